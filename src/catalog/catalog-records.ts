@@ -1,0 +1,88 @@
+/** The in-memory view of users, tokens, channels, prices and groups that the hot path reads. */
+export type UserRole = 'root' | 'admin' | 'user';
+
+export interface UserRecord {
+  id: number;
+  username: string;
+  role: UserRole;
+  group: string;
+  quota: number;
+  unlimitedQuota: boolean;
+  usedQuota: number;
+  requestCount: number;
+  enabled: boolean;
+  createdAt: number;
+}
+
+export interface RateLimit {
+  rpm?: number;
+  tpm?: number;
+}
+
+export interface TokenRecord {
+  id: number;
+  userId: number;
+  name: string;
+  keyPrefix: string;
+  /** null = the user's group */
+  group: string | null;
+  remainQuota: number;
+  usedQuota: number;
+  unlimitedQuota: boolean;
+  /** null = every model the group may use */
+  modelLimits: string[] | null;
+  /** unix seconds; 0 = never */
+  expiresAt: number;
+  enabled: boolean;
+  rateLimit: RateLimit;
+  requestCount: number;
+  createdAt: number;
+}
+
+export type ChannelStatus = 'enabled' | 'disabled' | 'auto_disabled';
+
+export interface ChannelRecord {
+  id: number;
+  name: string;
+  type: string;
+  baseUrl: string;
+  keys: string[];
+  models: string[];
+  groups: string[];
+  priority: number;
+  weight: number;
+  modelMapping: Record<string, string>;
+  settings: Record<string, unknown>;
+  status: ChannelStatus;
+  autoDisable: boolean;
+  statusReason: string | null;
+  usedQuota: number;
+  requestCount: number;
+}
+
+export interface PriceRecord {
+  model: string;
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  perCall?: number;
+  perSecond?: number;
+}
+
+export interface GroupRecord {
+  name: string;
+  ratio: number;
+}
+
+export function channelStatusFromCode(code: number): ChannelStatus {
+  if (code === 1) return 'enabled';
+  if (code === 3) return 'auto_disabled';
+  return 'disabled';
+}
+
+export function channelStatusCode(status: ChannelStatus): number {
+  if (status === 'enabled') return 1;
+  if (status === 'auto_disabled') return 3;
+  return 2;
+}

@@ -1,0 +1,111 @@
+import type { OptionsRepository } from '../storage/options-repository.js';
+import type { ChannelsRepository } from '../storage/channels-repository.js';
+import type { PricingRepository } from '../storage/pricing-repository.js';
+import type { StoredToken, TokensRepository } from '../storage/tokens-repository.js';
+import type { UsersRepository } from '../storage/users-repository.js';
+import type { ChannelRecord, PriceRecord, TokenRecord, UserRecord } from './catalog-records.js';
+import { optionKeys, siteSettingsFromOptions, type SiteSettings } from './site-settings.js';
+
+/** Everything the hot path reads, held in memory: no database read per request for auth or routing. */
+export interface CatalogSnapshot {
+  tokensByHash: ReadonlyMap<string, TokenRecord>;
+  tokensById: ReadonlyMap<number, TokenRecord>;
+  usersById: ReadonlyMap<number, UserRecord>;
+  channels: readonly ChannelRecord[];
+  channelsById: ReadonlyMap<number, ChannelRecord>;
+  prices: ReadonlyMap<string, PriceRecord>;
+  groupRatios: ReadonlyMap<string, number>;
+  settings: SiteSettings;
+  version: string;
+}
+
+export interface CatalogRepositories {
+  users: UsersRepository;
+  tokens: TokensRepository;
+  channels: ChannelsRepository;
+  pricing: PricingRepository;
+  options: OptionsRepository;
+}
+
+/** Carries "the catalog changed" between replicas (Redis pub/sub); absent on a single process. */
+export interface ChangeNotifier {
+  publish(version: string): Promise<void>;
+  subscribe(onVersion: (version: string) => void): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class Catalog {
+  private current: CatalogSnapshot | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private reloading: Promise<void> | undefined;
+
+  constructor(
+    private readonly repositories: CatalogRepositories,
+    private readonly notifier: ChangeNotifier | undefined,
+    private readonly newVersion: () => string,
+  ) {}
+
+  get snapshot(): CatalogSnapshot {
+    if (this.current === undefined) throw new Error('catalog used before load()');
+    return this.current;
+  }
+
+  async load(): Promise<void> {
+    const [users, tokens, channels, prices, groups, options] = await Promise.all([
+      this.repositories.users.listAll(),
+      this.repositories.tokens.listAll(),
+      this.repositories.channels.listAll(),
+      this.repositories.pricing.listPrices(),
+      this.repositories.pricing.listGroups(),
+      this.repositories.options.all(),
+    ]);
+    this.current = {
+      tokensByHash: new Map(tokens.map((token: StoredToken) => [token.keyHash, token])),
+      tokensById: new Map(tokens.map((token) => [token.id, token])),
+      usersById: new Map(users.map((user) => [user.id, user])),
+      channels,
+      channelsById: new Map(channels.map((channel) => [channel.id, channel])),
+      prices: new Map(prices.map((price) => [price.model, price])),
+      groupRatios: new Map([['default', 1], ...groups.map((group) => [group.name, group.ratio] as const)]),
+      settings: siteSettingsFromOptions(options),
+      version: options[optionKeys.catalogVersion] ?? '',
+    };
+  }
+
+  /** Call after every write to users, tokens, channels, prices, groups or options. */
+  async changed(): Promise<void> {
+    const version = this.newVersion();
+    await this.repositories.options.set(optionKeys.catalogVersion, version);
+    await this.reload();
+    await this.notifier?.publish(version);
+  }
+
+  async reload(): Promise<void> {
+    // Coalesce concurrent reloads: one in flight is enough, but a change after it started needs another.
+    if (this.reloading !== undefined) await this.reloading;
+    this.reloading = this.load().finally(() => {
+      this.reloading = undefined;
+    });
+    await this.reloading;
+  }
+
+  /** Keeps replicas fresh: a Redis message when there is Redis, and a cheap version poll always. */
+  async startSync(pollIntervalMs: number): Promise<void> {
+    await this.notifier?.subscribe((version) => {
+      if (version !== this.current?.version) void this.reload().catch(() => undefined);
+    });
+    if (pollIntervalMs <= 0) return;
+    this.pollTimer = setInterval(() => {
+      void this.repositories.options
+        .get(optionKeys.catalogVersion)
+        .then((version) => (version !== undefined && version !== this.current?.version ? this.reload() : undefined))
+        .catch(() => undefined);
+    }, pollIntervalMs);
+    this.pollTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.pollTimer !== undefined) clearInterval(this.pollTimer);
+    await this.notifier?.close();
+  }
+}

@@ -1,0 +1,51 @@
+/** Site-wide settings that the config file or admin API set and every replica reads from the options table. */
+export interface SiteSettings {
+  quotaPerUnit: number;
+  maxBodyMb: number;
+  retryTimes: number;
+  allowUnpricedModels: boolean;
+  /** Display unit of the compat billing routes: USD, CNY (with usdExchangeRate) or TOKENS (raw quota). */
+  quotaDisplayType: 'USD' | 'CNY' | 'TOKENS';
+  usdExchangeRate: number;
+  adminKeyHash: string | undefined;
+}
+
+export const defaultSiteSettings: SiteSettings = {
+  quotaPerUnit: 500_000,
+  maxBodyMb: 64,
+  retryTimes: 2,
+  allowUnpricedModels: false,
+  quotaDisplayType: 'USD',
+  usdExchangeRate: 7.3,
+  adminKeyHash: undefined,
+};
+
+/** Option keys in the options table. */
+export const optionKeys = {
+  catalogVersion: 'catalog_version',
+  adminKeyHash: 'admin_key_hash',
+  quotaPerUnit: 'quota_per_unit',
+  maxBodyMb: 'max_body_mb',
+  retryTimes: 'retry_times',
+  allowUnpricedModels: 'allow_unpriced_models',
+  quotaDisplayType: 'quota_display_type',
+  usdExchangeRate: 'usd_exchange_rate',
+} as const;
+
+export function siteSettingsFromOptions(options: Record<string, string>): SiteSettings {
+  const number = (key: string, fallback: number) => {
+    const value = options[key];
+    const parsed = value === undefined ? Number.NaN : Number(value);
+    return Number.isFinite(parsed) ? parsed : fallback;
+  };
+  const displayType = options[optionKeys.quotaDisplayType];
+  return {
+    quotaPerUnit: number(optionKeys.quotaPerUnit, defaultSiteSettings.quotaPerUnit),
+    maxBodyMb: number(optionKeys.maxBodyMb, defaultSiteSettings.maxBodyMb),
+    retryTimes: number(optionKeys.retryTimes, defaultSiteSettings.retryTimes),
+    allowUnpricedModels: options[optionKeys.allowUnpricedModels] === 'true',
+    quotaDisplayType: displayType === 'CNY' || displayType === 'TOKENS' ? displayType : 'USD',
+    usdExchangeRate: number(optionKeys.usdExchangeRate, defaultSiteSettings.usdExchangeRate),
+    adminKeyHash: options[optionKeys.adminKeyHash],
+  };
+}

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+
+/**
+ * The config file's keys are part of the product's interface (issue #2): names are fixed, unknown keys
+ * are refused so that a typo never silently does nothing.
+ */
+const apiKeyPattern = /^sk-[A-Za-z0-9]{48}$/;
+
+export const priceSchema = z
+  .object({
+    input: z.number().nonnegative().optional(),
+    output: z.number().nonnegative().optional(),
+    cache_read: z.number().nonnegative().optional(),
+    cache_write: z.number().nonnegative().optional(),
+    per_call: z.number().nonnegative().optional(),
+    per_second: z.number().nonnegative().optional(),
+  })
+  .strict();
+
+export const rateLimitSchema = z
+  .object({
+    rpm: z.number().int().positive().optional(),
+    tpm: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export const channelTypes = ['openai', 'anthropic', 'gemini'] as const;
+
+export const configChannelSchema = z
+  .object({
+    name: z.string().min(1),
+    type: z.enum(channelTypes),
+    base_url: z.string().url(),
+    key: z.string().min(1).optional(),
+    keys: z.array(z.string().min(1)).min(1).optional(),
+    models: z.array(z.string().min(1)).min(1),
+    groups: z.array(z.string().min(1)).min(1).default(['default']),
+    priority: z.number().int().default(0),
+    weight: z.number().int().nonnegative().default(1),
+    model_mapping: z.record(z.string(), z.string()).default({}),
+    enabled: z.boolean().default(true),
+    auto_disable: z.boolean().default(true),
+    settings: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict()
+  .refine((channel) => channel.key !== undefined || channel.keys !== undefined, {
+    message: 'a channel needs `key` or `keys`',
+    path: ['key'],
+  });
+
+export const configUserSchema = z
+  .object({
+    username: z.string().min(1).max(64),
+    password: z.string().min(1).optional(),
+    role: z.enum(['root', 'admin', 'user']).default('user'),
+    group: z.string().min(1).default('default'),
+    quota: z.number().int().nonnegative().optional(),
+    enabled: z.boolean().default(true),
+  })
+  .strict();
+
+export const configTokenSchema = z
+  .object({
+    name: z.string().min(1).max(128),
+    user: z.string().min(1).optional(),
+    key: z.string().regex(apiKeyPattern, 'must be `sk-` followed by 48 letters or digits').optional(),
+    group: z.string().min(1).optional(),
+    quota: z.number().int().nonnegative().optional(),
+    unlimited_quota: z.boolean().optional(),
+    model_limits: z.array(z.string().min(1)).optional(),
+    expires_at: z.number().int().nonnegative().default(0),
+    rate_limit: rateLimitSchema.optional(),
+    enabled: z.boolean().default(true),
+  })
+  .strict();
+
+export const configFileSchema = z
+  .object({
+    admin_key: z.string().min(8).optional(),
+    quota_per_unit: z.number().int().positive().optional(),
+    max_body_mb: z.number().positive().optional(),
+    retry_times: z.number().int().nonnegative().optional(),
+    allow_unpriced_models: z.boolean().optional(),
+    groups: z.record(z.string(), z.number().nonnegative()).optional(),
+    prices: z.record(z.string(), priceSchema).optional(),
+    channels: z.array(configChannelSchema).optional(),
+    users: z.array(configUserSchema).optional(),
+    tokens: z.array(configTokenSchema).optional(),
+  })
+  .strict();
+
+export type ConfigFile = z.infer<typeof configFileSchema>;
+export type ConfigChannel = z.infer<typeof configChannelSchema>;
+export type ConfigUser = z.infer<typeof configUserSchema>;
+export type ConfigToken = z.infer<typeof configTokenSchema>;
+export type PriceInput = z.infer<typeof priceSchema>;

@@ -1,0 +1,55 @@
+/** Process environment → typed settings. Pure: the caller passes the environment in. */
+export interface Environment {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  configPath: string | undefined;
+  adminKey: string | undefined;
+  cryptoSecret: string;
+  sessionSecret: string;
+  logLevel: string;
+  /** Seconds between chunks of a stream before the upstream is abandoned. */
+  streamingTimeoutSeconds: number;
+  /** Seconds between polls of the catalog version when no Redis carries invalidations. */
+  syncFrequencySeconds: number;
+}
+
+const defaultDatabaseUrl = 'sqlite:./data/relay.db';
+const insecureDefaultSecret = 'unified-relay-insecure-default-secret';
+
+export function readEnvironment(env: Record<string, string | undefined>): Environment {
+  const sessionSecret = nonEmpty(env.SESSION_SECRET) ?? insecureDefaultSecret;
+  return {
+    port: integerSetting(env, 'PORT', 3000),
+    host: nonEmpty(env.HOST) ?? '0.0.0.0',
+    databaseUrl: nonEmpty(env.DATABASE_URL) ?? nonEmpty(env.SQL_DSN) ?? defaultDatabaseUrl,
+    redisUrl: nonEmpty(env.REDIS_URL) ?? nonEmpty(env.REDIS_CONN_STRING),
+    configPath: nonEmpty(env.RELAY_CONFIG),
+    adminKey: nonEmpty(env.RELAY_ADMIN_KEY),
+    // new-api falls back to the session secret too, so one secret is enough for a small install.
+    cryptoSecret: nonEmpty(env.CRYPTO_SECRET) ?? sessionSecret,
+    sessionSecret,
+    logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
+    streamingTimeoutSeconds: integerSetting(env, 'STREAMING_TIMEOUT', 300),
+    syncFrequencySeconds: integerSetting(env, 'SYNC_FREQUENCY', 5),
+  };
+}
+
+export function usesInsecureDefaultSecret(environment: Environment): boolean {
+  return environment.sessionSecret === insecureDefaultSecret || environment.cryptoSecret === insecureDefaultSecret;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function integerSetting(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new Error(`Environment variable ${name} must be a non-negative integer, got "${raw}"`);
+  }
+  return value;
+}

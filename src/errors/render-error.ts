@@ -1,0 +1,128 @@
+import { assertNever, type GatewayError, type GatewayErrorCode } from './gateway-error.js';
+
+/** The API styles whose error envelopes differ (spec §7, protocols.md §6.3, §7, §11). */
+export type ErrorStyle = 'openai' | 'anthropic' | 'gemini' | 'api';
+
+export interface RenderedError {
+  status: number;
+  body: unknown;
+}
+
+/** Renders one gateway error in the envelope of the calling style. Pure. */
+export function renderError(error: GatewayError, style: ErrorStyle, requestId: string): RenderedError {
+  switch (style) {
+    case 'openai':
+      return {
+        status: error.status,
+        body: {
+          error: {
+            message: `${error.message} (request id: ${requestId})`,
+            type: openaiType(error.code),
+            param: error.param ?? null,
+            code: openaiCode(error.code),
+          },
+        },
+      };
+    case 'anthropic':
+      return {
+        status: error.status,
+        body: {
+          type: 'error',
+          error: { type: anthropicType(error.status), message: `${error.message} (request id: ${requestId})` },
+          request_id: requestId,
+        },
+      };
+    case 'gemini':
+      return {
+        status: error.status,
+        body: { error: { code: error.status, message: error.message, status: geminiStatus(error.status) } },
+      };
+    case 'api':
+      return { status: error.status, body: { success: false, message: error.message } };
+    default:
+      return assertNever(style);
+  }
+}
+
+function openaiType(code: GatewayErrorCode): string {
+  switch (code) {
+    case 'missing_api_key':
+    case 'invalid_api_key':
+    case 'token_expired':
+    case 'token_exhausted':
+    case 'token_disabled':
+      return 'authentication_error';
+    case 'user_disabled':
+    case 'forbidden':
+    case 'model_not_allowed':
+    case 'group_not_allowed':
+    case 'channel_pin_forbidden':
+      return 'permission_error';
+    case 'insufficient_quota':
+      return 'insufficient_quota';
+    case 'rate_limited':
+      return 'rate_limit_error';
+    case 'upstream_error':
+    case 'upstream_timeout':
+      return 'upstream_error';
+    case 'internal_error':
+    case 'no_available_channel':
+    case 'not_implemented':
+      return 'server_error';
+    case 'invalid_request':
+    case 'invalid_json':
+    case 'not_found':
+    case 'route_not_found':
+    case 'model_not_found':
+    case 'body_too_large':
+    case 'unsupported_media_type':
+    case 'price_not_configured':
+      return 'invalid_request_error';
+    default:
+      return assertNever(code);
+  }
+}
+
+/** OpenAI clients branch on `error.code`; keep the values they know (protocols.md §11). */
+function openaiCode(code: GatewayErrorCode): string {
+  switch (code) {
+    case 'invalid_api_key':
+    case 'missing_api_key':
+      return 'invalid_api_key';
+    case 'no_available_channel':
+      return 'model_not_found';
+    case 'rate_limited':
+      return 'rate_limit_exceeded';
+    case 'route_not_found':
+      return 'not_found';
+    case 'not_implemented':
+      return 'api_not_implemented';
+    default:
+      return code;
+  }
+}
+
+function anthropicType(status: number): string {
+  if (status === 400 || status === 415) return 'invalid_request_error';
+  if (status === 401) return 'authentication_error';
+  if (status === 402) return 'billing_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 413) return 'request_too_large';
+  if (status === 429) return 'rate_limit_error';
+  if (status === 503 || status === 529) return 'overloaded_error';
+  if (status === 504) return 'timeout_error';
+  return 'api_error';
+}
+
+function geminiStatus(status: number): string {
+  if (status === 400 || status === 413 || status === 415) return 'INVALID_ARGUMENT';
+  if (status === 401) return 'UNAUTHENTICATED';
+  if (status === 402 || status === 429) return 'RESOURCE_EXHAUSTED';
+  if (status === 403) return 'PERMISSION_DENIED';
+  if (status === 404) return 'NOT_FOUND';
+  if (status === 501) return 'UNIMPLEMENTED';
+  if (status === 503) return 'UNAVAILABLE';
+  if (status === 504) return 'DEADLINE_EXCEEDED';
+  return 'INTERNAL';
+}

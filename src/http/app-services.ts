@@ -1,0 +1,28 @@
+import type { Catalog } from '../catalog/catalog.js';
+import type { Environment } from '../config/read-environment.js';
+import type { SecretBox } from '../security/secret-box.js';
+import type { DatabaseHandle } from '../storage/create-database.js';
+import type { ChannelsRepository } from '../storage/channels-repository.js';
+import type { LogsRepository } from '../storage/logs-repository.js';
+import type { OptionsRepository } from '../storage/options-repository.js';
+import type { PricingRepository } from '../storage/pricing-repository.js';
+import type { TokensRepository } from '../storage/tokens-repository.js';
+import type { UsersRepository } from '../storage/users-repository.js';
+
+/** What the HTTP layer may use; built once in main.ts (the composition root). */
+export interface AppServices {
+  environment: Environment;
+  database: DatabaseHandle;
+  catalog: Catalog;
+  secrets: SecretBox;
+  repositories: {
+    users: UsersRepository;
+    tokens: TokensRepository;
+    channels: ChannelsRepository;
+    pricing: PricingRepository;
+    options: OptionsRepository;
+    logs: LogsRepository;
+  };
+  /** Unix milliseconds; injected so tests can move time. */
+  now(): number;
+}

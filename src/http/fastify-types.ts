@@ -1,0 +1,19 @@
+import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
+import type { ErrorStyle } from '../errors/render-error.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The error envelope of this route; inferred from the path when absent. */
+    errorStyle?: ErrorStyle;
+  }
+  interface FastifyRequest {
+    /** The authenticated API caller, set by the relay auth hook. */
+    caller: AuthenticatedCaller | undefined;
+    /** The exact request bytes, kept for byte-exact passthrough. */
+    rawBody: Buffer | undefined;
+    /** Set by routes whose envelope depends on the request (GET /v1/models picks by headers). */
+    errorStyle: ErrorStyle | undefined;
+  }
+}
+
+export {};

@@ -1,0 +1,37 @@
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { authenticateToken } from '../../auth/authenticate-token.js';
+import { bearerValue } from '../../auth/parse-api-key.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { AppServices } from '../app-services.js';
+
+/** Where a style's clients put the key (spec §5). Bearer is accepted everywhere. */
+export type KeySource = 'openai' | 'anthropic' | 'gemini' | 'any';
+
+export function presentedKeyOf(request: FastifyRequest, source: KeySource): string | undefined {
+  const headers = request.headers;
+  const authorization = headers.authorization;
+  if (authorization !== undefined && authorization.trim() !== '') {
+    // A present but non-Bearer Authorization header is a wrong key, not a missing one.
+    return bearerValue(authorization) ?? '\u0000invalid';
+  }
+  if (source === 'anthropic' || source === 'any') {
+    const apiKey = headers['x-api-key'];
+    if (typeof apiKey === 'string' && apiKey !== '') return apiKey;
+  }
+  if (source === 'gemini' || source === 'any') {
+    const googleKey = headers['x-goog-api-key'];
+    if (typeof googleKey === 'string' && googleKey !== '') return googleKey;
+    const queryKey = (request.query as Record<string, unknown> | undefined)?.key;
+    if (typeof queryKey === 'string' && queryKey !== '') return queryKey;
+  }
+  return undefined;
+}
+
+/** A preHandler that authenticates the API key from memory (no database read) and sets request.caller. */
+export function authenticateCaller(services: AppServices, source: KeySource, options: { readOnly?: boolean } = {}): preHandlerAsyncHookHandler {
+  return async function authenticateCallerHook(request) {
+    const result = authenticateToken(services.catalog.snapshot, presentedKeyOf(request, source), Math.floor(services.now() / 1000), options);
+    if (!result.ok) throw new GatewayError(result.code, result.message);
+    request.caller = result.caller;
+  };
+}

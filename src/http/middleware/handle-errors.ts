@@ -1,0 +1,50 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { renderError, type ErrorStyle } from '../../errors/render-error.js';
+import { errorStyleForPath } from '../error-style-for-path.js';
+
+export function errorStyleOf(request: FastifyRequest): ErrorStyle {
+  return request.errorStyle ?? request.routeOptions.config?.errorStyle ?? errorStyleForPath(request.url);
+}
+
+export function sendGatewayError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): FastifyReply {
+  const rendered = renderError(error, errorStyleOf(request), request.id);
+  for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
+  return reply.code(rendered.status).send(rendered.body);
+}
+
+/** Turns any thrown error into the one error model; unknown faults become 500 and are logged. */
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  const fastifyError = error as Partial<FastifyError>;
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new GatewayError('body_too_large', 'Request body is larger than the limit of this gateway.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new GatewayError('unsupported_media_type', 'Unsupported Content-Type.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new GatewayError('invalid_json', 'Request body is empty; a JSON object is required.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new GatewayError('invalid_request', 'Content-Length does not match the body.');
+    case 'FST_ERR_VALIDATION':
+      return new GatewayError('invalid_request', fastifyError.message ?? 'Invalid request.');
+    default:
+      break;
+  }
+  if (fastifyError.statusCode === 400 && fastifyError.message !== undefined) {
+    return new GatewayError('invalid_request', fastifyError.message);
+  }
+  return new GatewayError('internal_error', 'Internal server error.', { cause: error });
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const gatewayError = toGatewayError(error);
+    if (gatewayError.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
+    return sendGatewayError(request, reply, gatewayError);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0];
+    return sendGatewayError(request, reply, new GatewayError('route_not_found', `Invalid URL (${request.method} ${path})`));
+  });
+}

@@ -1,0 +1,12 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppServices } from './app-services.js';
+import { adminRoutes } from './routes/admin/admin-routes.js';
+import { healthRoutes } from './routes/health-routes.js';
+import { modelRoutes } from './routes/model-routes.js';
+
+/** Every route of the gateway, in one visible list. */
+export async function registerRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
+  await healthRoutes(app, services);
+  await modelRoutes(app, services);
+  await adminRoutes(app, services);
+}

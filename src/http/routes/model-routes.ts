@@ -1,0 +1,82 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { ErrorStyle } from '../../errors/render-error.js';
+import {
+  formatAnthropicModel,
+  formatAnthropicModelList,
+  formatGeminiModel,
+  formatGeminiModelList,
+  formatOpenaiModel,
+  formatOpenaiModelList,
+} from '../../models/format-model-list.js';
+import { listUsableModels, type UsableModel } from '../../models/list-usable-models.js';
+import type { AppServices } from '../app-services.js';
+import { authenticateCaller } from '../middleware/authenticate-caller.js';
+
+/** Spec §5.3: GET /v1/models answers in the style its headers announce. */
+function listStyleOf(request: FastifyRequest): ErrorStyle {
+  const query = request.query as Record<string, unknown>;
+  if (request.headers['x-goog-api-key'] !== undefined || typeof query.key === 'string') return 'gemini';
+  if (request.headers['x-api-key'] !== undefined || request.headers['anthropic-version'] !== undefined) return 'anthropic';
+  return 'openai';
+}
+
+function optionalInteger(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) return undefined;
+  return Number(value);
+}
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+export async function modelRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
+  const usableModels = (request: FastifyRequest): UsableModel[] => {
+    if (request.caller === undefined) throw new Error('model routes run after authentication');
+    return listUsableModels(services.catalog.snapshot.channels, request.caller);
+  };
+  const pickStyle = async (request: FastifyRequest) => {
+    request.errorStyle = listStyleOf(request);
+  };
+  const authenticate = authenticateCaller(services, 'any');
+
+  app.get('/v1/models', { preHandler: [pickStyle, authenticate] }, async (request) => {
+    const models = usableModels(request);
+    const query = request.query as Record<string, unknown>;
+    switch (request.errorStyle) {
+      case 'anthropic':
+        return formatAnthropicModelList(models, { limit: optionalInteger(query.limit), afterId: optionalString(query.after_id), beforeId: optionalString(query.before_id) });
+      case 'gemini':
+        return formatGeminiModelList(models, optionalInteger(query.pageSize), optionalString(query.pageToken));
+      default:
+        return formatOpenaiModelList(models);
+    }
+  });
+
+  app.get<{ Params: { model: string } }>('/v1/models/:model', { preHandler: [pickStyle, authenticate] }, async (request) => {
+    const model = usableModels(request).find((candidate) => candidate.id === request.params.model);
+    if (model === undefined) throw new GatewayError('model_not_found', `The model '${request.params.model}' does not exist`, { status: 404, param: 'model' });
+    switch (request.errorStyle) {
+      case 'anthropic':
+        return formatAnthropicModel(model);
+      case 'gemini':
+        return formatGeminiModel(model);
+      default:
+        return formatOpenaiModel(model);
+    }
+  });
+
+  app.get('/v1beta/models', { config: { errorStyle: 'gemini' }, preHandler: authenticate }, async (request) => {
+    const query = request.query as Record<string, unknown>;
+    return formatGeminiModelList(usableModels(request), optionalInteger(query.pageSize), optionalString(query.pageToken));
+  });
+
+  app.get<{ Params: { model: string } }>('/v1beta/models/:model', { config: { errorStyle: 'gemini' }, preHandler: authenticate }, async (request) => {
+    const id = request.params.model.replace(/^models\//, '');
+    const model = usableModels(request).find((candidate) => candidate.id === id);
+    if (model === undefined) throw new GatewayError('model_not_found', `models/${id} is not found`, { status: 404 });
+    return formatGeminiModel(model);
+  });
+
+  app.get('/v1beta/openai/models', { config: { errorStyle: 'openai' }, preHandler: authenticate }, async (request) => formatOpenaiModelList(usableModels(request)));
+}

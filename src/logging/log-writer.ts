@@ -1,0 +1,57 @@
+import type { LogRow, LogsRepository } from '../storage/logs-repository.js';
+
+export interface LogWriter {
+  write(row: LogRow): void;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface LogWriterOptions {
+  flushIntervalMs: number;
+  maxBatch: number;
+  onError(error: unknown): void;
+}
+
+/**
+ * Log rows are written in batches off the hot path; close() drains what is buffered, so a clean
+ * shutdown loses nothing. A failed batch is retried once with the next one.
+ */
+export function createLogWriter(logs: LogsRepository, options: LogWriterOptions): LogWriter {
+  let buffer: LogRow[] = [];
+  let retry: LogRow[] = [];
+  let flushing: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => void flush(), options.flushIntervalMs);
+  timer.unref();
+
+  function flush(): Promise<void> {
+    flushing = flushing.then(async () => {
+      if (buffer.length === 0 && retry.length === 0) return;
+      const batch = [...retry, ...buffer];
+      const hadRetry = retry.length > 0;
+      buffer = [];
+      retry = [];
+      try {
+        for (let start = 0; start < batch.length; start += options.maxBatch) {
+          await logs.insertMany(batch.slice(start, start + options.maxBatch));
+        }
+      } catch (error) {
+        options.onError(error);
+        if (!hadRetry) retry = batch;
+      }
+    });
+    return flushing;
+  }
+
+  return {
+    write(row) {
+      buffer.push(row);
+      if (buffer.length >= options.maxBatch) void flush();
+    },
+    flush,
+    async close() {
+      clearInterval(timer);
+      await flush();
+      if (retry.length > 0) await flush();
+    },
+  };
+}

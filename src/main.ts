@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { applyConfigFile } from './bootstrap/apply-config-file.js';
+import { ensureRootAndAdminKey } from './bootstrap/ensure-root-and-admin-key.js';
+import { Catalog } from './catalog/catalog.js';
+import { createRedisChangeNotifier } from './catalog/redis-change-notifier.js';
+import type { ConfigFile } from './config/config-file-schema.js';
+import { loadConfigFile } from './config/load-config-file.js';
+import type { Environment } from './config/read-environment.js';
+import type { AppServices } from './http/app-services.js';
+import { buildApp } from './http/build-app.js';
+import { createLogWriter, type LogWriter } from './logging/log-writer.js';
+import { createSecretBox } from './security/secret-box.js';
+import { ChannelsRepository } from './storage/channels-repository.js';
+import { createDatabase } from './storage/create-database.js';
+import { LogsRepository } from './storage/logs-repository.js';
+import { OptionsRepository } from './storage/options-repository.js';
+import { PricingRepository } from './storage/pricing-repository.js';
+import { runMigrations } from './storage/run-migrations.js';
+import { TokensRepository } from './storage/tokens-repository.js';
+import { UsersRepository } from './storage/users-repository.js';
+
+export interface StartOptions {
+  environment: Environment;
+  /** An already-parsed config (tests); otherwise RELAY_CONFIG is read. */
+  config?: ConfigFile;
+  /** Where first-start secrets are shown; stdout by default. */
+  announce?: (line: string) => void;
+  now?: () => number;
+  listen?: boolean;
+}
+
+export interface Gateway {
+  app: FastifyInstance;
+  services: AppServices;
+  logWriter: LogWriter;
+  /** http://host:port once listening. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The composition root: config → storage → services → HTTP server. */
+export async function startGateway(options: StartOptions): Promise<Gateway> {
+  const { environment } = options;
+  const announce = options.announce ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const now = options.now ?? Date.now;
+  const config = options.config ?? (environment.configPath === undefined ? undefined : await loadConfigFile(environment.configPath));
+
+  const database = await createDatabase(environment.databaseUrl);
+  await runMigrations(database.db, database.dialect);
+  const secrets = createSecretBox(environment.cryptoSecret);
+  const repositories = {
+    users: new UsersRepository(database.db, database.dialect),
+    tokens: new TokensRepository(database.db, database.dialect),
+    channels: new ChannelsRepository(database.db, database.dialect, secrets),
+    pricing: new PricingRepository(database.db),
+    options: new OptionsRepository(database.db),
+    logs: new LogsRepository(database.db),
+  };
+
+  const bootstrap = await ensureRootAndAdminKey(repositories.users, repositories.options, config?.admin_key ?? environment.adminKey, now());
+  const generatedTokens = config === undefined ? [] : await applyConfigWithRetry(config, repositories, now);
+
+  const notifier = environment.redisUrl === undefined ? undefined : createRedisChangeNotifier(environment.redisUrl);
+  const catalog = new Catalog(repositories, notifier, () => randomUUID());
+  await catalog.load();
+  await catalog.startSync(environment.syncFrequencySeconds * 1000);
+
+  const services: AppServices = { environment, database, catalog, secrets, repositories, now };
+  const app = await buildApp(services, {
+    bodyLimitBytes: Math.floor(catalog.snapshot.settings.maxBodyMb * 1024 * 1024),
+    logLevel: environment.logLevel,
+  });
+  const logWriter = createLogWriter(repositories.logs, {
+    flushIntervalMs: 500,
+    maxBatch: 500,
+    onError: (error) => app.log.error({ err: error }, 'writing log rows failed'),
+  });
+
+  let url = '';
+  if (options.listen !== false) {
+    url = await app.listen({ port: environment.port, host: environment.host });
+  }
+  if (bootstrap.generatedAdminKey !== undefined) {
+    announce(`Generated admin key (shown once, store it now): ${bootstrap.generatedAdminKey}`);
+    announce(`  Use it as: curl -H "Authorization: Bearer ${bootstrap.generatedAdminKey}" ${url === '' ? 'http://localhost:3000' : url}/api/admin/channels`);
+  }
+  for (const token of generatedTokens) announce(`Generated key for token "${token.name}" of user "${token.user}" (shown once): ${token.key}`);
+
+  return {
+    app,
+    services,
+    logWriter,
+    url,
+    async close() {
+      await app.close();
+      await logWriter.close();
+      await catalog.stop();
+      await database.db.destroy();
+    },
+  };
+}
+
+/** Several replicas may start at once with the same file; a lost insert race is retried as an update. */
+async function applyConfigWithRetry(config: ConfigFile, repositories: Parameters<typeof applyConfigFile>[1], now: () => number) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await applyConfigFile(config, repositories, now());
+    } catch (error) {
+      if (attempt >= 4) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 200));
+    }
+  }
+}

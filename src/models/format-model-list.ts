@@ -1,0 +1,66 @@
+import type { UsableModel } from './list-usable-models.js';
+
+/**
+ * Model-list bodies in the three styles (protocols.md §10). `created` is a fixed date: the gateway does
+ * not know when a vendor released a model, and a stable value keeps client caches stable.
+ */
+const createdSeconds = 1_700_000_000;
+const createdRfc3339 = new Date(createdSeconds * 1000).toISOString().replace('.000Z', 'Z');
+
+export function formatOpenaiModel(model: UsableModel) {
+  return { id: model.id, object: 'model' as const, created: createdSeconds, owned_by: model.ownedBy };
+}
+
+export function formatOpenaiModelList(models: UsableModel[]) {
+  return { object: 'list' as const, data: models.map(formatOpenaiModel) };
+}
+
+export function formatAnthropicModel(model: UsableModel) {
+  return { type: 'model' as const, id: model.id, display_name: model.id, created_at: createdRfc3339 };
+}
+
+export interface AnthropicPageQuery {
+  limit?: number;
+  afterId?: string;
+  beforeId?: string;
+}
+
+/** Anthropic pages by `limit` (1–1000, default 20), `after_id` and `before_id`. */
+export function formatAnthropicModelList(models: UsableModel[], query: AnthropicPageQuery) {
+  const limit = Math.min(Math.max(query.limit ?? 20, 1), 1000);
+  let start = 0;
+  let end = models.length;
+  if (query.afterId !== undefined) start = models.findIndex((model) => model.id === query.afterId) + 1;
+  if (query.beforeId !== undefined) {
+    const before = models.findIndex((model) => model.id === query.beforeId);
+    end = before < 0 ? models.length : before;
+    start = Math.max(start, end - limit);
+  }
+  const page = models.slice(start, Math.min(end, start + limit));
+  return {
+    data: page.map(formatAnthropicModel),
+    has_more: query.beforeId !== undefined ? start > 0 : start + page.length < end,
+    first_id: page[0]?.id ?? null,
+    last_id: page[page.length - 1]?.id ?? null,
+  };
+}
+
+export function formatGeminiModel(model: UsableModel) {
+  return {
+    name: `models/${model.id}`,
+    baseModelId: model.id,
+    version: '001',
+    displayName: model.id,
+    description: `${model.id} served through Unified Relay`,
+    supportedGenerationMethods: ['generateContent', 'streamGenerateContent', 'countTokens'],
+  };
+}
+
+/** Gemini pages by `pageSize` (default 50, at most 1000) and an opaque `pageToken` (here an offset). */
+export function formatGeminiModelList(models: UsableModel[], pageSize: number | undefined, pageToken: string | undefined) {
+  const size = Math.min(Math.max(pageSize ?? 50, 1), 1000);
+  const offset = pageToken !== undefined && /^\d+$/.test(pageToken) ? Number(pageToken) : 0;
+  const page = models.slice(offset, offset + size);
+  const next = offset + size < models.length ? String(offset + size) : undefined;
+  return next === undefined ? { models: page.map(formatGeminiModel) } : { models: page.map(formatGeminiModel), nextPageToken: next };
+}

@@ -1,0 +1,75 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
+import type { Database, DatabaseSchema, DialectName } from './database-schema.js';
+
+export interface DatabaseHandle {
+  db: Database;
+  dialect: DialectName;
+  /** A short description safe to print (no password). */
+  description: string;
+}
+
+/** Parses a DATABASE_URL into a dialect; the one place the dialect is chosen. */
+export function dialectOf(databaseUrl: string): DialectName {
+  if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) return 'postgres';
+  if (databaseUrl.startsWith('mysql://') || databaseUrl.startsWith('mariadb://')) return 'mysql';
+  if (databaseUrl.startsWith('sqlite:') || databaseUrl === ':memory:') return 'sqlite';
+  throw new Error(`DATABASE_URL must start with sqlite:, postgres:// or mysql:// (got "${redact(databaseUrl)}")`);
+}
+
+export async function createDatabase(databaseUrl: string): Promise<DatabaseHandle> {
+  const dialect = dialectOf(databaseUrl);
+  switch (dialect) {
+    case 'sqlite':
+      return { db: await createSqlite(databaseUrl), dialect, description: databaseUrl };
+    case 'postgres':
+      return { db: await createPostgres(databaseUrl), dialect, description: redact(databaseUrl) };
+    case 'mysql':
+      return { db: await createMysql(databaseUrl), dialect, description: redact(databaseUrl) };
+  }
+}
+
+async function createSqlite(databaseUrl: string): Promise<Database> {
+  const { default: SqliteDatabase } = await import('better-sqlite3');
+  const location = databaseUrl === ':memory:' || databaseUrl === 'sqlite::memory:' ? ':memory:' : databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+  if (location !== ':memory:') mkdirSync(dirname(resolve(location)), { recursive: true });
+  const connection = new SqliteDatabase(location);
+  // WAL lets readers run beside the writer; busy_timeout turns lock contention into a short wait
+  // instead of SQLITE_BUSY (new-api #1573).
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('busy_timeout = 10000');
+  connection.pragma('synchronous = NORMAL');
+  return new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: connection }) });
+}
+
+async function createPostgres(databaseUrl: string): Promise<Database> {
+  const { default: pg } = await import('pg');
+  // int8 and numeric come back as strings by default; our values fit in a double.
+  pg.types.setTypeParser(20, (value: string) => Number(value));
+  pg.types.setTypeParser(1700, (value: string) => Number(value));
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 20 });
+  return new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+}
+
+async function createMysql(databaseUrl: string): Promise<Database> {
+  const { createPool } = await import('mysql2');
+  const url = new URL(databaseUrl.replace(/^mariadb:/, 'mysql:'));
+  const pool = createPool({
+    host: url.hostname,
+    port: url.port === '' ? 3306 : Number(url.port),
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    database: url.pathname.replace(/^\//, ''),
+    connectionLimit: 20,
+    decimalNumbers: true,
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    charset: 'utf8mb4',
+  });
+  return new Kysely<DatabaseSchema>({ dialect: new MysqlDialect({ pool }) });
+}
+
+function redact(databaseUrl: string): string {
+  return databaseUrl.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}

@@ -1,0 +1,143 @@
+import type { Generated, Kysely } from 'kysely';
+
+/**
+ * One schema for SQLite, PostgreSQL and MySQL. Booleans are 0/1 integers, times are unix milliseconds
+ * (bigint), JSON is text: the three dialects agree on nothing else.
+ */
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  password_hash: string | null;
+  role: 'root' | 'admin' | 'user';
+  group_name: string;
+  /** Remaining wallet balance in quota units. Ignored when unlimited_quota = 1. */
+  quota: number;
+  unlimited_quota: number;
+  used_quota: Generated<number>;
+  request_count: Generated<number>;
+  status: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TokensTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  key_hash: string;
+  key_prefix: string;
+  /** null = the user's group. */
+  group_name: string | null;
+  remain_quota: number;
+  used_quota: Generated<number>;
+  unlimited_quota: number;
+  /** JSON array of model names, or null when the token may use every model of its group. */
+  model_limits: string | null;
+  expires_at: number;
+  status: number;
+  rate_limit_rpm: number | null;
+  rate_limit_tpm: number | null;
+  request_count: Generated<number>;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ChannelsTable {
+  id: Generated<number>;
+  name: string;
+  type: string;
+  base_url: string;
+  /** AES-GCM ciphertext of the JSON array of keys. */
+  keys_encrypted: string;
+  models: string;
+  groups: string;
+  priority: number;
+  weight: number;
+  model_mapping: string;
+  settings: string;
+  /** 1 enabled, 2 disabled by an operator, 3 disabled automatically. */
+  status: number;
+  auto_disable: number;
+  status_reason: string | null;
+  used_quota: Generated<number>;
+  request_count: Generated<number>;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface PricesTable {
+  model: string;
+  input: number | null;
+  output: number | null;
+  cache_read: number | null;
+  cache_write: number | null;
+  per_call: number | null;
+  per_second: number | null;
+  updated_at: number;
+}
+
+export interface GroupsTable {
+  name: string;
+  ratio: number;
+  updated_at: number;
+}
+
+export interface OptionsTable {
+  key: string;
+  value: string;
+}
+
+export interface QuotaReservationsTable {
+  id: string;
+  token_id: number;
+  user_id: number;
+  amount: number;
+  /** reserved | settled | released */
+  state: string;
+  settled_amount: number | null;
+  created_at: number;
+  settled_at: number | null;
+}
+
+export interface LogsTable {
+  id: Generated<number>;
+  request_id: string;
+  created_at: number;
+  user_id: number | null;
+  token_id: number | null;
+  token_name: string | null;
+  channel_id: number | null;
+  model: string | null;
+  upstream_model: string | null;
+  style: string;
+  path: string;
+  is_stream: number;
+  status: number;
+  input_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  quota: number;
+  latency_ms: number;
+  first_token_ms: number | null;
+  attempts: string;
+  warnings: string;
+  usage_source: string;
+  ip: string | null;
+  error: string | null;
+}
+
+export interface DatabaseSchema {
+  users: UsersTable;
+  tokens: TokensTable;
+  channels: ChannelsTable;
+  prices: PricesTable;
+  groups: GroupsTable;
+  options: OptionsTable;
+  quota_reservations: QuotaReservationsTable;
+  logs: LogsTable;
+}
+
+export type Database = Kysely<DatabaseSchema>;
+export type DialectName = 'sqlite' | 'postgres' | 'mysql';

@@ -1,0 +1,39 @@
+import type { Database } from './database-schema.js';
+
+/** Key/value settings that live in the database (catalog version, admin key hash, site options). */
+export class OptionsRepository {
+  constructor(private readonly db: Database) {}
+
+  async get(key: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst();
+    return row?.value;
+  }
+
+  async set(key: string, value: string): Promise<void> {
+    const existing = await this.db.selectFrom('options').select('key').where('key', '=', key).executeTakeFirst();
+    if (existing === undefined) {
+      try {
+        await this.db.insertInto('options').values({ key, value }).execute();
+        return;
+      } catch {
+        // Another process inserted the same key first; fall through to the update.
+      }
+    }
+    await this.db.updateTable('options').set({ value }).where('key', '=', key).execute();
+  }
+
+  /** Sets the key only when absent; answers whether this call wrote it (first start, across processes). */
+  async setIfAbsent(key: string, value: string): Promise<boolean> {
+    try {
+      await this.db.insertInto('options').values({ key, value }).execute();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async all(): Promise<Record<string, string>> {
+    const rows = await this.db.selectFrom('options').selectAll().execute();
+    return Object.fromEntries(rows.map((row) => [row.key, row.value]));
+  }
+}

@@ -1,0 +1,16 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Database, DialectName } from './database-schema.js';
+import { initialMigration } from './migrations/001-initial.js';
+
+/** Migrations live in code (not files on disk) so the built package carries them. */
+function migrationsFor(dialect: DialectName): Record<string, Migration> {
+  return { '001-initial': initialMigration(dialect) };
+}
+
+export async function runMigrations(db: Database, dialect: DialectName): Promise<string[]> {
+  const provider: MigrationProvider = { getMigrations: async () => migrationsFor(dialect) };
+  const migrator = new Migrator({ db, provider, migrationTableName: 'relay_migrations', migrationLockTableName: 'relay_migrations_lock' });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}

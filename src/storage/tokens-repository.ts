@@ -1,0 +1,127 @@
+import type { Selectable } from 'kysely';
+import type { RateLimit, TokenRecord } from '../catalog/catalog-records.js';
+import type { Database, DialectName, TokensTable } from './database-schema.js';
+import { offsetOf, parseJsonOr, type Page, type PageRequest } from './paging.js';
+
+export interface TokenFields {
+  userId: number;
+  name: string;
+  group: string | null;
+  remainQuota: number;
+  unlimitedQuota: boolean;
+  modelLimits: string[] | null;
+  expiresAt: number;
+  enabled: boolean;
+  rateLimit: RateLimit;
+}
+
+export interface StoredToken extends TokenRecord {
+  keyHash: string;
+}
+
+export function toTokenRecord(row: Selectable<TokensTable>): StoredToken {
+  const rateLimit: RateLimit = {};
+  if (row.rate_limit_rpm !== null) rateLimit.rpm = row.rate_limit_rpm;
+  if (row.rate_limit_tpm !== null) rateLimit.tpm = row.rate_limit_tpm;
+  return {
+    id: row.id,
+    userId: row.user_id,
+    name: row.name,
+    keyHash: row.key_hash,
+    keyPrefix: row.key_prefix,
+    group: row.group_name,
+    remainQuota: Number(row.remain_quota),
+    usedQuota: Number(row.used_quota),
+    unlimitedQuota: row.unlimited_quota === 1,
+    modelLimits: row.model_limits === null ? null : parseJsonOr<string[]>(row.model_limits, []),
+    expiresAt: Number(row.expires_at),
+    enabled: row.status === 1,
+    rateLimit,
+    requestCount: Number(row.request_count),
+    createdAt: Number(row.created_at),
+  };
+}
+
+function columnsOf(fields: Partial<TokenFields>) {
+  return {
+    ...(fields.userId === undefined ? {} : { user_id: fields.userId }),
+    ...(fields.name === undefined ? {} : { name: fields.name }),
+    ...(fields.group === undefined ? {} : { group_name: fields.group }),
+    ...(fields.remainQuota === undefined ? {} : { remain_quota: fields.remainQuota }),
+    ...(fields.unlimitedQuota === undefined ? {} : { unlimited_quota: fields.unlimitedQuota ? 1 : 0 }),
+    ...(fields.modelLimits === undefined ? {} : { model_limits: fields.modelLimits === null ? null : JSON.stringify(fields.modelLimits) }),
+    ...(fields.expiresAt === undefined ? {} : { expires_at: fields.expiresAt }),
+    ...(fields.enabled === undefined ? {} : { status: fields.enabled ? 1 : 2 }),
+    ...(fields.rateLimit === undefined ? {} : { rate_limit_rpm: fields.rateLimit.rpm ?? null, rate_limit_tpm: fields.rateLimit.tpm ?? null }),
+  };
+}
+
+export class TokensRepository {
+  constructor(private readonly db: Database, private readonly dialect: DialectName) {}
+
+  async listAll(): Promise<StoredToken[]> {
+    return (await this.db.selectFrom('tokens').selectAll().execute()).map(toTokenRecord);
+  }
+
+  async list(request: PageRequest, userId?: number): Promise<Page<StoredToken>> {
+    let query = this.db.selectFrom('tokens');
+    if (userId !== undefined) query = query.where('user_id', '=', userId);
+    const rows = await query.selectAll().orderBy('id').limit(request.pageSize).offset(offsetOf(request)).execute();
+    const { count } = await query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    return { items: rows.map(toTokenRecord), total: Number(count), page: request.page, page_size: request.pageSize };
+  }
+
+  async get(id: number): Promise<StoredToken | undefined> {
+    const row = await this.db.selectFrom('tokens').selectAll().where('id', '=', id).executeTakeFirst();
+    return row === undefined ? undefined : toTokenRecord(row);
+  }
+
+  async getByKeyHash(keyHash: string): Promise<StoredToken | undefined> {
+    const row = await this.db.selectFrom('tokens').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+    return row === undefined ? undefined : toTokenRecord(row);
+  }
+
+  async getByName(userId: number, name: string): Promise<StoredToken | undefined> {
+    const row = await this.db.selectFrom('tokens').selectAll().where('user_id', '=', userId).where('name', '=', name).executeTakeFirst();
+    return row === undefined ? undefined : toTokenRecord(row);
+  }
+
+  async create(fields: TokenFields, key: { hash: string; prefix: string }, now: number): Promise<number> {
+    const values = {
+      user_id: fields.userId,
+      name: fields.name,
+      key_hash: key.hash,
+      key_prefix: key.prefix,
+      group_name: fields.group,
+      remain_quota: fields.remainQuota,
+      unlimited_quota: fields.unlimitedQuota ? 1 : 0,
+      model_limits: fields.modelLimits === null ? null : JSON.stringify(fields.modelLimits),
+      expires_at: fields.expiresAt,
+      status: fields.enabled ? 1 : 2,
+      rate_limit_rpm: fields.rateLimit.rpm ?? null,
+      rate_limit_tpm: fields.rateLimit.tpm ?? null,
+      created_at: now,
+      updated_at: now,
+    };
+    if (this.dialect === 'mysql') {
+      const result = await this.db.insertInto('tokens').values(values).executeTakeFirstOrThrow();
+      return Number(result.insertId);
+    }
+    const row = await this.db.insertInto('tokens').values(values).returning('id').executeTakeFirstOrThrow();
+    return row.id;
+  }
+
+  async update(id: number, fields: Partial<TokenFields>, now: number, key?: { hash: string; prefix: string }): Promise<boolean> {
+    const result = await this.db
+      .updateTable('tokens')
+      .set({ ...columnsOf(fields), ...(key === undefined ? {} : { key_hash: key.hash, key_prefix: key.prefix }), updated_at: now })
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async delete(id: number): Promise<boolean> {
+    const result = await this.db.deleteFrom('tokens').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}
