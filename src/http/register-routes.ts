@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppServices } from './app-services.js';
+import { accountRoutes } from './routes/account-routes.js';
 import { adminRoutes } from './routes/admin/admin-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { modelRoutes } from './routes/model-routes.js';
@@ -8,5 +9,6 @@ import { modelRoutes } from './routes/model-routes.js';
 export async function registerRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   await healthRoutes(app, services);
   await modelRoutes(app, services);
+  await accountRoutes(app, services);
   await adminRoutes(app, services);
 }

@@ -92,6 +92,8 @@ export interface QuotaReservationsTable {
   token_id: number;
   user_id: number;
   amount: number;
+  /** The gateway instance that holds it; a restarted instance settles what its crashed self left open. */
+  owner: string;
   /** reserved | settled | released */
   state: string;
   settled_amount: number | null;

@@ -99,6 +99,7 @@ export function initialMigration(dialect: DialectName) {
         .addColumn('token_id', 'integer', (column) => column.notNull())
         .addColumn('user_id', 'integer', (column) => column.notNull())
         .addColumn('amount', 'bigint', zero)
+        .addColumn('owner', 'varchar(128)', (column) => column.notNull())
         .addColumn('state', 'varchar(16)', (column) => column.notNull())
         .addColumn('settled_amount', 'bigint')
         .addColumn('created_at', 'bigint', zero)

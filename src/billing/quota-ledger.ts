@@ -1,0 +1,35 @@
+/**
+ * Reserve → settle (issue #4). Every balance change is one atomic conditional SQL statement, so
+ * concurrent requests can never take a balance below zero, on any database or number of replicas.
+ */
+export interface Reservation {
+  /** The request id. */
+  id: string;
+  tokenId: number;
+  userId: number;
+  /** Upper estimate in quota units. */
+  amount: number;
+}
+
+export type ReserveOutcome = { ok: true } | { ok: false; short: 'token' | 'user' };
+
+export interface SettleInput {
+  /** What the request actually cost (0 for a failure that produced nothing). */
+  actualAmount: number;
+  /** The channel that served, for its used-quota counter; undefined when none did. */
+  channelId: number | undefined;
+}
+
+export interface SettleOutcome {
+  /** What was charged: the actual amount, or less when the balances could not cover more than the reservation. */
+  charged: number;
+  /** False when the reservation was already settled (settle is idempotent). */
+  applied: boolean;
+}
+
+export interface QuotaLedger {
+  reserve(reservation: Reservation, now: number): Promise<ReserveOutcome>;
+  settle(reservationId: string, input: SettleInput, now: number): Promise<SettleOutcome>;
+  /** On start-up: settles at their reserved amount the reservations this instance left open when it crashed. */
+  recoverOpenReservations(now: number): Promise<{ settled: number; quota: number }>;
+}
