@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { applyConfigFile } from './bootstrap/apply-config-file.js';
 import { ensureRootAndAdminKey } from './bootstrap/ensure-root-and-admin-key.js';
@@ -11,6 +12,13 @@ import type { AppServices } from './http/app-services.js';
 import { buildApp } from './http/build-app.js';
 import { createLogWriter, type LogWriter } from './logging/log-writer.js';
 import { createSecretBox } from './security/secret-box.js';
+import { SqlQuotaLedger } from './billing/sql-quota-ledger.js';
+import { MemoryRateLimiter } from './limits/memory-rate-limiter.js';
+import { createRedisRateLimiter } from './limits/redis-rate-limiter.js';
+import type { RateLimiter } from './limits/rate-limiter.js';
+import { UpstreamClient } from './providers/upstream-client.js';
+import type { RelayServices } from './relay/relay-services.js';
+import { ChannelHealth } from './routing/channel-health.js';
 import { ChannelsRepository } from './storage/channels-repository.js';
 import { createDatabase } from './storage/create-database.js';
 import { LogsRepository } from './storage/logs-repository.js';
@@ -66,15 +74,44 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   await catalog.load();
   await catalog.startSync(environment.syncFrequencySeconds * 1000);
 
-  const services: AppServices = { environment, database, catalog, secrets, repositories, now };
-  const app = await buildApp(services, {
-    bodyLimitBytes: Math.floor(catalog.snapshot.settings.maxBodyMb * 1024 * 1024),
-    logLevel: environment.logLevel,
+  const ledger = new SqlQuotaLedger(database.db, database.dialect, environment.nodeName ?? `${hostname()}:${environment.port}`);
+  const recovered = await ledger.recoverOpenReservations(now());
+  if (recovered.settled > 0) announce(`Settled ${recovered.settled} reservation(s) left open by a crash (${recovered.quota} quota units charged as reserved).`);
+
+  const rateLimiter: RateLimiter = environment.redisUrl === undefined ? new MemoryRateLimiter() : createRedisRateLimiter(environment.redisUrl);
+  const upstream = new UpstreamClient({
+    connectMs: environment.connectTimeoutSeconds * 1000,
+    firstByteMs: environment.firstByteTimeoutSeconds * 1000,
+    idleMs: environment.streamingTimeoutSeconds * 1000,
   });
   const logWriter = createLogWriter(repositories.logs, {
     flushIntervalMs: 500,
     maxBatch: 500,
-    onError: (error) => app.log.error({ err: error }, 'writing log rows failed'),
+    onError: (error) => process.stderr.write(`writing log rows failed: ${String(error)}\n`),
+  });
+  const health = new ChannelHealth({ failureThreshold: 3, cooldownMs: 30_000 });
+  const relay: RelayServices = {
+    catalog,
+    upstream,
+    health,
+    ledger,
+    rateLimiter,
+    logWriter,
+    settings: { maxStreamEventBytes: 8 * 1024 * 1024 },
+    disableChannel: (channelId, reason) => {
+      void repositories.channels
+        .update(channelId, { status: 'auto_disabled', statusReason: reason.slice(0, 500) }, now())
+        .then(() => catalog.changed())
+        .catch((error: unknown) => process.stderr.write(`disabling channel ${channelId} failed: ${String(error)}\n`));
+    },
+    now,
+    random: Math.random,
+  };
+
+  const services: AppServices = { environment, database, catalog, secrets, relay, repositories, now };
+  const app = await buildApp(services, {
+    bodyLimitBytes: Math.floor(catalog.snapshot.settings.maxBodyMb * 1024 * 1024),
+    logLevel: environment.logLevel,
   });
 
   let url = '';
@@ -95,6 +132,8 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     async close() {
       await app.close();
       await logWriter.close();
+      await upstream.close();
+      await rateLimiter.close();
       await catalog.stop();
       await database.db.destroy();
     },

@@ -32,6 +32,14 @@ export async function applyConfigFile(config: ConfigFile, repositories: ConfigRe
   if (config.max_body_mb !== undefined) await options.set(optionKeys.maxBodyMb, String(config.max_body_mb));
   if (config.retry_times !== undefined) await options.set(optionKeys.retryTimes, String(config.retry_times));
   if (config.allow_unpriced_models !== undefined) await options.set(optionKeys.allowUnpricedModels, String(config.allow_unpriced_models));
+  if (config.default_max_output_tokens !== undefined) await options.set(optionKeys.defaultMaxOutputTokens, String(config.default_max_output_tokens));
+  if (config.quota_display_type !== undefined) await options.set(optionKeys.quotaDisplayType, config.quota_display_type);
+  if (config.usd_exchange_rate !== undefined) await options.set(optionKeys.usdExchangeRate, String(config.usd_exchange_rate));
+  if (config.rate_limits !== undefined) {
+    await options.set(optionKeys.ipRpm, String(config.rate_limits.per_ip?.rpm ?? 0));
+    await options.set(optionKeys.userRpm, String(config.rate_limits.per_user?.rpm ?? 0));
+    await options.set(optionKeys.userTpm, String(config.rate_limits.per_user?.tpm ?? 0));
+  }
   for (const [name, ratio] of Object.entries(config.groups ?? {})) await pricing.upsertGroup({ name, ratio }, now);
   for (const [model, price] of Object.entries(config.prices ?? {})) {
     await pricing.upsertPrice(

@@ -8,6 +8,11 @@ export interface SiteSettings {
   quotaDisplayType: 'USD' | 'CNY' | 'TOKENS';
   usdExchangeRate: number;
   adminKeyHash: string | undefined;
+  /** Output tokens assumed for a reservation when the request names no max_tokens. */
+  defaultMaxOutputTokens: number;
+  ipRpm: number;
+  userRpm: number;
+  userTpm: number;
 }
 
 export const defaultSiteSettings: SiteSettings = {
@@ -18,6 +23,10 @@ export const defaultSiteSettings: SiteSettings = {
   quotaDisplayType: 'USD',
   usdExchangeRate: 7.3,
   adminKeyHash: undefined,
+  defaultMaxOutputTokens: 4096,
+  ipRpm: 0,
+  userRpm: 0,
+  userTpm: 0,
 };
 
 /** Option keys in the options table. */
@@ -30,6 +39,10 @@ export const optionKeys = {
   allowUnpricedModels: 'allow_unpriced_models',
   quotaDisplayType: 'quota_display_type',
   usdExchangeRate: 'usd_exchange_rate',
+  defaultMaxOutputTokens: 'default_max_output_tokens',
+  ipRpm: 'rate_limit_ip_rpm',
+  userRpm: 'rate_limit_user_rpm',
+  userTpm: 'rate_limit_user_tpm',
 } as const;
 
 export function siteSettingsFromOptions(options: Record<string, string>): SiteSettings {
@@ -47,5 +60,9 @@ export function siteSettingsFromOptions(options: Record<string, string>): SiteSe
     quotaDisplayType: displayType === 'CNY' || displayType === 'TOKENS' ? displayType : 'USD',
     usdExchangeRate: number(optionKeys.usdExchangeRate, defaultSiteSettings.usdExchangeRate),
     adminKeyHash: options[optionKeys.adminKeyHash],
+    defaultMaxOutputTokens: number(optionKeys.defaultMaxOutputTokens, defaultSiteSettings.defaultMaxOutputTokens),
+    ipRpm: number(optionKeys.ipRpm, defaultSiteSettings.ipRpm),
+    userRpm: number(optionKeys.userRpm, defaultSiteSettings.userRpm),
+    userTpm: number(optionKeys.userTpm, defaultSiteSettings.userTpm),
   };
 }

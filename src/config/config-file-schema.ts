@@ -81,6 +81,16 @@ export const configFileSchema = z
     max_body_mb: z.number().positive().optional(),
     retry_times: z.number().int().nonnegative().optional(),
     allow_unpriced_models: z.boolean().optional(),
+    default_max_output_tokens: z.number().int().positive().optional(),
+    quota_display_type: z.enum(['USD', 'CNY', 'TOKENS']).optional(),
+    usd_exchange_rate: z.number().positive().optional(),
+    rate_limits: z
+      .object({
+        per_ip: z.object({ rpm: z.number().int().nonnegative().optional() }).strict().optional(),
+        per_user: rateLimitSchema.optional(),
+      })
+      .strict()
+      .optional(),
     groups: z.record(z.string(), z.number().nonnegative()).optional(),
     prices: z.record(z.string(), priceSchema).optional(),
     channels: z.array(configChannelSchema).optional(),

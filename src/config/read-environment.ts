@@ -13,6 +13,11 @@ export interface Environment {
   streamingTimeoutSeconds: number;
   /** Seconds between polls of the catalog version when no Redis carries invalidations. */
   syncFrequencySeconds: number;
+  connectTimeoutSeconds: number;
+  /** Seconds until an upstream's response headers arrive. */
+  firstByteTimeoutSeconds: number;
+  /** Names this instance for its quota reservations; default `hostname:port`. */
+  nodeName: string | undefined;
 }
 
 const defaultDatabaseUrl = 'sqlite:./data/relay.db';
@@ -33,6 +38,9 @@ export function readEnvironment(env: Record<string, string | undefined>): Enviro
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     streamingTimeoutSeconds: integerSetting(env, 'STREAMING_TIMEOUT', 300),
     syncFrequencySeconds: integerSetting(env, 'SYNC_FREQUENCY', 5),
+    connectTimeoutSeconds: integerSetting(env, 'RELAY_CONNECT_TIMEOUT', 10),
+    firstByteTimeoutSeconds: integerSetting(env, 'RELAY_FIRST_BYTE_TIMEOUT', 300),
+    nodeName: nonEmpty(env.NODE_NAME),
   };
 }
 

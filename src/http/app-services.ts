@@ -1,5 +1,6 @@
 import type { Catalog } from '../catalog/catalog.js';
 import type { Environment } from '../config/read-environment.js';
+import type { RelayServices } from '../relay/relay-services.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { DatabaseHandle } from '../storage/create-database.js';
 import type { ChannelsRepository } from '../storage/channels-repository.js';
@@ -15,6 +16,7 @@ export interface AppServices {
   database: DatabaseHandle;
   catalog: Catalog;
   secrets: SecretBox;
+  relay: RelayServices;
   repositories: {
     users: UsersRepository;
     tokens: TokensRepository;

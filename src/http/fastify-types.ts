@@ -1,4 +1,5 @@
 import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
+import type { UserRecord } from '../catalog/catalog-records.js';
 import type { ErrorStyle } from '../errors/render-error.js';
 
 declare module 'fastify' {
@@ -13,6 +14,8 @@ declare module 'fastify' {
     rawBody: Buffer | undefined;
     /** Set by routes whose envelope depends on the request (GET /v1/models picks by headers). */
     errorStyle: ErrorStyle | undefined;
+    /** The console user of a valid login session, set by authenticateSession. */
+    sessionUser: UserRecord | undefined;
   }
 }
 

@@ -4,11 +4,15 @@ import { accountRoutes } from './routes/account-routes.js';
 import { adminRoutes } from './routes/admin/admin-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { modelRoutes } from './routes/model-routes.js';
+import { openaiRelayRoutes } from './routes/openai-relay-routes.js';
+import { sessionRoutes } from './routes/session-routes.js';
 
 /** Every route of the gateway, in one visible list. */
 export async function registerRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   await healthRoutes(app, services);
   await modelRoutes(app, services);
+  await openaiRelayRoutes(app, services);
   await accountRoutes(app, services);
+  await sessionRoutes(app, services);
   await adminRoutes(app, services);
 }

@@ -124,4 +124,18 @@ export class TokensRepository {
     const result = await this.db.deleteFrom('tokens').where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
+
+  /**
+   * Adds `delta` to the token's balance (negative takes back) in ONE statement, never read-modify-write, so it
+   * cannot lose a concurrent charge. Answers false when the token is missing or the balance would go below zero.
+   */
+  async adjustQuota(id: number, delta: number, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('tokens')
+      .set((eb) => ({ remain_quota: eb('remain_quota', '+', delta), updated_at: now }))
+      .where('id', '=', id)
+      .where((eb) => eb(eb('remain_quota', '+', delta), '>=', 0))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
 }

@@ -104,4 +104,18 @@ export class UsersRepository {
     const result = await this.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
+
+  /**
+   * Adds `delta` to the user's balance (negative takes back) in ONE statement, never read-modify-write, so it
+   * cannot lose a concurrent charge. Answers false when the user is missing or the balance would go below zero.
+   */
+  async adjustQuota(id: number, delta: number, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('users')
+      .set((eb) => ({ quota: eb('quota', '+', delta), updated_at: now }))
+      .where('id', '=', id)
+      .where((eb) => eb(eb('quota', '+', delta), '>=', 0))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
 }

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import type { PriceRecord } from '../catalog/catalog-records.js';
+import { computeCharge } from './compute-charge.js';
+import { estimateReservation } from './estimate-reservation.js';
+
+const base = { defaultMaxOutputTokens: 4096, groupRatio: 1, quotaPerUnit: 500_000 };
+
+describe('estimateReservation', () => {
+  it('reserves the prompt at the input price plus the requested output limit at the output price', () => {
+    const price: PriceRecord = { model: 'gpt-4o', input: 2.5, output: 10 };
+    // 1,000×2.5 + 500×10 = 7,500 $·tokens/M → 0.0075 $ → 3,750.
+    expect(estimateReservation({ ...base, promptTokens: 1000, maxOutputTokens: 500, price })).toBe(3750);
+  });
+
+  it('uses the default output limit when the client sets none', () => {
+    const price: PriceRecord = { model: 'gpt-4o', input: 2.5, output: 10 };
+    // 1,000×2.5 + 4,096×10 = 43,460 → 0.04346 $ → 21,730.
+    expect(estimateReservation({ ...base, promptTokens: 1000, maxOutputTokens: undefined, price })).toBe(21_730);
+  });
+
+  it('applies the group ratio', () => {
+    const price: PriceRecord = { model: 'gpt-4o', input: 2.5, output: 10 };
+    expect(estimateReservation({ ...base, groupRatio: 0.5, promptTokens: 1000, maxOutputTokens: 500, price })).toBe(1875);
+  });
+
+  it('reserves the per-call price times the number of calls for a per-call model', () => {
+    const price: PriceRecord = { model: 'dall-e-3', perCall: 0.04 };
+    expect(estimateReservation({ ...base, promptTokens: 50, maxOutputTokens: undefined, price })).toBe(20_000);
+    expect(estimateReservation({ ...base, promptTokens: 50, maxOutputTokens: undefined, price, calls: 3 })).toBe(60_000);
+  });
+
+  it('prices the prompt as cache writes when writes cost more than plain input, so the estimate stays an upper bound', () => {
+    const price: PriceRecord = { model: 'claude', input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
+    // 10,000×3.75 + 1,000×15 = 52,500 → 26,250.
+    const reserved = estimateReservation({ ...base, promptTokens: 10_000, maxOutputTokens: 1000, price });
+    expect(reserved).toBe(26_250);
+    // The most the same request can settle at (every prompt token written to the cache) does not exceed it.
+    const worst = computeCharge({ input: { total: 10_000, cacheRead: 0, cacheWrite: 10_000 }, output: { total: 1000, reasoning: 0 } }, price, 1, 500_000);
+    expect(worst).toBeLessThanOrEqual(reserved);
+  });
+
+  it('prices the prompt as cache reads in the odd case that reads are the dearest input-side price', () => {
+    const price: PriceRecord = { model: 'odd', input: 1, output: 0, cacheRead: 2 };
+    // 1,000×2 = 2,000 → 1,000.
+    expect(estimateReservation({ ...base, promptTokens: 1000, maxOutputTokens: 0, price })).toBe(1000);
+  });
+
+  it('rounds exactly as settlement does, including the minimum of 1', () => {
+    const price: PriceRecord = { model: 'm', input: 0.15, output: 0.6 };
+    expect(estimateReservation({ ...base, promptTokens: 1, maxOutputTokens: 0, price })).toBe(1);
+    // 1,001 × $1/M × 500,000 = 500.5 → 501.
+    expect(estimateReservation({ ...base, promptTokens: 1001, maxOutputTokens: 0, price: { model: 'm', input: 1, output: 1 } })).toBe(501);
+  });
+});

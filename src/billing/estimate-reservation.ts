@@ -1,0 +1,39 @@
+import type { PriceRecord } from '../catalog/catalog-records.js';
+import { computeCharge } from './compute-charge.js';
+import type { NormalizedUsage } from './normalized-usage.js';
+
+export interface ReservationEstimateInput {
+  promptTokens: number;
+  /** The client's output limit; undefined when it set none. */
+  maxOutputTokens: number | undefined;
+  defaultMaxOutputTokens: number;
+  price: PriceRecord;
+  groupRatio: number;
+  quotaPerUnit: number;
+  /** For per-call models: how many calls (e.g. images) the request asks for. Default 1. */
+  calls?: number;
+}
+
+/**
+ * The most a request can cost, reserved before the upstream call: the prompt at the input price plus the
+ * output limit at the output price (or the per-call price × calls). It goes through {@link computeCharge}
+ * so its rounding agrees with settlement.
+ *
+ * The prompt is priced at the dearest input-side rate: a cache write can cost more than plain input
+ * (Anthropic bills 5-minute writes at 1.25× and 1-hour writes at 2× the input price), and an estimate
+ * that assumed plain input would then fall short of the settled charge.
+ */
+export function estimateReservation(input: ReservationEstimateInput): number {
+  const { price, promptTokens } = input;
+  const plainRate = price.input ?? 0;
+  const readRate = price.cacheRead ?? plainRate;
+  const writeRate = price.cacheWrite ?? plainRate;
+  const dearest = Math.max(plainRate, readRate, writeRate);
+  const asWrite = writeRate === dearest && writeRate > plainRate;
+  const asRead = !asWrite && readRate === dearest && readRate > plainRate;
+  const usage: NormalizedUsage = {
+    input: { total: promptTokens, cacheRead: asRead ? promptTokens : 0, cacheWrite: asWrite ? promptTokens : 0 },
+    output: { total: input.maxOutputTokens ?? input.defaultMaxOutputTokens, reasoning: 0 },
+  };
+  return computeCharge(usage, price, input.groupRatio, input.quotaPerUnit, input.calls);
+}

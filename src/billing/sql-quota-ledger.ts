@@ -1,0 +1,197 @@
+import { sql, type Transaction } from 'kysely';
+import type { Database, DatabaseSchema, DialectName } from '../storage/database-schema.js';
+import type { QuotaLedger, Reservation, ReserveOutcome, SettleInput, SettleOutcome } from './quota-ledger.js';
+
+/** A reservation still open after this long is settled by whichever instance recovers next. */
+export const staleReservationMs = 24 * 60 * 60 * 1000;
+
+type Executor = Transaction<DatabaseSchema>;
+
+/** The two balances a request draws on. Both tables share `unlimited_quota`, `used_quota` and `request_count`. */
+const wallets = {
+  token: { table: 'tokens', balance: 'remain_quota' },
+  user: { table: 'users', balance: 'quota' },
+} as const;
+type Wallet = keyof typeof wallets;
+
+/**
+ * The quota ledger on SQLite, PostgreSQL or MySQL. Every balance change is a delta applied by one
+ * conditional UPDATE (`balance = balance - ?` guarded by `balance >= ?`), so concurrent requests from any
+ * number of processes can neither overdraw a balance nor lose each other's updates. Token and user rows
+ * are always touched in that order, so two transactions never wait on each other in a cycle.
+ *
+ * Unlimited tokens and users (`unlimited_quota = 1`) are never short and their balance never moves;
+ * their `used_quota` and `request_count` still grow.
+ */
+export class SqlQuotaLedger implements QuotaLedger {
+  constructor(
+    private readonly db: Database,
+    private readonly dialect: DialectName,
+    /** Stable across restarts of the same instance, so it can recover what its crashed self left open. */
+    private readonly owner: string,
+  ) {}
+
+  async reserve(reservation: Reservation, now: number): Promise<ReserveOutcome> {
+    const amount = quotaAmount(reservation.amount, 'reservation amount');
+    return this.inTransaction<ReserveOutcome>(async (trx) => {
+      await trx
+        .insertInto('quota_reservations')
+        .values({
+          id: reservation.id,
+          token_id: reservation.tokenId,
+          user_id: reservation.userId,
+          amount,
+          owner: this.owner,
+          state: 'reserved',
+          settled_amount: null,
+          created_at: now,
+          settled_at: null,
+        })
+        .execute();
+      // A free request always passes; the row still exists so that settle has something to settle.
+      if (amount === 0) return { commit: true, result: { ok: true } };
+      if (!(await debit(trx, 'token', reservation.tokenId, amount))) return { commit: false, result: { ok: false, short: 'token' } };
+      if (!(await debit(trx, 'user', reservation.userId, amount))) return { commit: false, result: { ok: false, short: 'user' } };
+      return { commit: true, result: { ok: true } };
+    });
+  }
+
+  /**
+   * Charges the actual amount and releases the rest of the reservation. Over-reservation rule: when the
+   * actual exceeds the reservation, the extra is taken only as far as BOTH the token and the user can
+   * cover it, and the same amount from each — `charged = reserved + min(extra, token balance, user
+   * balance)` (an unlimited side covers anything). So no balance goes below zero, and for the token and
+   * the user alike `balance + used_quota` is unchanged by a reserve/settle cycle; the log, the token and
+   * the user all agree on what the request cost.
+   */
+  async settle(reservationId: string, input: SettleInput, now: number): Promise<SettleOutcome> {
+    const actual = quotaAmount(input.actualAmount, 'actual amount');
+    return this.inTransaction<SettleOutcome>(async (trx) => {
+      // Claiming the row first makes settle idempotent: a second call (or a racing recovery) claims nothing.
+      const claimed = await trx
+        .updateTable('quota_reservations')
+        .set({ state: 'settled', settled_at: now })
+        .where('id', '=', reservationId)
+        .where('state', '=', 'reserved')
+        .executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) === 0) return { commit: false, result: { applied: false, charged: 0 } };
+
+      const row = await trx.selectFrom('quota_reservations').select(['amount', 'token_id', 'user_id']).where('id', '=', reservationId).executeTakeFirstOrThrow();
+      const reserved = Number(row.amount);
+      const charged = actual <= reserved ? actual : reserved + (await this.coverableExtra(trx, row.token_id, row.user_id, actual - reserved));
+
+      await settleWallet(trx, 'token', row.token_id, reserved, charged);
+      await settleWallet(trx, 'user', row.user_id, reserved, charged);
+      if (input.channelId !== undefined) {
+        await trx
+          .updateTable('channels')
+          .set((eb) => ({ used_quota: eb('used_quota', '+', charged), request_count: eb('request_count', '+', 1) }))
+          .where('id', '=', input.channelId)
+          .execute();
+      }
+      await trx.updateTable('quota_reservations').set({ settled_amount: charged }).where('id', '=', reservationId).execute();
+      return { commit: true, result: { applied: true, charged } };
+    });
+  }
+
+  /**
+   * Call once at start-up, before serving: settles at their reserved amount (the upstream may have served
+   * them) the reservations this owner left open when it stopped, plus any owner's older than 24 hours.
+   * Each goes through {@link settle}, so two instances recovering at once never charge twice.
+   */
+  async recoverOpenReservations(now: number): Promise<{ settled: number; quota: number }> {
+    const open = await this.db
+      .selectFrom('quota_reservations')
+      .select(['id', 'amount'])
+      .where('state', '=', 'reserved')
+      .where((eb) => eb.or([eb('owner', '=', this.owner), eb('created_at', '<', now - staleReservationMs)]))
+      .orderBy('created_at')
+      .execute();
+    let settled = 0;
+    let quota = 0;
+    for (const reservation of open) {
+      const outcome = await this.settle(reservation.id, { actualAmount: Number(reservation.amount), channelId: undefined }, now);
+      if (outcome.applied) {
+        settled += 1;
+        quota += outcome.charged;
+      }
+    }
+    return { settled, quota };
+  }
+
+  /**
+   * How much of `extra` both balances can cover. The rows are locked first (SQLite: this transaction
+   * already holds the database's write lock), so what is read here cannot change before the guarded
+   * UPDATEs in {@link settleWallet} run; those guards still refuse to overdraw if it somehow did.
+   */
+  private async coverableExtra(trx: Executor, tokenId: number, userId: number, extra: number): Promise<number> {
+    const token = await this.lockWallet(trx, 'token', tokenId);
+    const user = await this.lockWallet(trx, 'user', userId);
+    return Math.min(extra, token, user);
+  }
+
+  /** The balance a wallet can give: Infinity when unlimited, 0 when the row is gone. */
+  private async lockWallet(trx: Executor, wallet: Wallet, id: number): Promise<number> {
+    const { table, balance } = wallets[wallet];
+    const forUpdate = this.dialect === 'sqlite' ? sql`` : sql`for update`;
+    const { rows } = await sql<{ balance: number | string; unlimited_quota: number | string }>`
+      select ${sql.ref(balance)} as balance, unlimited_quota from ${sql.table(table)} where id = ${id} ${forUpdate}`.execute(trx);
+    const row = rows[0];
+    if (row === undefined) return 0;
+    return Number(row.unlimited_quota) === 1 ? Number.POSITIVE_INFINITY : Math.max(0, Number(row.balance));
+  }
+
+  private async inTransaction<T>(work: (trx: Executor) => Promise<{ commit: boolean; result: T }>): Promise<T> {
+    const trx = await this.db.startTransaction().execute();
+    try {
+      const { commit, result } = await work(trx);
+      await (commit ? trx.commit() : trx.rollback()).execute();
+      return result;
+    } catch (error) {
+      // The original error is the one worth reporting; a failed rollback usually means the connection died.
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
+      throw error;
+    }
+  }
+}
+
+/** Takes `amount` from a limited wallet if it has that much; an unlimited wallet passes untouched. */
+async function debit(trx: Executor, wallet: Wallet, id: number, amount: number): Promise<boolean> {
+  const { table, balance } = wallets[wallet];
+  const column = sql.ref(balance);
+  const result = await sql`
+    update ${sql.table(table)}
+    set ${column} = case when unlimited_quota = 1 then ${column} else ${column} - ${amount} end
+    where id = ${id} and (unlimited_quota = 1 or ${column} >= ${amount})`.execute(trx);
+  return Number(result.numAffectedRows ?? 0n) === 1;
+}
+
+/**
+ * Moves a wallet from "reserved" to "charged": returns `reserved - charged` to the balance (or takes the
+ * difference when charged is larger, guarded so it cannot overdraw) and counts the charge and the request.
+ * The SET list never reads a column it has already assigned, so MySQL's left-to-right evaluation of SET
+ * gives the same result as SQLite and PostgreSQL.
+ */
+async function settleWallet(trx: Executor, wallet: Wallet, id: number, reserved: number, charged: number): Promise<void> {
+  const { table, balance } = wallets[wallet];
+  const column = sql.ref(balance);
+  const change = reserved - charged;
+  const guard = change < 0 ? sql`and (unlimited_quota = 1 or ${column} >= ${-change})` : sql``;
+  const result = await sql`
+    update ${sql.table(table)}
+    set ${column} = case when unlimited_quota = 1 then ${column} else ${column} + ${change} end,
+        used_quota = used_quota + ${charged},
+        request_count = request_count + 1
+    where id = ${id} ${guard}`.execute(trx);
+  if (change < 0 && Number(result.numAffectedRows ?? 0n) !== 1) {
+    throw new Error(`the ${wallet} ${id} balance changed while locked for settlement`);
+  }
+}
+
+function quotaAmount(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer quota (got ${value})`);
+  return value;
+}

@@ -1,0 +1,168 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { ConfigFileError, loadConfigFile, parseConfigText } from './load-config-file.js';
+
+const tokenKey = `sk-${'a'.repeat(48)}`;
+
+/** The example of issue #2, with every documented key. */
+const exampleYaml = `
+admin_key: sk-admin-key-for-tests
+quota_per_unit: 500000
+max_body_mb: 64
+groups: { default: 1, vip: 0.5 }
+prices:
+  gpt-4o-mini: { input: 0.15, output: 0.6, cache_read: 0.075, cache_write: 0.1875 }
+  dall-e-3: { per_call: 0.04 }
+channels:
+  - name: openai-main
+    type: openai
+    base_url: https://api.openai.com
+    key: sk-upstream
+    models: [gpt-4o-mini]
+    groups: [default]
+    priority: 0
+    weight: 1
+    model_mapping: { alias: real-name }
+    enabled: true
+  - name: anthropic-pool
+    type: anthropic
+    base_url: https://api.anthropic.com
+    keys: [sk-ant-1, sk-ant-2]
+    models: [claude-3-5-haiku]
+users:
+  - { username: alice, password: secret, role: user, group: default, quota: 1000000 }
+tokens:
+  - name: alice-laptop
+    user: alice
+    key: ${tokenKey}
+    group: default
+    quota: 500000
+    model_limits: [gpt-4o-mini]
+    expires_at: 0
+    rate_limit: { rpm: 60, tpm: 200000 }
+`;
+
+const directory = mkdtempSync(join(tmpdir(), 'relay-config-test-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+function writeConfig(name: string, text: string): string {
+  const path = join(directory, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+async function problemOf(path: string): Promise<ConfigFileError> {
+  const error = await loadConfigFile(path).then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(ConfigFileError);
+  return error as ConfigFileError;
+}
+
+describe('loadConfigFile', () => {
+  it('reads the full example YAML with defaults filled in', async () => {
+    const config = await loadConfigFile(writeConfig('relay.yaml', exampleYaml));
+    expect(config).toMatchObject({
+      admin_key: 'sk-admin-key-for-tests',
+      quota_per_unit: 500000,
+      max_body_mb: 64,
+      groups: { default: 1, vip: 0.5 },
+      prices: { 'gpt-4o-mini': { input: 0.15, output: 0.6, cache_read: 0.075, cache_write: 0.1875 }, 'dall-e-3': { per_call: 0.04 } },
+      users: [{ username: 'alice', password: 'secret', role: 'user', group: 'default', quota: 1000000, enabled: true }],
+      tokens: [{ name: 'alice-laptop', user: 'alice', key: tokenKey, group: 'default', quota: 500000, model_limits: ['gpt-4o-mini'], expires_at: 0, rate_limit: { rpm: 60, tpm: 200000 } }],
+    });
+    expect(config.channels?.[0]).toMatchObject({ name: 'openai-main', key: 'sk-upstream', model_mapping: { alias: 'real-name' }, enabled: true });
+    // Defaults of omitted channel keys.
+    expect(config.channels?.[1]).toMatchObject({ keys: ['sk-ant-1', 'sk-ant-2'], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true });
+  });
+
+  it('reads the same configuration written as JSON', async () => {
+    const fromYaml = await loadConfigFile(writeConfig('same.yaml', exampleYaml));
+    const fromJson = await loadConfigFile(writeConfig('same.json', JSON.stringify(parseYaml(exampleYaml), null, 2)));
+    expect(fromJson).toEqual(fromYaml);
+  });
+
+  it('accepts an empty file as an empty configuration', async () => {
+    expect(await loadConfigFile(writeConfig('empty.yaml', ''))).toEqual({});
+  });
+
+  it('stops on an unknown root key, naming the key and the file', async () => {
+    const path = writeConfig('root-typo.yaml', 'admin_key: sk-admin-key-for-tests\nquota_per_unti: 5\n');
+    const error = await problemOf(path);
+    expect(error.message).toContain(path);
+    expect(error.message).toContain('quota_per_unti');
+    expect(error.filePath).toBe(path);
+  });
+
+  it('stops on an unknown nested key, naming its full path and the file', async () => {
+    const path = writeConfig('nested-typo.yaml', exampleYaml.replace('    priority: 0\n', '    prioirty: 0\n'));
+    const error = await problemOf(path);
+    expect(error.message).toContain(path);
+    expect(error.message).toContain('channels.0.prioirty');
+  });
+
+  it('stops on an unknown key inside a token rate limit', async () => {
+    const path = writeConfig('rate-typo.json', JSON.stringify({ tokens: [{ name: 't', rate_limit: { rpd: 5 } }] }));
+    const error = await problemOf(path);
+    expect(error.message).toContain(path);
+    expect(error.message).toContain('tokens.0.rate_limit.rpd');
+  });
+
+  it('stops on a wrong type, naming the key and the file', async () => {
+    const path = writeConfig('wrong-type.yaml', exampleYaml.replace('    weight: 1\n', '    weight: heavy\n'));
+    const error = await problemOf(path);
+    expect(error.message).toContain(path);
+    expect(error.message).toContain('channels.0.weight');
+    expect(error.message).toMatch(/number/i);
+  });
+
+  it('stops on a root value of the wrong type', async () => {
+    const path = writeConfig('wrong-root-type.yaml', 'max_body_mb: "lots"\n');
+    const error = await problemOf(path);
+    expect(error.message).toContain(path);
+    expect(error.message).toContain('max_body_mb');
+  });
+
+  it('refuses a token key that is not sk- followed by 48 letters or digits', async () => {
+    const path = writeConfig('bad-key.yaml', 'tokens:\n  - { name: t, key: sk-short }\n');
+    const error = await problemOf(path);
+    expect(error.message).toContain('tokens.0.key');
+  });
+
+  it('refuses a channel with neither key nor keys', async () => {
+    const path = writeConfig('no-key.yaml', 'channels:\n  - { name: c, type: openai, base_url: "https://x.example", models: [m] }\n');
+    const error = await problemOf(path);
+    expect(error.message).toContain('channels.0.key');
+  });
+
+  it('reports every problem at once', async () => {
+    const path = writeConfig('several.yaml', 'max_body_mb: big\nusers:\n  - { username: bob, quota: -1, colour: red }\n');
+    const error = await problemOf(path);
+    expect(error.problems.length).toBeGreaterThanOrEqual(3);
+    expect(error.message).toContain('max_body_mb');
+    expect(error.message).toContain('users.0.quota');
+    expect(error.message).toContain('users.0.colour');
+  });
+
+  it('stops on text that is neither YAML nor JSON, naming the file', async () => {
+    const path = writeConfig('broken.yaml', 'channels: [\n');
+    const error = await problemOf(path);
+    expect(error.message).toContain(path);
+  });
+
+  it('stops on a missing file, naming it', async () => {
+    const path = join(directory, 'does-not-exist.yaml');
+    const error = await problemOf(path);
+    expect(error.message).toContain(path);
+  });
+});
+
+describe('parseConfigText', () => {
+  it('names the given path in its error', () => {
+    expect(() => parseConfigText('unknown: 1', '/etc/relay/relay.yaml')).toThrow(/\/etc\/relay\/relay\.yaml[\s\S]*unknown/);
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { readEnvironment, usesInsecureDefaultSecret } from './read-environment.js';
+
+describe('readEnvironment', () => {
+  it('falls back to the embedded defaults on an empty environment', () => {
+    const environment = readEnvironment({});
+    expect(environment).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      databaseUrl: 'sqlite:./data/relay.db',
+      redisUrl: undefined,
+      configPath: undefined,
+      adminKey: undefined,
+      logLevel: 'info',
+    });
+    expect(usesInsecureDefaultSecret(environment)).toBe(true);
+  });
+
+  it('reads every documented variable', () => {
+    const environment = readEnvironment({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgres://relay@db/relay',
+      REDIS_URL: 'redis://cache:6379',
+      RELAY_CONFIG: './relay.yaml',
+      RELAY_ADMIN_KEY: 'sk-admin',
+      CRYPTO_SECRET: 'crypto',
+      SESSION_SECRET: 'session',
+      LOG_LEVEL: 'debug',
+    });
+    expect(environment).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: 'postgres://relay@db/relay',
+      redisUrl: 'redis://cache:6379',
+      configPath: './relay.yaml',
+      adminKey: 'sk-admin',
+      cryptoSecret: 'crypto',
+      sessionSecret: 'session',
+      logLevel: 'debug',
+    });
+    expect(usesInsecureDefaultSecret(environment)).toBe(false);
+  });
+
+  it('accepts SQL_DSN and REDIS_CONN_STRING as aliases', () => {
+    const environment = readEnvironment({ SQL_DSN: 'mysql://root@db/relay', REDIS_CONN_STRING: 'redis://cache:6379/1' });
+    expect(environment.databaseUrl).toBe('mysql://root@db/relay');
+    expect(environment.redisUrl).toBe('redis://cache:6379/1');
+  });
+
+  it('prefers DATABASE_URL and REDIS_URL over their aliases', () => {
+    const environment = readEnvironment({
+      DATABASE_URL: 'postgres://primary/relay',
+      SQL_DSN: 'mysql://alias/relay',
+      REDIS_URL: 'redis://primary',
+      REDIS_CONN_STRING: 'redis://alias',
+    });
+    expect(environment.databaseUrl).toBe('postgres://primary/relay');
+    expect(environment.redisUrl).toBe('redis://primary');
+  });
+
+  it('treats blank values as unset', () => {
+    const environment = readEnvironment({ PORT: ' ', DATABASE_URL: '', SQL_DSN: 'sqlite:./alias.db', REDIS_URL: '  ', RELAY_ADMIN_KEY: '' });
+    expect(environment.port).toBe(3000);
+    expect(environment.databaseUrl).toBe('sqlite:./alias.db');
+    expect(environment.redisUrl).toBeUndefined();
+    expect(environment.adminKey).toBeUndefined();
+  });
+
+  it('uses SESSION_SECRET to encrypt channel keys when CRYPTO_SECRET is absent', () => {
+    const environment = readEnvironment({ SESSION_SECRET: 'only-session' });
+    expect(environment.cryptoSecret).toBe('only-session');
+    expect(usesInsecureDefaultSecret(environment)).toBe(false);
+  });
+
+  it.each(['abc', '-1', '3.5'])('refuses PORT=%s naming the variable', (value) => {
+    expect(() => readEnvironment({ PORT: value })).toThrow(/PORT/);
+  });
+});

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError, statusForCode, type GatewayErrorCode } from './gateway-error.js';
+import { renderError } from './render-error.js';
+
+describe('statusForCode', () => {
+  it.each<[GatewayErrorCode, number]>([
+    ['invalid_json', 400],
+    ['model_not_found', 400],
+    ['missing_api_key', 401],
+    ['invalid_api_key', 401],
+    ['token_expired', 401],
+    ['token_disabled', 401],
+    ['insufficient_quota', 402],
+    ['user_disabled', 403],
+    ['model_not_allowed', 403],
+    ['channel_pin_forbidden', 403],
+    ['route_not_found', 404],
+    ['body_too_large', 413],
+    ['unsupported_media_type', 415],
+    ['rate_limited', 429],
+    ['internal_error', 500],
+    ['not_implemented', 501],
+    ['upstream_error', 502],
+    ['no_available_channel', 503],
+    ['upstream_timeout', 504],
+  ])('maps %s to %i', (code, status) => {
+    expect(statusForCode(code)).toBe(status);
+    expect(new GatewayError(code, 'x').status).toBe(status);
+  });
+
+  it('lets an error override the status of its code (an upstream keeps its own)', () => {
+    expect(new GatewayError('upstream_error', 'x', { status: 529 }).status).toBe(529);
+  });
+});
+
+describe('renderError', () => {
+  const requestId = 'req123';
+
+  it('renders the OpenAI envelope with type, param and the code OpenAI clients know', () => {
+    const rendered = renderError(new GatewayError('missing_api_key', 'No API key provided.'), 'openai', requestId);
+    expect(rendered).toEqual({
+      status: 401,
+      body: { error: { message: 'No API key provided. (request id: req123)', type: 'authentication_error', param: null, code: 'invalid_api_key' } },
+    });
+    const withParam = renderError(new GatewayError('model_not_allowed', 'nope', { param: 'model' }), 'openai', requestId);
+    expect(withParam.body).toMatchObject({ error: { type: 'permission_error', param: 'model', code: 'model_not_allowed' } });
+  });
+
+  it('renders the Anthropic envelope with the type its SDK maps from the status', () => {
+    expect(renderError(new GatewayError('body_too_large', 'too big'), 'anthropic', requestId)).toEqual({
+      status: 413,
+      body: { type: 'error', error: { type: 'request_too_large', message: 'too big (request id: req123)' }, request_id: requestId },
+    });
+    expect(renderError(new GatewayError('user_disabled', 'x'), 'anthropic', requestId).body).toMatchObject({ error: { type: 'permission_error' } });
+    expect(renderError(new GatewayError('invalid_api_key', 'x'), 'anthropic', requestId).body).toMatchObject({ error: { type: 'authentication_error' } });
+  });
+
+  it('renders the Gemini envelope with the numeric code and the gRPC status name', () => {
+    expect(renderError(new GatewayError('invalid_api_key', 'bad key'), 'gemini', requestId)).toEqual({
+      status: 401,
+      body: { error: { code: 401, message: 'bad key', status: 'UNAUTHENTICATED' } },
+    });
+    expect(renderError(new GatewayError('channel_pin_forbidden', 'x'), 'gemini', requestId).body).toMatchObject({ error: { code: 403, status: 'PERMISSION_DENIED' } });
+    expect(renderError(new GatewayError('route_not_found', 'x'), 'gemini', requestId).body).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } });
+  });
+
+  it('renders the /api envelope', () => {
+    expect(renderError(new GatewayError('forbidden', 'Not allowed'), 'api', requestId)).toEqual({ status: 403, body: { success: false, message: 'Not allowed' } });
+  });
+});

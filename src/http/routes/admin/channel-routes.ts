@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../../../errors/gateway-error.js';
+import type { ChannelFields } from '../../../storage/channels-repository.js';
+import type { AppServices } from '../../app-services.js';
+import { channelFieldsOf, createChannelBodySchema, updateChannelBodySchema } from './channel-body-schemas.js';
+import { describeAdminRoute, idParameter, pageQuerystring } from './describe-admin-route.js';
+import { entityNotFound } from './entity-not-found.js';
+import { formatChannel } from './format-channel.js';
+import { parseIdParameter } from './parse-id-parameter.js';
+import { parsePageRequest } from './parse-page-request.js';
+import { parseRequestBody } from './parse-request-body.js';
+import { successEnvelope } from './success-envelope.js';
+
+const tag = 'channels';
+
+/** /api/admin/channels: upstream channels. Keys are write-only: answers show them masked. */
+export async function channelRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
+  const channels = services.repositories.channels;
+
+  const requireChannel = async (id: number) => {
+    const channel = await channels.get(id);
+    if (channel === undefined) throw entityNotFound('Channel', id);
+    return channel;
+  };
+  const refuseTakenName = async (name: string, exceptId?: number) => {
+    const existing = await channels.getByName(name);
+    if (existing !== undefined && existing.id !== exceptId) {
+      throw new GatewayError('invalid_request', `name: a channel named "${name}" already exists.`, { param: 'name' });
+    }
+  };
+
+  app.get('/channels', { schema: describeAdminRoute({ tag, summary: 'List channels', querystring: pageQuerystring }) }, async (request) => {
+    const page = await channels.list(parsePageRequest(request.query));
+    return successEnvelope({ ...page, items: page.items.map(formatChannel) });
+  });
+
+  app.get('/channels/:id', { schema: describeAdminRoute({ tag, summary: 'Get a channel', params: idParameter }) }, async (request) => {
+    return successEnvelope(formatChannel(await requireChannel(parseIdParameter(request.params))));
+  });
+
+  app.post('/channels', { schema: describeAdminRoute({ tag, summary: 'Create a channel', body: createChannelBodySchema }) }, async (request) => {
+    const body = parseRequestBody(createChannelBodySchema, request.body);
+    await refuseTakenName(body.name);
+    // The create schema applies every default, so all fields are present.
+    const id = await channels.create(channelFieldsOf(body) as ChannelFields, services.now());
+    await services.catalog.changed();
+    return successEnvelope(formatChannel(await requireChannel(id)));
+  });
+
+  app.put('/channels/:id', { schema: describeAdminRoute({ tag, summary: 'Update a channel (partial)', params: idParameter, body: updateChannelBodySchema }) }, async (request) => {
+    const id = parseIdParameter(request.params);
+    const body = parseRequestBody(updateChannelBodySchema, request.body);
+    await requireChannel(id);
+    if (body.name !== undefined) await refuseTakenName(body.name, id);
+    await channels.update(id, channelFieldsOf(body), services.now());
+    await services.catalog.changed();
+    return successEnvelope(formatChannel(await requireChannel(id)));
+  });
+
+  app.delete('/channels/:id', { schema: describeAdminRoute({ tag, summary: 'Delete a channel', params: idParameter }) }, async (request) => {
+    const id = parseIdParameter(request.params);
+    if (!(await channels.delete(id))) throw entityNotFound('Channel', id);
+    await services.catalog.changed();
+    return successEnvelope({ id });
+  });
+}

@@ -1,0 +1,14 @@
+import type { PriceRecord } from '../../../catalog/catalog-records.js';
+
+/** A price with every field present: null where the model is not charged that way. */
+export function formatPrice(price: PriceRecord) {
+  return {
+    model: price.model,
+    input: price.input ?? null,
+    output: price.output ?? null,
+    cache_read: price.cacheRead ?? null,
+    cache_write: price.cacheWrite ?? null,
+    per_call: price.perCall ?? null,
+    per_second: price.perSecond ?? null,
+  };
+}

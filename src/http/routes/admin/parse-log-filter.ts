@@ -1,0 +1,32 @@
+import type { LogFilter } from '../../../storage/logs-repository.js';
+import type { JsonSchema } from './describe-zod-schema.js';
+import { parseIntegerQuery } from './parse-integer-query.js';
+
+/** The log filters of the admin API, for the OpenAPI document. */
+export const logFilterQuerystring: Record<string, JsonSchema> = {
+  start: { type: 'integer', description: 'From this time, unix milliseconds (inclusive).' },
+  end: { type: 'integer', description: 'Until this time, unix milliseconds (exclusive).' },
+  user_id: { type: 'integer' },
+  token_id: { type: 'integer' },
+  channel_id: { type: 'integer' },
+  model: { type: 'string', description: 'The model the client asked for.' },
+  status: { type: 'integer', description: 'The HTTP status answered.' },
+  request_id: { type: 'string' },
+};
+
+export function parseLogFilter(query: unknown): LogFilter {
+  const text = (name: string) => {
+    const value = (query as Record<string, unknown> | undefined)?.[name];
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  };
+  return {
+    from: parseIntegerQuery(query, 'start'),
+    to: parseIntegerQuery(query, 'end'),
+    userId: parseIntegerQuery(query, 'user_id'),
+    tokenId: parseIntegerQuery(query, 'token_id'),
+    channelId: parseIntegerQuery(query, 'channel_id'),
+    model: text('model'),
+    status: parseIntegerQuery(query, 'status'),
+    requestId: text('request_id'),
+  };
+}

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import type { PriceRecord } from '../../../catalog/catalog-records.js';
+import { priceSchema } from '../../../config/config-file-schema.js';
+
+const atLeastOnePrice = (body: Record<string, unknown>) => Object.entries(body).some(([name, value]) => name !== 'model' && value !== undefined && value !== null);
+
+/** The config file's price fields plus the model they price. */
+export const createPriceBodySchema = priceSchema
+  .extend({ model: z.string().min(1).max(191) })
+  .refine(atLeastOnePrice, { message: 'give at least one of input, output, cache_read, cache_write, per_call, per_second' });
+
+const clearablePrice = z.number().nonnegative().nullable().optional();
+
+/** Partial: an absent field keeps its value, null clears it. */
+export const updatePriceBodySchema = z
+  .object({
+    input: clearablePrice,
+    output: clearablePrice,
+    cache_read: clearablePrice,
+    cache_write: clearablePrice,
+    per_call: clearablePrice,
+    per_second: clearablePrice,
+  })
+  .strict();
+
+type PriceBody = z.output<typeof updatePriceBodySchema>;
+
+/** Applies a body onto a price: absent keeps, null clears, a number sets. */
+export function mergePrice(current: PriceRecord, body: PriceBody): PriceRecord {
+  const pick = (value: number | null | undefined, kept: number | undefined) => (value === undefined ? kept : (value ?? undefined));
+  return {
+    model: current.model,
+    input: pick(body.input, current.input),
+    output: pick(body.output, current.output),
+    cacheRead: pick(body.cache_read, current.cacheRead),
+    cacheWrite: pick(body.cache_write, current.cacheWrite),
+    perCall: pick(body.per_call, current.perCall),
+    perSecond: pick(body.per_second, current.perSecond),
+  };
+}

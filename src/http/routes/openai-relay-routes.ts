@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import { openaiEndpoints, type OpenaiEndpoint } from '../../relay/openai/openai-endpoints.js';
+import { runOpenaiRelay } from '../../relay/openai/run-openai-relay.js';
+import type { AppServices } from '../app-services.js';
+import { authenticateCaller } from '../middleware/authenticate-caller.js';
+
+/** Spec §4.1, 4.3, 4.4, 4.5: the OpenAI-style relay routes. */
+export async function openaiRelayRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
+  const authenticate = authenticateCaller(services, 'openai');
+  const route = (path: string, endpoint: OpenaiEndpoint) =>
+    app.post(path, { config: { errorStyle: 'openai' }, preHandler: authenticate }, (request, reply) => runOpenaiRelay(services.relay, endpoint, request, reply));
+
+  route('/v1/chat/completions', openaiEndpoints.chat);
+  route('/v1/completions', openaiEndpoints.completions);
+  route('/v1/embeddings', openaiEndpoints.embeddings);
+  route('/v1/moderations', openaiEndpoints.moderations);
+  route('/v1/rerank', openaiEndpoints.rerank);
+
+  // The legacy embeddings path names the model in the URL (new-api keeps it).
+  app.post<{ Params: { model: string } }>('/v1/engines/:model/embeddings', { config: { errorStyle: 'openai' }, preHandler: authenticate }, (request, reply) => {
+    const body = request.body;
+    if (body !== null && typeof body === 'object' && !Array.isArray(body) && (body as Record<string, unknown>).model === undefined) {
+      (body as Record<string, unknown>).model = request.params.model;
+      request.rawBody = undefined;
+    }
+    return runOpenaiRelay(services.relay, openaiEndpoints.embeddings, request, reply);
+  });
+}

@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { UserRecord } from '../../catalog/catalog-records.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { hashPassword, verifyPassword } from '../../security/passwords.js';
+import type { AppServices } from '../app-services.js';
+import { authenticateSession, sessionCookieName, sessionCookieValue, sessionLifetimeSeconds } from '../middleware/authenticate-session.js';
+import { parseRequestBody } from './admin/parse-request-body.js';
+import { successEnvelope } from './admin/success-envelope.js';
+
+const loginBodySchema = z.object({
+  username: z.string().min(1).max(64),
+  password: z.string().min(1).max(1024),
+});
+
+const invalidCredentials = 'Invalid username or password';
+
+function sessionUserView(user: UserRecord) {
+  return { id: user.id, username: user.username, role: user.role, group: user.group };
+}
+
+/**
+ * Console login (spec §7.1, classic cookie mode): a signed, HttpOnly, SameSite=Strict cookie carrying the
+ * user id and expiry. Stateless, so every replica accepts it with no session table.
+ */
+export async function sessionRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
+  // Called with the root instance: @fastify/cookie is non-encapsulated, so setCookie is available everywhere.
+  await app.register(cookie, { secret: services.environment.sessionSecret });
+  if (!app.hasRequestDecorator('sessionUser')) app.decorateRequest('sessionUser', undefined);
+
+  // An unknown username still costs one scrypt, so response time does not reveal which usernames exist.
+  let timingDecoy: Promise<string> | undefined;
+  const config = { errorStyle: 'api' as const };
+
+  app.post('/api/user/login', { config }, async (request, reply) => {
+    const body = parseRequestBody(loginBodySchema, request.body);
+    const stored = await services.repositories.users.passwordHashOf(body.username);
+    if (stored === undefined || stored.passwordHash === null) {
+      // No such user, or one without a password (root before one is set): never a match, but just as slow.
+      timingDecoy ??= hashPassword(randomBytes(32).toString('hex'));
+      await verifyPassword(body.password, await timingDecoy);
+      throw new GatewayError('invalid_api_key', invalidCredentials);
+    }
+    if (!(await verifyPassword(body.password, stored.passwordHash))) throw new GatewayError('invalid_api_key', invalidCredentials);
+    const user = await services.repositories.users.get(stored.id);
+    if (user === undefined) throw new GatewayError('invalid_api_key', invalidCredentials);
+    if (!user.enabled) throw new GatewayError('user_disabled', 'This account has been disabled.');
+    const expiresAtSeconds = Math.floor(services.now() / 1000) + sessionLifetimeSeconds;
+    void reply.setCookie(sessionCookieName, sessionCookieValue(user.id, expiresAtSeconds), {
+      signed: true,
+      httpOnly: true,
+      sameSite: 'strict',
+      // Secure whenever the request came over HTTPS (directly or through a proxy), so plain-HTTP local use still works.
+      secure: 'auto',
+      path: '/',
+      maxAge: sessionLifetimeSeconds,
+    });
+    return successEnvelope(sessionUserView(user));
+  });
+
+  app.post('/api/user/logout', { config }, async (_request, reply) => {
+    void reply.clearCookie(sessionCookieName, { path: '/', httpOnly: true, sameSite: 'strict', secure: 'auto' });
+    return successEnvelope(null);
+  });
+
+  app.get('/api/user/self', { config, preHandler: authenticateSession(services) }, async (request) => {
+    const user = request.sessionUser;
+    if (user === undefined) throw new Error('self runs after authenticateSession');
+    return successEnvelope({
+      ...sessionUserView(user),
+      quota: user.quota,
+      unlimited_quota: user.unlimitedQuota,
+      used_quota: user.usedQuota,
+      request_count: user.requestCount,
+    });
+  });
+}

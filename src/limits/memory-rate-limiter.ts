@@ -1,0 +1,146 @@
+import {
+  assertValidAdjustment,
+  assertValidRateChecks,
+  composeRateDecision,
+  fitsWindow,
+  windowMsOf,
+  type RateCheck,
+  type RateDecision,
+  type RateLimiter,
+  type RateWindow,
+  type RateWindowReading,
+} from './rate-limiter.js';
+
+export interface MemoryRateLimiterOptions {
+  /**
+   * Most windows held at once; the least recently used one is dropped to admit a new key (that key's
+   * count restarts, so the cap trades exactness for bounded memory under a flood of distinct IPs).
+   */
+  maxKeys?: number;
+}
+
+interface WindowCounter {
+  used: number;
+  endsAtMs: number;
+}
+
+export const defaultMaxKeys = 100_000;
+
+/** Expired windows examined per call beyond the keys it touches, so the sweep outruns the churn. */
+const sweepSlack = 2;
+
+/**
+ * Fixed-window counters for one process. Memory is one small record per live key, whatever the limit
+ * (new-api kept one timestamp per request and ran out of memory with GLOBAL_API_RATE_LIMIT=1000000,
+ * new-api#6732), and never more than `maxKeys` records. Work per check is O(1): the Map's insertion
+ * order is the LRU order (touch = delete + set), and a persistent cursor sweeps a few entries per call
+ * instead of timers per key.
+ */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly windows = new Map<string, WindowCounter>();
+  private readonly maxKeys: number;
+  private sweepCursor: Iterator<[string, WindowCounter]> | undefined;
+  private evicted = 0;
+
+  constructor(options: MemoryRateLimiterOptions = {}) {
+    const maxKeys = options.maxKeys ?? defaultMaxKeys;
+    if (!Number.isSafeInteger(maxKeys) || maxKeys < 1) throw new RangeError(`maxKeys must be a positive integer, got ${maxKeys}`);
+    this.maxKeys = maxKeys;
+  }
+
+  /** Windows currently held (live or not yet swept). */
+  get size(): number {
+    return this.windows.size;
+  }
+
+  /** Live windows dropped to respect `maxKeys` since start (a sign the cap is too small). */
+  get evictions(): number {
+    return this.evicted;
+  }
+
+  async consume(checks: readonly RateCheck[], nowMs: number): Promise<RateDecision> {
+    assertValidRateChecks(checks);
+    this.sweep(checks.length + sweepSlack, nowMs);
+    const live = checks.map((check) => this.liveWindow(check.key, nowMs));
+    const pendingByKey = new Map<string, number>();
+    const before = checks.map((check, index) => {
+      // A key named twice in one call counts both costs, as the Redis script does.
+      const used = (live[index]?.used ?? 0) + (pendingByKey.get(check.key) ?? 0);
+      pendingByKey.set(check.key, (pendingByKey.get(check.key) ?? 0) + check.cost);
+      return { used, fits: fitsWindow(used, check.cost, check.limit) };
+    });
+    const allowed = before.every((reading) => reading.fits);
+    const readings: RateWindowReading[] = checks.map((check, index) => {
+      const reading = before[index] as { used: number; fits: boolean };
+      const window = allowed ? this.add(check, check.cost, nowMs) : live[index];
+      return {
+        used: allowed ? (window?.used ?? reading.used) : reading.used,
+        resetMs: window === undefined ? windowMsOf(check) : window.endsAtMs - nowMs,
+        fits: reading.fits,
+      };
+    });
+    return composeRateDecision(checks, readings);
+  }
+
+  async adjust(window: RateWindow, delta: number, nowMs: number): Promise<void> {
+    assertValidAdjustment(window, delta);
+    const live = this.liveWindow(window.key, nowMs);
+    if (live === undefined) {
+      if (delta > 0) this.add(window, delta, nowMs);
+      return;
+    }
+    live.used = Math.max(0, live.used + delta);
+  }
+
+  async close(): Promise<void> {
+    this.windows.clear();
+    this.sweepCursor = undefined;
+  }
+
+  /** The key's window if it has not ended, moved to the most-recently-used end; an ended one is dropped. */
+  private liveWindow(key: string, nowMs: number): WindowCounter | undefined {
+    const window = this.windows.get(key);
+    if (window === undefined) return undefined;
+    this.windows.delete(key);
+    if (window.endsAtMs <= nowMs) return undefined;
+    this.windows.set(key, window);
+    return window;
+  }
+
+  /** Counts units in the key's window, opening one (and evicting the LRU key at the cap) when none is live. */
+  private add(window: RateWindow, units: number, nowMs: number): WindowCounter | undefined {
+    const existing = this.windows.get(window.key);
+    if (existing !== undefined && existing.endsAtMs > nowMs) {
+      existing.used += units;
+      return existing;
+    }
+    if (units === 0) return undefined;
+    if (existing === undefined && this.windows.size >= this.maxKeys) this.evictLeastRecentlyUsed(nowMs);
+    const opened = { used: units, endsAtMs: nowMs + windowMsOf(window) };
+    this.windows.delete(window.key);
+    this.windows.set(window.key, opened);
+    return opened;
+  }
+
+  private evictLeastRecentlyUsed(nowMs: number): void {
+    const oldest = this.windows.entries().next();
+    if (oldest.done === true) return;
+    const [key, window] = oldest.value;
+    this.windows.delete(key);
+    if (window.endsAtMs > nowMs) this.evicted += 1;
+  }
+
+  /** Drops up to `budget` ended windows, resuming where the last call stopped (Map iterators survive deletes). */
+  private sweep(budget: number, nowMs: number): void {
+    for (let step = 0; step < budget; step += 1) {
+      this.sweepCursor ??= this.windows.entries();
+      const next = this.sweepCursor.next();
+      if (next.done === true) {
+        this.sweepCursor = undefined;
+        return;
+      }
+      const [key, window] = next.value;
+      if (window.endsAtMs <= nowMs) this.windows.delete(key);
+    }
+  }
+}

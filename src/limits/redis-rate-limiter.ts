@@ -1,0 +1,143 @@
+import { Redis } from 'ioredis';
+import {
+  assertValidAdjustment,
+  assertValidRateChecks,
+  composeRateDecision,
+  windowMsOf,
+  type RateCheck,
+  type RateDecision,
+  type RateLimiter,
+  type RateWindow,
+  type RateWindowReading,
+} from './rate-limiter.js';
+
+/**
+ * KEYS: one per check. ARGV: limit, window ms, cost per check. Reads every window, and only when all
+ * fit increments them (a new window is created with its TTL, so the window is the key's lifetime).
+ * Replies, per check: used, ms until the window ends, fits (1/0); preceded by allowed (1/0).
+ * One script = one atomic step on the server, so replicas sharing a key can never overshoot together.
+ */
+const consumeScript = `
+local count = #KEYS
+local pending = {}
+local readings = {}
+local allowed = 1
+for index = 1, count do
+  local key = KEYS[index]
+  local limit = tonumber(ARGV[index * 3 - 2])
+  local windowMs = tonumber(ARGV[index * 3 - 1])
+  local cost = tonumber(ARGV[index * 3])
+  local used = tonumber(redis.call('GET', key) or '0')
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 then
+    if ttl == -1 then redis.call('DEL', key) end
+    used = 0
+    ttl = -1
+  end
+  used = used + (pending[key] or 0)
+  pending[key] = (pending[key] or 0) + cost
+  local fits = 0
+  if used < limit and used + cost <= limit then fits = 1 else allowed = 0 end
+  readings[index] = { used, ttl, fits, windowMs, cost }
+end
+local reply = { allowed }
+for index = 1, count do
+  local key = KEYS[index]
+  local reading = readings[index]
+  local used, ttl, fits, windowMs, cost = reading[1], reading[2], reading[3], reading[4], reading[5]
+  if allowed == 1 and cost > 0 then
+    if redis.call('EXISTS', key) == 1 then
+      used = redis.call('INCRBY', key, cost)
+      ttl = redis.call('PTTL', key)
+    else
+      redis.call('SET', key, cost, 'PX', windowMs)
+      used = cost
+      ttl = windowMs
+    end
+  elseif allowed == 1 then
+    used = tonumber(redis.call('GET', key) or '0')
+  end
+  if ttl < 0 then ttl = windowMs end
+  reply[#reply + 1] = used
+  reply[#reply + 1] = ttl
+  reply[#reply + 1] = fits
+end
+return reply
+`;
+
+/** KEYS[1]: the window. ARGV: delta, window ms. A refund never goes below zero nor opens a window. */
+const adjustScript = `
+local delta = tonumber(ARGV[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 or ttl == -1 then
+  if ttl == -1 then redis.call('DEL', KEYS[1]) end
+  if delta > 0 then redis.call('SET', KEYS[1], delta, 'PX', tonumber(ARGV[2])) end
+  return 0
+end
+local used = redis.call('INCRBY', KEYS[1], delta)
+if used < 0 then redis.call('INCRBY', KEYS[1], -used) end
+return 0
+`;
+
+interface RateLimitCommands {
+  relayRateConsume(numberOfKeys: number, ...keysAndArguments: (string | number)[]): Promise<number[]>;
+  relayRateAdjust(key: string, delta: number, windowMs: number): Promise<number>;
+}
+
+export interface RedisRateLimiterOptions {
+  /** Prepended to every key; tests use a unique one per run. */
+  keyPrefix?: string;
+  /** Whether close() ends the connection (true when the limiter created it). */
+  ownsConnection?: boolean;
+}
+
+export const defaultRedisKeyPrefix = 'unified-relay:rate:';
+
+/**
+ * Limits shared by every replica. Redis's own TTLs are the clock (`nowMs` is ignored), so replicas with
+ * skewed clocks agree. Every key of one call must live on one node: on Redis Cluster, wrap a shared
+ * part of the keys in a {hash tag}. A Redis error is thrown: whether to fail open is the caller's choice.
+ */
+export class RedisRateLimiter implements RateLimiter {
+  private readonly redis: Redis & RateLimitCommands;
+  private readonly keyPrefix: string;
+  private readonly ownsConnection: boolean;
+
+  constructor(redis: Redis, options: RedisRateLimiterOptions = {}) {
+    redis.defineCommand('relayRateConsume', { lua: consumeScript });
+    redis.defineCommand('relayRateAdjust', { lua: adjustScript, numberOfKeys: 1 });
+    this.redis = redis as Redis & RateLimitCommands;
+    this.keyPrefix = options.keyPrefix ?? defaultRedisKeyPrefix;
+    this.ownsConnection = options.ownsConnection ?? false;
+  }
+
+  async consume(checks: readonly RateCheck[], _nowMs: number): Promise<RateDecision> {
+    assertValidRateChecks(checks);
+    if (checks.length === 0) return { allowed: true, states: [] };
+    const keys = checks.map((check) => this.keyPrefix + check.key);
+    const parameters = checks.flatMap((check) => [check.limit, windowMsOf(check), check.cost]);
+    const reply = await this.redis.relayRateConsume(keys.length, ...keys, ...parameters);
+    const readings: RateWindowReading[] = checks.map((_check, index) => ({
+      used: Number(reply[1 + index * 3]),
+      resetMs: Number(reply[2 + index * 3]),
+      fits: Number(reply[3 + index * 3]) === 1,
+    }));
+    return composeRateDecision(checks, readings);
+  }
+
+  async adjust(window: RateWindow, delta: number, _nowMs: number): Promise<void> {
+    assertValidAdjustment(window, delta);
+    if (delta === 0) return;
+    await this.redis.relayRateAdjust(this.keyPrefix + window.key, delta, windowMsOf(window));
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsConnection) await this.redis.quit();
+  }
+}
+
+/** A limiter with a connection of its own (the composition root's choice when REDIS_URL is set). */
+export function createRedisRateLimiter(redisUrl: string, options: Omit<RedisRateLimiterOptions, 'ownsConnection'> = {}): RedisRateLimiter {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
+  return new RedisRateLimiter(redis, { ...options, ownsConnection: true });
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
+import type { ChannelRecord, TokenRecord, UserRecord } from '../catalog/catalog-records.js';
+import { listUsableModels, type UsableModel } from './list-usable-models.js';
+
+function channel(id: number, overrides: Partial<ChannelRecord>): ChannelRecord {
+  return {
+    id,
+    name: `channel${id}`,
+    type: 'openai',
+    baseUrl: 'https://x.example',
+    keys: ['k'],
+    models: [],
+    groups: ['default'],
+    priority: 0,
+    weight: 1,
+    modelMapping: {},
+    settings: {},
+    status: 'enabled',
+    autoDisable: true,
+    statusReason: null,
+    usedQuota: 0,
+    requestCount: 0,
+    ...overrides,
+  };
+}
+
+const user: UserRecord = { id: 1, username: 'u', role: 'user', group: 'default', quota: 0, unlimitedQuota: true, usedQuota: 0, requestCount: 0, enabled: true, createdAt: 0 };
+const token: TokenRecord = {
+  id: 1,
+  userId: 1,
+  name: 't',
+  keyPrefix: 'sk-',
+  group: null,
+  remainQuota: 0,
+  usedQuota: 0,
+  unlimitedQuota: true,
+  modelLimits: null,
+  expiresAt: 0,
+  enabled: true,
+  rateLimit: {},
+  requestCount: 0,
+  createdAt: 0,
+};
+
+function caller(overrides: { group?: string; modelLimits?: string[] | null; pinnedChannelId?: number } = {}): AuthenticatedCaller {
+  return { user, token: { ...token, modelLimits: overrides.modelLimits ?? null }, group: overrides.group ?? 'default', pinnedChannelId: overrides.pinnedChannelId };
+}
+
+const channels = [
+  channel(1, { type: 'openai', models: ['gpt-4o-mini', 'gpt-4o'], priority: 0 }),
+  channel(2, { type: 'azure', models: ['gpt-4o'], priority: 5 }),
+  channel(3, { type: 'anthropic', models: ['claude-3-5-haiku'], groups: ['vip'] }),
+  channel(4, { type: 'gemini', models: ['gemini-2.0-flash'], status: 'disabled' }),
+  channel(5, { type: 'gemini', models: ['gemini-1.5-pro'], status: 'auto_disabled' }),
+  channel(6, { type: 'anthropic', models: ['claude-sonnet-4'], groups: ['default', 'vip'] }),
+];
+
+const ids = (models: UsableModel[]) => models.map((model) => model.id);
+
+describe('listUsableModels', () => {
+  it('lists the models of enabled channels in the caller’s group, sorted and without duplicates', () => {
+    expect(ids(listUsableModels(channels, caller()))).toEqual(['claude-sonnet-4', 'gpt-4o', 'gpt-4o-mini']);
+    expect(ids(listUsableModels(channels, caller({ group: 'vip' })))).toEqual(['claude-3-5-haiku', 'claude-sonnet-4']);
+  });
+
+  it('keeps only the token’s model_limits', () => {
+    expect(ids(listUsableModels(channels, caller({ modelLimits: ['gpt-4o', 'claude-3-5-haiku', 'not-served'] })))).toEqual(['gpt-4o']);
+    expect(listUsableModels(channels, caller({ modelLimits: [] }))).toEqual([]);
+  });
+
+  it('names the type of the highest-priority channel as the owner', () => {
+    expect(listUsableModels(channels, caller()).find((model) => model.id === 'gpt-4o')?.ownedBy).toBe('azure');
+  });
+
+  it('lists only the pinned channel’s models for a pinned request', () => {
+    expect(ids(listUsableModels(channels, caller({ pinnedChannelId: 2 })))).toEqual(['gpt-4o']);
+  });
+});

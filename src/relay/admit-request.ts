@@ -1,0 +1,81 @@
+import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
+import { isPriced } from '../billing/compute-charge.js';
+import { estimateReservation } from '../billing/estimate-reservation.js';
+import type { PriceRecord } from '../catalog/catalog-records.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { buildRateChecks } from '../limits/build-rate-checks.js';
+import { rateLimitHeaders } from '../limits/rate-limit-headers.js';
+import type { RateCheck } from '../limits/rate-limiter.js';
+import type { RelayServices } from './relay-services.js';
+
+export interface AdmissionInput {
+  requestId: string;
+  caller: AuthenticatedCaller;
+  model: string;
+  promptTokens: number;
+  /** undefined = the client named no output budget; 0 = the endpoint produces no output tokens. */
+  maxOutputTokens: number | undefined;
+  /** Per-call models: how many calls (images) the request is. */
+  calls?: number;
+  ip: string;
+}
+
+/** A request let through: its price, its reservation and the rate-limit units it took. */
+export interface Admission {
+  price: PriceRecord;
+  groupRatio: number;
+  quotaPerUnit: number;
+  reservedAmount: number;
+  promptTokens: number;
+  rateChecks: RateCheck[];
+  calls: number;
+}
+
+/**
+ * Price → rate limit → reserve (issue #4). Throws the GatewayError the client gets: 400 for an unpriced
+ * model, 429 with Retry-After and x-ratelimit-* headers, 402 when the token or the wallet is short.
+ * Once this returns, the caller must settle the reservation whatever happens (settle-request.ts).
+ */
+export async function admitRequest(services: RelayServices, input: AdmissionInput): Promise<Admission> {
+  const snapshot = services.catalog.snapshot;
+  const settings = snapshot.settings;
+  const storedPrice = snapshot.prices.get(input.model);
+  if (!isPriced(storedPrice) && !settings.allowUnpricedModels) {
+    throw new GatewayError('price_not_configured', `Model ${input.model} has no price configured; ask the operator to set one.`, { param: 'model' });
+  }
+  const price: PriceRecord = storedPrice ?? { model: input.model };
+  const groupRatio = snapshot.groupRatios.get(input.caller.group) ?? 1;
+  const calls = input.calls ?? 1;
+  const reservedAmount = isPriced(price)
+    ? estimateReservation({
+        promptTokens: input.promptTokens,
+        maxOutputTokens: input.maxOutputTokens,
+        defaultMaxOutputTokens: settings.defaultMaxOutputTokens,
+        price,
+        groupRatio,
+        quotaPerUnit: settings.quotaPerUnit,
+        calls,
+      })
+    : 0;
+
+  const estimatedTokens = input.promptTokens + (input.maxOutputTokens ?? settings.defaultMaxOutputTokens);
+  const rateChecks = buildRateChecks(input.caller, input.ip, estimatedTokens, settings);
+  if (rateChecks.length > 0) {
+    const decision = await services.rateLimiter.consume(rateChecks, services.now());
+    if (!decision.allowed) {
+      throw new GatewayError('rate_limited', `Rate limit reached: ${decision.exceeded.limit} ${decision.exceeded.kind} per minute. Retry after ${decision.retryAfterSeconds} s.`, {
+        headers: rateLimitHeaders(decision),
+      });
+    }
+  }
+
+  const reserved = await services.ledger.reserve(
+    { id: input.requestId, tokenId: input.caller.token.id, userId: input.caller.user.id, amount: reservedAmount },
+    services.now(),
+  );
+  if (!reserved.ok) {
+    const whose = reserved.short === 'token' ? 'this API key' : 'your account';
+    throw new GatewayError('insufficient_quota', `Insufficient quota: ${whose} cannot cover this request (needs up to ${reservedAmount} quota units).`);
+  }
+  return { price, groupRatio, quotaPerUnit: settings.quotaPerUnit, reservedAmount, promptTokens: input.promptTokens, rateChecks, calls };
+}

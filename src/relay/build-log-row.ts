@@ -1,0 +1,57 @@
+import type { NormalizedUsage, UsageSource } from '../billing/normalized-usage.js';
+import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
+import type { LogRow } from '../storage/logs-repository.js';
+import type { AttemptRecord } from './run-failover.js';
+
+export interface RelayLogFacts {
+  requestId: string;
+  startedAt: number;
+  finishedAt: number;
+  firstTokenAt: number | undefined;
+  caller: AuthenticatedCaller;
+  channelId: number | undefined;
+  model: string;
+  upstreamModel: string | undefined;
+  style: string;
+  path: string;
+  stream: boolean;
+  status: number;
+  usage: NormalizedUsage;
+  usageSource: UsageSource;
+  charged: number;
+  attempts: AttemptRecord[];
+  warnings: string[];
+  ip: string;
+  error: string | undefined;
+}
+
+/** Pure: one log row per relay request (issue #4 "Logs"). */
+export function buildLogRow(facts: RelayLogFacts): LogRow {
+  return {
+    request_id: facts.requestId,
+    created_at: facts.startedAt,
+    user_id: facts.caller.user.id,
+    token_id: facts.caller.token.id,
+    token_name: facts.caller.token.name,
+    channel_id: facts.channelId ?? null,
+    model: facts.model,
+    upstream_model: facts.upstreamModel ?? null,
+    style: facts.style,
+    path: facts.path,
+    is_stream: facts.stream ? 1 : 0,
+    status: facts.status,
+    input_tokens: facts.usage.input.total,
+    cache_read_tokens: facts.usage.input.cacheRead,
+    cache_write_tokens: facts.usage.input.cacheWrite,
+    output_tokens: facts.usage.output.total,
+    reasoning_tokens: facts.usage.output.reasoning,
+    quota: facts.charged,
+    latency_ms: Math.max(0, facts.finishedAt - facts.startedAt),
+    first_token_ms: facts.firstTokenAt === undefined ? null : Math.max(0, facts.firstTokenAt - facts.startedAt),
+    attempts: JSON.stringify(facts.attempts),
+    warnings: JSON.stringify(facts.warnings),
+    usage_source: facts.usageSource,
+    ip: facts.ip.slice(0, 64),
+    error: facts.error === undefined ? null : facts.error.slice(0, 1000),
+  };
+}

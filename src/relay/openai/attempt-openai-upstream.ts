@@ -1,0 +1,113 @@
+import type { FastifyReply } from 'fastify';
+import type { ChannelRecord } from '../../catalog/catalog-records.js';
+import { maxErrorBodyBytes, readUpstreamErrorBody } from '../read-upstream-error.js';
+import type { AttemptOutcome } from '../run-failover.js';
+import type { RelayServices } from '../relay-services.js';
+import type { UsageMeter } from '../usage-meter.js';
+import type { OpenaiEndpoint } from './openai-endpoints.js';
+import { pipeOpenaiStream } from './pipe-openai-stream.js';
+import { readOpenaiUsage } from './read-openai-usage.js';
+
+export interface OpenaiAttemptInput {
+  services: RelayServices;
+  endpoint: OpenaiEndpoint;
+  channel: ChannelRecord;
+  key: string;
+  /** The exact bytes to send upstream (the client's, or rewritten for mapping / usage reporting). */
+  upstreamBody: string | Buffer;
+  stream: boolean;
+  clientWantsUsage: boolean;
+  reply: FastifyReply;
+  meter: UsageMeter;
+  signal: AbortSignal;
+  /** Headers for the client once this attempt serves (request id, channel, attempt count). */
+  clientHeaders: Record<string, string>;
+}
+
+export interface OpenaiServed {
+  status: number;
+}
+
+/** One try of an OpenAI-compatible channel: send, then relay the answer or report a typed failure. */
+export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<AttemptOutcome<OpenaiServed>> {
+  const { services, channel, meter, reply } = input;
+  const sent = await services.upstream.send({
+    url: `${channel.baseUrl}${input.endpoint.upstreamPath}`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${input.key}`, 'content-type': 'application/json', accept: input.stream ? 'text/event-stream' : 'application/json' },
+    body: input.upstreamBody,
+    signal: input.signal,
+  });
+  if (!sent.ok) return { kind: 'failed', failure: sent.failure };
+  const { response } = sent;
+  const status = response.statusCode;
+
+  if (status >= 400) {
+    const text = await readBounded(response.body, maxErrorBodyBytes).catch(() => '');
+    const errorBody = readUpstreamErrorBody(text, status);
+    return { kind: 'failed', failure: { kind: 'status', status, message: errorBody.message }, errorBody };
+  }
+
+  const contentType = String(response.headers['content-type'] ?? '');
+  if (input.stream && contentType.includes('text/event-stream')) {
+    const piped = await pipeOpenaiStream({
+      body: response.body,
+      reply,
+      headers: input.clientHeaders,
+      meter,
+      clientWantsUsage: input.clientWantsUsage,
+      maxEventBytes: services.settings.maxStreamEventBytes,
+      now: services.now,
+    });
+    if (piped.kind === 'failed_before_first_byte') return { kind: 'failed', failure: { kind: 'connection', message: piped.message } };
+    return { kind: 'served', value: { status }, status };
+  }
+
+  // Non-streaming answers are complete JSON documents: read whole (to learn usage), then sent as received.
+  let bytes: Buffer;
+  try {
+    bytes = Buffer.from(await response.body.arrayBuffer());
+  } catch (error) {
+    return { kind: 'failed', failure: { kind: 'connection', message: `Reading the upstream answer failed: ${(error as Error).message}` } };
+  }
+  meter.firstTokenAt = services.now();
+  noteNonStreamUsage(bytes, contentType, meter);
+  meter.committed = true;
+  void reply
+    .code(status)
+    .headers(input.clientHeaders)
+    .header('content-type', contentType === '' ? 'application/json' : contentType)
+    .send(bytes);
+  return { kind: 'served', value: { status }, status };
+}
+
+function noteNonStreamUsage(bytes: Buffer, contentType: string, meter: UsageMeter): void {
+  if (!contentType.includes('json')) return;
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return;
+  }
+  meter.upstreamUsage = readOpenaiUsage(json.usage);
+  if (meter.upstreamUsage !== undefined || !Array.isArray(json.choices)) return;
+  for (const choice of json.choices as { message?: { content?: unknown; tool_calls?: unknown }; text?: unknown }[]) {
+    if (typeof choice.text === 'string') meter.outputTally.add(choice.text);
+    if (typeof choice.message?.content === 'string') meter.outputTally.add(choice.message.content);
+    if (choice.message?.tool_calls !== undefined) meter.outputTally.add(JSON.stringify(choice.message.tool_calls));
+  }
+}
+
+async function readBounded(body: AsyncIterable<Uint8Array> & { destroy(): void }, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(Buffer.from(chunk));
+    size += chunk.length;
+    if (size >= limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+}

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { collectChatPromptText, collectInputText, type PromptText } from './collect-prompt-text.js';
+
+/**
+ * The OpenAI-style relay endpoints as data (CONVENTIONS.md §11): upstream path, body shape (validated
+ * loosely — unknown fields pass through untouched), and how to read the prompt and the output budget.
+ */
+export type OpenaiEndpointName = 'chat' | 'completions' | 'embeddings' | 'moderations' | 'rerank';
+
+export interface OpenaiEndpoint {
+  name: OpenaiEndpointName;
+  upstreamPath: string;
+  streams: boolean;
+  schema: z.ZodType<Record<string, unknown>>;
+  /** When the body names no model (moderations): the model asked of routing and pricing. */
+  defaultModel?: string;
+  promptText(body: Record<string, unknown>): PromptText;
+  /** The client's output budget; undefined = none given (the configured default applies); 0 = no output. */
+  maxOutputTokens(body: Record<string, unknown>): number | undefined;
+}
+
+const positiveInteger = z.number().int().nonnegative();
+const model = z.string().min(1, 'model must not be empty');
+
+const chatSchema = z
+  .object({
+    model,
+    messages: z.array(z.object({ role: z.string().min(1) }).passthrough()).min(1, 'messages must not be empty'),
+    stream: z.boolean().optional(),
+    max_tokens: positiveInteger.nullish(),
+    max_completion_tokens: positiveInteger.nullish(),
+    tools: z.array(z.object({ type: z.string() }).passthrough()).nullish(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish(),
+  })
+  .passthrough();
+
+const completionsSchema = z
+  .object({
+    model,
+    prompt: z.union([z.string(), z.array(z.unknown())]),
+    stream: z.boolean().optional(),
+    max_tokens: positiveInteger.nullish(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish(),
+  })
+  .passthrough();
+
+const embeddingsSchema = z.object({ model, input: z.union([z.string(), z.array(z.unknown()).min(1)]) }).passthrough();
+const moderationsSchema = z.object({ model: model.optional(), input: z.union([z.string(), z.array(z.unknown()), z.record(z.unknown())]) }).passthrough();
+const rerankSchema = z
+  .object({ model, query: z.string(), documents: z.array(z.unknown()).min(1), top_n: positiveInteger.optional(), return_documents: z.boolean().optional() })
+  .passthrough();
+
+const noOutput = () => 0;
+const optionalNumber = (value: unknown) => (typeof value === 'number' ? value : undefined);
+
+export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
+  chat: {
+    name: 'chat',
+    upstreamPath: '/v1/chat/completions',
+    streams: true,
+    schema: chatSchema,
+    promptText: collectChatPromptText,
+    maxOutputTokens: (body) => optionalNumber(body.max_completion_tokens) ?? optionalNumber(body.max_tokens),
+  },
+  completions: {
+    name: 'completions',
+    upstreamPath: '/v1/completions',
+    streams: true,
+    schema: completionsSchema,
+    promptText: (body) => ({ text: collectInputText(body.prompt), extraTokens: 0 }),
+    maxOutputTokens: (body) => optionalNumber(body.max_tokens) ?? 16,
+  },
+  embeddings: {
+    name: 'embeddings',
+    upstreamPath: '/v1/embeddings',
+    streams: false,
+    schema: embeddingsSchema,
+    promptText: (body) => ({ text: collectInputText(body.input), extraTokens: 0 }),
+    maxOutputTokens: noOutput,
+  },
+  moderations: {
+    name: 'moderations',
+    upstreamPath: '/v1/moderations',
+    streams: false,
+    schema: moderationsSchema,
+    defaultModel: 'omni-moderation-latest',
+    promptText: (body) => ({ text: collectInputText(body.input), extraTokens: 0 }),
+    maxOutputTokens: noOutput,
+  },
+  rerank: {
+    name: 'rerank',
+    upstreamPath: '/v1/rerank',
+    streams: false,
+    schema: rerankSchema,
+    promptText: (body) => ({ text: `${String(body.query)}\n${collectInputText(body.documents)}`, extraTokens: 0 }),
+    maxOutputTokens: noOutput,
+  },
+};

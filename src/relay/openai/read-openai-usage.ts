@@ -1,0 +1,28 @@
+import type { NormalizedUsage } from '../../billing/normalized-usage.js';
+
+interface OpenaiUsageWire {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
+  completion_tokens_details?: { reasoning_tokens?: number } | null;
+  /** DeepSeek reports its context cache this way. */
+  prompt_cache_hit_tokens?: number;
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+}
+
+/** OpenAI-style `usage` (chat, completions, embeddings, rerank) → normalized usage; undefined when absent. */
+export function readOpenaiUsage(usage: unknown): NormalizedUsage | undefined {
+  if (usage === null || typeof usage !== 'object') return undefined;
+  const wire = usage as OpenaiUsageWire;
+  const input = count(wire.prompt_tokens) || (wire.completion_tokens === undefined ? count(wire.total_tokens) : 0);
+  const cacheRead = count(wire.prompt_tokens_details?.cached_tokens) || count(wire.prompt_cache_hit_tokens);
+  return {
+    input: { total: input, cacheRead: Math.min(cacheRead, input), cacheWrite: count(wire.prompt_tokens_details?.cache_write_tokens) },
+    output: { total: count(wire.completion_tokens), reasoning: count(wire.completion_tokens_details?.reasoning_tokens) },
+    raw: usage,
+  };
+}

@@ -1,0 +1,32 @@
+/** How much of an upstream error body is read: enough for any real error, bounded against abuse. */
+export const maxErrorBodyBytes = 64 * 1024;
+
+export interface UpstreamErrorBody {
+  /** The upstream's message, for the client, the retry policy and the log. */
+  message: string;
+  /** The parsed JSON body when the upstream sent JSON. */
+  json: unknown;
+  text: string;
+}
+
+/** Pure: pulls a message out of an OpenAI, Anthropic or Gemini error body, or plain text. */
+export function readUpstreamErrorBody(text: string, status: number): UpstreamErrorBody {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { message: messageOf(json) ?? (text.trim().slice(0, 500) || `Upstream answered HTTP ${status}`), json, text };
+}
+
+function messageOf(json: unknown): string | undefined {
+  if (json === null || typeof json !== 'object') return undefined;
+  const { error, message } = json as Record<string, unknown>;
+  if (typeof error === 'string') return error;
+  if (error !== null && typeof error === 'object') {
+    const inner = (error as Record<string, unknown>).message;
+    if (typeof inner === 'string') return inner;
+  }
+  return typeof message === 'string' ? message : undefined;
+}

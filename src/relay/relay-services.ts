@@ -1,0 +1,26 @@
+import type { QuotaLedger } from '../billing/quota-ledger.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
+import type { LogWriter } from '../logging/log-writer.js';
+import type { UpstreamClient } from '../providers/upstream-client.js';
+import type { ChannelHealth } from '../routing/channel-health.js';
+
+export interface RelaySettings {
+  /** Largest single SSE event accepted from an upstream. */
+  maxStreamEventBytes: number;
+}
+
+/** What the relay pipeline needs, built once in main.ts. */
+export interface RelayServices {
+  catalog: Catalog;
+  upstream: UpstreamClient;
+  health: ChannelHealth;
+  ledger: QuotaLedger;
+  rateLimiter: RateLimiter;
+  logWriter: LogWriter;
+  settings: RelaySettings;
+  /** Disables a channel whose account is dead (when its auto_disable allows); never awaited on the hot path. */
+  disableChannel(channelId: number, reason: string): void;
+  now(): number;
+  random(): number;
+}

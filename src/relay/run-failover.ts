@@ -1,0 +1,79 @@
+import type { ChannelRecord } from '../catalog/catalog-records.js';
+import { classifyUpstreamFailure, type UpstreamFailure } from '../routing/classify-upstream-failure.js';
+import { selectChannel, type ChannelQuery } from '../routing/select-channel.js';
+import type { UpstreamErrorBody } from './read-upstream-error.js';
+import type { RelayServices } from './relay-services.js';
+
+export interface AttemptRecord {
+  channel_id: number;
+  status: number | null;
+  latency_ms: number;
+  error?: string;
+}
+
+/** One try on one channel: served (bytes reached the client or the answer is complete), or failed. */
+export type AttemptOutcome<T> =
+  | { kind: 'served'; value: T; status: number }
+  | { kind: 'failed'; failure: UpstreamFailure; errorBody?: UpstreamErrorBody };
+
+export type FailoverResult<T> =
+  | { kind: 'served'; value: T; channel: ChannelRecord; attempts: AttemptRecord[] }
+  /** The request itself was refused upstream (400, 404, 422 …): goes straight back to the client. */
+  | { kind: 'rejected'; failure: UpstreamFailure; errorBody?: UpstreamErrorBody; channel: ChannelRecord; attempts: AttemptRecord[] }
+  /** Every channel tried failed, or the retry budget ran out. */
+  | { kind: 'exhausted'; failure: UpstreamFailure; errorBody?: UpstreamErrorBody; channel: ChannelRecord; attempts: AttemptRecord[] }
+  | { kind: 'no_channel' };
+
+export interface FailoverInput<T> {
+  query: Omit<ChannelQuery, 'excluded' | 'coolingDown'>;
+  retryTimes: number;
+  /** Stops trying (the client went away). */
+  shouldStop(): boolean;
+  attempt(channel: ChannelRecord, key: string): Promise<AttemptOutcome<T>>;
+}
+
+/**
+ * The failover loop (issue #3): a different channel on every try — never one already tried —, falling
+ * to lower priorities, up to the retry budget. Nothing is retried once the client has bytes: an attempt
+ * that has written to the client reports `served`, whatever happened after.
+ */
+export async function runFailover<T>(services: RelayServices, input: FailoverInput<T>): Promise<FailoverResult<T>> {
+  const excluded = new Set<number>();
+  const attempts: AttemptRecord[] = [];
+  let last: { failure: UpstreamFailure; errorBody?: UpstreamErrorBody; channel: ChannelRecord } | undefined;
+  const maxAttempts = input.query.pinnedChannelId === undefined ? input.retryTimes + 1 : 1;
+
+  while (attempts.length < maxAttempts) {
+    const channel = selectChannel(services.catalog.snapshot.channels, { ...input.query, excluded, coolingDown: services.health.coolingDown(services.now()) }, services.random);
+    if (channel === undefined) break;
+    excluded.add(channel.id);
+    const picked = services.health.pickKey(channel);
+    if (picked === undefined) {
+      last = { failure: { kind: 'status', status: 401, message: 'Every key of this channel has been rejected.' }, channel };
+      continue;
+    }
+    const startedAt = services.now();
+    const outcome = await input.attempt(channel, picked.key);
+    const latency = services.now() - startedAt;
+    if (outcome.kind === 'served') {
+      services.health.recordSuccess(channel.id);
+      attempts.push({ channel_id: channel.id, status: outcome.status, latency_ms: latency });
+      return { kind: 'served', value: outcome.value, channel, attempts };
+    }
+    const { failure } = outcome;
+    attempts.push({ channel_id: channel.id, status: failure.kind === 'status' ? failure.status : null, latency_ms: latency, error: failure.message.slice(0, 300) });
+    last = { failure, channel, ...(outcome.errorBody === undefined ? {} : { errorBody: outcome.errorBody }) };
+    const verdict = classifyUpstreamFailure(failure);
+    if (verdict.countsAsChannelFailure) services.health.recordFailure(channel.id, services.now());
+    if (verdict.setKeyAside) {
+      const noKeyLeft = services.health.setKeyAside(channel, picked.index);
+      if (noKeyLeft && verdict.disableChannel && channel.autoDisable) services.disableChannel(channel.id, `upstream ${failure.message}`);
+    } else if (verdict.disableChannel && channel.autoDisable) {
+      services.disableChannel(channel.id, `upstream ${failure.message}`);
+    }
+    if (!verdict.retry) return { kind: 'rejected', ...last, attempts };
+    if (input.shouldStop()) break;
+  }
+  if (last === undefined) return { kind: 'no_channel' };
+  return { kind: 'exhausted', ...last, attempts };
+}

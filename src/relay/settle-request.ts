@@ -1,0 +1,52 @@
+import { computeCharge, isPriced } from '../billing/compute-charge.js';
+import type { NormalizedUsage, UsageSource } from '../billing/normalized-usage.js';
+import type { Admission } from './admit-request.js';
+import type { RelayServices } from './relay-services.js';
+import type { UsageMeter } from './usage-meter.js';
+
+export interface SettlementInput {
+  requestId: string;
+  admission: Admission;
+  meter: UsageMeter;
+  /** Whether an upstream accepted the request (2xx): only then can anything have been produced. */
+  upstreamAnswered: boolean;
+  channelId: number | undefined;
+}
+
+export interface Settlement {
+  usage: NormalizedUsage;
+  usageSource: UsageSource;
+  charged: number;
+}
+
+/**
+ * The billing rule for every ending — success, client abort, upstream cut, failure: bill what the
+ * upstream reported; else, when it answered, the prompt and the text it produced, counted locally; else
+ * nothing. The source is recorded in the log (new-api §10.1 shows what happens without such a rule).
+ */
+export function resolveUsage(input: Pick<SettlementInput, 'admission' | 'meter' | 'upstreamAnswered'>): { usage: NormalizedUsage; source: UsageSource } {
+  const { meter, admission } = input;
+  if (meter.upstreamUsage !== undefined) return { usage: meter.upstreamUsage, source: 'upstream' };
+  if (!input.upstreamAnswered) return { usage: { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 } }, source: 'none' };
+  return {
+    usage: { input: { total: admission.promptTokens, cacheRead: 0, cacheWrite: 0 }, output: { total: meter.outputTally.total(), reasoning: 0 } },
+    source: 'local',
+  };
+}
+
+/** Settles the reservation at the actual charge and returns the rate-limit units (tokens) it over-took. */
+export async function settleRequest(services: RelayServices, input: SettlementInput): Promise<Settlement> {
+  const { usage, source } = resolveUsage(input);
+  const { admission } = input;
+  // A request that no upstream accepted produced nothing and costs nothing, per-call price or not.
+  const actual = isPriced(admission.price) && input.upstreamAnswered ? computeCharge(usage, admission.price, admission.groupRatio, admission.quotaPerUnit, admission.calls) : 0;
+  const settled = await services.ledger.settle(input.requestId, { actualAmount: actual, channelId: input.channelId }, services.now());
+  const usedTokens = usage.input.total + usage.output.total;
+  for (const check of admission.rateChecks) {
+    if (check.kind !== 'tokens') continue;
+    const delta = usedTokens - check.cost;
+    if (delta !== 0) await services.rateLimiter.adjust({ key: check.key, windowSeconds: check.windowSeconds }, delta, services.now()).catch(() => undefined);
+  }
+  return { usage, usageSource: source, charged: settled.charged };
+}
+

@@ -1,0 +1,18 @@
+import type { NormalizedUsage } from '../billing/normalized-usage.js';
+import { TokenTally } from './token-tally.js';
+
+/**
+ * What one relay request produced, filled while the response flows, read once at settlement — also
+ * after a client abort or an upstream cut, which is why it lives outside the attempt.
+ */
+export class UsageMeter {
+  /** Usage as the upstream reported it (the last report wins: the final one is authoritative). */
+  upstreamUsage: NormalizedUsage | undefined;
+  readonly outputTally = new TokenTally();
+  firstTokenAt: number | undefined;
+  /** Something went to the client: from here on nothing may be retried. */
+  committed = false;
+  clientAborted = false;
+  /** Why the response ended early, when it did. */
+  interruption: string | undefined;
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { classifyUpstreamFailure } from './classify-upstream-failure.js';
+
+describe('classifyUpstreamFailure', () => {
+  it('retries connection errors and timeouts on another channel', () => {
+    expect(classifyUpstreamFailure({ kind: 'connection', message: 'reset' }).retry).toBe(true);
+    expect(classifyUpstreamFailure({ kind: 'timeout', phase: 'first_byte', message: 'slow' }).retry).toBe(true);
+  });
+
+  it.each([429, 500, 502, 503, 504, 408])('retries HTTP %i', (status) => {
+    expect(classifyUpstreamFailure({ kind: 'status', status, message: 'x' }).retry).toBe(true);
+  });
+
+  it.each([400, 404, 409, 413, 422])('sends HTTP %i straight back to the client', (status) => {
+    const verdict = classifyUpstreamFailure({ kind: 'status', status, message: 'bad request' });
+    expect(verdict.retry).toBe(false);
+    expect(verdict.countsAsChannelFailure).toBe(false);
+  });
+
+  it('sets a rejected key aside and may disable the channel', () => {
+    expect(classifyUpstreamFailure({ kind: 'status', status: 401, message: 'Incorrect API key provided' })).toMatchObject({ retry: true, setKeyAside: true, disableChannel: true });
+  });
+
+  it('disables a channel whose account is out of credit, even on 429', () => {
+    expect(classifyUpstreamFailure({ kind: 'status', status: 429, message: 'You exceeded your current quota, please check your plan' }).disableChannel).toBe(true);
+    expect(classifyUpstreamFailure({ kind: 'status', status: 429, message: 'Rate limit reached for requests' }).disableChannel).toBe(false);
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import type { ChannelRecord } from '../catalog/catalog-records.js';
+import { candidateChannels, selectChannel } from './select-channel.js';
+
+function channel(id: number, overrides: Partial<ChannelRecord> = {}): ChannelRecord {
+  return {
+    id,
+    name: `channel-${id}`,
+    type: 'openai',
+    baseUrl: 'http://127.0.0.1:1',
+    keys: ['sk-test'],
+    models: ['gpt-4o-mini'],
+    groups: ['default'],
+    priority: 0,
+    weight: 1,
+    modelMapping: {},
+    settings: {},
+    status: 'enabled',
+    autoDisable: true,
+    statusReason: null,
+    usedQuota: 0,
+    requestCount: 0,
+    ...overrides,
+  };
+}
+
+const query = { group: 'default', model: 'gpt-4o-mini', excluded: new Set<number>(), coolingDown: new Set<number>(), pinnedChannelId: undefined };
+
+describe('selectChannel', () => {
+  it('picks the highest priority first', () => {
+    const channels = [channel(1, { priority: 0 }), channel(2, { priority: 10 }), channel(3, { priority: 5 })];
+    expect(selectChannel(channels, query, () => 0.99)?.id).toBe(2);
+  });
+
+  it('never picks a channel already tried and falls to the next priority', () => {
+    const channels = [channel(1, { priority: 0 }), channel(2, { priority: 10 })];
+    expect(selectChannel(channels, { ...query, excluded: new Set([2]) }, () => 0)?.id).toBe(1);
+    expect(selectChannel(channels, { ...query, excluded: new Set([1, 2]) }, () => 0)).toBeUndefined();
+  });
+
+  it('chooses by weight inside one priority', () => {
+    const channels = [channel(1, { weight: 1 }), channel(2, { weight: 3 })];
+    expect(selectChannel(channels, query, () => 0.2)?.id).toBe(1);
+    expect(selectChannel(channels, query, () => 0.3)?.id).toBe(2);
+    const counts = new Map<number, number>();
+    for (let step = 0; step < 400; step += 1) {
+      const picked = selectChannel(channels, query, () => step / 400)!.id;
+      counts.set(picked, (counts.get(picked) ?? 0) + 1);
+    }
+    expect(counts.get(1)).toBe(100);
+    expect(counts.get(2)).toBe(300);
+  });
+
+  it('treats all-zero weights as equal', () => {
+    const channels = [channel(1, { weight: 0 }), channel(2, { weight: 0 })];
+    expect(selectChannel(channels, query, () => 0.1)?.id).toBe(1);
+    expect(selectChannel(channels, query, () => 0.9)?.id).toBe(2);
+  });
+
+  it('skips disabled channels, other groups and other models', () => {
+    const channels = [channel(1, { status: 'disabled' }), channel(2, { status: 'auto_disabled' }), channel(3, { groups: ['vip'] }), channel(4, { models: ['other'] }), channel(5)];
+    expect(candidateChannels(channels, query).map((candidate) => candidate.id)).toEqual([5]);
+  });
+
+  it('prefers channels that are not cooling down, but uses them when nothing else is left', () => {
+    const channels = [channel(1, { priority: 10 }), channel(2, { priority: 0 })];
+    expect(selectChannel(channels, { ...query, coolingDown: new Set([1]) }, () => 0)?.id).toBe(2);
+    expect(selectChannel([channel(1)], { ...query, coolingDown: new Set([1]) }, () => 0)?.id).toBe(1);
+  });
+
+  it('serves only the pinned channel when an admin pins one, whatever its groups', () => {
+    const channels = [channel(1, { priority: 10 }), channel(2, { groups: ['vip'] })];
+    expect(selectChannel(channels, { ...query, pinnedChannelId: 2 }, () => 0)?.id).toBe(2);
+    expect(selectChannel(channels, { ...query, pinnedChannelId: 3 }, () => 0)).toBeUndefined();
+  });
+});
