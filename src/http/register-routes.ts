@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppServices } from './app-services.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { adminRoutes } from './routes/admin/admin-routes.js';
+import { channelTestRoutes } from './routes/channel-test-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { modelRoutes } from './routes/model-routes.js';
 import { openaiRelayRoutes } from './routes/openai-relay-routes.js';
@@ -15,4 +16,5 @@ export async function registerRoutes(app: FastifyInstance, services: AppServices
   await accountRoutes(app, services);
   await sessionRoutes(app, services);
   await adminRoutes(app, services);
+  await channelTestRoutes(app, services);
 }

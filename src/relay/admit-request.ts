@@ -5,7 +5,7 @@ import type { PriceRecord } from '../catalog/catalog-records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { buildRateChecks } from '../limits/build-rate-checks.js';
 import { rateLimitHeaders } from '../limits/rate-limit-headers.js';
-import type { RateCheck } from '../limits/rate-limiter.js';
+import type { RateCheck, RateDecision } from '../limits/rate-limiter.js';
 import type { RelayServices } from './relay-services.js';
 
 export interface AdmissionInput {
@@ -29,6 +29,10 @@ export interface Admission {
   promptTokens: number;
   rateChecks: RateCheck[];
   calls: number;
+  /** x-ratelimit-* headers for the client's response. */
+  rateHeaders: Record<string, string>;
+  /** Things the log should know (a rate limiter that could not be reached). */
+  warnings: string[];
 }
 
 /**
@@ -60,13 +64,22 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
 
   const estimatedTokens = input.promptTokens + (input.maxOutputTokens ?? settings.defaultMaxOutputTokens);
   const rateChecks = buildRateChecks(input.caller, input.ip, estimatedTokens, settings);
+  const warnings: string[] = [];
+  let rateHeaders: Record<string, string> = {};
   if (rateChecks.length > 0) {
-    const decision = await services.rateLimiter.consume(rateChecks, services.now());
-    if (!decision.allowed) {
+    let decision: RateDecision | undefined;
+    try {
+      decision = await services.rateLimiter.consume(rateChecks, services.now());
+    } catch (error) {
+      // Rate limits protect capacity, not money: when their store is unreachable, serve and say so.
+      warnings.push(`rate limiter unavailable: ${(error as Error).message}`);
+    }
+    if (decision !== undefined && !decision.allowed) {
       throw new GatewayError('rate_limited', `Rate limit reached: ${decision.exceeded.limit} ${decision.exceeded.kind} per minute. Retry after ${decision.retryAfterSeconds} s.`, {
         headers: rateLimitHeaders(decision),
       });
     }
+    if (decision !== undefined) rateHeaders = rateLimitHeaders(decision);
   }
 
   const reserved = await services.ledger.reserve(
@@ -77,5 +90,5 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
     const whose = reserved.short === 'token' ? 'this API key' : 'your account';
     throw new GatewayError('insufficient_quota', `Insufficient quota: ${whose} cannot cover this request (needs up to ${reservedAmount} quota units).`);
   }
-  return { price, groupRatio, quotaPerUnit: settings.quotaPerUnit, reservedAmount, promptTokens: input.promptTokens, rateChecks, calls };
+  return { price, groupRatio, quotaPerUnit: settings.quotaPerUnit, reservedAmount, promptTokens: input.promptTokens, rateChecks, calls, rateHeaders, warnings };
 }

@@ -81,7 +81,7 @@ export async function runOpenaiRelay(services: RelayServices, endpoint: OpenaiEn
           reply,
           meter,
           signal: abort.signal,
-          clientHeaders: { 'x-request-id': request.id, 'x-relay-channel-id': String(channel.id), 'x-relay-attempts': String(attemptNumber) },
+          clientHeaders: { ...admission.rateHeaders, 'x-request-id': request.id, 'x-relay-channel-id': String(channel.id), 'x-relay-attempts': String(attemptNumber) },
         });
         if (outcome.kind === 'served') upstreamAnswered = true;
         return outcome;
@@ -113,7 +113,7 @@ export async function runOpenaiRelay(services: RelayServices, endpoint: OpenaiEn
         usageSource: settlement.usageSource,
         charged: settlement.charged,
         attempts: result !== undefined && result.kind !== 'no_channel' ? result.attempts : [],
-        warnings: [],
+        warnings: admission.warnings,
         ip: request.ip,
         error: meter.clientAborted ? 'client disconnected' : (meter.interruption ?? failure?.message),
       }),
