@@ -6,6 +6,7 @@ import { channelTestRoutes } from './routes/channel-test-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { modelRoutes } from './routes/model-routes.js';
 import { openaiRelayRoutes } from './routes/openai-relay-routes.js';
+import { playgroundRoutes } from './routes/playground-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
 
 /** Every route of the gateway, in one visible list. */
@@ -15,6 +16,7 @@ export async function registerRoutes(app: FastifyInstance, services: AppServices
   await openaiRelayRoutes(app, services);
   await accountRoutes(app, services);
   await sessionRoutes(app, services);
+  await playgroundRoutes(app, services);
   await adminRoutes(app, services);
   await channelTestRoutes(app, services);
 }

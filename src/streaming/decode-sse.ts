@@ -9,7 +9,9 @@
  * line is decoded once. Compared with a streaming TextDecoder over the whole chunk, this keeps the
  * size limit exact in bytes and copies nothing when a chunk holds whole lines (the usual case); only
  * a line cut by a chunk boundary is copied, into one reusable buffer that never grows past
- * `maxEventBytes`. Measured on recorded OpenAI traffic: about 0.5–0.8 µs per 340-byte event.
+ * `maxEventBytes`. Measured on recorded OpenAI traffic (340-byte events, Node 20): about 0.4 µs per
+ * event in 16 KB chunks, 0.8–1 µs at one event per chunk, 1.5–2 µs when 100-byte chunks cut every
+ * event; eventsource-parser with a streaming TextDecoder measured the same or slower in each case.
  *
  * Errors: `push` throws `SseEventTooLargeError` when an event's lines exceed `maxEventBytes`, and
  * rethrows whatever `onEvent` throws (the events after it in that chunk are not delivered). Either
@@ -67,6 +69,7 @@ export function createSseDecoder(options: SseDecoderOptions): SseDecoder {
   // True until the first line has been seen, so a UTF-8 byte order mark can be dropped.
   let atStreamStart = true;
 
+  let failed = false;
   let failure: unknown;
   let ended = false;
 
@@ -189,7 +192,7 @@ export function createSseDecoder(options: SseDecoderOptions): SseDecoder {
   }
 
   function guard(): void {
-    if (failure !== undefined) throw failure;
+    if (failed) throw failure;
     if (ended) throw new Error('SSE decoder used after end()');
   }
 
@@ -199,6 +202,7 @@ export function createSseDecoder(options: SseDecoderOptions): SseDecoder {
       try {
         pushChunk(chunk);
       } catch (error) {
+        failed = true;
         failure = error;
         throw error;
       }
@@ -214,6 +218,7 @@ export function createSseDecoder(options: SseDecoderOptions): SseDecoder {
         }
         dispatch();
       } catch (error) {
+        failed = true;
         failure = error;
         throw error;
       }

@@ -23,6 +23,9 @@ function postJson(path: string, body: unknown, headers: Record<string, string> =
   return fetch(`${fake.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 }
 
+/** Test assertions walk arbitrary JSON bodies. */
+const readJson = (response: Response): Promise<any> => response.json();
+
 /** The data payloads of a whole SSE body, checking OpenAI's framing on the way. */
 function sseDataOf(text: string): string[] {
   expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
@@ -166,7 +169,7 @@ describe('fake OpenAI upstream: other endpoints', () => {
     expect(viaSdk.data.map((item) => item.index)).toEqual([0, 1]);
     expect(viaSdk.usage).toEqual({ prompt_tokens: 17, total_tokens: 17 });
 
-    const asFloats = await (await postJson('/v1/embeddings', { model: 'text-embedding-3-small', input: 'first', encoding_format: 'float' })).json();
+    const asFloats = await readJson(await postJson('/v1/embeddings', { model: 'text-embedding-3-small', input: 'first', encoding_format: 'float' }));
     expect(asFloats).toMatchObject({ object: 'list', model: 'text-embedding-3-small', data: [{ object: 'embedding', index: 0 }] });
     expect(asFloats.data[0].embedding).toHaveLength(8);
     expect(viaSdk.data[0]!.embedding).toEqual(asFloats.data[0].embedding);
@@ -183,13 +186,13 @@ describe('fake OpenAI upstream: other endpoints', () => {
 
   it('reranks documents by relevance, honouring top_n and return_documents', async () => {
     const body = { model: 'rerank-v3.5', query: 'capital of France', documents: ['Bananas are yellow', 'Paris is the capital of France', { text: 'France exports wine' }], top_n: 2 };
-    const ranked = await (await postJson('/v1/rerank', body)).json();
+    const ranked = await readJson(await postJson('/v1/rerank', body));
     expect(ranked.results.map((result: { index: number }) => result.index)).toEqual([1, 2]);
     expect(ranked.results[0].relevance_score).toBeGreaterThan(ranked.results[1].relevance_score);
     expect(ranked.results[0].document).toBeUndefined();
     expect(ranked.usage).toEqual({ total_tokens: 17 });
 
-    const withDocuments = await (await postJson('/v1/rerank', { ...body, return_documents: true })).json();
+    const withDocuments = await readJson(await postJson('/v1/rerank', { ...body, return_documents: true }));
     expect(withDocuments.results[0].document).toEqual({ text: 'Paris is the capital of France' });
   });
 
@@ -200,13 +203,13 @@ describe('fake OpenAI upstream: other endpoints', () => {
 
     const missing = await postJson('/v1/nothing-here', {});
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ error: { message: 'Invalid URL (POST /v1/nothing-here)', type: 'invalid_request_error', param: null, code: null } });
+    expect(await readJson(missing)).toEqual({ error: { message: 'Invalid URL (POST /v1/nothing-here)', type: 'invalid_request_error', param: null, code: null } });
   });
 
   it('rejects a body that is not JSON with a 400 OpenAI error body', async () => {
     const response = await fetch(`${fake.url}/v1/chat/completions`, { method: 'POST', body: '{not json' });
     expect(response.status).toBe(400);
-    expect((await response.json()).error).toMatchObject({ type: 'invalid_request_error', param: null, code: null });
+    expect((await readJson(response)).error).toMatchObject({ type: 'invalid_request_error', param: null, code: null });
     expect(fake.requests[0]!.body).toBe('{not json');
   });
 });
@@ -222,7 +225,7 @@ describe('fake OpenAI upstream: keys', () => {
 
     const noKey = await fetch(`${fake.url}/v1/models`);
     expect(noKey.status).toBe(401);
-    expect((await noKey.json()).error).toMatchObject({ message: expect.stringMatching(/^You didn't provide an API key/), code: null });
+    expect((await readJson(noKey)).error).toMatchObject({ message: expect.stringMatching(/^You didn't provide an API key/), code: null });
 
     const goodKey = await fetch(`${fake.url}/v1/models`, { headers: { authorization: 'Bearer sk-good' } });
     expect(goodKey.status).toBe(200);
@@ -239,11 +242,11 @@ describe('fake OpenAI upstream: faults', () => {
     const limited = await postJson('/v1/chat/completions', streamBody);
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('2');
-    expect((await limited.json()).error).toMatchObject({ type: 'requests', code: 'rate_limit_exceeded', param: null });
+    expect((await readJson(limited)).error).toMatchObject({ type: 'requests', code: 'rate_limit_exceeded', param: null });
 
     const failed = await postJson('/v1/chat/completions', streamBody);
     expect(failed.status).toBe(500);
-    expect((await failed.json()).error.message).toBe('custom');
+    expect((await readJson(failed)).error.message).toBe('custom');
 
     const healthy = await postJson('/v1/chat/completions', streamBody);
     expect(healthy.status).toBe(200);

@@ -183,8 +183,7 @@ function answer(request: IncomingMessage, recorded: RecordedRequest, parsed: Par
   return handler({ ...base, body });
 }
 
-// ---------------------------------------------------------------------------------------------
-// Chat completions
+// ---- Chat completions ----
 
 function answerChatCompletion(context: Context): Reply {
   const { body, options } = context;
@@ -267,8 +266,7 @@ function sampleArguments(parameters: Json | undefined): Json {
   return Object.fromEntries(names.map((name) => [name, properties[name]?.enum?.[0] ?? sampleByType[properties[name]?.type] ?? 'Paris']));
 }
 
-// ---------------------------------------------------------------------------------------------
-// Legacy completions (shapes from openai-completion-text.chunks.txt)
+// ---- Legacy completions (shapes from openai-completion-text.chunks.txt) ----
 
 function answerCompletion(context: Context): Reply {
   const { body, options } = context;
@@ -296,8 +294,7 @@ function answerCompletion(context: Context): Reply {
   return { kind: 'stream', payloads };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Embeddings, moderations, rerank, models
+// ---- Embeddings, moderations, rerank, models ----
 
 function answerEmbeddings(context: Context): Reply {
   const { body, options } = context;
@@ -381,8 +378,7 @@ function retrieveModel(id: string): Reply {
   return openaiError(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model', 'model_not_found');
 }
 
-// ---------------------------------------------------------------------------------------------
-// Errors and auth (bodies as OpenAI sends them, see protocols.md §11)
+// ---- Errors and auth (bodies as OpenAI sends them, see protocols.md §11) ----
 
 function openaiError(status: number, message: string, type: string, param: string | null, code: string | null): Reply {
   return { kind: 'json', status, body: { error: { message, type, param, code } } };
@@ -414,8 +410,7 @@ function checkAuthorization(authorization: string | undefined, expectedKeys: str
   return openaiError(401, `Incorrect API key provided: ${masked}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', null, 'invalid_api_key');
 }
 
-// ---------------------------------------------------------------------------------------------
-// Writing replies, with the faults that act after the first chunk
+// ---- Writing replies, with the faults that act after the first chunk ----
 
 type AfterFirstChunkFault = Extract<FakeFault, { kind: 'cut-after-first-chunk' | 'stall-after-first-chunk' }>;
 
@@ -460,8 +455,7 @@ function writeChunk(response: ServerResponse, text: string): Promise<void> {
   });
 }
 
-// ---------------------------------------------------------------------------------------------
-// Small helpers
+// ---- Small helpers ----
 
 type ParsedBody = { ok: true; value: unknown } | { ok: false };
 
