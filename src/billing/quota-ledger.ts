@@ -27,9 +27,13 @@ export interface SettleOutcome {
   applied: boolean;
 }
 
+/** `now` is unix milliseconds, like every time in the database. */
 export interface QuotaLedger {
   reserve(reservation: Reservation, now: number): Promise<ReserveOutcome>;
   settle(reservationId: string, input: SettleInput, now: number): Promise<SettleOutcome>;
-  /** On start-up: settles at their reserved amount the reservations this instance left open when it crashed. */
+  /**
+   * On start-up: settles at their reserved amount the reservations this instance left open when it crashed,
+   * and any instance's still open after 24 hours (an instance that never came back).
+   */
   recoverOpenReservations(now: number): Promise<{ settled: number; quota: number }>;
 }

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { AppServices } from './app-services.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { adminRoutes } from './routes/admin/admin-routes.js';
-import { channelTestRoutes } from './routes/channel-test-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { modelRoutes } from './routes/model-routes.js';
 import { openaiRelayRoutes } from './routes/openai-relay-routes.js';
@@ -18,5 +17,4 @@ export async function registerRoutes(app: FastifyInstance, services: AppServices
   await sessionRoutes(app, services);
   await playgroundRoutes(app, services);
   await adminRoutes(app, services);
-  await channelTestRoutes(app, services);
 }

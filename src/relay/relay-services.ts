@@ -4,6 +4,7 @@ import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { LogWriter } from '../logging/log-writer.js';
 import type { UpstreamClient } from '../providers/upstream-client.js';
 import type { ChannelHealth } from '../routing/channel-health.js';
+import type { InFlightRequests } from './in-flight-requests.js';
 
 export interface RelaySettings {
   /** Largest single SSE event accepted from an upstream. */
@@ -18,6 +19,8 @@ export interface RelayServices {
   ledger: QuotaLedger;
   rateLimiter: RateLimiter;
   logWriter: LogWriter;
+  /** Requests not yet settled and logged; shutdown waits for them. */
+  inFlight: InFlightRequests;
   settings: RelaySettings;
   /** Disables a channel whose account is dead (when its auto_disable allows); never awaited on the hot path. */
   disableChannel(channelId: number, reason: string): void;

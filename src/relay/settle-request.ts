@@ -39,7 +39,16 @@ export async function settleRequest(services: RelayServices, input: SettlementIn
   const { usage, source } = resolveUsage(input);
   const { admission } = input;
   // A request that no upstream accepted produced nothing and costs nothing, per-call price or not.
-  const actual = isPriced(admission.price) && input.upstreamAnswered ? computeCharge(usage, admission.price, admission.groupRatio, admission.quotaPerUnit, admission.calls) : 0;
+  let actual = 0;
+  if (isPriced(admission.price) && input.upstreamAnswered) {
+    try {
+      actual = computeCharge(usage, admission.price, admission.groupRatio, admission.quotaPerUnit, admission.calls);
+    } catch {
+      // Usage the upstream reported that cannot be priced (negative or absurd counts): charge what was
+      // reserved rather than leave the reservation open or give the request away.
+      actual = admission.reservedAmount;
+    }
+  }
   const settled = await services.ledger.settle(input.requestId, { actualAmount: actual, channelId: input.channelId }, services.now());
   const usedTokens = usage.input.total + usage.output.total;
   for (const check of admission.rateChecks) {

@@ -74,3 +74,11 @@ describe('selectChannel', () => {
     expect(selectChannel(channels, { ...query, pinnedChannelId: 3 }, () => 0)).toBeUndefined();
   });
 });
+
+describe('candidateChannels with channel types', () => {
+  it('keeps only channels of the types that can serve the request', () => {
+    const channels = [channel(1, { type: 'openai' }), channel(2, { type: 'anthropic' })];
+    expect(candidateChannels(channels, { ...query, channelTypes: new Set(['openai']) }).map((candidate) => candidate.id)).toEqual([1]);
+    expect(candidateChannels(channels, query).map((candidate) => candidate.id)).toEqual([1, 2]);
+  });
+});

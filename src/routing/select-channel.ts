@@ -9,14 +9,16 @@ export interface ChannelQuery {
   coolingDown: ReadonlySet<number>;
   /** An admin's `sk-<key>-<channelId>` pin: only that channel, whatever its groups. */
   pinnedChannelId: number | undefined;
+  /** Channel types that can serve this request (embeddings only reach OpenAI-compatible channels); undefined = any. */
+  channelTypes?: ReadonlySet<string>;
 }
 
 /** Channels that could ever serve this group and model (enabled, listing the model, in the group). */
-export function candidateChannels(channels: readonly ChannelRecord[], query: Pick<ChannelQuery, 'group' | 'model' | 'pinnedChannelId'>): ChannelRecord[] {
-  if (query.pinnedChannelId !== undefined) {
-    return channels.filter((channel) => channel.id === query.pinnedChannelId && channel.status === 'enabled' && channel.models.includes(query.model));
-  }
-  return channels.filter((channel) => channel.status === 'enabled' && channel.groups.includes(query.group) && channel.models.includes(query.model));
+export function candidateChannels(channels: readonly ChannelRecord[], query: Pick<ChannelQuery, 'group' | 'model' | 'pinnedChannelId' | 'channelTypes'>): ChannelRecord[] {
+  const servable = (channel: ChannelRecord) =>
+    channel.status === 'enabled' && channel.models.includes(query.model) && (query.channelTypes === undefined || query.channelTypes.has(channel.type));
+  if (query.pinnedChannelId !== undefined) return channels.filter((channel) => channel.id === query.pinnedChannelId && servable(channel));
+  return channels.filter((channel) => servable(channel) && channel.groups.includes(query.group));
 }
 
 /**

@@ -49,6 +49,9 @@ async function createPostgres(databaseUrl: string): Promise<Database> {
   pg.types.setTypeParser(20, (value: string) => Number(value));
   pg.types.setTypeParser(1700, (value: string) => Number(value));
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 20 });
+  // An idle client whose backend goes away (restart, failover) emits 'error' on the pool; unhandled, that
+  // would crash the process. The next query simply gets a fresh connection.
+  pool.on('error', () => undefined);
   return new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
 }
 

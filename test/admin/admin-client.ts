@@ -52,7 +52,8 @@ export async function logIn(gateway: TestGateway, username: string, password: st
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username, password }),
   });
-  if (response.status !== 200) throw new Error(`login answered ${response.status}: ${await response.text()}`);
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`login answered ${response.status}: ${text}`);
   const cookie = response.headers.getSetCookie().find((line) => line.startsWith('relay_session='));
   if (cookie === undefined) throw new Error('login set no relay_session cookie');
   return cookie.split(';', 1)[0] ?? '';

@@ -94,7 +94,30 @@ export async function openLedgerDatabase(dialect: DialectName): Promise<LedgerDa
     async close() {
       for (const extra of extraHandles) await extra.db.destroy();
       await handle.db.destroy();
+      if (dialect === 'postgres') await waitUntilDisconnected(database.url);
       await database.drop();
     },
   };
+}
+
+/**
+ * pg-pool's `end()` resolves before its clients' sockets have closed. `DROP DATABASE … WITH (FORCE)`
+ * would then kill those backends, and the FATAL reaches a pool that no longer listens: an unhandled
+ * error that fails the run. So wait until the server sees no other connection to the database.
+ */
+async function waitUntilDisconnected(url: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (let attempt = 0; attempt < 100; attempt += 1) {
+      const { rows } = await client.query<{ others: number }>(
+        'select count(*)::int as others from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+      );
+      if (rows[0]?.others === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await client.end();
+  }
 }

@@ -28,6 +28,10 @@ export function toGatewayError(error: unknown): GatewayError {
       return new GatewayError('invalid_request', 'Content-Length does not match the body.');
     case 'FST_ERR_VALIDATION':
       return new GatewayError('invalid_request', fastifyError.message ?? 'Invalid request.');
+    case 'FST_ERR_BAD_URL':
+      return new GatewayError('invalid_request', 'The URL is not validly percent-encoded.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new GatewayError('invalid_request', 'A path parameter of the URL is too long.', { status: 414 });
     default:
       break;
   }
@@ -35,6 +39,16 @@ export function toGatewayError(error: unknown): GatewayError {
     return new GatewayError('invalid_request', fastifyError.message);
   }
   return new GatewayError('internal_error', 'Internal server error.', { cause: error });
+}
+
+/**
+ * Fastify's `frameworkErrors` option (a URL that is not validly percent-encoded, an over-long path parameter):
+ * these are answered before any route or hook runs, so without it they bypass the error model and carry no
+ * request id. Pass it to the Fastify constructor: `Fastify({ frameworkErrors: handleFrameworkError, … })`.
+ */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void reply.header('x-request-id', request.id);
+  void sendGatewayError(request, reply, toGatewayError(error));
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

@@ -14,12 +14,42 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
+    let value: unknown;
     try {
-      done(null, JSON.parse(body.toString('utf8')));
+      const text = body.toString('utf8');
+      value = JSON.parse(text);
+      const poisoned = poisonedKeyOf(text, value);
+      if (poisoned !== undefined) {
+        done(new GatewayError('invalid_json', `Request body contains the forbidden key "${poisoned}".`));
+        return;
+      }
     } catch (error) {
       done(new GatewayError('invalid_json', `Request body is not valid JSON: ${(error as Error).message}`));
+      return;
     }
+    done(null, value);
   };
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => parse(request, body as Buffer, done));
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => parse(request, body as Buffer, done));
+}
+
+// Fastify's own JSON parser (secure-json-parse) refuses prototype-poisoning keys; this parser replaces it, so
+// it must too. The text is searched first (keys may be written with \u escapes), and only a hit is scanned.
+const protoKey = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
+const constructorKey = /"(?:c|\\u0063)(?:o|\\u006[Ff])(?:n|\\u006[Ee])(?:s|\\u0073)(?:t|\\u0074)(?:r|\\u0072)(?:u|\\u0075)(?:c|\\u0063)(?:t|\\u0074)(?:o|\\u006[Ff])(?:r|\\u0072)"\s*:/;
+
+function poisonedKeyOf(text: string, value: unknown): string | undefined {
+  if (!protoKey.test(text) && !constructorKey.test(text)) return undefined;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (node === null || typeof node !== 'object') continue;
+    if (Object.hasOwn(node, '__proto__')) return '__proto__';
+    const constructorValue = (node as Record<string, unknown>).constructor;
+    if (Object.hasOwn(node, 'constructor') && constructorValue !== null && typeof constructorValue === 'object' && Object.hasOwn(constructorValue, 'prototype')) {
+      return 'constructor.prototype';
+    }
+    for (const child of Object.values(node)) pending.push(child);
+  }
+  return undefined;
 }

@@ -20,7 +20,11 @@ import type { OpenaiEndpoint } from './openai-endpoints.js';
  * validate → authorize model → admit (price, rate limit, reserve) → failover over channels → relay →
  * settle → log. Settlement and the log row happen in `finally`, so no ending can lose a charge.
  */
-export async function runOpenaiRelay(services: RelayServices, endpoint: OpenaiEndpoint, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export function runOpenaiRelay(services: RelayServices, endpoint: OpenaiEndpoint, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return services.inFlight.track(() => relayOpenaiRequest(services, endpoint, request, reply));
+}
+
+async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpoint, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const caller = request.caller;
   if (caller === undefined) throw new Error('relay routes run after authentication');
   const startedAt = services.now();

@@ -5,6 +5,7 @@ import type { AppServices } from '../../app-services.js';
 import { sessionCookieName } from '../../middleware/authenticate-session.js';
 import { authenticateAdminOrSession } from './authenticate-admin-or-session.js';
 import { channelRoutes } from './channel-routes.js';
+import { channelTestRoutes } from './channel-test-routes.js';
 import { groupRoutes } from './group-routes.js';
 import { logRoutes } from './log-routes.js';
 import { priceRoutes } from './price-routes.js';
@@ -40,7 +41,8 @@ export async function adminRoutes(app: FastifyInstance, services: AppServices): 
           },
         },
       });
-      await admin.register(swaggerUi, { routePrefix: '/docs' });
+      // indexPrefix: the page links its scripts by absolute path, which must include this plugin's prefix.
+      await admin.register(swaggerUi, { routePrefix: '/docs', indexPrefix: '/api/admin' });
       admin.get('/openapi.json', { schema: { hide: true }, config: { errorStyle: 'api' } }, async () => admin.swagger());
 
       await admin.register(async (authenticated) => {
@@ -49,6 +51,7 @@ export async function adminRoutes(app: FastifyInstance, services: AppServices): 
         });
         authenticated.addHook('preHandler', authenticateAdminOrSession(services));
         await channelRoutes(authenticated, services);
+        await channelTestRoutes(authenticated, services);
         await tokenRoutes(authenticated, services);
         await userRoutes(authenticated, services);
         await priceRoutes(authenticated, services);

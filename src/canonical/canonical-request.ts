@@ -1,0 +1,105 @@
+/**
+ * The internal model of a text-generation request that every API style is parsed into and formatted
+ * from (issue #5): N parsers + M formatters instead of N×M converters. Plain data, no methods.
+ */
+export interface CanonicalTextPart {
+  type: 'text';
+  text: string;
+}
+
+export type CanonicalMediaSource = { kind: 'url'; url: string } | { kind: 'base64'; mediaType: string; data: string };
+
+export interface CanonicalImagePart {
+  type: 'image';
+  source: CanonicalMediaSource;
+  /** OpenAI's `detail` (low | high | auto), kept when the source style had it. */
+  detail?: string;
+}
+
+export interface CanonicalFilePart {
+  type: 'file';
+  source: CanonicalMediaSource;
+  mediaType?: string;
+  filename?: string;
+}
+
+/** Model reasoning ("thinking"). `signature` must be echoed back to Anthropic/Gemini on the next turn. */
+export interface CanonicalReasoningPart {
+  type: 'reasoning';
+  text: string;
+  signature?: string;
+  /** Anthropic `redacted_thinking` data / OpenAI Responses `encrypted_content`: opaque, passed back as is. */
+  redactedData?: string;
+}
+
+export interface CanonicalToolCallPart {
+  type: 'tool-call';
+  id: string;
+  name: string;
+  /** The arguments as JSON text, exactly as the model produced them. */
+  arguments: string;
+}
+
+export interface CanonicalToolResultPart {
+  type: 'tool-result';
+  toolCallId: string;
+  /** Gemini needs the function name on a result; other styles only the id. */
+  name?: string;
+  content: (CanonicalTextPart | CanonicalImagePart)[];
+  isError?: boolean;
+}
+
+export type CanonicalUserPart = CanonicalTextPart | CanonicalImagePart | CanonicalFilePart;
+export type CanonicalAssistantPart = CanonicalTextPart | CanonicalReasoningPart | CanonicalToolCallPart;
+
+/** Tool results live in their own `tool` messages (Anthropic/Gemini put them in user turns: parsers split). */
+export type CanonicalMessage =
+  | { role: 'user'; content: CanonicalUserPart[] }
+  | { role: 'assistant'; content: CanonicalAssistantPart[] }
+  | { role: 'tool'; content: CanonicalToolResultPart[] };
+
+export interface CanonicalTool {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+export type CanonicalToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
+
+export type CanonicalResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name?: string; schema: Record<string, unknown>; strict?: boolean };
+
+export interface CanonicalReasoningConfig {
+  /** OpenAI-style effort. */
+  effort?: 'minimal' | 'low' | 'medium' | 'high';
+  /** Anthropic budget_tokens / Gemini thinkingBudget. */
+  budgetTokens?: number;
+  /** Whether the client wants reasoning text returned (Gemini includeThoughts). */
+  includeThoughts?: boolean;
+}
+
+export interface CanonicalRequest {
+  model: string;
+  /** System / developer instructions, in order. */
+  system: CanonicalTextPart[];
+  messages: CanonicalMessage[];
+  tools: CanonicalTool[];
+  toolChoice?: CanonicalToolChoice;
+  parallelToolCalls?: boolean;
+  maxOutputTokens?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  stopSequences?: string[];
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  responseFormat?: CanonicalResponseFormat;
+  reasoning?: CanonicalReasoningConfig;
+  stream: boolean;
+  /** End-user id (OpenAI `user`, Anthropic `metadata.user_id`). */
+  user?: string;
+}

@@ -1,0 +1,27 @@
+import type { NormalizedUsage } from '../billing/normalized-usage.js';
+import type { CanonicalFinishReason } from './canonical-response.js';
+
+/**
+ * One piece of a streamed response, in the order produced. Decoders (upstream wire → parts) and encoders
+ * (parts → client wire) are pure state machines; they meet only here.
+ *
+ * Rules every decoder follows:
+ * - `start` first, exactly once.
+ * - A tool call is `tool-call-start` (id, name) → zero or more `tool-call-delta` → `tool-call-end`; `index`
+ *   counts tool calls of this response from 0 (not content blocks). Calls may interleave (parallel calls).
+ * - Text and reasoning come as deltas; an encoder opens and closes its own blocks when the kind changes.
+ * - `usage` may come several times; the last one is authoritative.
+ * - `finish` last, exactly once (decoders emit one at `end()` if the upstream never said).
+ */
+export type CanonicalStreamPart =
+  | { type: 'start'; id: string; model: string; created: number }
+  | { type: 'text-delta'; text: string }
+  | { type: 'reasoning-delta'; text: string }
+  | { type: 'reasoning-signature'; signature: string }
+  | { type: 'reasoning-redacted'; data: string }
+  | { type: 'tool-call-start'; index: number; id: string; name: string }
+  | { type: 'tool-call-delta'; index: number; argumentsDelta: string }
+  | { type: 'tool-call-end'; index: number }
+  | { type: 'usage'; usage: NormalizedUsage }
+  | { type: 'finish'; finishReason: CanonicalFinishReason; usage: NormalizedUsage | undefined }
+  | { type: 'error'; message: string; code?: string };

@@ -1,0 +1,46 @@
+import type { SseEvent } from '../streaming/decode-sse.js';
+import type { CanonicalRequest } from './canonical-request.js';
+import type { CanonicalResponse } from './canonical-response.js';
+import type { CanonicalStreamPart } from './canonical-stream-part.js';
+
+/** Every converter returns its value with warnings: what could not be carried across (CONVENTIONS.md §5). */
+export interface Converted<T> {
+  value: T;
+  warnings: string[];
+}
+
+/** A request a parser refuses: the field at fault and why (rendered as a 400 in the client's style). */
+export interface InvalidWireRequest {
+  invalid: true;
+  param: string;
+  message: string;
+}
+
+/** Pure, stateful stream transform: upstream wire events in, canonical parts out. */
+export interface StreamDecoder {
+  /** One SSE event (Gemini JSON-array streams are fed element by element as `{ data: JSON text }`). */
+  push(event: SseEvent): CanonicalStreamPart[];
+  /** The upstream ended: close what is open; emits `finish` if none came. */
+  end(): CanonicalStreamPart[];
+  readonly warnings: string[];
+}
+
+/** Pure, stateful stream transform: canonical parts in, client wire text (SSE frames) out. */
+export interface StreamEncoder {
+  encode(part: CanonicalStreamPart): string;
+  /** The stream ends (after `finish`, or early): whatever closing frames the style needs ([DONE], message_stop). */
+  end(): string;
+  readonly warnings: string[];
+}
+
+/** Ids and the clock are passed in: converters stay pure. */
+export interface ConversionContext {
+  /** Makes a fresh id with a prefix (`msg_`, `chatcmpl-`, `resp_`, `call_`, `toolu_`). */
+  newId(prefix: string): string;
+  /** Unix seconds. */
+  now: number;
+  /** The model name the client asked for (echoed in responses). */
+  requestedModel: string;
+}
+
+export type { CanonicalRequest, CanonicalResponse, CanonicalStreamPart };

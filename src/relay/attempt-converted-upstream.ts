@@ -1,0 +1,164 @@
+import type { FastifyReply } from 'fastify';
+import type { CanonicalRequest } from '../canonical/canonical-request.js';
+import type { CanonicalStreamPart } from '../canonical/canonical-stream-part.js';
+import { collectStreamParts } from '../canonical/collect-stream-parts.js';
+import type { ConversionContext } from '../canonical/conversion.js';
+import type { ChannelRecord } from '../catalog/catalog-records.js';
+import { buildProviderRequest, upstreamStreams } from '../providers/build-provider-request.js';
+import type { UpstreamTextStyle } from '../providers/provider-request.js';
+import { createSseDecoder } from '../streaming/decode-sse.js';
+import { meterStreamPart } from './meter-stream-part.js';
+import { maxErrorBodyBytes, readUpstreamErrorBody } from './read-upstream-error.js';
+import type { RelayServices } from './relay-services.js';
+import type { AttemptOutcome } from './run-failover.js';
+import type { TextStyleConverters } from './text-style.js';
+import type { UsageMeter } from './usage-meter.js';
+import { sseResponseHeaders, waitForDrain } from './write-to-client.js';
+
+export interface ConvertedAttemptInput {
+  services: RelayServices;
+  channel: ChannelRecord;
+  key: string;
+  upstreamStyle: UpstreamTextStyle;
+  upstream: TextStyleConverters;
+  inbound: TextStyleConverters;
+  request: CanonicalRequest;
+  upstreamModel: string;
+  clientStreams: boolean;
+  /** OpenAI clients' `stream_options.include_usage`. */
+  includeUsage: boolean;
+  clientRequestHeaders: Record<string, string | string[] | undefined>;
+  clientHeaders: Record<string, string>;
+  /** How the client's stream is framed: SSE, or Gemini's streamed JSON array when it did not ask for alt=sse. */
+  clientFraming: 'sse' | 'json-array';
+  context: ConversionContext;
+  reply: FastifyReply;
+  meter: UsageMeter;
+  signal: AbortSignal;
+  /** Collects what could not be carried across (logged). */
+  warnings: string[];
+}
+
+/** One try of a channel that speaks another style: canonical request out, answer converted back part by part. */
+export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Promise<AttemptOutcome<{ status: number }>> {
+  const { services, meter, reply } = input;
+  const streamsUpstream = upstreamStreams(input.upstreamStyle, input.clientStreams);
+  const formatted = input.upstream.formatRequest({ ...input.request, stream: streamsUpstream }, input.upstreamModel);
+  input.warnings.push(...formatted.warnings);
+  const body = withStreamFlags(input.upstreamStyle, formatted.value, streamsUpstream, services);
+  const target = buildProviderRequest(input.upstreamStyle, { baseUrl: input.channel.baseUrl, key: input.key, upstreamModel: input.upstreamModel, stream: streamsUpstream, clientHeaders: input.clientRequestHeaders });
+  const sent = await services.upstream.send({ url: target.url, method: 'POST', headers: target.headers, body: JSON.stringify(body), signal: input.signal });
+  if (!sent.ok) return { kind: 'failed', failure: sent.failure };
+  const { response } = sent;
+  const status = response.statusCode;
+  if (status >= 400) {
+    const text = await response.body.text().catch(() => '');
+    const errorBody = readUpstreamErrorBody(text.slice(0, maxErrorBodyBytes), status);
+    return { kind: 'failed', failure: { kind: 'status', status, message: errorBody.message }, errorBody };
+  }
+
+  if (!streamsUpstream) {
+    let json: unknown;
+    try {
+      json = await response.body.json();
+    } catch (error) {
+      return { kind: 'failed', failure: { kind: 'connection', message: `Reading the upstream answer failed: ${(error as Error).message}` } };
+    }
+    const parsed = input.upstream.parseResponse(json);
+    input.warnings.push(...parsed.warnings);
+    meter.upstreamUsage = parsed.value.usage;
+    meter.firstTokenAt = services.now();
+    return sendWhole(input, parsed.value, status);
+  }
+
+  const decoder = input.upstream.createDecoder();
+  const collected: CanonicalStreamPart[] = [];
+  const encoder = input.clientStreams ? input.inbound.createEncoder(input.context, { includeUsage: input.includeUsage }) : undefined;
+  const response$ = reply.raw;
+  let needsDrain = false;
+  let arrayOpened = false;
+  const write = (text: string) => {
+    if (text === '') return;
+    if (!meter.committed) {
+      meter.committed = true;
+      void reply.hijack();
+      const contentType = input.clientFraming === 'json-array' ? { 'content-type': 'application/json; charset=utf-8' } : sseResponseHeaders;
+      response$.writeHead(200, { ...sseResponseHeaders, ...contentType, ...input.clientHeaders });
+    }
+    if (!response$.write(text)) needsDrain = true;
+  };
+  const emit = (parts: CanonicalStreamPart[]) => {
+    for (const part of parts) {
+      meterStreamPart(meter, part, services.now);
+      if (encoder === undefined) collected.push(part);
+      else write(frame(encoder.encode(part)));
+    }
+  };
+  // Gemini clients without alt=sse read a JSON array: each SSE data payload becomes one element.
+  const frame = (sse: string): string => {
+    if (input.clientFraming === 'sse' || sse === '') return sse;
+    let out = '';
+    for (const line of sse.split('\n')) {
+      if (!line.startsWith('data: ')) continue;
+      out += `${arrayOpened ? ',\r\n' : '['}${line.slice(6)}`;
+      arrayOpened = true;
+    }
+    return out;
+  };
+  const sse = createSseDecoder({ maxEventBytes: services.settings.maxStreamEventBytes, onEvent: (event) => emit(decoder.push(event)) });
+  try {
+    for await (const chunk of response.body) {
+      sse.push(chunk as Uint8Array);
+      if (needsDrain) {
+        needsDrain = false;
+        await waitForDrain(response$);
+      }
+    }
+    sse.end();
+    emit(decoder.end());
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (meter.clientAborted) return { kind: 'served', value: { status }, status };
+    if (!meter.committed) return { kind: 'failed', failure: { kind: 'connection', message } };
+    meter.interruption = `upstream stream interrupted: ${message}`;
+    if (encoder !== undefined) {
+      write(frame(encoder.encode({ type: 'error', message: 'The upstream stream was interrupted.', code: 'stream_interrupted' })));
+      write(closing(encoder.end(), input.clientFraming, arrayOpened));
+    }
+    response$.end();
+    return { kind: 'served', value: { status }, status };
+  } finally {
+    input.warnings.push(...decoder.warnings, ...(encoder?.warnings ?? []));
+  }
+  if (encoder === undefined) return sendWhole(input, collectStreamParts(collected), status);
+  write(closing(encoder.end(), input.clientFraming, arrayOpened));
+  if (!meter.committed) write(input.clientFraming === 'json-array' ? '[]' : ': empty\n\n');
+  response$.end();
+  return { kind: 'served', value: { status }, status };
+}
+
+function closing(text: string, framing: 'sse' | 'json-array', arrayOpened: boolean): string {
+  if (framing === 'sse') return text;
+  return arrayOpened ? ']' : '';
+}
+
+function sendWhole(input: ConvertedAttemptInput, response: Parameters<TextStyleConverters['formatResponse']>[0], status: number): AttemptOutcome<{ status: number }> {
+  const formatted = input.inbound.formatResponse(response, input.context);
+  input.warnings.push(...formatted.warnings);
+  input.meter.committed = true;
+  void input.reply.code(status).headers(input.clientHeaders).header('content-type', 'application/json').send(formatted.value);
+  return { kind: 'served', value: { status }, status };
+}
+
+/** Each upstream style asks for a stream its own way; OpenAI also needs to be asked for usage. */
+function withStreamFlags(style: UpstreamTextStyle, body: Record<string, unknown>, streams: boolean, services: RelayServices): Record<string, unknown> {
+  switch (style) {
+    case 'openai-chat':
+      return streams ? { ...body, stream: true, stream_options: { include_usage: true } } : { ...body, stream: false };
+    case 'anthropic-messages':
+      // Anthropic requires max_tokens; a request converted from a style where it is optional gets the default.
+      return { ...body, stream: streams, max_tokens: body.max_tokens ?? services.catalog.snapshot.settings.defaultMaxOutputTokens };
+    case 'gemini':
+      return body;
+  }
+}

@@ -1,0 +1,105 @@
+import type { FastifyReply } from 'fastify';
+import type { ChannelRecord } from '../catalog/catalog-records.js';
+import { buildProviderRequest } from '../providers/build-provider-request.js';
+import type { UpstreamTextStyle } from '../providers/provider-request.js';
+import { createSseDecoder } from '../streaming/decode-sse.js';
+import { meterStreamPart } from './meter-stream-part.js';
+import { maxErrorBodyBytes, readUpstreamErrorBody } from './read-upstream-error.js';
+import type { RelayServices } from './relay-services.js';
+import type { AttemptOutcome } from './run-failover.js';
+import type { TextStyleConverters } from './text-style.js';
+import type { UsageMeter } from './usage-meter.js';
+import { sseResponseHeaders, waitForDrain } from './write-to-client.js';
+
+export interface PassthroughAttemptInput {
+  services: RelayServices;
+  channel: ChannelRecord;
+  key: string;
+  style: UpstreamTextStyle;
+  converters: TextStyleConverters;
+  /** The bytes to send (the client's, with the model rewritten when mapped). */
+  body: string | Buffer;
+  upstreamModel: string;
+  stream: boolean;
+  clientRequestHeaders: Record<string, string | string[] | undefined>;
+  clientHeaders: Record<string, string>;
+  reply: FastifyReply;
+  meter: UsageMeter;
+  signal: AbortSignal;
+}
+
+/**
+ * Same style in and out (Messages → Anthropic, Gemini SSE → Gemini): the upstream's events go to the
+ * client as they arrive, unchanged; the style's decoder only reads usage and text on the way.
+ */
+export async function attemptPassthroughUpstream(input: PassthroughAttemptInput): Promise<AttemptOutcome<{ status: number }>> {
+  const { services, meter, reply } = input;
+  const target = buildProviderRequest(input.style, { baseUrl: input.channel.baseUrl, key: input.key, upstreamModel: input.upstreamModel, stream: input.stream, clientHeaders: input.clientRequestHeaders });
+  const sent = await services.upstream.send({ url: target.url, method: 'POST', headers: target.headers, body: input.body, signal: input.signal });
+  if (!sent.ok) return { kind: 'failed', failure: sent.failure };
+  const { response } = sent;
+  const status = response.statusCode;
+  if (status >= 400) {
+    const text = await response.body.text().catch(() => '');
+    const errorBody = readUpstreamErrorBody(text.slice(0, maxErrorBodyBytes), status);
+    return { kind: 'failed', failure: { kind: 'status', status, message: errorBody.message }, errorBody };
+  }
+  const contentType = String(response.headers['content-type'] ?? '');
+  if (!contentType.includes('text/event-stream')) {
+    let bytes: Buffer;
+    try {
+      bytes = Buffer.from(await response.body.arrayBuffer());
+    } catch (error) {
+      return { kind: 'failed', failure: { kind: 'connection', message: `Reading the upstream answer failed: ${(error as Error).message}` } };
+    }
+    try {
+      meter.upstreamUsage = input.converters.parseResponse(JSON.parse(bytes.toString('utf8'))).value.usage;
+    } catch {
+      // Not JSON we understand: the client still gets it as sent; billing falls back to the local count.
+    }
+    meter.firstTokenAt = services.now();
+    meter.committed = true;
+    void reply.code(status).headers(input.clientHeaders).header('content-type', contentType || 'application/json').send(bytes);
+    return { kind: 'served', value: { status }, status };
+  }
+
+  const decoder = input.converters.createDecoder();
+  const client = reply.raw;
+  let needsDrain = false;
+  const write = (text: string) => {
+    if (!meter.committed) {
+      meter.committed = true;
+      void reply.hijack();
+      client.writeHead(200, { ...sseResponseHeaders, ...input.clientHeaders });
+    }
+    if (!client.write(text)) needsDrain = true;
+  };
+  const sse = createSseDecoder({
+    maxEventBytes: services.settings.maxStreamEventBytes,
+    onEvent(event) {
+      write(event.event === undefined ? `data: ${event.data}\n\n` : `event: ${event.event}\ndata: ${event.data}\n\n`);
+      for (const part of decoder.push(event)) meterStreamPart(meter, part, services.now);
+    },
+  });
+  try {
+    for await (const chunk of response.body) {
+      sse.push(chunk as Uint8Array);
+      if (needsDrain) {
+        needsDrain = false;
+        await waitForDrain(client);
+      }
+    }
+    sse.end();
+    for (const part of decoder.end()) meterStreamPart(meter, part, services.now);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (meter.clientAborted) return { kind: 'served', value: { status }, status };
+    if (!meter.committed) return { kind: 'failed', failure: { kind: 'connection', message } };
+    meter.interruption = `upstream stream interrupted: ${message}`;
+    client.end();
+    return { kind: 'served', value: { status }, status };
+  }
+  if (!meter.committed) write('');
+  client.end();
+  return { kind: 'served', value: { status }, status };
+}

@@ -1,0 +1,16 @@
+import type { CanonicalRequest } from '../canonical/canonical-request.js';
+import type { CanonicalResponse } from '../canonical/canonical-response.js';
+import type { ConversionContext, Converted, InvalidWireRequest, StreamDecoder, StreamEncoder } from '../canonical/conversion.js';
+
+/** The text-generation styles a client may speak. */
+export type TextStyleName = 'openai-chat' | 'anthropic-messages' | 'gemini';
+
+/** One style's six pure converters (src/convert/<style>/), seen through one interface. */
+export interface TextStyleConverters {
+  parseRequest(body: unknown): Converted<CanonicalRequest> | InvalidWireRequest;
+  formatRequest(request: CanonicalRequest, upstreamModel: string): Converted<Record<string, unknown>>;
+  parseResponse(body: unknown): Converted<CanonicalResponse>;
+  formatResponse(response: CanonicalResponse, context: ConversionContext): Converted<Record<string, unknown>>;
+  createDecoder(): StreamDecoder;
+  createEncoder(context: ConversionContext, options: { includeUsage: boolean }): StreamEncoder;
+}

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+import { allDialects } from '../support/test-databases.js';
+import { callAdmin } from './admin-client.js';
+
+const validChannel = { name: 'upstream', type: 'openai', base_url: 'https://api.example.com', key: 'sk-error-suite-upstream-key', models: ['gpt-4o'] };
+
+function expectFailure(answer: { status: number; body: any }, status: number, ...messageParts: string[]): void {
+  expect(answer.status).toBe(status);
+  expect(answer.body.success).toBe(false);
+  expect(typeof answer.body.message).toBe('string');
+  for (const part of messageParts) expect(answer.body.message).toContain(part);
+}
+
+describe('admin API refusals', () => {
+  let gateway: TestGateway;
+  let channelId: number;
+  let userId: number;
+  let tokenId: number;
+
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+    channelId = (await callAdmin(gateway, 'POST', '/api/admin/channels', { body: validChannel })).body.data.id;
+    userId = (await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'frank', quota: 100 } })).body.data.id;
+    tokenId = (await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'frank-key', user_id: userId, quota: 40 } })).body.data.id;
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('answers 400 naming an unknown field', async () => {
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/channels', { body: { ...validChannel, name: 'other', colour: 'blue' } }), 400, 'colour');
+    expectFailure(await callAdmin(gateway, 'PUT', `/api/admin/users/${userId}`, { body: { nickname: 'x' } }), 400, 'nickname');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'x', scopes: [] } }), 400, 'scopes');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'm', input: 1, inputs: 2 } }), 400, 'inputs');
+    expectFailure(await callAdmin(gateway, 'PUT', '/api/admin/groups/default', { body: { ratio: 1, name: 'renamed' } }), 400, 'name');
+  });
+
+  it('answers 400 naming a missing or malformed field', async () => {
+    const { models: _models, ...withoutModels } = validChannel;
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/channels', { body: { ...withoutModels, name: 'no-models' } }), 400, 'models');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/channels', { body: { ...validChannel, name: 'bad-url', base_url: 'not a url' } }), 400, 'base_url');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/channels', { body: { ...validChannel, name: 'bad-type', type: 'carrier-pigeon' } }), 400, 'type');
+    const { key: _key, ...withoutKey } = validChannel;
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/channels', { body: { ...withoutKey, name: 'no-key' } }), 400, 'key');
+    expectFailure(await callAdmin(gateway, 'PUT', `/api/admin/channels/${channelId}`, { body: { priority: 'high' } }), 400, 'priority');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'grace', password: 'short' } }), 400, 'password');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'grace', role: 'emperor' } }), 400, 'role');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'neg', quota: -5 } }), 400, 'quota');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'empty' } }), 400, 'at least one');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/groups', { body: { name: 'cheap', ratio: -1 } }), 400, 'ratio');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/channels', { rawBody: '{"name": ' }), 400);
+    expectFailure(await callAdmin(gateway, 'GET', '/api/admin/channels?page_size=many'), 400, 'page_size');
+    expectFailure(await callAdmin(gateway, 'GET', '/api/admin/channels/abc'), 400, 'id');
+  });
+
+  it('refuses names already taken and references to what does not exist', async () => {
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/channels', { body: validChannel }), 400, 'name', 'already exists');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'frank' } }), 400, 'username');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'frank-key', user_id: userId } }), 400, 'name');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'orphan', user_id: 9999 } }), 400, 'user_id');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'lost', user: 'nobody' } }), 400, 'user');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'nowhere', group: 'atlantis' } }), 400, 'group', 'atlantis');
+    expectFailure(await callAdmin(gateway, 'PUT', `/api/admin/users/${userId}`, { body: { group: 'atlantis' } }), 400, 'group');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/groups', { body: { name: 'default', ratio: 2 } }), 400, 'already exists');
+    expectFailure(await callAdmin(gateway, 'DELETE', '/api/admin/groups/default'), 400, 'default');
+  });
+
+  it('refuses to delete a group still in use and a root user', async () => {
+    await callAdmin(gateway, 'POST', '/api/admin/groups', { body: { name: 'busy', ratio: 1 } });
+    await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'busy-user', group: 'busy' } });
+    expectFailure(await callAdmin(gateway, 'DELETE', '/api/admin/groups/busy'), 400, 'busy', '1 user');
+    expect((await callAdmin(gateway, 'GET', '/api/admin/groups/busy')).status).toBe(200);
+
+    const root = (await callAdmin(gateway, 'GET', '/api/admin/users')).body.data.items.find((user: { role: string }) => user.role === 'root');
+    expectFailure(await callAdmin(gateway, 'DELETE', `/api/admin/users/${root.id}`), 400, 'root');
+    expect((await callAdmin(gateway, 'GET', `/api/admin/users/${root.id}`)).status).toBe(200);
+  });
+
+  it('answers 404 for every missing entity', async () => {
+    for (const path of ['/api/admin/channels/9999', '/api/admin/tokens/9999', '/api/admin/users/9999', '/api/admin/prices/no-such-model', '/api/admin/groups/no-such-group']) {
+      expectFailure(await callAdmin(gateway, 'GET', path), 404, 'not found');
+      expectFailure(await callAdmin(gateway, 'DELETE', path), 404, 'not found');
+    }
+    expectFailure(await callAdmin(gateway, 'PUT', '/api/admin/channels/9999', { body: { priority: 1 } }), 404);
+    expectFailure(await callAdmin(gateway, 'PUT', '/api/admin/tokens/9999', { body: { enabled: false } }), 404);
+    expectFailure(await callAdmin(gateway, 'PUT', '/api/admin/users/9999', { body: { enabled: false } }), 404);
+    expectFailure(await callAdmin(gateway, 'PUT', '/api/admin/prices/no-such-model', { body: { input: 1 } }), 404);
+    expectFailure(await callAdmin(gateway, 'PUT', '/api/admin/groups/no-such-group', { body: { ratio: 1 } }), 404);
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/tokens/9999/key'), 404);
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/tokens/9999/quota', { body: { delta: 1 } }), 404);
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/users/9999/quota', { body: { delta: 1 } }), 404);
+    expectFailure(await callAdmin(gateway, 'GET', '/api/admin/nothing-here'), 404);
+  });
+
+  it('refuses overwriting a balance through an update', async () => {
+    expectFailure(await callAdmin(gateway, 'PUT', `/api/admin/users/${userId}`, { body: { quota: 1_000_000 } }), 400, 'quota', '/quota');
+    expectFailure(await callAdmin(gateway, 'PUT', `/api/admin/tokens/${tokenId}`, { body: { quota: 1_000_000 } }), 400, 'quota', '/quota');
+    expect((await callAdmin(gateway, 'GET', `/api/admin/users/${userId}`)).body.data.quota).toBe(100);
+    expect((await callAdmin(gateway, 'GET', `/api/admin/tokens/${tokenId}`)).body.data.quota).toBe(40);
+  });
+
+  it('refuses a zero, fractional or missing delta', async () => {
+    expectFailure(await callAdmin(gateway, 'POST', `/api/admin/users/${userId}/quota`, { body: { delta: 0 } }), 400, 'delta');
+    expectFailure(await callAdmin(gateway, 'POST', `/api/admin/users/${userId}/quota`, { body: { delta: 1.5 } }), 400, 'delta');
+    expectFailure(await callAdmin(gateway, 'POST', `/api/admin/tokens/${tokenId}/quota`, { body: {} }), 400, 'delta');
+    expectFailure(await callAdmin(gateway, 'POST', `/api/admin/tokens/${tokenId}/quota`, { body: { delta: '5' } }), 400, 'delta');
+  });
+});
+
+for (const { dialect, available } of allDialects) {
+  describe.skipIf(!available)(`admin balance adjustment on ${dialect}`, () => {
+    let gateway: TestGateway;
+
+    beforeAll(async () => {
+      gateway = await startTestGateway({ dialect });
+    });
+    afterAll(async () => {
+      await gateway?.close();
+    });
+
+    it('refuses a take-back that would leave a negative balance, and changes nothing', async () => {
+      const user = (await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'henry', quota: 100 } })).body.data;
+      expectFailure(await callAdmin(gateway, 'POST', `/api/admin/users/${user.id}/quota`, { body: { delta: -101 } }), 400, 'negative');
+      expect((await callAdmin(gateway, 'GET', `/api/admin/users/${user.id}`)).body.data.quota).toBe(100);
+
+      const token = (await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'henry-key', user_id: user.id, quota: 10 } })).body.data;
+      expectFailure(await callAdmin(gateway, 'POST', `/api/admin/tokens/${token.id}/quota`, { body: { delta: -11 } }), 400, 'negative');
+      expect((await callAdmin(gateway, 'GET', `/api/admin/tokens/${token.id}`)).body.data.quota).toBe(10);
+    });
+
+    it('applies concurrent take-backs atomically: exactly as many succeed as the balance covers', async () => {
+      const user = (await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'iris', quota: 100 } })).body.data;
+      const answers = await Promise.all(
+        Array.from({ length: 15 }, () => callAdmin(gateway, 'POST', `/api/admin/users/${user.id}/quota`, { body: { delta: -10 } })),
+      );
+      expect(answers.filter((answer) => answer.status === 200)).toHaveLength(10);
+      expect(answers.filter((answer) => answer.status === 400)).toHaveLength(5);
+      expect((await callAdmin(gateway, 'GET', `/api/admin/users/${user.id}`)).body.data.quota).toBe(0);
+    });
+  });
+}

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+import { callAdmin, callGateway, logIn } from './admin-client.js';
+
+const sevenDaysSeconds = 7 * 24 * 60 * 60;
+
+describe('console login sessions', () => {
+  let gateway: TestGateway;
+  let clock = Date.UTC(2026, 5, 1);
+
+  beforeAll(async () => {
+    gateway = await startTestGateway({
+      now: () => clock,
+      config: {
+        users: [
+          { username: 'ada', password: 'ada-password', role: 'admin', group: 'default', enabled: true },
+          { username: 'bob', password: 'bob-password', role: 'user', group: 'default', enabled: true },
+          { username: 'eve', password: 'eve-password', role: 'user', group: 'default', enabled: false },
+        ],
+      },
+    });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('logs in with a signed, HttpOnly, SameSite=Strict cookie that lasts seven days', async () => {
+    const answer = await callGateway(gateway, 'POST', '/api/user/login', { body: { username: 'bob', password: 'bob-password' } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ success: true, message: '', data: { id: expect.any(Number), username: 'bob', role: 'user', group: 'default' } });
+    const cookie = answer.headers.getSetCookie().find((line) => line.startsWith('relay_session='));
+    expect(cookie).toBeDefined();
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Strict');
+    expect(cookie).toContain('Path=/');
+    expect(cookie).toContain(`Max-Age=${sevenDaysSeconds}`);
+    // Signed: the value carries an HMAC after the `userId.expiresAt` payload.
+    const value = decodeURIComponent(cookie?.split(';', 1)[0]?.slice('relay_session='.length) ?? '');
+    expect(value).toMatch(new RegExp(`^${answer.body.data.id}\\.${Math.floor(clock / 1000) + sevenDaysSeconds}\\.[A-Za-z0-9+/]+$`));
+  });
+
+  it('answers the logged-in user at /api/user/self', async () => {
+    const session = await logIn(gateway, 'bob', 'bob-password');
+    const self = await callGateway(gateway, 'GET', '/api/user/self', { headers: { cookie: session } });
+    expect(self.status).toBe(200);
+    expect(self.body.success).toBe(true);
+    expect(self.body.data).toMatchObject({ username: 'bob', role: 'user', group: 'default', unlimited_quota: true });
+  });
+
+  it('answers 401 at /api/user/self without a session, or with a forged one', async () => {
+    const none = await callGateway(gateway, 'GET', '/api/user/self');
+    expect(none.status).toBe(401);
+    expect(none.body).toEqual({ success: false, message: expect.any(String) });
+
+    const session = await logIn(gateway, 'bob', 'bob-password');
+    const [, value = ''] = session.split('=');
+    const [userId, expiresAt, signature] = decodeURIComponent(value).split('.');
+    // Claiming to be user 1 (root) with bob's signature must fail.
+    const forged = `relay_session=${encodeURIComponent(`1.${expiresAt}.${signature}`)}`;
+    expect((await callGateway(gateway, 'GET', '/api/user/self', { headers: { cookie: forged } })).status).toBe(401);
+    const unsigned = `relay_session=${userId}.${expiresAt}`;
+    expect((await callGateway(gateway, 'GET', '/api/user/self', { headers: { cookie: unsigned } })).status).toBe(401);
+  });
+
+  it('logs out by clearing the cookie', async () => {
+    const session = await logIn(gateway, 'bob', 'bob-password');
+    const answer = await callGateway(gateway, 'POST', '/api/user/logout', { headers: { cookie: session } });
+    expect(answer.status).toBe(200);
+    expect(answer.body.success).toBe(true);
+    const cleared = answer.headers.getSetCookie().find((line) => line.startsWith('relay_session='));
+    expect(cleared).toMatch(/^relay_session=;/);
+    expect(cleared).toMatch(/Expires=Thu, 01 Jan 1970|Max-Age=0/);
+  });
+
+  it('refuses a wrong password and an unknown user alike with 401', async () => {
+    const wrong = await callGateway(gateway, 'POST', '/api/user/login', { body: { username: 'bob', password: 'not-bob' } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toEqual({ success: false, message: 'Invalid username or password' });
+    expect(wrong.headers.getSetCookie()).toEqual([]);
+    const unknown = await callGateway(gateway, 'POST', '/api/user/login', { body: { username: 'nobody', password: 'whatever' } });
+    expect(unknown.status).toBe(401);
+    expect(unknown.body).toEqual(wrong.body);
+  });
+
+  it('refuses a login to the passwordless root account', async () => {
+    const answer = await callGateway(gateway, 'POST', '/api/user/login', { body: { username: 'root', password: '' } });
+    expect(answer.status).toBe(400);
+    const guessed = await callGateway(gateway, 'POST', '/api/user/login', { body: { username: 'root', password: 'root' } });
+    expect(guessed.status).toBe(401);
+  });
+
+  it('refuses a login body without credentials with 400', async () => {
+    const answer = await callGateway(gateway, 'POST', '/api/user/login', { body: { username: 'bob' } });
+    expect(answer.status).toBe(400);
+    expect(answer.body.message).toContain('password');
+  });
+
+  it('answers 403 to a disabled user with the right password', async () => {
+    const answer = await callGateway(gateway, 'POST', '/api/user/login', { body: { username: 'eve', password: 'eve-password' } });
+    expect(answer.status).toBe(403);
+    expect(answer.body.success).toBe(false);
+    expect(answer.headers.getSetCookie()).toEqual([]);
+  });
+
+  it('ends the session of a user disabled after logging in, at once', async () => {
+    const created = await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'frank', password: 'frank-password' } });
+    const session = await logIn(gateway, 'frank', 'frank-password');
+    expect((await callGateway(gateway, 'GET', '/api/user/self', { headers: { cookie: session } })).status).toBe(200);
+    await callAdmin(gateway, 'PUT', `/api/admin/users/${created.body.data.id}`, { body: { enabled: false } });
+    expect((await callGateway(gateway, 'GET', '/api/user/self', { headers: { cookie: session } })).status).toBe(401);
+  });
+
+  it('expires a session after seven days', async () => {
+    const session = await logIn(gateway, 'bob', 'bob-password');
+    const start = clock;
+    try {
+      clock = start + sevenDaysSeconds * 1000 - 1_000;
+      expect((await callGateway(gateway, 'GET', '/api/user/self', { headers: { cookie: session } })).status).toBe(200);
+      clock = start + sevenDaysSeconds * 1000 + 1_000;
+      expect((await callGateway(gateway, 'GET', '/api/user/self', { headers: { cookie: session } })).status).toBe(401);
+    } finally {
+      clock = start;
+    }
+  });
+
+  it('lets an admin session use the admin API, and not an ordinary user session', async () => {
+    const admin = await logIn(gateway, 'ada', 'ada-password');
+    const channels = await callGateway(gateway, 'GET', '/api/admin/channels', { headers: { cookie: admin } });
+    expect(channels.status).toBe(200);
+    expect(channels.body).toMatchObject({ success: true, data: { items: [], total: 0 } });
+    const created = await callGateway(gateway, 'POST', '/api/admin/groups', { headers: { cookie: admin }, body: { name: 'from-console', ratio: 1.5 } });
+    expect(created.status).toBe(200);
+
+    const user = await logIn(gateway, 'bob', 'bob-password');
+    const refused = await callGateway(gateway, 'GET', '/api/admin/channels', { headers: { cookie: user } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.success).toBe(false);
+  });
+});
