@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AppServices } from './app-services.js';
 import './fastify-types.js';
-import { registerErrorHandling } from './middleware/handle-errors.js';
+import { handleFrameworkError, registerErrorHandling } from './middleware/handle-errors.js';
 import { registerJsonBodyParser } from './middleware/parse-json-body.js';
 import { registerRoutes } from './register-routes.js';
 
@@ -21,6 +21,9 @@ export async function buildApp(services: AppServices, options: BuildAppOptions):
     // Per-request lines cost time on the hot path; the request log table records every relay call.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: true,
+    // Task ids and Gemini model:action segments can be long; Fastify's default (100) would answer a raw 414.
+    maxParamLength: 500,
+    frameworkErrors: handleFrameworkError,
   });
   app.decorateRequest('caller', undefined);
   app.decorateRequest('rawBody', undefined);

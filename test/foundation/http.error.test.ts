@@ -1,8 +1,12 @@
+import { createServer, type Server, type Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppServices } from '../../src/http/app-services.js';
 import '../../src/http/fastify-types.js';
-import { registerErrorHandling } from '../../src/http/middleware/handle-errors.js';
+import { handleFrameworkError, registerErrorHandling } from '../../src/http/middleware/handle-errors.js';
 import { registerJsonBodyParser } from '../../src/http/middleware/parse-json-body.js';
+import { healthRoutes } from '../../src/http/routes/health-routes.js';
+import { createDatabase } from '../../src/storage/create-database.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { sendUnfinishedRequest, startProbeGateway, type ProbeGateway } from './start-probe-gateway.js';
 
@@ -10,7 +14,11 @@ const requestIdPattern = /^[0-9a-f]{32}$/;
 
 /** The body parser and the error handler alone, as build-app.ts wires them. */
 async function buildParserApp(bodyLimit: number): Promise<FastifyInstance> {
-  const app = Fastify({ bodyLimit });
+  let sequence = 0;
+  const app = Fastify({ bodyLimit, frameworkErrors: handleFrameworkError, genReqId: () => `req${(sequence += 1).toString().padStart(29, '0')}` });
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
   app.decorateRequest('rawBody', undefined);
   app.decorateRequest('errorStyle', undefined);
   registerJsonBodyParser(app);
@@ -20,6 +28,7 @@ async function buildParserApp(bodyLimit: number): Promise<FastifyInstance> {
   app.post('/v1/messages', echo);
   app.post('/v1beta/models/*', echo);
   app.post('/api/upload/presign', echo);
+  app.get('/v1/models/:model', async () => ({}));
   await app.ready();
   return app;
 }
@@ -57,6 +66,37 @@ describe('JSON parser and error handler', () => {
     const response = await post('/api/upload/presign', 'not json');
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual({ success: false, message: expect.stringContaining('not valid JSON') });
+  });
+
+  it.each([
+    ['__proto__', '{"model":"m","__proto__":{"isAdmin":true}}'],
+    ['__proto__ nested and \\u-escaped', '{"messages":[{"role":"user","\\u005f_proto__":{"x":1}}]}'],
+    ['constructor.prototype', '{"tools":[{"constructor":{"prototype":{"x":1}}}]}'],
+  ])('refuses a prototype-poisoning key (%s) with 400 invalid_json', async (_name, payload) => {
+    const response = await post('/v1/chat/completions', payload);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ error: { code: 'invalid_json', message: expect.stringContaining('forbidden key') } });
+  });
+
+  it('accepts those words where they are not poisoning keys', async () => {
+    const payload = '{"messages":[{"role":"user","content":"what does \\"__proto__\\": do?"}],"constructor":"fine","schema":{"constructor":{"type":"string"}}}';
+    const response = await post('/v1/chat/completions', payload);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ body: JSON.parse(payload) });
+  });
+
+  it('answers a URL that is not validly percent-encoded with 400 in the error model, with a request id', async () => {
+    const response = await app.inject({ method: 'GET', url: '/v1/models/%E0%A4%A' });
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['x-request-id']).toBeTruthy();
+    expect(response.json()).toMatchObject({ error: { type: 'invalid_request_error', code: 'invalid_request' } });
+  });
+
+  it('answers an over-long path parameter with 414 in the error model', async () => {
+    const response = await app.inject({ method: 'GET', url: `/v1/models/${'m'.repeat(200)}` });
+    expect(response.statusCode).toBe(414);
+    expect(response.headers['x-request-id']).toBeTruthy();
+    expect(response.json()).toMatchObject({ error: { code: 'invalid_request' } });
   });
 
   it('answers a body over the limit with 413 in the calling style', async () => {
@@ -160,6 +200,35 @@ describe('unknown paths', () => {
     const response = await request('DELETE', '/healthz');
     expect(response.status).toBe(404);
     expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/^Invalid URL \(DELETE \/healthz\)/);
+  });
+});
+
+describe('readiness when the database does not answer', () => {
+  let silentServer: Server;
+  const sockets: Socket[] = [];
+
+  beforeAll(async () => {
+    // Accepts connections and never says a word, like a database behind a dropped route.
+    silentServer = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silentServer.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => silentServer.close(() => resolve()));
+  });
+
+  it('answers /readyz with 503 within the readiness timeout instead of hanging', async () => {
+    const { port } = silentServer.address() as { port: number };
+    const database = await createDatabase(`postgres://relay@127.0.0.1:${port}/relay`);
+    const app = Fastify();
+    await healthRoutes(app, { database } as AppServices, { readinessTimeoutMs: 300 });
+    const started = Date.now();
+    const response = await app.inject({ method: 'GET', url: '/readyz' });
+    expect(response.statusCode).toBe(503);
+    expect(response.json()).toMatchObject({ status: 'unavailable', database: 'postgres', error: expect.stringContaining('did not answer') });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await app.close();
+    void database.db.destroy().catch(() => undefined);
   });
 });
 
