@@ -7,11 +7,13 @@ import { modelRoutes } from './routes/model-routes.js';
 import { openaiRelayRoutes } from './routes/openai-relay-routes.js';
 import { playgroundRoutes } from './routes/playground-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
+import { textRelayRoutes } from './routes/text-relay-routes.js';
 
 /** Every route of the gateway, in one visible list. */
 export async function registerRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   await healthRoutes(app, services);
   await modelRoutes(app, services);
+  await textRelayRoutes(app, services);
   await openaiRelayRoutes(app, services);
   await accountRoutes(app, services);
   await sessionRoutes(app, services);

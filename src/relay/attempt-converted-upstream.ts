@@ -155,9 +155,14 @@ function withStreamFlags(style: UpstreamTextStyle, body: Record<string, unknown>
   switch (style) {
     case 'openai-chat':
       return streams ? { ...body, stream: true, stream_options: { include_usage: true } } : { ...body, stream: false };
-    case 'anthropic-messages':
-      // Anthropic requires max_tokens; a request converted from a style where it is optional gets the default.
-      return { ...body, stream: streams, max_tokens: body.max_tokens ?? services.catalog.snapshot.settings.defaultMaxOutputTokens };
+    case 'anthropic-messages': {
+      // Anthropic requires max_tokens; a request converted from a style where it is optional gets the
+      // default — kept above the thinking budget, which Anthropic requires to be smaller.
+      const thinking = body.thinking as { budget_tokens?: unknown } | undefined;
+      const budget = typeof thinking?.budget_tokens === 'number' ? thinking.budget_tokens : 0;
+      const fallback = Math.max(services.catalog.snapshot.settings.defaultMaxOutputTokens, budget + 1024);
+      return { ...body, stream: streams, max_tokens: body.max_tokens ?? fallback };
+    }
     case 'gemini':
       return body;
   }

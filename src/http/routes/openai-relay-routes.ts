@@ -10,7 +10,6 @@ export async function openaiRelayRoutes(app: FastifyInstance, services: AppServi
   const route = (path: string, endpoint: OpenaiEndpoint) =>
     app.post(path, { config: { errorStyle: 'openai' }, preHandler: authenticate }, (request, reply) => runOpenaiRelay(services.relay, endpoint, request, reply));
 
-  route('/v1/chat/completions', openaiEndpoints.chat);
   route('/v1/completions', openaiEndpoints.completions);
   route('/v1/embeddings', openaiEndpoints.embeddings);
   route('/v1/moderations', openaiEndpoints.moderations);

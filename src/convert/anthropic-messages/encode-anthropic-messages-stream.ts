@@ -1,0 +1,207 @@
+import type { NormalizedUsage } from '../../billing/normalized-usage.js';
+import type { ConversionContext, StreamEncoder } from '../../canonical/conversion.js';
+import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.js';
+import { encodeSseEvent } from '../../streaming/encode-sse.js';
+import { formatAnthropicStopReason } from './map-anthropic-messages-finish-reason.js';
+import { formatAnthropicMessagesUsage } from './read-anthropic-messages-usage.js';
+
+type OpenBlock = { kind: 'text' | 'thinking'; index: number } | { kind: 'tool'; index: number; toolIndex: number };
+
+/** Anthropic's error types (protocols.md §6.3); any other code is sent as api_error. */
+const anthropicErrorTypes = new Set([
+  'invalid_request_error', 'authentication_error', 'billing_error', 'permission_error', 'not_found_error',
+  'request_too_large', 'rate_limit_error', 'api_error', 'timeout_error', 'overloaded_error',
+]);
+
+/**
+ * Canonical parts → the SSE a /v1/messages client expects (protocols.md §6.1): message_start, one content
+ * block at a time (content_block_start / _delta / _stop), message_delta with stop_reason and the whole usage,
+ * then message_stop at end(). Anthropic blocks never interleave, so while a tool call's block is open, parts
+ * for other blocks wait (in order) until it ends; everything else is written as it arrives.
+ */
+export function createAnthropicMessagesStreamEncoder(context: ConversionContext): StreamEncoder {
+  const warnings: string[] = [];
+  const warn = (message: string): void => {
+    if (!warnings.includes(message)) warnings.push(message);
+  };
+  const startedToolCalls = new Set<number>();
+  let waiting: CanonicalStreamPart[] = [];
+  let open: OpenBlock | undefined;
+  let nextBlockIndex = 0;
+  let started = false;
+  let finished = false;
+  let failed = false;
+  let sawToolCall = false;
+  let latestUsage: NormalizedUsage | undefined;
+
+  const event = (type: string, data: Record<string, unknown>): string => encodeSseEvent(JSON.stringify({ type, ...data }), type);
+
+  function messageStart(): string {
+    started = true;
+    const message = {
+      id: context.newId('msg_'), type: 'message', role: 'assistant', model: context.requestedModel, content: [],
+      stop_reason: null, stop_sequence: null,
+      usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
+    };
+    return event('message_start', { message });
+  }
+
+  function closeBlock(): string {
+    if (open === undefined) return '';
+    const closed = open;
+    open = undefined;
+    return event('content_block_stop', { index: closed.index });
+  }
+
+  function openBlock(block: OpenBlock, contentBlock: Record<string, unknown>): string {
+    const text = closeBlock();
+    open = block;
+    return text + event('content_block_start', { index: block.index, content_block: contentBlock });
+  }
+
+  /** Opens a text or thinking block unless one of that kind is open. */
+  function ensureBlock(kind: 'text' | 'thinking'): string {
+    if (open?.kind === kind) return '';
+    const contentBlock = kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' };
+    return openBlock({ kind, index: nextBlockIndex++ }, contentBlock);
+  }
+
+  const delta = (data: Record<string, unknown>): string => event('content_block_delta', { index: open?.index ?? 0, delta: data });
+
+  const openToolIndex = (): number | undefined => (open?.kind === 'tool' ? open.toolIndex : undefined);
+  const belongsToOpenTool = (part: CanonicalStreamPart): boolean =>
+    (part.type === 'tool-call-delta' || part.type === 'tool-call-end') && part.index === openToolIndex();
+
+  /** Writes one content part now: no other tool block is open (or the part belongs to it). */
+  function write(part: CanonicalStreamPart): string {
+    switch (part.type) {
+      case 'text-delta':
+        return part.text === '' ? '' : ensureBlock('text') + delta({ type: 'text_delta', text: part.text });
+      case 'reasoning-delta':
+        return part.text === '' ? '' : ensureBlock('thinking') + delta({ type: 'thinking_delta', thinking: part.text });
+      case 'reasoning-signature':
+        // The signature closes its thinking block (Anthropic sends it last); alone, it gets an empty one.
+        return ensureBlock('thinking') + delta({ type: 'signature_delta', signature: part.signature }) + closeBlock();
+      case 'reasoning-redacted':
+        return openBlock({ kind: 'thinking', index: nextBlockIndex++ }, { type: 'redacted_thinking', data: part.data }) + closeBlock();
+      case 'tool-call-start': {
+        if (startedToolCalls.has(part.index)) {
+          warn(`tool call ${part.index} started twice: the second start was dropped`);
+          return '';
+        }
+        sawToolCall = true;
+        const id = part.id === '' ? context.newId('toolu_') : part.id;
+        startedToolCalls.add(part.index);
+        return openBlock({ kind: 'tool', index: nextBlockIndex++, toolIndex: part.index }, { type: 'tool_use', id, name: part.name, input: {} });
+      }
+      case 'tool-call-delta':
+        if (part.index !== openToolIndex()) {
+          warn(`arguments for tool call ${part.index}, which is not open, were dropped`);
+          return '';
+        }
+        return part.argumentsDelta === '' ? '' : delta({ type: 'input_json_delta', partial_json: part.argumentsDelta });
+      case 'tool-call-end':
+        return part.index === openToolIndex() ? closeBlock() : '';
+      default:
+        throw new Error(`not a content part: ${part.type}`);
+    }
+  }
+
+  /** Writes the waiting parts that can go now: all of them once no tool block is open, else those of the open tool. */
+  function drain(): string {
+    let text = '';
+    for (;;) {
+      const toolIndex = openToolIndex();
+      const position = toolIndex === undefined ? (waiting.length > 0 ? 0 : -1) : waiting.findIndex(belongsToOpenTool);
+      if (position < 0) return text;
+      const [part] = waiting.splice(position, 1);
+      if (part !== undefined) text += write(part);
+    }
+  }
+
+  function accept(part: CanonicalStreamPart): string {
+    if (open?.kind === 'tool' && !belongsToOpenTool(part)) {
+      waiting.push(part);
+      return '';
+    }
+    return write(part) + drain();
+  }
+
+  /** Closes every block: a tool call that never ended is closed as it stands, and what waited behind it written. */
+  function closeEverything(): string {
+    let text = drain();
+    while (open !== undefined) {
+      if (open.kind === 'tool') warn(`tool call ${open.toolIndex} never ended: closed at the end of the stream`);
+      text += closeBlock() + drain();
+    }
+    waiting = [];
+    return text;
+  }
+
+  function finish(part: Extract<CanonicalStreamPart, { type: 'finish' }>): string {
+    let text = closeEverything();
+    finished = true;
+    const turnEndsInToolCalls = sawToolCall && part.finishReason.unified === 'stop';
+    const stopReason = formatAnthropicStopReason(turnEndsInToolCalls ? { unified: 'tool_calls', raw: part.finishReason.raw } : part.finishReason);
+    stopReason.warnings.forEach(warn);
+    const usage = part.usage ?? latestUsage;
+    if (usage === undefined) warn('the stream carried no usage: message_delta reports zeros');
+    const wireUsage = formatAnthropicMessagesUsage(usage ?? { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 } });
+    text += event('message_delta', { delta: { stop_reason: stopReason.value, stop_sequence: null }, usage: wireUsage });
+    return text;
+  }
+
+  function encode(part: CanonicalStreamPart): string {
+    if (finished || failed) {
+      warn(`a ${part.type} part after the end of the message was dropped`);
+      return '';
+    }
+    if (part.type === 'start') {
+      if (started) warn('a second start part was ignored');
+      return started ? '' : messageStart();
+    }
+    let text = '';
+    if (!started) {
+      warn(`the stream began with ${part.type}, not start`);
+      text += messageStart();
+    }
+    switch (part.type) {
+      case 'usage':
+        latestUsage = part.usage;
+        return text;
+      case 'finish':
+        return text + finish(part);
+      case 'error':
+        // Anthropic ends a failed stream with an error event and nothing after it.
+        failed = true;
+        return text + event('error', { error: { type: part.code !== undefined && anthropicErrorTypes.has(part.code) ? part.code : 'api_error', message: part.message } });
+      case 'text-delta':
+      case 'reasoning-delta':
+      case 'reasoning-signature':
+      case 'reasoning-redacted':
+      case 'tool-call-start':
+      case 'tool-call-delta':
+      case 'tool-call-end':
+        return text + accept(part);
+      default: {
+        const unhandled: never = part;
+        throw new Error(`unhandled part ${JSON.stringify(unhandled)}`);
+      }
+    }
+  }
+
+  return {
+    encode,
+    end() {
+      if (failed) return '';
+      if (finished) return event('message_stop', {});
+      // Ended before finish: say so with an error event, so that no client takes a cut answer for a whole one.
+      warn('the stream ended before finish: an error event was sent');
+      failed = true;
+      return (started ? '' : messageStart()) + event('error', { error: { type: 'api_error', message: 'The upstream stream ended before the message was complete.' } });
+    },
+    get warnings() {
+      return warnings;
+    },
+  };
+}

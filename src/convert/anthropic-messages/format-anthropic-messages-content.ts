@@ -1,0 +1,143 @@
+import type {
+  CanonicalAssistantPart,
+  CanonicalFilePart,
+  CanonicalImagePart,
+  CanonicalMediaSource,
+  CanonicalMessage,
+  CanonicalToolResultPart,
+  CanonicalUserPart,
+} from '../../canonical/canonical-request.js';
+import { parseToolCallArguments } from './parse-tool-call-arguments.js';
+
+type WireBlock = Record<string, unknown> & { type: string };
+export interface AnthropicWireMessage {
+  role: 'user' | 'assistant';
+  content: WireBlock[];
+}
+
+/**
+ * Canonical messages → Anthropic `messages`. Tool messages become `tool_result` blocks of a user turn and
+ * merge with the user turn around them, results first (Anthropic requires them at the start of the turn
+ * that follows the `tool_use`). Empty text is left out (Anthropic refuses empty text blocks).
+ */
+export function formatAnthropicMessagesContent(messages: readonly CanonicalMessage[], warnings: string[]): AnthropicWireMessage[] {
+  const wire: AnthropicWireMessage[] = [];
+  for (const [index, message] of messages.entries()) {
+    const path = `messages.${index}`;
+    const role = message.role === 'assistant' ? 'assistant' : 'user';
+    const blocks = formatBlocks(message, path, warnings);
+    if (blocks.length === 0) {
+      warnings.push(`${path}: nothing left to send in this ${message.role} message: dropped`);
+      continue;
+    }
+    const last = wire.at(-1);
+    if (last?.role !== role) {
+      wire.push({ role, content: blocks });
+      continue;
+    }
+    const results = [...last.content, ...blocks].filter((block) => block.type === 'tool_result');
+    last.content = [...results, ...[...last.content, ...blocks].filter((block) => block.type !== 'tool_result')];
+  }
+  return wire;
+}
+
+function formatBlocks(message: CanonicalMessage, path: string, warnings: string[]): WireBlock[] {
+  switch (message.role) {
+    case 'user':
+      return message.content.flatMap((part, index) => formatUserPart(part, `${path}.content.${index}`, warnings));
+    case 'tool':
+      return message.content.map((part, index) => formatToolResult(part, `${path}.content.${index}`, warnings));
+    case 'assistant':
+      return message.content.flatMap((part, index) => formatAssistantPart(part, `${path}.content.${index}`, warnings));
+    default: {
+      const unhandled: never = message;
+      throw new Error(`unhandled message ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+function formatUserPart(part: CanonicalUserPart, path: string, warnings: string[]): WireBlock[] {
+  switch (part.type) {
+    case 'text':
+      return part.text === '' ? [] : [{ type: 'text', text: part.text }];
+    case 'image':
+      return [formatImage(part, path, warnings)];
+    case 'file':
+      return formatFile(part, path, warnings);
+    default: {
+      const unhandled: never = part;
+      throw new Error(`unhandled user part ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+/** `data:<media type>;base64,<data>` URLs (as OpenAI clients send images) become base64 sources. */
+function readDataUrl(url: string): { mediaType: string; data: string } | undefined {
+  const match = /^data:([^;,]+)(?:;[^;,=]+=[^;,]*)*;base64,(.*)$/s.exec(url);
+  return match?.[1] !== undefined && match[2] !== undefined ? { mediaType: match[1], data: match[2] } : undefined;
+}
+
+function toBase64(source: CanonicalMediaSource): { mediaType: string; data: string } | undefined {
+  return source.kind === 'base64' ? { mediaType: source.mediaType, data: source.data } : readDataUrl(source.url);
+}
+
+function formatImage(part: CanonicalImagePart, path: string, warnings: string[]): WireBlock {
+  if (part.detail !== undefined) warnings.push(`${path}: image detail '${part.detail}' is not carried`);
+  const inline = toBase64(part.source);
+  if (inline !== undefined) return { type: 'image', source: { type: 'base64', media_type: inline.mediaType, data: inline.data } };
+  return { type: 'image', source: { type: 'url', url: part.source.kind === 'url' ? part.source.url : '' } };
+}
+
+/** Anthropic takes PDFs (base64 or URL) and plain text as documents, and images; other files cannot be sent. */
+function formatFile(part: CanonicalFilePart, path: string, warnings: string[]): WireBlock[] {
+  const inline = toBase64(part.source);
+  const mediaType = part.mediaType ?? inline?.mediaType;
+  const title = part.filename === undefined ? {} : { title: part.filename };
+  if (mediaType?.startsWith('image/') === true) return [formatImage({ type: 'image', source: part.source }, path, warnings)];
+  if (inline === undefined && part.source.kind === 'url' && (mediaType === undefined || mediaType === 'application/pdf')) {
+    return [{ type: 'document', source: { type: 'url', url: part.source.url }, ...title }];
+  }
+  if (inline !== undefined && mediaType === 'application/pdf') return [{ type: 'document', source: { type: 'base64', media_type: mediaType, data: inline.data }, ...title }];
+  if (inline !== undefined && mediaType === 'text/plain') {
+    return [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(inline.data, 'base64').toString('utf8') }, ...title }];
+  }
+  warnings.push(`${path}: a file of type ${mediaType ?? 'unknown'} cannot be sent to Anthropic (PDF, plain text and images only): dropped`);
+  return [];
+}
+
+function formatToolResult(part: CanonicalToolResultPart, path: string, warnings: string[]): WireBlock {
+  const content = part.content.flatMap((inner, index) =>
+    inner.type === 'text' ? (inner.text === '' ? [] : [{ type: 'text', text: inner.text }]) : [formatImage(inner, `${path}.content.${index}`, warnings)],
+  );
+  return {
+    type: 'tool_result',
+    tool_use_id: part.toolCallId,
+    ...(content.length > 0 ? { content } : {}),
+    ...(part.isError === true ? { is_error: true } : {}),
+  };
+}
+
+function formatAssistantPart(part: CanonicalAssistantPart, path: string, warnings: string[]): WireBlock[] {
+  switch (part.type) {
+    case 'text':
+      return part.text === '' ? [] : [{ type: 'text', text: part.text }];
+    case 'reasoning':
+      // Anthropic verifies thinking on replay: only signed thinking and redacted data can go back.
+      if (part.redactedData !== undefined) {
+        if (part.text !== '') warnings.push(`${path}: reasoning text beside redacted data is not sent`);
+        return [{ type: 'redacted_thinking', data: part.redactedData }];
+      }
+      if (part.signature !== undefined) return [{ type: 'thinking', thinking: part.text, signature: part.signature }];
+      warnings.push(`${path}: reasoning without a signature cannot be replayed to Anthropic: dropped`);
+      return [];
+    case 'tool-call': {
+      const input = parseToolCallArguments(part.arguments);
+      warnings.push(...input.warnings.map((warning) => `${path}: ${warning}`));
+      return [{ type: 'tool_use', id: part.id, name: part.name, input: input.value }];
+    }
+    default: {
+      const unhandled: never = part;
+      throw new Error(`unhandled assistant part ${JSON.stringify(unhandled)}`);
+    }
+  }
+}

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import type { CanonicalRequest } from '../../canonical/canonical-request.js';
+import { formatAnthropicMessagesRequest } from './format-anthropic-messages-request.js';
+
+const base: CanonicalRequest = { model: 'gpt-4o', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], tools: [], stream: false };
+const weatherTool = { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
+
+describe('formatAnthropicMessagesRequest', () => {
+  it('uses the upstream model and leaves max_tokens out when the request has none', () => {
+    const { value } = formatAnthropicMessagesRequest(base, 'claude-haiku-4-5');
+    expect(value).toEqual({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] });
+  });
+
+  it('merges tool messages and the user message after them into one user turn, results first', () => {
+    const request: CanonicalRequest = {
+      ...base,
+      messages: [
+        { role: 'assistant', content: [{ type: 'tool-call', id: 'call_1', name: 'a', arguments: '{}' }, { type: 'tool-call', id: 'call_2', name: 'b', arguments: '' }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', content: [{ type: 'text', text: 'one' }] }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_2', content: [{ type: 'text', text: 'two' }] }] },
+        { role: 'user', content: [{ type: 'text', text: 'go on' }] },
+      ],
+    };
+    const messages = formatAnthropicMessagesRequest(request, 'claude').value.messages;
+    expect(messages).toEqual([
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'a', input: {} }, { type: 'tool_use', id: 'call_2', name: 'b', input: {} }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'call_1', content: [{ type: 'text', text: 'one' }] },
+          { type: 'tool_result', tool_use_id: 'call_2', content: [{ type: 'text', text: 'two' }] },
+          { type: 'text', text: 'go on' },
+        ],
+      },
+    ]);
+  });
+
+  it('moves tool results before text when a user message precedes them in the same turn', () => {
+    const request: CanonicalRequest = {
+      ...base,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'note' }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', content: [] }] },
+      ],
+    };
+    const [turn] = formatAnthropicMessagesRequest(request, 'claude').value.messages as { content: { type: string }[] }[];
+    expect(turn?.content.map((block) => block.type)).toEqual(['tool_result', 'text']);
+  });
+
+  it('turns a data URL image into a base64 source', () => {
+    const request: CanonicalRequest = { ...base, messages: [{ role: 'user', content: [{ type: 'image', source: { kind: 'url', url: 'data:image/jpeg;base64,/9j/4AAQ' } }] }] };
+    const [message] = formatAnthropicMessagesRequest(request, 'claude').value.messages as { content: unknown[] }[];
+    expect(message?.content).toEqual([{ type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: '/9j/4AAQ' } }]);
+  });
+
+  it('maps tool choices and parallel tool calls to tool_choice', () => {
+    const format = (request: Partial<CanonicalRequest>): unknown => formatAnthropicMessagesRequest({ ...base, tools: [weatherTool], ...request }, 'claude').value.tool_choice;
+    expect(format({ toolChoice: { type: 'required' } })).toEqual({ type: 'any' });
+    expect(format({ toolChoice: { type: 'tool', name: 'get_weather' }, parallelToolCalls: false })).toEqual({ type: 'tool', name: 'get_weather', disable_parallel_tool_use: true });
+    expect(format({ parallelToolCalls: false })).toEqual({ type: 'auto', disable_parallel_tool_use: true });
+    expect(format({ toolChoice: { type: 'none' } })).toEqual({ type: 'none' });
+    expect(format({})).toBeUndefined();
+  });
+
+  it('gives a tool schema without a type the object type Anthropic requires', () => {
+    const { value } = formatAnthropicMessagesRequest({ ...base, tools: [{ name: 'ping', parameters: {} }] }, 'claude');
+    expect(value.tools).toEqual([{ name: 'ping', input_schema: { type: 'object' } }]);
+  });
+
+  describe('reasoning', () => {
+    const thinking = (request: Partial<CanonicalRequest>): { thinking: unknown; warnings: string[] } => {
+      const result = formatAnthropicMessagesRequest({ ...base, ...request }, 'claude');
+      return { thinking: result.value.thinking, warnings: result.warnings };
+    };
+
+    it('sends a budget as enabled thinking', () => {
+      expect(thinking({ reasoning: { budgetTokens: 2048 } }).thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    });
+
+    it('sends a zero budget as disabled thinking', () => {
+      expect(thinking({ reasoning: { budgetTokens: 0 } }).thinking).toEqual({ type: 'disabled' });
+    });
+
+    it('turns an effort into a budget, with a warning', () => {
+      const result = thinking({ reasoning: { effort: 'low' } });
+      expect(result.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+      expect(result.warnings).toEqual(["reasoning effort 'low' sent as a thinking budget of 2048 tokens"]);
+    });
+
+    it('raises a budget below 1024 to the minimum and keeps it below max_tokens', () => {
+      expect(thinking({ reasoning: { budgetTokens: 100 } }).thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
+      expect(thinking({ reasoning: { budgetTokens: 8000 }, maxOutputTokens: 4000 }).thinking).toEqual({ type: 'enabled', budget_tokens: 3999 });
+    });
+
+    it('leaves thinking out when max_tokens leaves no room for the minimum budget', () => {
+      expect(thinking({ reasoning: { budgetTokens: 2048 }, maxOutputTokens: 1000 }).thinking).toBeUndefined();
+    });
+
+    it('leaves thinking out when a tool is forced, since Anthropic refuses both together', () => {
+      const result = thinking({ reasoning: { budgetTokens: 2048 }, tools: [weatherTool], toolChoice: { type: 'required' } });
+      expect(result.thinking).toBeUndefined();
+      expect(result.warnings).toEqual(["thinking not sent: Anthropic refuses it with tool choice 'required'"]);
+    });
+
+    it('drops temperature, top_k and a low top_p when thinking is on', () => {
+      const result = formatAnthropicMessagesRequest({ ...base, reasoning: { budgetTokens: 2048 }, temperature: 0.2, topK: 5, topP: 0.5 }, 'claude');
+      expect(result.value).not.toHaveProperty('temperature');
+      expect(result.value).not.toHaveProperty('top_k');
+      expect(result.value).not.toHaveProperty('top_p');
+      expect(result.warnings).toHaveLength(3);
+    });
+  });
+
+  it('sends a json_schema response format as output_config.format', () => {
+    const schema = { type: 'object', properties: { ok: { type: 'boolean' } } };
+    const { value } = formatAnthropicMessagesRequest({ ...base, responseFormat: { type: 'json_schema', schema } }, 'claude');
+    expect(value.output_config).toEqual({ format: { type: 'json_schema', schema } });
+  });
+
+  it('drops an assistant message left empty, with a warning', () => {
+    const request: CanonicalRequest = { ...base, messages: [...base.messages, { role: 'assistant', content: [{ type: 'reasoning', text: 'unsigned' }] }] };
+    const result = formatAnthropicMessagesRequest(request, 'claude');
+    expect(result.value.messages).toHaveLength(1);
+    expect(result.warnings).toEqual([
+      'messages.1.content.0: reasoning without a signature cannot be replayed to Anthropic: dropped',
+      'messages.1: nothing left to send in this assistant message: dropped',
+    ]);
+  });
+});

@@ -1,0 +1,129 @@
+import type { Converted } from '../../canonical/conversion.js';
+import type { CanonicalReasoningConfig, CanonicalRequest, CanonicalToolChoice } from '../../canonical/canonical-request.js';
+import { formatAnthropicMessagesContent } from './format-anthropic-messages-content.js';
+
+/** Anthropic's smallest thinking budget (docs: extended thinking, "budget_tokens … minimum is 1,024"). */
+const minimumThinkingBudget = 1024;
+/** OpenAI-style effort as a thinking budget, kept small so that it fits under most max_tokens defaults. */
+const thinkingBudgetByEffort = { minimal: 1024, low: 2048, medium: 4096, high: 8192 } as const;
+
+/**
+ * Canonical request → upstream POST /v1/messages body for `upstreamModel`. `max_tokens` is sent only
+ * when the canonical request has it: the relay fills a per-model default (Anthropic requires one).
+ */
+export function formatAnthropicMessagesRequest(request: CanonicalRequest, upstreamModel: string): Converted<Record<string, unknown>> {
+  const warnings: string[] = [];
+  const body: Record<string, unknown> = { model: upstreamModel };
+  if (request.maxOutputTokens !== undefined) body.max_tokens = request.maxOutputTokens;
+
+  const system = request.system.filter((part) => part.text !== '');
+  if (system.length === 1) body.system = system[0]?.text;
+  else if (system.length > 1) body.system = system.map((part) => ({ type: 'text', text: part.text }));
+
+  body.messages = formatAnthropicMessagesContent(request.messages, warnings);
+
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({
+      name: tool.name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      // Anthropic requires an object schema with `type`; OpenAI clients may send `{}` for a tool without arguments.
+      input_schema: 'type' in tool.parameters ? tool.parameters : { type: 'object', ...tool.parameters },
+    }));
+    const toolChoice = formatToolChoice(request.toolChoice, request.parallelToolCalls);
+    if (toolChoice !== undefined) body.tool_choice = toolChoice;
+  } else if (request.toolChoice !== undefined && request.toolChoice.type !== 'none' && request.toolChoice.type !== 'auto') {
+    warnings.push(`tool choice '${request.toolChoice.type}' without tools is not sent`);
+  }
+
+  let thinkingBudget = request.reasoning === undefined ? undefined : formatThinkingBudget(request.reasoning, request.maxOutputTokens, warnings);
+  // Anthropic refuses thinking with a forced tool choice (docs: extended thinking, "Tool use"): the choice wins.
+  const forcedTool = request.tools.length > 0 && (request.toolChoice?.type === 'required' || request.toolChoice?.type === 'tool');
+  if (forcedTool && thinkingBudget !== undefined && thinkingBudget > 0) {
+    warnings.push(`thinking not sent: Anthropic refuses it with tool choice '${request.toolChoice?.type}'`);
+    thinkingBudget = undefined;
+  }
+  if (thinkingBudget !== undefined) body.thinking = thinkingBudget === 0 ? { type: 'disabled' } : { type: 'enabled', budget_tokens: thinkingBudget };
+  const thinkingOn = thinkingBudget !== undefined && thinkingBudget > 0;
+
+  const responseFormat = request.responseFormat;
+  if (responseFormat?.type === 'json_schema') {
+    body.output_config = { format: { type: 'json_schema', schema: responseFormat.schema } };
+    if (responseFormat.name !== undefined) warnings.push(`json_schema name '${responseFormat.name}' is not carried (Anthropic takes the schema only)`);
+  } else if (responseFormat?.type === 'json_object') {
+    warnings.push('response format json_object is not carried: Anthropic has no JSON mode without a schema');
+  }
+
+  // With thinking on, Anthropic refuses temperature ≠ 1, top_k, and top_p below 0.95 (docs: extended thinking, "Feature compatibility").
+  if (request.temperature !== undefined) {
+    if (thinkingOn && request.temperature !== 1) warnings.push(`temperature ${request.temperature} is not sent: Anthropic requires 1 with thinking`);
+    else if (request.temperature > 1) {
+      warnings.push(`temperature ${request.temperature} clamped to 1 (Anthropic's range is 0–1)`);
+      body.temperature = 1;
+    } else body.temperature = request.temperature;
+  }
+  if (request.topP !== undefined) {
+    if (thinkingOn && request.topP < 0.95) warnings.push(`top_p ${request.topP} is not sent: Anthropic requires 0.95–1 with thinking`);
+    else body.top_p = request.topP;
+  }
+  if (request.topK !== undefined) {
+    if (thinkingOn) warnings.push(`top_k ${request.topK} is not sent: Anthropic refuses it with thinking`);
+    else body.top_k = request.topK;
+  }
+  if (request.stopSequences !== undefined && request.stopSequences.length > 0) body.stop_sequences = request.stopSequences;
+  if (request.user !== undefined) body.metadata = { user_id: request.user };
+  if (request.seed !== undefined) warnings.push('seed is not supported by Anthropic: not sent');
+  if (request.presencePenalty !== undefined) warnings.push('presence_penalty is not supported by Anthropic: not sent');
+  if (request.frequencyPenalty !== undefined) warnings.push('frequency_penalty is not supported by Anthropic: not sent');
+  if (request.stream) body.stream = true;
+
+  return { value: body, warnings: [...new Set(warnings)] };
+}
+
+function formatToolChoice(choice: CanonicalToolChoice | undefined, parallelToolCalls: boolean | undefined): Record<string, unknown> | undefined {
+  const disableParallel = parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
+  switch (choice?.type) {
+    case undefined:
+      return parallelToolCalls === false ? { type: 'auto', ...disableParallel } : undefined;
+    case 'auto':
+      return { type: 'auto', ...disableParallel };
+    case 'required':
+      return { type: 'any', ...disableParallel };
+    case 'none':
+      return { type: 'none' };
+    case 'tool':
+      return { type: 'tool', name: choice.name, ...disableParallel };
+    default: {
+      const unhandled: never = choice;
+      throw new Error(`unhandled tool choice ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+/** The budget to send (0 = thinking disabled), or undefined to leave `thinking` out. */
+function formatThinkingBudget(reasoning: CanonicalReasoningConfig, maxOutputTokens: number | undefined, warnings: string[]): number | undefined {
+  if (reasoning.includeThoughts === false) warnings.push('includeThoughts=false is not carried: Anthropic returns thinking whenever it is on');
+  let budget = reasoning.budgetTokens;
+  if (budget === 0) return 0;
+  // No budget, or Gemini's −1 ("dynamic", which Anthropic lacks): the effort decides, medium by default.
+  if (budget === undefined || budget < 0) {
+    const effort = reasoning.effort ?? 'medium';
+    const described = budget === undefined ? (reasoning.effort === undefined ? 'reasoning without a budget' : `reasoning effort '${effort}'`) : `dynamic thinking budget ${budget}`;
+    budget = thinkingBudgetByEffort[effort];
+    warnings.push(`${described} sent as a thinking budget of ${budget} tokens`);
+  } else if (reasoning.effort !== undefined) {
+    warnings.push(`reasoning effort '${reasoning.effort}' is not sent beside a thinking budget`);
+  }
+  if (budget < minimumThinkingBudget) {
+    warnings.push(`thinking budget ${budget} raised to Anthropic's minimum of ${minimumThinkingBudget}`);
+    budget = minimumThinkingBudget;
+  }
+  if (maxOutputTokens !== undefined && budget >= maxOutputTokens) {
+    if (maxOutputTokens - 1 < minimumThinkingBudget) {
+      warnings.push(`thinking not sent: max_tokens ${maxOutputTokens} leaves no room for Anthropic's minimum budget of ${minimumThinkingBudget}`);
+      return undefined;
+    }
+    warnings.push(`thinking budget ${budget} lowered to ${maxOutputTokens - 1} (Anthropic requires it below max_tokens)`);
+    budget = maxOutputTokens - 1;
+  }
+  return budget;
+}

@@ -1,0 +1,56 @@
+import type { ConversionContext, Converted } from '../../canonical/conversion.js';
+import type { CanonicalResponse } from '../../canonical/canonical-response.js';
+import { formatAnthropicStopReason } from './map-anthropic-messages-finish-reason.js';
+import { parseToolCallArguments } from './parse-tool-call-arguments.js';
+import { formatAnthropicMessagesUsage } from './read-anthropic-messages-usage.js';
+
+/**
+ * Canonical response → the Message a /v1/messages client receives: a fresh `msg_` id, the model the client
+ * asked for, and `tool_use` as the stop reason whenever the turn ends in tool calls (Anthropic SDK agent
+ * loops key on it, while Gemini reports STOP for function calls).
+ */
+export function formatAnthropicMessagesResponse(response: CanonicalResponse, context: ConversionContext): Converted<Record<string, unknown>> {
+  const warnings: string[] = [];
+  const content: Record<string, unknown>[] = [];
+  for (const [index, part] of response.content.entries()) {
+    switch (part.type) {
+      case 'text':
+        content.push({ type: 'text', text: part.text });
+        break;
+      case 'reasoning':
+        // Reasoning with both text and opaque data (OpenAI summary + encrypted_content) becomes two blocks.
+        if (part.text !== '' || part.redactedData === undefined) content.push({ type: 'thinking', thinking: part.text, signature: part.signature ?? '' });
+        if (part.redactedData !== undefined) content.push({ type: 'redacted_thinking', data: part.redactedData });
+        break;
+      case 'tool-call': {
+        const input = parseToolCallArguments(part.arguments);
+        warnings.push(...input.warnings.map((warning) => `content.${index}: ${warning}`));
+        content.push({ type: 'tool_use', id: part.id === '' ? context.newId('toolu_') : part.id, name: part.name, input: input.value });
+        break;
+      }
+      default: {
+        const unhandled: never = part;
+        throw new Error(`unhandled part ${JSON.stringify(unhandled)}`);
+      }
+    }
+  }
+
+  const hasToolCalls = response.content.some((part) => part.type === 'tool-call');
+  const finishReason = hasToolCalls && response.finishReason.unified === 'stop' ? { unified: 'tool_calls' as const, raw: response.finishReason.raw } : response.finishReason;
+  const stopReason = formatAnthropicStopReason(finishReason);
+  warnings.push(...stopReason.warnings);
+
+  return {
+    value: {
+      id: context.newId('msg_'),
+      type: 'message',
+      role: 'assistant',
+      model: context.requestedModel,
+      content,
+      stop_reason: stopReason.value,
+      stop_sequence: null,
+      usage: formatAnthropicMessagesUsage(response.usage),
+    },
+    warnings,
+  };
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { formatAnthropicMessagesUsage, readAnthropicMessagesUsage } from './read-anthropic-messages-usage.js';
+
+describe('readAnthropicMessagesUsage', () => {
+  it('adds cache reads and writes to the input total, since Anthropic input_tokens excludes them', () => {
+    const raw = { input_tokens: 6, cache_creation_input_tokens: 3337, cache_read_input_tokens: 6289, output_tokens: 198 };
+    expect(readAnthropicMessagesUsage(raw)).toEqual({
+      input: { total: 9632, cacheRead: 6289, cacheWrite: 3337 },
+      output: { total: 198, reasoning: 0 },
+      raw,
+    });
+  });
+
+  it('reads thinking tokens as the reasoning share of the output', () => {
+    const usage = readAnthropicMessagesUsage({ input_tokens: 599, output_tokens: 59, output_tokens_details: { thinking_tokens: 18 } });
+    expect(usage.output).toEqual({ total: 59, reasoning: 18 });
+  });
+
+  it('treats absent and null counters as zero', () => {
+    const usage = readAnthropicMessagesUsage({ input_tokens: 43, output_tokens: 1, cache_read_input_tokens: null });
+    expect(usage.input).toEqual({ total: 43, cacheRead: 0, cacheWrite: 0 });
+  });
+});
+
+describe('formatAnthropicMessagesUsage', () => {
+  it('subtracts cache reads and writes from the input total', () => {
+    const wire = formatAnthropicMessagesUsage({ input: { total: 2100, cacheRead: 1800, cacheWrite: 200 }, output: { total: 7, reasoning: 0 } });
+    expect(wire).toEqual({ input_tokens: 100, cache_creation_input_tokens: 200, cache_read_input_tokens: 1800, output_tokens: 7 });
+  });
+
+  it('reports reasoning tokens in output_tokens_details', () => {
+    const wire = formatAnthropicMessagesUsage({ input: { total: 30, cacheRead: 0, cacheWrite: 0 }, output: { total: 50, reasoning: 38 } });
+    expect(wire.output_tokens_details).toEqual({ thinking_tokens: 38 });
+  });
+
+  it('round-trips through readAnthropicMessagesUsage', () => {
+    const usage = { input: { total: 9632, cacheRead: 6289, cacheWrite: 3337 }, output: { total: 59, reasoning: 18 } };
+    const { raw: _raw, ...back } = readAnthropicMessagesUsage(formatAnthropicMessagesUsage(usage));
+    expect(back).toEqual(usage);
+  });
+});

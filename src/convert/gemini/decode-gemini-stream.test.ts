@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.js';
+import { createSseDecoder } from '../../streaming/decode-sse.js';
+import { createGeminiStreamDecoder } from './decode-gemini-stream.js';
+import { readGolden, toJsonLines } from './test-support/golden-file.js';
+import { readRecordedChunks, recordedStreamNames, toSseBody } from './test-support/read-recorded-chunks.js';
+
+const goldenFolder = new URL('./__golden__/', import.meta.url).pathname;
+
+/** Feeds an SSE body to the decoder in `chunkSize`-byte pieces, as the network would. */
+function decodeBody(body: string, chunkSize: number) {
+  const decoder = createGeminiStreamDecoder();
+  const parts: CanonicalStreamPart[] = [];
+  const progress: number[] = [];
+  const sse = createSseDecoder({ maxEventBytes: 1 << 20, onEvent: (event) => parts.push(...decoder.push(event)) });
+  const bytes = Buffer.from(body, 'utf8');
+  for (let offset = 0; offset < bytes.length; offset += chunkSize) {
+    sse.push(bytes.subarray(offset, offset + chunkSize));
+    progress.push(parts.length);
+  }
+  sse.end();
+  parts.push(...decoder.end());
+  return { parts, progress, warnings: decoder.warnings };
+}
+
+function decodeChunks(chunks: unknown[]) {
+  return decodeBody(toSseBody(chunks.map((chunk) => JSON.stringify(chunk))), 64);
+}
+
+describe('createGeminiStreamDecoder', () => {
+  for (const name of recordedStreamNames) {
+    it(`decodes the recorded ${name} stream, fed in 7-byte pieces, into the golden parts`, () => {
+      const { parts, warnings } = decodeBody(toSseBody(readRecordedChunks(name)), 7);
+      const actual = toJsonLines(parts);
+      expect(actual).toBe(readGolden(`${goldenFolder}decode-${name}.parts.jsonl`, actual));
+      expect(warnings).toEqual([]);
+    });
+  }
+
+  it('decodes the same parts whatever the chunking', () => {
+    const body = toSseBody(readRecordedChunks('google-stream-tool-call-arguments'));
+    expect(decodeBody(body, 1).parts).toEqual(decodeBody(body, body.length).parts);
+  });
+
+  it('forwards streamed tool-call arguments as they arrive, before the stream ends', () => {
+    const chunks = readRecordedChunks('google-stream-tool-call-arguments');
+    const decoder = createGeminiStreamDecoder();
+    decoder.push({ event: undefined, data: chunks[0] ?? '', id: undefined });
+    const second = decoder.push({ event: undefined, data: chunks[1] ?? '', id: undefined });
+    expect(second).toEqual([{ type: 'tool-call-delta', index: 0, argumentsDelta: '{"location":"Boston' }]);
+  });
+
+  it('emits start first and finish last exactly once, with usage from the last chunk', () => {
+    const { parts } = decodeBody(toSseBody(readRecordedChunks('google-cache-usage')), 5);
+    expect(parts.filter((part) => part.type === 'start')).toHaveLength(1);
+    expect(parts[0]?.type).toBe('start');
+    const finish = parts.at(-1);
+    expect(finish?.type).toBe('finish');
+    // The usage-only chunk after finishReason (as in vercel/ai's google-usage-raw-live recording) is the final word.
+    expect(finish?.type === 'finish' && finish.usage).toMatchObject({ input: { total: 2112, cacheRead: 2048, cacheWrite: 0 }, output: { total: 78, reasoning: 65 } });
+  });
+
+  it('keeps function-call ids Gemini sends and makes unique stable ones when it sends none', () => {
+    const parallel = decodeBody(toSseBody(readRecordedChunks('google-parallel-tool-calls')), 64).parts;
+    expect(parallel.filter((part) => part.type === 'tool-call-start').map((part) => part.type === 'tool-call-start' && part.id)).toEqual(['lpndqlku', 'm6rogicj']);
+    const generated = decodeBody(toSseBody(readRecordedChunks('google-tool-call')), 64).parts;
+    expect(generated.find((part) => part.type === 'tool-call-start')).toMatchObject({ id: 'call_b36LacjwM668nsEP2tbsgQQ_0' });
+    const withoutResponseId = decodeChunks([{ candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'a', args: {} } }, { functionCall: { name: 'b' } }] } }] }]).parts;
+    expect(withoutResponseId.filter((part) => part.type === 'tool-call-start')).toEqual([
+      { type: 'tool-call-start', index: 0, id: 'call_0', name: 'a' },
+      { type: 'tool-call-start', index: 1, id: 'call_1', name: 'b' },
+    ]);
+    expect(withoutResponseId).toContainEqual({ type: 'tool-call-delta', index: 1, argumentsDelta: '{}' });
+  });
+
+  it('reports a function call as tool_calls although Gemini says STOP', () => {
+    const { parts } = decodeBody(toSseBody(readRecordedChunks('google-tool-call')), 64);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: { unified: 'tool_calls', raw: 'STOP' } });
+  });
+
+  it('places a thought part signature after its reasoning and a text part signature before its text', () => {
+    const { parts } = decodeChunks([
+      { candidates: [{ content: { role: 'model', parts: [{ text: 'plan', thought: true, thoughtSignature: 'sig-thought' }] } }] },
+      { candidates: [{ content: { role: 'model', parts: [{ text: 'answer', thoughtSignature: 'sig-text' }] }, finishReason: 'STOP' }] },
+    ]);
+    expect(parts.slice(1, 5)).toEqual([
+      { type: 'reasoning-delta', text: 'plan' },
+      { type: 'reasoning-signature', signature: 'sig-thought' },
+      { type: 'reasoning-signature', signature: 'sig-text' },
+      { type: 'text-delta', text: 'answer' },
+    ]);
+  });
+
+  it('turns a blocked prompt into a content_filter finish with the block reason as raw', () => {
+    const { parts } = decodeChunks([{ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 17, totalTokenCount: 17 } }]);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: { unified: 'content_filter', raw: 'PROHIBITED_CONTENT' } });
+  });
+
+  it('turns an error event into an error part and still finishes at the end', () => {
+    const { parts } = decodeChunks([{ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }]);
+    expect(parts).toEqual([
+      { type: 'start', id: '', model: '', created: 0 },
+      { type: 'error', message: 'The model is overloaded.', code: 'UNAVAILABLE' },
+      { type: 'finish', finishReason: { unified: 'other', raw: undefined }, usage: undefined },
+    ]);
+  });
+
+  it('closes a streamed call cut off by the end of the stream, and says so', () => {
+    const decoder = createGeminiStreamDecoder();
+    const chunks = readRecordedChunks('google-stream-tool-call-arguments');
+    for (const chunk of chunks.slice(0, 2)) decoder.push({ event: undefined, data: chunk, id: undefined });
+    expect(decoder.end().slice(0, 2)).toEqual([
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '"}' },
+      { type: 'tool-call-end', index: 0 },
+    ]);
+    expect(decoder.warnings).toEqual(['the stream ended inside a streamed function call; its arguments were closed']);
+  });
+
+  it('skips an event that is not JSON with a warning', () => {
+    const decoder = createGeminiStreamDecoder();
+    expect(decoder.push({ event: undefined, data: 'not json', id: undefined })).toEqual([]);
+    expect(decoder.warnings).toEqual(['an upstream event was not JSON and was skipped']);
+  });
+
+  it('warns about generated media instead of dropping it silently', () => {
+    const { warnings } = decodeChunks([{ candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] }, finishReason: 'STOP' }] }]);
+    expect(warnings).toEqual(['generated media (inlineData/fileData) has no canonical form and was dropped']);
+  });
+});

@@ -1,0 +1,146 @@
+import type { NormalizedUsage } from '../../billing/normalized-usage.js';
+import type { CanonicalStreamPart, StreamDecoder } from '../../canonical/conversion.js';
+import { createGeminiPartialArgsAccumulator, type GeminiPartialArgsAccumulator } from './accumulate-gemini-partial-args.js';
+import { geminiResponseSchema, type GeminiFunctionCall, type GeminiPart, type GeminiResponse } from './gemini-wire-schema.js';
+import { makeGeminiToolCallId } from './make-gemini-tool-call-id.js';
+import { mapGeminiFinishReason } from './map-gemini-finish-reason.js';
+import { readGeminiCreateTime } from './read-gemini-create-time.js';
+import { readThoughtSignature } from './read-thought-signature.js';
+import { readGeminiUsage } from './read-gemini-usage.js';
+
+/**
+ * Gemini `streamGenerateContent?alt=sse` events → canonical parts, chunk by chunk. Each event is a whole
+ * GenerateContentResponse; its usage is cumulative (a `usage` part is emitted when it changes) and the
+ * finish reason waits for `end()`, since usage may still follow it. Function calls come whole (one
+ * start/delta/end); Vertex's streamed arguments (`willContinue` + `partialArgs`) are forwarded piece by
+ * piece. Thought signatures follow the rules of `parseGeminiModelParts`.
+ */
+export function createGeminiStreamDecoder(): StreamDecoder {
+  const warnings: string[] = [];
+  let started = false;
+  let ended = false;
+  let responseId: string | undefined;
+  let toolCalls = 0;
+  let streamingCall: { index: number; args: GeminiPartialArgsAccumulator } | undefined;
+  let finishRaw: string | undefined;
+  let blockReason: string | undefined;
+  let usage: NormalizedUsage | undefined;
+  let usageKey = '';
+
+  const warnOnce = (warning: string) => {
+    if (!warnings.includes(warning)) warnings.push(warning);
+  };
+
+  function start(out: CanonicalStreamPart[], chunk: GeminiResponse | undefined): void {
+    if (started) return;
+    started = true;
+    responseId = chunk?.responseId;
+    out.push({ type: 'start', id: chunk?.responseId ?? '', model: chunk?.modelVersion ?? '', created: readGeminiCreateTime(chunk?.createTime) });
+  }
+
+  function closeStreamingCall(out: CanonicalStreamPart[]): void {
+    if (streamingCall === undefined) return;
+    const { index, args } = streamingCall;
+    streamingCall = undefined;
+    out.push({ type: 'tool-call-delta', index, argumentsDelta: args.finish() }, { type: 'tool-call-end', index });
+  }
+
+  function pushArguments(out: CanonicalStreamPart[], call: GeminiFunctionCall): void {
+    if (streamingCall === undefined) return;
+    const delta = streamingCall.args.push(call.partialArgs ?? []);
+    if (delta !== '') out.push({ type: 'tool-call-delta', index: streamingCall.index, argumentsDelta: delta });
+    if (call.args !== undefined) warnOnce('a streamed function call also sent whole args; they were ignored');
+  }
+
+  function functionCall(out: CanonicalStreamPart[], call: GeminiFunctionCall): void {
+    const startsCall = call.name !== undefined && call.name !== '';
+    if (streamingCall !== undefined && !startsCall) {
+      pushArguments(out, call);
+      if (call.willContinue !== true) closeStreamingCall(out);
+      return;
+    }
+    closeStreamingCall(out);
+    if (!startsCall) {
+      warnOnce('a functionCall without a name outside a streamed call was dropped');
+      return;
+    }
+    const index = toolCalls++;
+    out.push({ type: 'tool-call-start', index, id: call.id ?? makeGeminiToolCallId(responseId, index), name: call.name ?? '' });
+    if (call.willContinue === true) {
+      streamingCall = { index, args: createGeminiPartialArgsAccumulator() };
+      pushArguments(out, call);
+      return;
+    }
+    out.push({ type: 'tool-call-delta', index, argumentsDelta: JSON.stringify(call.args ?? {}) }, { type: 'tool-call-end', index });
+  }
+
+  function part(out: CanonicalStreamPart[], wirePart: GeminiPart): void {
+    const signature = readThoughtSignature(wirePart);
+    if (wirePart.thought === true) {
+      if (wirePart.text !== undefined && wirePart.text !== '') out.push({ type: 'reasoning-delta', text: wirePart.text });
+      if (signature !== undefined) out.push({ type: 'reasoning-signature', signature });
+      return;
+    }
+    if (signature !== undefined) out.push({ type: 'reasoning-signature', signature });
+    if (wirePart.functionCall !== undefined) functionCall(out, wirePart.functionCall);
+    else if (wirePart.text !== undefined) {
+      if (wirePart.text !== '') out.push({ type: 'text-delta', text: wirePart.text });
+    } else if (wirePart.inlineData !== undefined || wirePart.fileData !== undefined) warnOnce('generated media (inlineData/fileData) has no canonical form and was dropped');
+    else if (wirePart.executableCode !== undefined || wirePart.codeExecutionResult !== undefined) warnOnce('code execution parts were dropped');
+  }
+
+  return {
+    warnings,
+    push(event) {
+      const out: CanonicalStreamPart[] = [];
+      if (ended) return out;
+      let json: unknown;
+      try {
+        json = JSON.parse(event.data);
+      } catch {
+        warnOnce('an upstream event was not JSON and was skipped');
+        return out;
+      }
+      const parsed = geminiResponseSchema.safeParse(json);
+      if (!parsed.success) {
+        warnOnce(`an upstream event was not a GenerateContentResponse and was skipped: ${parsed.error.issues[0]?.message ?? ''}`);
+        return out;
+      }
+      const chunk = parsed.data;
+      start(out, chunk);
+      if (chunk.error !== undefined) {
+        closeStreamingCall(out);
+        out.push({ type: 'error', message: chunk.error.message ?? 'upstream error', ...(chunk.error.status === undefined ? {} : { code: chunk.error.status }) });
+        return out;
+      }
+      if ((chunk.candidates?.length ?? 0) > 1) warnOnce('several candidates: only the first is carried');
+      const candidate = chunk.candidates?.[0];
+      for (const wirePart of candidate?.content?.parts ?? []) part(out, wirePart);
+      if (candidate?.finishReason !== undefined) finishRaw = candidate.finishReason;
+      if (chunk.promptFeedback?.blockReason !== undefined) blockReason = chunk.promptFeedback.blockReason;
+      // The usage object of the JSON itself, not zod's copy, is what `raw` keeps.
+      const next = readGeminiUsage((json as { usageMetadata?: unknown }).usageMetadata);
+      if (next !== undefined) {
+        const key = JSON.stringify([next.input, next.output]);
+        if (key !== usageKey) out.push({ type: 'usage', usage: next });
+        usage = next;
+        usageKey = key;
+      }
+      return out;
+    },
+    end() {
+      const out: CanonicalStreamPart[] = [];
+      if (ended) return out;
+      ended = true;
+      start(out, undefined);
+      if (streamingCall !== undefined) warnOnce('the stream ended inside a streamed function call; its arguments were closed');
+      closeStreamingCall(out);
+      const finishReason =
+        finishRaw === undefined && blockReason !== undefined
+          ? { unified: 'content_filter' as const, raw: blockReason }
+          : mapGeminiFinishReason(finishRaw, toolCalls > 0);
+      out.push({ type: 'finish', finishReason, usage });
+      return out;
+    },
+  };
+}

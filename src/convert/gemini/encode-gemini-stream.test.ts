@@ -1,0 +1,101 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.js';
+import { createSseDecoder } from '../../streaming/decode-sse.js';
+import { createGeminiStreamDecoder } from './decode-gemini-stream.js';
+import { createGeminiStreamEncoder } from './encode-gemini-stream.js';
+import { fixedContext } from './test-support/fixed-context.js';
+import { readGolden, toJsonLines } from './test-support/golden-file.js';
+
+const scenarioFolder = new URL('../scenarios/', import.meta.url).pathname;
+const goldenFolder = new URL('./__golden__/', import.meta.url).pathname;
+const scenarios = readdirSync(scenarioFolder).filter((file) => file.endsWith('.parts.jsonl')).map((file) => file.replace('.parts.jsonl', ''));
+
+function readScenario(name: string): CanonicalStreamPart[] {
+  return readFileSync(`${scenarioFolder}${name}.parts.jsonl`, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as CanonicalStreamPart);
+}
+
+function encode(parts: CanonicalStreamPart[]) {
+  const encoder = createGeminiStreamEncoder(fixedContext('gemini-2.5-flash'));
+  const text = parts.map((part) => encoder.encode(part)).join('') + encoder.end();
+  return { text, warnings: encoder.warnings };
+}
+
+/** SSE text → `{event, data}` with data parsed, one per event. */
+function toWireEvents(text: string): { event: string | null; data: unknown }[] {
+  const events: { event: string | null; data: unknown }[] = [];
+  const decoder = createSseDecoder({ maxEventBytes: 1 << 20, onEvent: (event) => events.push({ event: event.event ?? null, data: JSON.parse(event.data) }) });
+  decoder.push(Buffer.from(text));
+  decoder.end();
+  return events;
+}
+
+describe('createGeminiStreamEncoder', () => {
+  for (const scenario of scenarios) {
+    it(`encodes the ${scenario} scenario into the golden Gemini events`, () => {
+      const { text } = encode(readScenario(scenario));
+      const actual = toJsonLines(toWireEvents(text));
+      expect(actual).toBe(readGolden(`${goldenFolder}encode-${scenario}.jsonl`, actual));
+    });
+  }
+
+  it('writes one data-only event per chunk, with no [DONE]', () => {
+    const { text } = encode(readScenario('text'));
+    expect(text.split('\n\n').filter(Boolean).every((frame) => frame.startsWith('data: {'))).toBe(true);
+    expect(text).not.toContain('[DONE]');
+  });
+
+  it('puts the final usage and the finish reason on the last chunk', () => {
+    const events = toWireEvents(encode(readScenario('cache-usage')).text);
+    expect(events.at(-1)?.data).toMatchObject({
+      candidates: [{ finishReason: 'STOP' }],
+      usageMetadata: { promptTokenCount: 2100, cachedContentTokenCount: 1800, candidatesTokenCount: 7, totalTokenCount: 2107 },
+    });
+  });
+
+  it('warns that Gemini cannot show cache-write tokens', () => {
+    expect(encode(readScenario('cache-usage')).warnings).toEqual(['usage: Gemini has no cache-write count; 200 cache-write tokens stay in promptTokenCount only']);
+  });
+
+  it('sends each tool call whole when it ends, while text keeps flowing', () => {
+    const encoder = createGeminiStreamEncoder(fixedContext());
+    encoder.encode({ type: 'start', id: 'r1', model: 'm', created: 0 });
+    expect(encoder.encode({ type: 'tool-call-start', index: 0, id: 'call_1', name: 'lookup' })).toBe('');
+    expect(encoder.encode({ type: 'tool-call-delta', index: 0, argumentsDelta: '{"q":' })).toBe('');
+    expect(encoder.encode({ type: 'text-delta', text: 'meanwhile' })).toContain('"text":"meanwhile"');
+    encoder.encode({ type: 'tool-call-delta', index: 0, argumentsDelta: '"x"}' });
+    const call = toWireEvents(encoder.encode({ type: 'tool-call-end', index: 0 }));
+    expect(call[0]?.data).toMatchObject({ candidates: [{ content: { parts: [{ functionCall: { id: 'call_1', name: 'lookup', args: { q: 'x' } } }] } }] });
+  });
+
+  it('writes a Gemini signature back on the part it came with, so a decoded stream re-encodes as recorded', () => {
+    const decoder = createGeminiStreamDecoder();
+    const recorded = [
+      { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'weather', args: { location: 'SF' } }, thoughtSignature: 'sig-call' }] }, index: 0 }] },
+      { candidates: [{ content: { role: 'model', parts: [{ text: 'done' }] }, index: 0 }] },
+      { candidates: [{ content: { role: 'model', parts: [{ text: '', thoughtSignature: 'sig-end' }] }, finishReason: 'STOP', index: 0 }] },
+    ];
+    const parts = [...recorded.flatMap((chunk) => decoder.push({ event: undefined, data: JSON.stringify(chunk), id: undefined })), ...decoder.end()];
+    const events = toWireEvents(encode(parts).text).map((event) => (event.data as { candidates: { content: { parts: unknown[] } }[] }).candidates[0]?.content.parts);
+    expect(events).toEqual([
+      [{ functionCall: { id: 'call_0', name: 'weather', args: { location: 'SF' } }, thoughtSignature: 'sig-call' }],
+      [{ text: 'done' }],
+      [{ text: '', thoughtSignature: 'sig-end' }],
+    ]);
+  });
+
+  it('renders an error part as a Google error object', () => {
+    const encoder = createGeminiStreamEncoder(fixedContext());
+    const events = toWireEvents(encoder.encode({ type: 'error', message: 'Overloaded', code: 'overloaded_error' }));
+    expect(events).toEqual([{ event: null, data: { error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } } }]);
+  });
+
+  it('drops redacted reasoning with a warning', () => {
+    const encoder = createGeminiStreamEncoder(fixedContext());
+    expect(encoder.encode({ type: 'reasoning-redacted', data: 'opaque' })).toBe('');
+    expect(encoder.warnings).toEqual(['redacted/encrypted reasoning has no Gemini form and was dropped']);
+  });
+});

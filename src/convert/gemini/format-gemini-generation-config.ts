@@ -1,0 +1,60 @@
+import type { CanonicalRequest } from '../../canonical/canonical-request.js';
+
+/**
+ * Gemini 2.x takes a token budget, Gemini 3 a level (ai.google.dev/gemini-api/docs/thinking); an effort
+ * sent to a 2.x model becomes the budget below (Google's "low/medium/high" examples, approximately).
+ */
+const budgetByEffort = { minimal: 128, low: 1024, medium: 8192, high: 24576 } as const;
+
+/** Canonical sampling, output-format and reasoning settings → Gemini `generationConfig`. */
+export function formatGeminiGenerationConfig(request: CanonicalRequest, upstreamModel: string, warnings: string[]): Record<string, unknown> {
+  const config: Record<string, unknown> = {};
+  if (request.maxOutputTokens !== undefined) config.maxOutputTokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) config.temperature = request.temperature;
+  if (request.topP !== undefined) config.topP = request.topP;
+  if (request.topK !== undefined) config.topK = request.topK;
+  if (request.stopSequences !== undefined) config.stopSequences = request.stopSequences;
+  if (request.seed !== undefined) config.seed = request.seed;
+  if (request.presencePenalty !== undefined) config.presencePenalty = request.presencePenalty;
+  if (request.frequencyPenalty !== undefined) config.frequencyPenalty = request.frequencyPenalty;
+
+  const format = request.responseFormat;
+  switch (format?.type) {
+    case undefined:
+      break;
+    case 'text':
+      config.responseMimeType = 'text/plain';
+      break;
+    case 'json_object':
+      config.responseMimeType = 'application/json';
+      break;
+    case 'json_schema':
+      config.responseMimeType = 'application/json';
+      config.responseJsonSchema = format.schema;
+      if (format.name !== undefined || format.strict !== undefined) warnings.push('responseFormat: the json_schema name and strict flag have no Gemini form');
+      break;
+    default: {
+      const unhandled: never = format;
+      throw new Error(`unhandled response format ${JSON.stringify(unhandled)}`);
+    }
+  }
+
+  const reasoning = request.reasoning;
+  if (reasoning !== undefined) {
+    const thinking: Record<string, unknown> = {};
+    if (reasoning.includeThoughts !== undefined) thinking.includeThoughts = reasoning.includeThoughts;
+    if (reasoning.budgetTokens !== undefined) {
+      thinking.thinkingBudget = reasoning.budgetTokens;
+      if (reasoning.effort !== undefined) warnings.push(`reasoning: effort "${reasoning.effort}" dropped; Gemini takes a budget or a level, not both`);
+    } else if (reasoning.effort !== undefined) {
+      if (/gemini-[12](?![0-9])/.test(upstreamModel)) {
+        thinking.thinkingBudget = budgetByEffort[reasoning.effort];
+        warnings.push(`reasoning: effort "${reasoning.effort}" sent as thinkingBudget ${thinking.thinkingBudget} (${upstreamModel} takes no thinkingLevel)`);
+      } else {
+        thinking.thinkingLevel = reasoning.effort.toUpperCase();
+      }
+    }
+    if (Object.keys(thinking).length > 0) config.thinkingConfig = thinking;
+  }
+  return config;
+}

@@ -1,0 +1,60 @@
+import type { CanonicalAssistantPart } from '../../canonical/canonical-request.js';
+import { parseToolArguments } from './parse-tool-arguments.js';
+
+export type GeminiWirePart = Record<string, unknown>;
+
+/**
+ * Canonical assistant parts → the parts of a Gemini `model` turn; the inverse of `parseGeminiModelParts`.
+ *
+ * A reasoning part's signature is written on the text or function call that follows it: Gemini 3 refuses
+ * a replayed turn whose first `functionCall` lacks its signature, and a signature that followed thoughts
+ * covers them. With nothing after it (or more reasoning), it stays on the thought part itself, or on an
+ * empty text part when the reasoning has no text, as Gemini ends a streamed answer.
+ */
+export function formatGeminiModelParts(content: CanonicalAssistantPart[], warnings: string[]): GeminiWirePart[] {
+  const parts: GeminiWirePart[] = [];
+  let carried: string | undefined;
+  const takeCarried = () => {
+    const signature = carried;
+    carried = undefined;
+    return signature === undefined ? {} : { thoughtSignature: signature };
+  };
+
+  content.forEach((part, index) => {
+    const next = content[index + 1];
+    switch (part.type) {
+      case 'reasoning': {
+        if (part.redactedData !== undefined) warnings.push('reasoning: redacted/encrypted reasoning has no Gemini form and was dropped');
+        const signedPartFollows = part.signature !== undefined && (next?.type === 'text' || next?.type === 'tool-call');
+        if (part.text === '') {
+          if (part.signature === undefined) break;
+          if (carried !== undefined) parts.push({ text: '', ...takeCarried() });
+          if (next !== undefined) carried = part.signature;
+          else parts.push({ text: '', thoughtSignature: part.signature });
+          break;
+        }
+        const own = signedPartFollows || part.signature === undefined ? {} : { thoughtSignature: part.signature };
+        if (carried !== undefined && 'thoughtSignature' in own) parts.push({ text: '', ...takeCarried() });
+        parts.push({ text: part.text, thought: true, ...takeCarried(), ...own });
+        if (signedPartFollows) carried = part.signature;
+        break;
+      }
+      case 'text':
+        if (part.text === '' && carried === undefined) break;
+        parts.push({ text: part.text, ...takeCarried() });
+        break;
+      case 'tool-call': {
+        const args = parseToolArguments(part.arguments);
+        if (args.warning !== undefined) warnings.push(`tool call ${part.id}: ${args.warning}`);
+        parts.push({ functionCall: { id: part.id, name: part.name, args: args.value }, ...takeCarried() });
+        break;
+      }
+      default: {
+        const unhandled: never = part;
+        throw new Error(`unhandled assistant part ${JSON.stringify(unhandled)}`);
+      }
+    }
+  });
+  if (carried !== undefined) parts.push({ text: '', ...takeCarried() });
+  return parts;
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import type { CanonicalRequest } from '../../canonical/canonical-request.js';
+import { formatGeminiRequest } from './format-gemini-request.js';
+import { readGolden } from './test-support/golden-file.js';
+import { readFixtureJson } from './test-support/read-recorded-chunks.js';
+
+const goldenFolder = new URL('./__golden__/', import.meta.url).pathname;
+/** Each canonical fixture with the upstream model it is formatted for. */
+const cases: [name: string, upstreamModel: string][] = [
+  ['text', 'gemini-2.5-flash'],
+  ['system-prompt', 'gemini-2.5-flash'],
+  ['image-input', 'gemini-2.5-flash'],
+  ['tool-round-trip', 'gemini-3-pro-preview'],
+  ['parallel-tool-calls', 'gemini-3-pro-preview'],
+  ['thinking-signature', 'gemini-2.5-pro'],
+];
+
+const base: CanonicalRequest = { model: 'm', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'q' }] }], tools: [], stream: false };
+
+describe('formatGeminiRequest', () => {
+  for (const [name, upstreamModel] of cases) {
+    it(`formats the canonical ${name} request for ${upstreamModel} into the golden body`, () => {
+      const request = readFixtureJson(`canonical-request-${name}.json`) as CanonicalRequest;
+      const actual = `${JSON.stringify(formatGeminiRequest(request, upstreamModel), null, 2)}\n`;
+      expect(actual).toBe(readGolden(`${goldenFolder}format-request-${name}.json`, actual));
+    });
+  }
+
+  it('names a tool result after its call when the result has no name', () => {
+    const { value } = formatGeminiRequest(readFixtureJson('canonical-request-tool-round-trip.json') as CanonicalRequest, 'gemini-2.5-flash');
+    const contents = value.contents as { parts: { functionResponse?: { name: string } }[] }[];
+    expect(contents.at(-1)?.parts[0]?.functionResponse?.name).toBe('get_weather');
+  });
+
+  it('signs a replayed function call with the documented placeholder for Gemini 3 only', () => {
+    const request: CanonicalRequest = {
+      ...base,
+      messages: [...base.messages, { role: 'assistant', content: [{ type: 'tool-call', id: 'call_1', name: 'f', arguments: '{}' }] }],
+    };
+    const part = (model: string) => (formatGeminiRequest(request, model).value.contents as { parts: Record<string, unknown>[] }[])[1]?.parts[0];
+    expect(part('gemini-3-pro-preview')).toEqual({ functionCall: { id: 'call_1', name: 'f', args: {} }, thoughtSignature: 'skip_thought_signature_validator' });
+    expect(part('gemini-2.5-flash')).toEqual({ functionCall: { id: 'call_1', name: 'f', args: {} } });
+  });
+
+  it('sends an effort as a thinking level to Gemini 3 and as a budget to Gemini 2.5', () => {
+    const request: CanonicalRequest = { ...base, reasoning: { effort: 'low' } };
+    expect(formatGeminiRequest(request, 'gemini-3-pro-preview').value.generationConfig).toEqual({ thinkingConfig: { thinkingLevel: 'LOW' } });
+    const older = formatGeminiRequest(request, 'gemini-2.5-flash');
+    expect(older.value.generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 1024 } });
+    expect(older.warnings).toEqual(['reasoning: effort "low" sent as thinkingBudget 1024 (gemini-2.5-flash takes no thinkingLevel)']);
+  });
+
+  it('reports arguments that are not a JSON object instead of sending them silently', () => {
+    const request: CanonicalRequest = {
+      ...base,
+      messages: [...base.messages, { role: 'assistant', content: [{ type: 'tool-call', id: 'c', name: 'f', arguments: '[1,2]' }] }],
+    };
+    expect(formatGeminiRequest(request, 'gemini-2.5-flash').warnings).toEqual(['tool call c: arguments are not a JSON object and were sent as {} (was "[1,2]")']);
+  });
+
+  it('merges consecutive turns of one role, as Gemini expects them to alternate', () => {
+    const request: CanonicalRequest = {
+      ...base,
+      messages: [
+        ...base.messages,
+        { role: 'assistant', content: [{ type: 'tool-call', id: 'c', name: 'f', arguments: '{}' }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', content: [{ type: 'text', text: 'r' }] }] },
+        { role: 'user', content: [{ type: 'text', text: 'next' }] },
+      ],
+    };
+    const contents = formatGeminiRequest(request, 'gemini-2.5-flash').value.contents as { role: string; parts: unknown[] }[];
+    expect(contents.map((content) => [content.role, content.parts.length])).toEqual([
+      ['user', 1],
+      ['model', 1],
+      ['user', 2],
+    ]);
+  });
+});

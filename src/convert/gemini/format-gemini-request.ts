@@ -1,0 +1,50 @@
+import type { CanonicalRequest, CanonicalToolChoice } from '../../canonical/canonical-request.js';
+import type { Converted } from '../../canonical/conversion.js';
+import { formatGeminiContents } from './format-gemini-contents.js';
+import { formatGeminiGenerationConfig } from './format-gemini-generation-config.js';
+
+/**
+ * Canonical → the body of a Gemini generateContent / streamGenerateContent call. The model and streaming
+ * live in the URL, so `upstreamModel` only steers model-specific forms (Gemini 3 signatures and media in
+ * function responses, thinking levels). Tools are declared with `parametersJsonSchema`, which takes JSON
+ * Schema as other styles write it (`parameters` takes only an OpenAPI subset).
+ */
+export function formatGeminiRequest(request: CanonicalRequest, upstreamModel: string): Converted<Record<string, unknown>> {
+  const warnings: string[] = [];
+  const body: Record<string, unknown> = { contents: formatGeminiContents(request.messages, upstreamModel, warnings) };
+  if (request.system.length > 0) body.systemInstruction = { parts: request.system.map((part) => ({ text: part.text })) };
+  if (request.tools.length > 0) {
+    body.tools = [
+      {
+        functionDeclarations: request.tools.map((tool) => ({
+          name: tool.name,
+          ...(tool.description === undefined ? {} : { description: tool.description }),
+          parametersJsonSchema: tool.parameters,
+        })),
+      },
+    ];
+  }
+  if (request.toolChoice !== undefined) body.toolConfig = { functionCallingConfig: formatToolChoice(request.toolChoice) };
+  if (request.parallelToolCalls === false) warnings.push('parallelToolCalls=false has no Gemini form; the model may still call several functions');
+  if (request.user !== undefined) warnings.push('user: Gemini has no end-user field; not sent');
+  const generationConfig = formatGeminiGenerationConfig(request, upstreamModel, warnings);
+  if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
+  return { value: body, warnings };
+}
+
+function formatToolChoice(choice: CanonicalToolChoice): Record<string, unknown> {
+  switch (choice.type) {
+    case 'auto':
+      return { mode: 'AUTO' };
+    case 'none':
+      return { mode: 'NONE' };
+    case 'required':
+      return { mode: 'ANY' };
+    case 'tool':
+      return { mode: 'ANY', allowedFunctionNames: [choice.name] };
+    default: {
+      const unhandled: never = choice;
+      throw new Error(`unhandled tool choice ${JSON.stringify(unhandled)}`);
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import type { CanonicalImagePart, CanonicalTextPart, CanonicalToolResultPart } from '../../canonical/canonical-request.js';
+import type { GeminiFunctionResponse } from './gemini-wire-schema.js';
+
+/**
+ * A Gemini `functionResponse` → a canonical tool result. Gemini's `response` is an object; its documented
+ * convention (FunctionResponse.response in @google/genai) is an `output` key for the result and an `error`
+ * key for a failure, which become the text and `isError`. Any other object is kept whole as JSON text.
+ * Media in `parts` (Gemini 3) become images; other media cannot be carried.
+ */
+export function parseGeminiFunctionResponse(
+  functionResponse: GeminiFunctionResponse,
+  toolCallId: string,
+  name: string,
+  warnings: string[],
+): CanonicalToolResultPart {
+  const content: (CanonicalTextPart | CanonicalImagePart)[] = [];
+  const response = functionResponse.response;
+  const keys = response === undefined ? [] : Object.keys(response);
+  let isError = false;
+  if (response !== undefined && keys.length === 1 && (keys[0] === 'output' || keys[0] === 'error')) {
+    isError = keys[0] === 'error';
+    const value = isError ? response.error : response.output;
+    content.push({ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) });
+  } else if (response !== undefined && keys.length > 0) {
+    content.push({ type: 'text', text: JSON.stringify(response) });
+  }
+  for (const part of functionResponse.parts ?? []) {
+    if (part.inlineData?.mimeType.startsWith('image/') === true) {
+      content.push({ type: 'image', source: { kind: 'base64', mediaType: part.inlineData.mimeType, data: part.inlineData.data } });
+    } else if (part.fileData?.mimeType?.startsWith('image/') === true) {
+      content.push({ type: 'image', source: { kind: 'url', url: part.fileData.fileUri } });
+    } else {
+      warnings.push(`functionResponse ${name}: a non-image media part cannot be carried in a tool result and was dropped`);
+    }
+  }
+  return { type: 'tool-result', toolCallId, name, content, ...(isError ? { isError } : {}) };
+}

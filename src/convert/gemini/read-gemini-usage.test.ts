@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { formatGeminiUsage, readGeminiUsage } from './read-gemini-usage.js';
+
+describe('readGeminiUsage', () => {
+  it('keeps cached tokens inside the input, adds thoughts to the output and tool-use prompts to the input', () => {
+    // vercel/ai packages/google/src/__fixtures__/google-usage-raw-live.chunks.txt (a live recording).
+    const wire = {
+      promptTokenCount: 12,
+      candidatesTokenCount: 71,
+      totalTokenCount: 237,
+      cachedContentTokenCount: 4,
+      toolUsePromptTokenCount: 65,
+      thoughtsTokenCount: 89,
+      serviceTier: 'standard',
+    };
+    const usage = readGeminiUsage(wire);
+    expect(usage).toEqual({ input: { total: 77, cacheRead: 4, cacheWrite: 0 }, output: { total: 160, reasoning: 89 }, raw: wire });
+    expect((usage?.input.total ?? 0) + (usage?.output.total ?? 0)).toBe(wire.totalTokenCount);
+  });
+
+  it('reads nothing from metadata without token counts', () => {
+    expect(readGeminiUsage({ trafficType: 'ON_DEMAND' })).toBeUndefined();
+    expect(readGeminiUsage(undefined)).toBeUndefined();
+  });
+
+  it('formats back the numbers it reads', () => {
+    const usage = { input: { total: 2100, cacheRead: 1800, cacheWrite: 0 }, output: { total: 50, reasoning: 38 } };
+    const { value, warnings } = formatGeminiUsage(usage);
+    expect(value).toEqual({ promptTokenCount: 2100, candidatesTokenCount: 12, totalTokenCount: 2150, cachedContentTokenCount: 1800, thoughtsTokenCount: 38 });
+    expect(warnings).toEqual([]);
+    expect(readGeminiUsage(value)).toEqual({ ...usage, raw: value });
+  });
+});

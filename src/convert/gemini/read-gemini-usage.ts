@@ -1,0 +1,45 @@
+import type { NormalizedUsage } from '../../billing/normalized-usage.js';
+import type { Converted } from '../../canonical/conversion.js';
+import { geminiUsageMetadataSchema } from './gemini-wire-schema.js';
+
+/**
+ * Gemini `usageMetadata` (ai.google.dev/api/generate-content#UsageMetadata) ↔ normalized usage.
+ * `promptTokenCount` already includes `cachedContentTokenCount`; `candidatesTokenCount` excludes
+ * `thoughtsTokenCount`, so output = candidates + thoughts. `toolUsePromptTokenCount` (results of Google's
+ * own tools fed back to the model) is outside the prompt count but billed as input, so input adds it.
+ */
+function count(value: number | undefined): number {
+  return value !== undefined && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+}
+
+/** The wire object (kept untouched as `raw`) → normalized; undefined when it holds no token counts (Vertex
+ * sends `{trafficType}` alone on early chunks). */
+export function readGeminiUsage(usageMetadata: unknown): NormalizedUsage | undefined {
+  const parsed = geminiUsageMetadataSchema.safeParse(usageMetadata);
+  if (!parsed.success) return undefined;
+  const usage = parsed.data;
+  if (usage.promptTokenCount === undefined && usage.candidatesTokenCount === undefined && usage.totalTokenCount === undefined) return undefined;
+  const prompt = count(usage.promptTokenCount) + count(usage.toolUsePromptTokenCount);
+  const reasoning = count(usage.thoughtsTokenCount);
+  return {
+    input: { total: prompt, cacheRead: Math.min(count(usage.cachedContentTokenCount), prompt), cacheWrite: 0 },
+    output: { total: count(usage.candidatesTokenCount) + reasoning, reasoning },
+    raw: usageMetadata,
+  };
+}
+
+export function formatGeminiUsage(usage: NormalizedUsage): Converted<Record<string, number>> {
+  const warnings: string[] = [];
+  if (usage.input.cacheWrite > 0) {
+    warnings.push(`usage: Gemini has no cache-write count; ${usage.input.cacheWrite} cache-write tokens stay in promptTokenCount only`);
+  }
+  const reasoning = Math.min(usage.output.reasoning, usage.output.total);
+  const wire: Record<string, number> = {
+    promptTokenCount: usage.input.total,
+    candidatesTokenCount: usage.output.total - reasoning,
+    totalTokenCount: usage.input.total + usage.output.total,
+  };
+  if (usage.input.cacheRead > 0) wire.cachedContentTokenCount = usage.input.cacheRead;
+  if (reasoning > 0) wire.thoughtsTokenCount = reasoning;
+  return { value: wire, warnings };
+}

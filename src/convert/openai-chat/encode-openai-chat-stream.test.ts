@@ -1,0 +1,90 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.js';
+import { createSseDecoder, type SseEvent } from '../../streaming/decode-sse.js';
+import { createOpenaiChatStreamEncoder } from './encode-openai-chat-stream.js';
+import { createTestContext } from './test-support/create-test-context.js';
+import { expectGolden, toJsonLines } from './test-support/expect-golden.js';
+
+const scenarioDirectory = join(import.meta.dirname, '..', 'scenarios');
+const scenarios = readdirSync(scenarioDirectory)
+  .filter((name) => name.endsWith('.parts.jsonl'))
+  .map((name) => name.replace('.parts.jsonl', ''));
+
+function readScenario(name: string): CanonicalStreamPart[] {
+  return readFileSync(join(scenarioDirectory, `${name}.parts.jsonl`), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as CanonicalStreamPart);
+}
+
+function encode(parts: CanonicalStreamPart[], includeUsage: boolean): { text: string; warnings: string[] } {
+  const encoder = createOpenaiChatStreamEncoder(createTestContext('client-model'), { includeUsage });
+  const text = parts.map((part) => encoder.encode(part)).join('') + encoder.end();
+  return { text, warnings: encoder.warnings };
+}
+
+function toEvents(text: string): SseEvent[] {
+  const events: SseEvent[] = [];
+  const decoder = createSseDecoder({ maxEventBytes: 1 << 20, onEvent: (event) => events.push(event) });
+  decoder.push(new TextEncoder().encode(text));
+  decoder.end();
+  return events;
+}
+
+/** One event per line: `{ event, data }` with the data parsed when it is JSON (`[DONE]` stays text). */
+function toGoldenLines(text: string): string {
+  return toJsonLines(
+    toEvents(text).map((event) => {
+      let data: unknown = event.data;
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        // `[DONE]`
+      }
+      return { event: event.event ?? null, data };
+    }),
+  );
+}
+
+describe('createOpenaiChatStreamEncoder', () => {
+  it.each(scenarios)('encodes the %s scenario as its golden file says', (name) => {
+    const { text, warnings } = encode(readScenario(name), true);
+    expectGolden(`encode-${name}.jsonl`, toGoldenLines(text));
+    expect(warnings).toEqual(name === 'thinking' ? ['a reasoning signature cannot be expressed in Chat Completions; dropped'] : []);
+  });
+
+  it('leaves usage out of every chunk when the client did not ask for it', () => {
+    const events = toEvents(encode(readScenario('text'), false).text);
+    expect(events.map((event) => event.data).at(-1)).toBe('[DONE]');
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event.data) as Record<string, unknown>);
+    expect(chunks.every((chunk) => !('usage' in chunk))).toBe(true);
+    expect(chunks.at(-1)).toMatchObject({ choices: [{ delta: {}, finish_reason: 'stop' }] });
+  });
+
+  it('falls back to the last usage part when finish carries none', () => {
+    const parts = readScenario('text').map((part) => (part.type === 'finish' ? { ...part, usage: undefined } : part));
+    const chunks = toEvents(encode(parts, true).text).slice(0, -1).map((event) => JSON.parse(event.data) as Record<string, unknown>);
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 25, completion_tokens: 12, total_tokens: 37 } });
+  });
+
+  it('sends an error as an `{ error }` event, which the OpenAI SDKs raise', () => {
+    const encoder = createOpenaiChatStreamEncoder(createTestContext(), { includeUsage: false });
+    encoder.encode({ type: 'start', id: 'gen_1', model: 'm', created: 1 });
+    expect(toEvents(encoder.encode({ type: 'error', message: 'Overloaded', code: 'overloaded_error' }))[0]?.data).toBe(
+      '{"error":{"message":"Overloaded","type":"upstream_error","param":null,"code":"overloaded_error"}}',
+    );
+  });
+
+  it('gives the stream a fresh chatcmpl id when the upstream had none, and the clock when it had no time', () => {
+    const encoder = createOpenaiChatStreamEncoder(createTestContext(), { includeUsage: false });
+    expect(JSON.parse(toEvents(encoder.encode({ type: 'start', id: '', model: 'm', created: 0 }))[0]?.data ?? '')).toMatchObject({ id: 'chatcmpl-1', created: 1760000000 });
+  });
+
+  it('ends with [DONE] once', () => {
+    const encoder = createOpenaiChatStreamEncoder(createTestContext(), { includeUsage: false });
+    expect(encoder.end()).toBe('data: [DONE]\n\n');
+    expect(encoder.end()).toBe('');
+  });
+});

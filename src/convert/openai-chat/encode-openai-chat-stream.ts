@@ -1,0 +1,105 @@
+import type { NormalizedUsage } from '../../billing/normalized-usage.js';
+import type { CanonicalStreamPart, ConversionContext, StreamEncoder } from '../../canonical/conversion.js';
+import { encodeSseDone, encodeSseEvent } from '../../streaming/encode-sse.js';
+import { mapToOpenaiChatFinishReason } from './map-openai-chat-finish-reason.js';
+import { formatOpenaiChatUsage } from './read-openai-chat-usage.js';
+
+export interface OpenaiChatStreamEncoderOptions {
+  /** The client sent `stream_options.include_usage`: every chunk carries `usage: null`, and a usage-only chunk ends the stream. */
+  includeUsage: boolean;
+}
+
+type Choice = Record<string, unknown>;
+
+/**
+ * Canonical parts → Chat Completions SSE as OpenAI sends it: a first chunk with `role`, deltas, tool calls by
+ * `index` (id, type and name in the first fragment), a chunk with an empty delta and `finish_reason`, the
+ * usage chunk with `choices: []` when asked for, then `[DONE]`. Reasoning goes out as DeepSeek's
+ * `delta.reasoning_content`; an error as `{ error }`, which the official SDKs throw as an APIError.
+ */
+export function createOpenaiChatStreamEncoder(context: ConversionContext, options: OpenaiChatStreamEncoderOptions = { includeUsage: false }): StreamEncoder {
+  const warnings: string[] = [];
+  let id = '';
+  let created = context.now;
+  let started = false;
+  let ended = false;
+  let lastUsage: NormalizedUsage | undefined;
+
+  function chunk(choices: Choice[], usage: unknown = null): string {
+    const body: Record<string, unknown> = { id, object: 'chat.completion.chunk', created, model: context.requestedModel, choices };
+    if (options.includeUsage) body.usage = usage;
+    return encodeSseEvent(JSON.stringify(body));
+  }
+
+  function delta(fields: Record<string, unknown>): string {
+    return chunk([{ index: 0, delta: fields, logprobs: null, finish_reason: null }]);
+  }
+
+  function start(partId: string, partCreated: number): string {
+    started = true;
+    id = partId === '' ? context.newId('chatcmpl-') : partId;
+    if (partCreated > 0) created = partCreated;
+    return delta({ role: 'assistant', content: '' });
+  }
+
+  function finish(part: Extract<CanonicalStreamPart, { type: 'finish' }>): string {
+    const reason = mapToOpenaiChatFinishReason(part.finishReason);
+    warnings.push(...reason.warnings);
+    let text = chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: reason.value }]);
+    const usage = part.usage ?? lastUsage;
+    if (options.includeUsage) {
+      if (usage === undefined) warnings.push('the client asked for usage but the upstream reported none');
+      else text += chunk([], formatOpenaiChatUsage(usage));
+    }
+    return text;
+  }
+
+  function encodePart(part: CanonicalStreamPart): string {
+    switch (part.type) {
+      case 'start':
+        return started ? '' : start(part.id, part.created);
+      case 'text-delta':
+        return part.text === '' ? '' : delta({ content: part.text });
+      case 'reasoning-delta':
+        return part.text === '' ? '' : delta({ reasoning_content: part.text });
+      case 'reasoning-signature':
+        warnings.push('a reasoning signature cannot be expressed in Chat Completions; dropped');
+        return '';
+      case 'reasoning-redacted':
+        warnings.push('redacted/encrypted reasoning cannot be expressed in Chat Completions; dropped');
+        return '';
+      case 'tool-call-start':
+        return delta({ tool_calls: [{ index: part.index, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }] });
+      case 'tool-call-delta':
+        return part.argumentsDelta === '' ? '' : delta({ tool_calls: [{ index: part.index, function: { arguments: part.argumentsDelta } }] });
+      case 'tool-call-end':
+        return '';
+      case 'usage':
+        lastUsage = part.usage;
+        return '';
+      case 'finish':
+        return finish(part);
+      case 'error':
+        return encodeSseEvent(JSON.stringify({ error: { message: part.message, type: 'upstream_error', param: null, code: part.code ?? null } }));
+      default: {
+        const unhandled: never = part;
+        throw new Error(`unhandled stream part ${JSON.stringify(unhandled)}`);
+      }
+    }
+  }
+
+  return {
+    warnings,
+    encode(part) {
+      if (ended) return '';
+      // The parts rules put `start` first; a stream that broke them still gets its role chunk.
+      const opening = started || part.type === 'start' || part.type === 'error' ? '' : start('', 0);
+      return opening + encodePart(part);
+    },
+    end() {
+      if (ended) return '';
+      ended = true;
+      return encodeSseDone();
+    },
+  };
+}

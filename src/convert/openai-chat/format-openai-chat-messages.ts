@@ -1,0 +1,143 @@
+import type {
+  CanonicalAssistantPart,
+  CanonicalImagePart,
+  CanonicalMediaSource,
+  CanonicalMessage,
+  CanonicalTextPart,
+  CanonicalToolResultPart,
+  CanonicalUserPart,
+} from '../../canonical/canonical-request.js';
+import type { Converted } from '../../canonical/conversion.js';
+
+type WireMessage = Record<string, unknown>;
+type WirePart = Record<string, unknown>;
+
+export interface FormatOpenaiChatMessagesOptions {
+  /**
+   * Where assistant reasoning from earlier turns goes. OpenAI (and strict compatibles such as LiteLLM on
+   * Bedrock) reject unknown message fields with a 400; DeepSeek thinking mode requires `reasoning_content`
+   * back on assistant turns that called tools (api-docs.deepseek.com/guides/thinking_mode).
+   */
+  assistantReasoning: 'omit' | 'reasoning_content';
+}
+
+const audioFormats: Record<string, string> = { 'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav', 'audio/mpeg': 'mp3', 'audio/mp3': 'mp3' };
+
+function toUrl(source: CanonicalMediaSource): string {
+  return source.kind === 'url' ? source.url : `data:${source.mediaType};base64,${source.data}`;
+}
+
+function formatImage(part: CanonicalImagePart): WirePart {
+  const imageUrl: Record<string, unknown> = { url: toUrl(part.source) };
+  if (part.detail !== undefined) imageUrl.detail = part.detail;
+  return { type: 'image_url', image_url: imageUrl };
+}
+
+function formatUserPart(part: CanonicalUserPart, path: string, warnings: string[]): WirePart | undefined {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'image':
+      return formatImage(part);
+    case 'file': {
+      const mediaType = part.mediaType ?? (part.source.kind === 'base64' ? part.source.mediaType : undefined) ?? '';
+      if (mediaType.startsWith('image/')) return formatImage({ type: 'image', source: part.source });
+      if (part.source.kind === 'url') {
+        warnings.push(`${path}: a file by URL (${mediaType || 'unknown type'}) cannot be sent to Chat Completions; dropped`);
+        return undefined;
+      }
+      const audioFormat = audioFormats[mediaType];
+      if (audioFormat !== undefined) return { type: 'input_audio', input_audio: { data: part.source.data, format: audioFormat } };
+      if (mediaType.startsWith('audio/')) warnings.push(`${path}: Chat Completions takes wav or mp3 audio, not ${mediaType}; sent as a file`);
+      const file: Record<string, unknown> = { file_data: toUrl(part.source) };
+      if (part.filename !== undefined) file.filename = part.filename;
+      return { type: 'file', file };
+    }
+    default: {
+      const unhandled: never = part;
+      throw new Error(`unhandled user part ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+function formatUser(content: CanonicalUserPart[], path: string, warnings: string[]): WireMessage {
+  const [only] = content;
+  if (content.length === 1 && only?.type === 'text') return { role: 'user', content: only.text };
+  const parts = content.flatMap((part, index) => formatUserPart(part, `${path}.content[${index}]`, warnings) ?? []);
+  // OpenAI refuses an empty parts array.
+  return { role: 'user', content: parts.length === 0 ? '' : parts };
+}
+
+function formatAssistant(content: CanonicalAssistantPart[], path: string, warnings: string[], options: FormatOpenaiChatMessagesOptions): WireMessage {
+  let text = '';
+  let reasoning = '';
+  const toolCalls: WirePart[] = [];
+  for (const part of content) {
+    switch (part.type) {
+      case 'text':
+        text += part.text;
+        break;
+      case 'reasoning':
+        reasoning += part.text;
+        if (part.signature !== undefined) warnings.push(`${path}: a reasoning signature cannot be expressed in Chat Completions; dropped`);
+        if (part.redactedData !== undefined) warnings.push(`${path}: redacted/encrypted reasoning cannot be expressed in Chat Completions; dropped`);
+        break;
+      case 'tool-call':
+        toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
+        break;
+      default: {
+        const unhandled: never = part;
+        throw new Error(`unhandled assistant part ${JSON.stringify(unhandled)}`);
+      }
+    }
+  }
+  // OpenAI: content is "required unless tool_calls is specified"; null is its own value for that case.
+  const message: WireMessage = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text };
+  if (reasoning !== '') {
+    if (options.assistantReasoning === 'reasoning_content') message.reasoning_content = reasoning;
+    else warnings.push(`${path}: reasoning text of an earlier turn is not sent to this upstream`);
+  }
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  return message;
+}
+
+function formatToolResult(result: CanonicalToolResultPart, path: string, warnings: string[]): WireMessage {
+  const texts: CanonicalTextPart[] = [];
+  for (const part of result.content) {
+    if (part.type === 'text') texts.push(part);
+    else warnings.push(`${path}: Chat Completions tool messages cannot hold images; image dropped from the result of ${result.toolCallId}`);
+  }
+  if (result.isError === true) warnings.push(`${path}: the error flag of the result of ${result.toolCallId} has no Chat Completions field`);
+  const [only] = texts;
+  const content = texts.length === 0 ? '' : texts.length === 1 && only !== undefined ? only.text : texts.map((part) => ({ type: 'text', text: part.text }));
+  return { role: 'tool', tool_call_id: result.toolCallId, content };
+}
+
+/** Canonical system prompt and turns → Chat `messages`: one `system` message per system part, one `tool` message per result. */
+export function formatOpenaiChatMessages(
+  system: CanonicalTextPart[],
+  messages: CanonicalMessage[],
+  options: FormatOpenaiChatMessagesOptions,
+): Converted<WireMessage[]> {
+  const warnings: string[] = [];
+  const wire: WireMessage[] = system.map((part) => ({ role: 'system', content: part.text }));
+  for (const [index, message] of messages.entries()) {
+    const path = `messages[${index}]`;
+    switch (message.role) {
+      case 'user':
+        wire.push(formatUser(message.content, path, warnings));
+        break;
+      case 'assistant':
+        wire.push(formatAssistant(message.content, path, warnings, options));
+        break;
+      case 'tool':
+        wire.push(...message.content.map((result) => formatToolResult(result, path, warnings)));
+        break;
+      default: {
+        const unhandled: never = message;
+        throw new Error(`unhandled message ${JSON.stringify(unhandled)}`);
+      }
+    }
+  }
+  return { value: wire, warnings };
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { CanonicalRequest } from '../../canonical/canonical-request.js';
+import { formatOpenaiChatRequest } from './format-openai-chat-request.js';
+import { expectGolden, toPrettyJson } from './test-support/expect-golden.js';
+import { readFixture } from './test-support/read-fixture.js';
+
+const cases: [name: string, upstreamModel: string][] = [
+  ['text', 'gpt-4.1-nano'],
+  ['system-prompt', 'gpt-4.1-nano'],
+  ['image-input', 'gpt-4.1-mini'],
+  ['tool-round-trip', 'gpt-4.1-mini'],
+  ['parallel-tool-calls', 'gpt-4.1-mini'],
+  ['thinking-signature', 'o3-mini'],
+];
+
+const canonical = (name: string) => readFixture(`canonical-request-${name}.json`) as CanonicalRequest;
+
+describe('formatOpenaiChatRequest', () => {
+  it.each(cases)('formats the %s request for %s as its golden file says', (name, upstreamModel) => {
+    expectGolden(`format-request-${name}.json`, toPrettyJson(formatOpenaiChatRequest(canonical(name), upstreamModel)));
+  });
+
+  it('sends earlier reasoning back as reasoning_content when the upstream wants it (DeepSeek thinking with tools)', () => {
+    const { value, warnings } = formatOpenaiChatRequest(canonical('thinking-signature'), 'deepseek-reasoner', { assistantReasoning: 'reasoning_content' });
+    expect((value.messages as Record<string, unknown>[])[1]).toEqual({ role: 'assistant', content: '2 + 2 = 4.', reasoning_content: 'The user asks for 2+2. That is 4.' });
+    expect(warnings).toContain('messages[1]: a reasoning signature cannot be expressed in Chat Completions; dropped');
+    expect(value.max_tokens).toBe(4096);
+  });
+
+  it('uses max_completion_tokens for OpenAI reasoning models and max_tokens elsewhere', () => {
+    const request = { ...canonical('text'), maxOutputTokens: 99 };
+    expect(formatOpenaiChatRequest(request, 'gpt-5-mini').value).toMatchObject({ max_completion_tokens: 99 });
+    expect(formatOpenaiChatRequest(request, 'o4-mini').value).toMatchObject({ max_completion_tokens: 99 });
+    expect(formatOpenaiChatRequest(request, 'deepseek-chat').value).toMatchObject({ max_tokens: 99 });
+  });
+
+  it('asks a stream for usage, which billing needs', () => {
+    expect(formatOpenaiChatRequest({ ...canonical('text'), stream: true }, 'gpt-4o').value).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(formatOpenaiChatRequest({ ...canonical('text'), stream: false }, 'gpt-4o').value).not.toHaveProperty('stream_options');
+  });
+
+  it('leaves tool_choice and parallel_tool_calls out when there are no tools, as OpenAI refuses them alone', () => {
+    const { value } = formatOpenaiChatRequest({ ...canonical('text'), toolChoice: { type: 'none' }, parallelToolCalls: false }, 'gpt-4o');
+    expect(value).not.toHaveProperty('tool_choice');
+    expect(value).not.toHaveProperty('parallel_tool_calls');
+  });
+
+  it('formats response formats, naming an unnamed JSON schema "response"', () => {
+    const format = (responseFormat: CanonicalRequest['responseFormat']) => formatOpenaiChatRequest({ ...canonical('text'), responseFormat }, 'gpt-4o').value.response_format;
+    expect(format({ type: 'json_object' })).toEqual({ type: 'json_object' });
+    expect(format({ type: 'json_schema', schema: { type: 'object' }, strict: true })).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'response', schema: { type: 'object' }, strict: true },
+    });
+  });
+
+  it('sends an image given as a file part (Gemini inlineData) as image_url', () => {
+    const request: CanonicalRequest = {
+      ...canonical('text'),
+      messages: [{ role: 'user', content: [{ type: 'file', source: { kind: 'base64', mediaType: 'image/jpeg', data: '/9j/' } }] }],
+    };
+    expect(formatOpenaiChatRequest(request, 'gpt-4o').value.messages).toEqual([
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/' } }] },
+    ]);
+  });
+});

@@ -1,0 +1,88 @@
+import type { CanonicalRequest, CanonicalResponseFormat, CanonicalToolChoice } from '../../canonical/canonical-request.js';
+import type { Converted } from '../../canonical/conversion.js';
+import { formatOpenaiChatMessages, type FormatOpenaiChatMessagesOptions } from './format-openai-chat-messages.js';
+
+export type FormatOpenaiChatRequestOptions = FormatOpenaiChatMessagesOptions;
+
+const defaultOptions: FormatOpenaiChatRequestOptions = { assistantReasoning: 'omit' };
+
+/**
+ * OpenAI's reasoning models refuse `max_tokens` ("Use 'max_completion_tokens' instead"), while DeepSeek and
+ * most compatibles know only `max_tokens`; the same test as the Vercel AI SDK's `isReasoningModel`.
+ */
+const usesMaxCompletionTokens = (model: string): boolean => /^(o\d|gpt-5)/.test(model);
+
+function formatToolChoice(choice: CanonicalToolChoice): unknown {
+  switch (choice.type) {
+    case 'auto':
+    case 'none':
+    case 'required':
+      return choice.type;
+    case 'tool':
+      return { type: 'function', function: { name: choice.name } };
+    default: {
+      const unhandled: never = choice;
+      throw new Error(`unhandled tool choice ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+function formatResponseFormat(format: CanonicalResponseFormat): Record<string, unknown> {
+  switch (format.type) {
+    case 'text':
+    case 'json_object':
+      return { type: format.type };
+    case 'json_schema': {
+      // `name` is required by OpenAI; "response" is the Vercel AI SDK's default too.
+      const jsonSchema: Record<string, unknown> = { name: format.name ?? 'response', schema: format.schema };
+      if (format.strict !== undefined) jsonSchema.strict = format.strict;
+      return { type: 'json_schema', json_schema: jsonSchema };
+    }
+    default: {
+      const unhandled: never = format;
+      throw new Error(`unhandled response format ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+/** Canonical → the upstream Chat Completions body. Streams always ask for usage: billing needs it. */
+export function formatOpenaiChatRequest(
+  request: CanonicalRequest,
+  upstreamModel: string,
+  options: FormatOpenaiChatRequestOptions = defaultOptions,
+): Converted<Record<string, unknown>> {
+  const messages = formatOpenaiChatMessages(request.system, request.messages, options);
+  const warnings = [...messages.warnings];
+  const body: Record<string, unknown> = { model: upstreamModel, messages: messages.value };
+
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => {
+      const fn: Record<string, unknown> = { name: tool.name };
+      if (tool.description !== undefined) fn.description = tool.description;
+      fn.parameters = tool.parameters;
+      return { type: 'function', function: fn };
+    });
+    // OpenAI refuses tool_choice and parallel_tool_calls without tools; without tools they mean nothing.
+    if (request.toolChoice !== undefined) body.tool_choice = formatToolChoice(request.toolChoice);
+    if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+  }
+  if (request.maxOutputTokens !== undefined) body[usesMaxCompletionTokens(upstreamModel) ? 'max_completion_tokens' : 'max_tokens'] = request.maxOutputTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.topK !== undefined) warnings.push(`topK (${request.topK}) has no Chat Completions parameter; dropped`);
+  if (request.stopSequences !== undefined && request.stopSequences.length > 0) body.stop = request.stopSequences;
+  if (request.seed !== undefined) body.seed = request.seed;
+  if (request.presencePenalty !== undefined) body.presence_penalty = request.presencePenalty;
+  if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty;
+  if (request.responseFormat !== undefined) body.response_format = formatResponseFormat(request.responseFormat);
+  if (request.reasoning !== undefined) {
+    const { effort, budgetTokens, includeThoughts } = request.reasoning;
+    if (effort !== undefined) body.reasoning_effort = effort;
+    if (budgetTokens !== undefined) warnings.push(`a reasoning budget (${budgetTokens} tokens) has no Chat Completions parameter; only reasoning_effort exists`);
+    if (includeThoughts !== undefined) warnings.push('includeThoughts has no Chat Completions parameter; whether reasoning text comes back is up to the upstream');
+  }
+  if (request.user !== undefined) body.user = request.user;
+  body.stream = request.stream;
+  if (request.stream) body.stream_options = { include_usage: true };
+  return { value: body, warnings };
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { collectStreamParts } from '../../canonical/collect-stream-parts.js';
+import { createOpenaiResponsesStreamDecoder } from './decode-openai-responses-stream.js';
+import { createOpenaiResponsesStreamEncoder } from './encode-openai-responses-stream.js';
+import { createTestContext } from './test-support/create-test-context.js';
+import { expectGolden, toJsonLines } from './test-support/expect-golden.js';
+import { listScenarios, readScenario } from './test-support/read-fixture.js';
+import { decodeBody, encodeParts, toWireEvents } from './test-support/run-stream.js';
+
+const scenarios = listScenarios();
+
+function encodeScenario(name: string): string {
+  return encodeParts(createOpenaiResponsesStreamEncoder(createTestContext()), readScenario(name));
+}
+
+function withoutRaw<T extends { usage: { raw?: unknown } }>(response: T): T {
+  const { raw: _raw, ...usage } = response.usage;
+  return { ...response, usage };
+}
+
+describe('createOpenaiResponsesStreamEncoder', () => {
+  it.each(scenarios)('matches the golden client events for the %s scenario', (name) => {
+    expectGolden(`encode-${name}.jsonl`, toJsonLines(toWireEvents(encodeScenario(name))));
+  });
+
+  it.each(scenarios)('names every event by its type and numbers them from 0 in the %s scenario', (name) => {
+    const events = toWireEvents(encodeScenario(name));
+    events.forEach((event, index) => {
+      expect(event.data).toMatchObject({ type: event.event, sequence_number: index });
+    });
+    expect(events.slice(0, 2).map((event) => event.event)).toEqual(['response.created', 'response.in_progress']);
+    expect(events[events.length - 1]?.event).toMatch(/^response\.(completed|incomplete)$/);
+  });
+
+  it.each(scenarios)('is read back by the decoder into the same answer for the %s scenario', (name) => {
+    const decoded = decodeBody(createOpenaiResponsesStreamDecoder(), encodeScenario(name));
+    const expected = collectStreamParts(readScenario(name));
+    const actual = collectStreamParts(decoded);
+    expect(withoutRaw(actual)).toMatchObject({ content: expected.content, finishReason: { unified: expected.finishReason.unified }, usage: expected.usage });
+  });
+
+  it('ends a length stop with response.incomplete and reason max_output_tokens', () => {
+    const last = toWireEvents(encodeScenario('max-tokens')).at(-1);
+    expect(last?.data).toMatchObject({ type: 'response.incomplete', response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } });
+  });
+
+  it('reports a stream that ends without its finish as a failed response, with a warning', () => {
+    const encoder = createOpenaiResponsesStreamEncoder(createTestContext());
+    const text = encoder.encode({ type: 'start', id: 'x', model: 'm', created: 5 }) + encoder.encode({ type: 'text-delta', text: 'Hel' }) + encoder.end();
+    const events = toWireEvents(text);
+    expect(events.map((event) => event.event)).toEqual([
+      'response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta',
+      'response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.failed',
+    ]);
+    expect(events.at(-1)?.data).toMatchObject({ response: { status: 'failed', error: { code: 'server_error' }, output: [{ type: 'message', status: 'incomplete' }] } });
+    expect(encoder.warnings).toEqual(['the stream ended before its finish part: the response is reported as failed']);
+  });
+
+  it('sends an error part as an error event, then the failed response with that error', () => {
+    const encoder = createOpenaiResponsesStreamEncoder(createTestContext());
+    const text = encodeParts(encoder, [
+      { type: 'start', id: 'x', model: 'm', created: 5 },
+      { type: 'error', message: 'Overloaded', code: 'overloaded_error' },
+      { type: 'finish', finishReason: { unified: 'error', raw: 'error' }, usage: undefined },
+    ]);
+    expect(toWireEvents(text).slice(2)).toMatchObject([
+      { event: 'error', data: { code: 'overloaded_error', message: 'Overloaded', param: null } },
+      { event: 'response.failed', data: { response: { status: 'failed', error: { code: 'overloaded_error', message: 'Overloaded' }, usage: null } } },
+    ]);
+  });
+
+  it('keeps interleaved parallel calls apart by output index', () => {
+    const text = encodeParts(createOpenaiResponsesStreamEncoder(createTestContext()), [
+      { type: 'start', id: 'x', model: 'm', created: 5 },
+      { type: 'tool-call-start', index: 0, id: 'call_a', name: 'a' },
+      { type: 'tool-call-start', index: 1, id: 'call_b', name: 'b' },
+      { type: 'tool-call-delta', index: 1, argumentsDelta: '{"b":2}' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '{"a":1}' },
+      { type: 'tool-call-end', index: 1 },
+      { type: 'tool-call-end', index: 0 },
+      { type: 'finish', finishReason: { unified: 'tool_calls', raw: 'tool_use' }, usage: undefined },
+    ]);
+    const final = toWireEvents(text).at(-1)?.data as { response: { output: unknown[] } };
+    expect(final.response.output).toMatchObject([
+      { type: 'function_call', call_id: 'call_a', arguments: '{"a":1}' },
+      { type: 'function_call', call_id: 'call_b', arguments: '{"b":2}' },
+    ]);
+  });
+});

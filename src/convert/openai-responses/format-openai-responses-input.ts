@@ -1,0 +1,105 @@
+import type {
+  CanonicalAssistantPart,
+  CanonicalMediaSource,
+  CanonicalMessage,
+  CanonicalToolResultPart,
+  CanonicalUserPart,
+} from '../../canonical/canonical-request.js';
+import type { Converted } from '../../canonical/conversion.js';
+
+type WireItem = Record<string, unknown>;
+
+/** Responses takes inline media as data URLs. */
+function formatMediaUrl(source: CanonicalMediaSource): string {
+  return source.kind === 'url' ? source.url : `data:${source.mediaType};base64,${source.data}`;
+}
+
+function formatUserPart(part: CanonicalUserPart): WireItem {
+  switch (part.type) {
+    case 'text':
+      return { type: 'input_text', text: part.text };
+    case 'image':
+      return { type: 'input_image', image_url: formatMediaUrl(part.source), ...(part.detail === undefined ? {} : { detail: part.detail }) };
+    case 'file': {
+      const file: WireItem = { type: 'input_file' };
+      if (part.source.kind === 'url') file.file_url = part.source.url;
+      else file.file_data = formatMediaUrl(part.source);
+      if (part.filename !== undefined) file.filename = part.filename;
+      return file;
+    }
+    default: {
+      const unhandled: never = part;
+      throw new Error(`unhandled user part ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+function formatAssistantParts(parts: CanonicalAssistantPart[], path: string, warnings: string[]): WireItem[] {
+  const items: WireItem[] = [];
+  let textRun: WireItem[] | undefined;
+  for (const [index, part] of parts.entries()) {
+    if (part.type !== 'text') textRun = undefined;
+    switch (part.type) {
+      case 'text':
+        if (textRun === undefined) {
+          textRun = [];
+          items.push({ type: 'message', role: 'assistant', content: textRun });
+        }
+        textRun.push({ type: 'output_text', text: part.text });
+        break;
+      case 'reasoning':
+        // Only OpenAI's own encrypted reasoning can be replayed; a summary alone, or another vendor's signature, cannot.
+        if (part.redactedData === undefined) {
+          warnings.push(`${path}.content[${index}]: reasoning without OpenAI encrypted_content cannot be replayed to a Responses upstream; dropped`);
+          break;
+        }
+        if (part.signature !== undefined) warnings.push(`${path}.content[${index}]: the reasoning signature cannot be carried; dropped`);
+        items.push({
+          type: 'reasoning',
+          summary: part.text === '' ? [] : [{ type: 'summary_text', text: part.text }],
+          encrypted_content: part.redactedData,
+        });
+        break;
+      case 'tool-call':
+        items.push({ type: 'function_call', call_id: part.id, name: part.name, arguments: part.arguments });
+        break;
+      default: {
+        const unhandled: never = part;
+        throw new Error(`unhandled assistant part ${JSON.stringify(unhandled)}`);
+      }
+    }
+  }
+  return items;
+}
+
+function formatToolResult(result: CanonicalToolResultPart, path: string, warnings: string[]): WireItem {
+  if (result.isError === true) warnings.push(`${path}: the tool result's error flag cannot be carried; sent as a normal result`);
+  const [first, ...rest] = result.content;
+  const output = first === undefined ? '' : first.type === 'text' && rest.length === 0 ? first.text : result.content.map(formatUserPart);
+  return { type: 'function_call_output', call_id: result.toolCallId, output };
+}
+
+/** Canonical turns → Responses `input` items (the system prompt goes to `instructions`, not here). */
+export function formatOpenaiResponsesInput(messages: CanonicalMessage[]): Converted<WireItem[]> {
+  const warnings: string[] = [];
+  const items: WireItem[] = [];
+  for (const [index, message] of messages.entries()) {
+    const path = `messages[${index}]`;
+    switch (message.role) {
+      case 'user':
+        items.push({ type: 'message', role: 'user', content: message.content.map(formatUserPart) });
+        break;
+      case 'assistant':
+        items.push(...formatAssistantParts(message.content, path, warnings));
+        break;
+      case 'tool':
+        for (const [resultIndex, result] of message.content.entries()) items.push(formatToolResult(result, `${path}.content[${resultIndex}]`, warnings));
+        break;
+      default: {
+        const unhandled: never = message;
+        throw new Error(`unhandled message ${JSON.stringify(unhandled)}`);
+      }
+    }
+  }
+  return { value: items, warnings };
+}

@@ -1,0 +1,84 @@
+import type { CanonicalAssistantPart, CanonicalReasoningPart } from '../../canonical/canonical-request.js';
+import type { ConversionContext, Converted } from '../../canonical/conversion.js';
+import { formatOpenaiResponsesEncryptedContent } from './map-openai-responses-encrypted-content.js';
+
+type WireItem = Record<string, unknown>;
+type ItemStatus = 'completed' | 'incomplete';
+
+export function formatOutputTextPart(text: string): WireItem {
+  return { type: 'output_text', annotations: [], logprobs: [], text };
+}
+
+export function formatMessageItem(id: string, status: ItemStatus | 'in_progress', texts: string[]): WireItem {
+  return { id, type: 'message', status, content: texts.map(formatOutputTextPart), role: 'assistant' };
+}
+
+export function formatFunctionCallItem(id: string, status: ItemStatus | 'in_progress', call: { id: string; name: string; arguments: string }): WireItem {
+  return { id, type: 'function_call', status, arguments: call.arguments, call_id: call.id, name: call.name };
+}
+
+export function formatReasoningItem(id: string, text: string, encryptedContent: string | undefined): WireItem {
+  return {
+    id,
+    type: 'reasoning',
+    ...(encryptedContent === undefined ? {} : { encrypted_content: encryptedContent }),
+    summary: text === '' ? [] : [{ type: 'summary_text', text }],
+  };
+}
+
+/** Opaque data alone right after reasoning text without any is that reasoning's (a stream collected part by part splits them). */
+function belongsToPrevious(part: CanonicalReasoningPart, previous: CanonicalAssistantPart | undefined): previous is CanonicalReasoningPart {
+  return part.text === '' && previous?.type === 'reasoning' && previous.signature === undefined && previous.redactedData === undefined;
+}
+
+function withoutText(part: CanonicalReasoningPart): Partial<CanonicalReasoningPart> {
+  const { signature, redactedData } = part;
+  return { ...(signature === undefined ? {} : { signature }), ...(redactedData === undefined ? {} : { redactedData }) };
+}
+
+/**
+ * Canonical assistant content → Responses output items: runs of text become one `message` (one `output_text`
+ * per part), reasoning a `reasoning` item with its text as summary, tool calls `function_call` items. Item ids
+ * are fresh; the last item of an incomplete response is marked incomplete, as OpenAI does.
+ */
+export function formatOpenaiResponsesOutput(content: CanonicalAssistantPart[], context: ConversionContext, incomplete: boolean): Converted<WireItem[]> {
+  const warnings: string[] = [];
+  const merged: CanonicalAssistantPart[] = [];
+  for (const part of content) {
+    const previous = merged[merged.length - 1];
+    if (part.type === 'reasoning' && belongsToPrevious(part, previous)) merged[merged.length - 1] = { ...previous, ...withoutText(part) };
+    else merged.push(part);
+  }
+  const items: WireItem[] = [];
+  let texts: string[] | undefined;
+  const flushTexts = (): void => {
+    if (texts !== undefined) items.push(formatMessageItem(context.newId('msg_'), 'completed', texts));
+    texts = undefined;
+  };
+  for (const part of merged) {
+    if (part.type === 'text') {
+      (texts ??= []).push(part.text);
+      continue;
+    }
+    flushTexts();
+    switch (part.type) {
+      case 'reasoning': {
+        const encrypted = formatOpenaiResponsesEncryptedContent(part);
+        warnings.push(...encrypted.warnings);
+        items.push(formatReasoningItem(context.newId('rs_'), part.text, encrypted.value));
+        break;
+      }
+      case 'tool-call':
+        items.push(formatFunctionCallItem(context.newId('fc_'), 'completed', part));
+        break;
+      default: {
+        const unhandled: never = part;
+        throw new Error(`unhandled assistant part ${JSON.stringify(unhandled)}`);
+      }
+    }
+  }
+  flushTexts();
+  const last = items[items.length - 1];
+  if (incomplete && last !== undefined && 'status' in last) last.status = 'incomplete';
+  return { value: items, warnings };
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { formatOpenaiResponsesRequest } from './format-openai-responses-request.js';
+import { canonicalRequests } from './test-support/canonical-requests.js';
+import { expectGolden, toPrettyJson } from './test-support/expect-golden.js';
+
+describe('formatOpenaiResponsesRequest', () => {
+  it.each(Object.keys(canonicalRequests))('matches the golden upstream body for %s', (name) => {
+    const request = canonicalRequests[name];
+    if (request === undefined) throw new Error(name);
+    expectGolden(`format-request-${name}.json`, toPrettyJson(formatOpenaiResponsesRequest(request, 'gpt-5-2025-08-07')));
+  });
+
+  it('sends function tools flat and non-strict, and never asks OpenAI to store the conversation', () => {
+    const { value } = formatOpenaiResponsesRequest(canonicalRequests['tool-call-round-trip']!, 'gpt-4.1');
+    expect(value.tools).toEqual([
+      {
+        type: 'function',
+        name: 'get_weather',
+        description: 'Get the current weather in a location.',
+        parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+        strict: false,
+      },
+    ]);
+    expect(value.store).toBe(false);
+    expect(value.include).toBeUndefined();
+  });
+
+  it('replays only OpenAI encrypted reasoning, warning about a signature it cannot send', () => {
+    const { value, warnings } = formatOpenaiResponsesRequest(canonicalRequests['thinking-with-signature']!, 'gpt-5');
+    const reasoningItems = (value.input as { type?: string }[]).filter((item) => item.type === 'reasoning');
+    expect(reasoningItems).toEqual([
+      { type: 'reasoning', summary: [{ type: 'summary_text', text: '**Adding two numbers**\n\nThe user asks for 3+3.' }], encrypted_content: 'gAAAAABo5LKjDoneTokenMn8b3Vc5Xz7Lk9Jh1Gf3Ds5Aq7Wp9Eo2Ri4' },
+    ]);
+    expect(warnings).toEqual(['messages[1].content[0]: reasoning without OpenAI encrypted_content cannot be replayed to a Responses upstream; dropped']);
+    expect(value.include).toEqual(['reasoning.encrypted_content']);
+  });
+
+  it('warns about every setting Responses has no field for, and raises a too-small output limit', () => {
+    const { value, warnings } = formatOpenaiResponsesRequest(canonicalRequests['unsupported-settings']!, 'gpt-5');
+    expect(value.max_output_tokens).toBe(16);
+    expect(value.reasoning).toEqual({ effort: 'medium', summary: 'auto' });
+    expect(warnings).toEqual([
+      'max output tokens 8 raised to 16, the Responses minimum',
+      'reasoning budget of 10000 tokens is approximated as effort "medium"',
+      'top_k has no Responses equivalent; not sent',
+      'stop sequences has no Responses equivalent; not sent',
+      'seed has no Responses equivalent; not sent',
+      'presence_penalty has no Responses equivalent; not sent',
+      'frequency_penalty has no Responses equivalent; not sent',
+    ]);
+  });
+
+  it('does not send an end-user id longer than safety_identifier takes', () => {
+    const { value, warnings } = formatOpenaiResponsesRequest({ ...canonicalRequests.text!, user: 'u'.repeat(65) }, 'gpt-5');
+    expect(value.safety_identifier).toBeUndefined();
+    expect(warnings).toEqual(['the end-user id is longer than the 64 characters safety_identifier takes; not sent']);
+  });
+});

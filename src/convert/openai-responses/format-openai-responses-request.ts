@@ -1,0 +1,117 @@
+import type { CanonicalReasoningConfig, CanonicalRequest, CanonicalResponseFormat, CanonicalToolChoice } from '../../canonical/canonical-request.js';
+import type { Converted } from '../../canonical/conversion.js';
+import { formatOpenaiResponsesInput } from './format-openai-responses-input.js';
+
+/** OpenAI refuses `max_output_tokens` below 16 ("integer below minimum value"). */
+const minimumMaxOutputTokens = 16;
+
+/** OpenAI refuses a longer `safety_identifier` (string_above_max_length). */
+const maximumSafetyIdentifierLength = 64;
+
+/** Canonical settings Responses has no field for. */
+const unsupportedSettings = [
+  ['topK', 'top_k'],
+  ['stopSequences', 'stop sequences'],
+  ['seed', 'seed'],
+  ['presencePenalty', 'presence_penalty'],
+  ['frequencyPenalty', 'frequency_penalty'],
+] as const satisfies readonly (readonly [keyof CanonicalRequest, string])[];
+
+function formatToolChoice(choice: CanonicalToolChoice): unknown {
+  switch (choice.type) {
+    case 'auto':
+    case 'none':
+    case 'required':
+      return choice.type;
+    case 'tool':
+      return { type: 'function', name: choice.name };
+    default: {
+      const unhandled: never = choice;
+      throw new Error(`unhandled tool choice ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+function formatTextFormat(format: CanonicalResponseFormat): Record<string, unknown> {
+  switch (format.type) {
+    case 'text':
+    case 'json_object':
+      return { type: format.type };
+    case 'json_schema':
+      // `name` is required by OpenAI; other styles do not always have one.
+      return { type: 'json_schema', name: format.name ?? 'response', schema: format.schema, ...(format.strict === undefined ? {} : { strict: format.strict }) };
+    default: {
+      const unhandled: never = format;
+      throw new Error(`unhandled response format ${JSON.stringify(unhandled)}`);
+    }
+  }
+}
+
+/** A thinking budget (Anthropic, Gemini) → the nearest effort; 0 (thinking off) → the least there is. */
+function effortForBudget(budgetTokens: number): NonNullable<CanonicalReasoningConfig['effort']> {
+  if (budgetTokens <= 0) return 'minimal';
+  if (budgetTokens < 4096) return 'low';
+  if (budgetTokens < 16384) return 'medium';
+  return 'high';
+}
+
+function formatReasoning(reasoning: CanonicalReasoningConfig, warnings: string[]): Record<string, unknown> | undefined {
+  const wire: Record<string, unknown> = {};
+  if (reasoning.effort !== undefined) wire.effort = reasoning.effort;
+  else if (reasoning.budgetTokens !== undefined) {
+    wire.effort = effortForBudget(reasoning.budgetTokens);
+    warnings.push(`reasoning budget of ${reasoning.budgetTokens} tokens is approximated as effort ${JSON.stringify(wire.effort)}`);
+  }
+  if (reasoning.includeThoughts === true) wire.summary = 'auto';
+  return Object.keys(wire).length > 0 ? wire : undefined;
+}
+
+/**
+ * Canonical → the body of an upstream `POST /v1/responses`. The gateway holds the whole conversation, so it asks
+ * OpenAI not to store it (`store: false`), and when reasoning is configured asks for `reasoning.encrypted_content`
+ * so the reasoning can be replayed on the next turn without stored items.
+ */
+export function formatOpenaiResponsesRequest(request: CanonicalRequest, upstreamModel: string): Converted<Record<string, unknown>> {
+  const input = formatOpenaiResponsesInput(request.messages);
+  const warnings = [...input.warnings];
+  const body: Record<string, unknown> = { model: upstreamModel };
+  if (request.system.length > 0) body.instructions = request.system.map((part) => part.text).join('\n\n');
+  body.input = input.value;
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({
+      type: 'function',
+      name: tool.name,
+      ...(tool.description === undefined ? {} : { description: tool.description }),
+      parameters: tool.parameters,
+      // Responses defaults to strict, which rejects most schemas written for other styles.
+      strict: false,
+    }));
+  }
+  if (request.toolChoice !== undefined) body.tool_choice = formatToolChoice(request.toolChoice);
+  if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+  if (request.maxOutputTokens !== undefined) {
+    if (request.maxOutputTokens < minimumMaxOutputTokens) warnings.push(`max output tokens ${request.maxOutputTokens} raised to ${minimumMaxOutputTokens}, the Responses minimum`);
+    body.max_output_tokens = Math.max(request.maxOutputTokens, minimumMaxOutputTokens);
+  }
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.responseFormat !== undefined) body.text = { format: formatTextFormat(request.responseFormat) };
+  if (request.reasoning !== undefined) {
+    const reasoning = formatReasoning(request.reasoning, warnings);
+    if (reasoning !== undefined) {
+      body.reasoning = reasoning;
+      body.include = ['reasoning.encrypted_content'];
+    }
+  }
+  for (const [key, name] of unsupportedSettings) {
+    const value = request[key];
+    if (value !== undefined && !(Array.isArray(value) && value.length === 0)) warnings.push(`${name} has no Responses equivalent; not sent`);
+  }
+  if (request.user !== undefined) {
+    if (request.user.length <= maximumSafetyIdentifierLength) body.safety_identifier = request.user;
+    else warnings.push(`the end-user id is longer than the ${maximumSafetyIdentifierLength} characters safety_identifier takes; not sent`);
+  }
+  body.store = false;
+  body.stream = request.stream;
+  return { value: body, warnings };
+}

@@ -1,0 +1,47 @@
+import type { NormalizedUsage } from '../../billing/normalized-usage.js';
+
+/** A Responses `usage` object (openai-node `ResponseUsage`). */
+export interface OpenaiResponsesUsage {
+  /** Includes `cached_tokens` and `cache_write_tokens`. */
+  input_tokens: number;
+  input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
+  /** Includes `reasoning_tokens`. */
+  output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+}
+
+function field(object: unknown, key: string): unknown {
+  return object !== null && typeof object === 'object' ? (object as Record<string, unknown>)[key] : undefined;
+}
+
+/**
+ * Wire `usage` → normalized, keeping the wire object in `raw`; undefined when absent (`null` on the
+ * `response.created` and `response.in_progress` events). The details are clamped so that the normalized
+ * invariants hold even when a compatible vendor reports them inconsistently.
+ */
+export function readOpenaiResponsesUsage(usage: unknown): NormalizedUsage | undefined {
+  if (usage === null || typeof usage !== 'object') return undefined;
+  const inputDetails = field(usage, 'input_tokens_details');
+  const input = count(field(usage, 'input_tokens'));
+  const output = count(field(usage, 'output_tokens'));
+  const cacheRead = Math.min(count(field(inputDetails, 'cached_tokens')), input);
+  const cacheWrite = Math.min(count(field(inputDetails, 'cache_write_tokens')), input - cacheRead);
+  const reasoning = Math.min(count(field(field(usage, 'output_tokens_details'), 'reasoning_tokens')), output);
+  return { input: { total: input, cacheRead, cacheWrite }, output: { total: output, reasoning }, raw: usage };
+}
+
+/** Normalized → wire `usage`: every count has a field, so nothing is lost. */
+export function formatOpenaiResponsesUsage(usage: NormalizedUsage): OpenaiResponsesUsage {
+  return {
+    input_tokens: usage.input.total,
+    input_tokens_details: { cached_tokens: usage.input.cacheRead, cache_write_tokens: usage.input.cacheWrite },
+    output_tokens: usage.output.total,
+    output_tokens_details: { reasoning_tokens: usage.output.reasoning },
+    total_tokens: usage.input.total + usage.output.total,
+  };
+}

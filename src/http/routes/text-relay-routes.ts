@@ -1,0 +1,68 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodIssue } from 'zod';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { openaiEndpoints } from '../../relay/openai/openai-endpoints.js';
+import { buildChatInbound, buildGeminiInbound, buildMessagesInbound } from '../../relay/text/build-text-inbound.js';
+import { runTextRelay } from '../../relay/text/run-text-relay.js';
+import type { AppServices } from '../app-services.js';
+import { authenticateCaller } from '../middleware/authenticate-caller.js';
+
+/** Text generation in every style (issue #5): Chat Completions, Anthropic Messages, Gemini native. */
+export async function textRelayRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
+  const track = (work: () => Promise<void>) => services.relay.inFlight.track(work);
+
+  app.post('/v1/chat/completions', { config: { errorStyle: 'openai' }, preHandler: authenticateCaller(services, 'openai') }, (request, reply) => {
+    const body = requireObject(request.body);
+    const parsed = openaiEndpoints.chat.schema.safeParse(body);
+    if (!parsed.success) throw invalidRequest(parsed.error.issues[0]);
+    const inbound = buildChatInbound(body, request.rawBody, openaiEndpoints.chat.maxOutputTokens(body));
+    return track(() => runTextRelay(services.relay, inbound, request, reply));
+  });
+
+  app.post('/v1/messages', { config: { errorStyle: 'anthropic' }, preHandler: authenticateCaller(services, 'anthropic') }, (request, reply) => {
+    const inbound = buildMessagesInbound(requireObject(request.body), request.rawBody);
+    return track(() => runTextRelay(services.relay, inbound, request, reply));
+  });
+
+  // Gemini paths carry `model:action` in one segment (a literal colon is not a Fastify parameter).
+  const gemini = (request: FastifyRequest, reply: Parameters<typeof runTextRelay>[3]) => {
+    const target = (request.params as Record<string, string>)['*'] ?? '';
+    const separator = target.lastIndexOf(':');
+    if (separator <= 0) throw new GatewayError('route_not_found', `Invalid URL (${request.method} ${request.url.split('?', 1)[0]})`);
+    const model = decodeURIComponent(target.slice(0, separator)).replace(/^models\//, '');
+    const action = target.slice(separator + 1);
+    const body = requireObject(request.body);
+    switch (action) {
+      case 'generateContent':
+      case 'streamGenerateContent': {
+        const stream = action === 'streamGenerateContent';
+        const framing = (request.query as Record<string, unknown>).alt === 'sse' ? 'sse' : 'json-array';
+        const inbound = buildGeminiInbound(body, request.rawBody, model, stream, framing);
+        return track(() => runTextRelay(services.relay, inbound, request, reply));
+      }
+      case 'countTokens': {
+        // Counted locally (no upstream call, nothing billed): an estimate, like every local count.
+        const contents = body.generateContentRequest !== null && typeof body.generateContentRequest === 'object' ? (body.generateContentRequest as Record<string, unknown>) : body;
+        const inbound = buildGeminiInbound(contents, undefined, model, false, 'sse');
+        return reply.send({ totalTokens: inbound.promptTokens });
+      }
+      default:
+        throw new GatewayError('not_implemented', `Action ${action} is not supported by this gateway.`);
+    }
+  };
+  const geminiRoute = { config: { errorStyle: 'gemini' as const }, preHandler: authenticateCaller(services, 'gemini') };
+  app.post('/v1beta/models/*', geminiRoute, gemini);
+  app.post('/v1/models/*', geminiRoute, gemini);
+}
+
+function requireObject(body: unknown): Record<string, unknown> {
+  if (body === undefined) throw new GatewayError('invalid_json', 'Request body is empty; a JSON object is required.');
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object.');
+  return body as Record<string, unknown>;
+}
+
+function invalidRequest(issue: ZodIssue | undefined): GatewayError {
+  const param = issue?.path.join('.') ?? '';
+  const message = issue === undefined ? 'Invalid request body.' : issue.code === 'invalid_type' && issue.received === 'undefined' ? `Missing required parameter: '${param}'.` : `Invalid '${param}': ${issue.message}`;
+  return new GatewayError('invalid_request', message, param === '' ? {} : { param });
+}

@@ -1,0 +1,38 @@
+import type { RecoveredReservation } from '../billing/quota-ledger.js';
+import type { LogRow } from '../storage/logs-repository.js';
+
+/**
+ * Pure: the log row of a request whose instance stopped before settling it, written when start-up
+ * recovery charges its reservation (issue #4: "settled at their reserved amount and logged as such").
+ * Without it the token is charged with no row to explain the charge. What the request was for died with
+ * the process: the row keeps its id, its owner and the charge, `usage_source: 'reserved'`, status 0.
+ */
+export function buildRecoveryLogRow(reservation: RecoveredReservation, tokenName: string | undefined): LogRow {
+  return {
+    request_id: reservation.id,
+    created_at: reservation.createdAt,
+    user_id: reservation.userId,
+    token_id: reservation.tokenId,
+    token_name: tokenName ?? null,
+    channel_id: null,
+    model: null,
+    upstream_model: null,
+    style: 'recovery',
+    path: '',
+    is_stream: 0,
+    status: 0,
+    input_tokens: 0,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    output_tokens: 0,
+    reasoning_tokens: 0,
+    quota: reservation.charged,
+    latency_ms: 0,
+    first_token_ms: null,
+    attempts: '[]',
+    warnings: '[]',
+    usage_source: 'reserved',
+    ip: null,
+    error: `Settled at its reserved amount on start-up: instance ${reservation.owner} stopped before settling it.`.slice(0, 1000),
+  };
+}

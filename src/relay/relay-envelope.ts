@@ -1,0 +1,150 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
+import { tokenAllowsModel } from '../auth/authorize-model.js';
+import type { ChannelRecord } from '../catalog/catalog-records.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { candidateChannels } from '../routing/select-channel.js';
+import { admitRequest, type Admission } from './admit-request.js';
+import { buildLogRow } from './build-log-row.js';
+import type { RelayServices } from './relay-services.js';
+import { runFailover, type AttemptOutcome, type FailoverResult } from './run-failover.js';
+import { settleRequest } from './settle-request.js';
+import { UsageMeter } from './usage-meter.js';
+
+/** What a style's route knows about a request once its body is parsed. */
+export interface RelayPlan {
+  model: string;
+  stream: boolean;
+  promptTokens: number;
+  maxOutputTokens: number | undefined;
+  /** Channel types able to serve it; undefined = any. */
+  channelTypes?: ReadonlySet<string>;
+  /** The log's `style` column. */
+  logStyle: string;
+  /** Conversion warnings gathered before and during the attempts (the log keeps them). */
+  warnings: string[];
+}
+
+export interface AttemptTools {
+  meter: UsageMeter;
+  signal: AbortSignal;
+  admission: Admission;
+  /** Headers every successful answer carries. */
+  clientHeaders(channel: ChannelRecord): Record<string, string>;
+  setUpstreamModel(model: string): void;
+}
+
+export type StyleAttempt = (channel: ChannelRecord, key: string, tools: AttemptTools) => Promise<AttemptOutcome<{ status: number }>>;
+
+/** How a failed request is answered when the upstream's own error body can go back as sent. */
+export type ErrorPassthrough = (channel: ChannelRecord, json: unknown) => boolean;
+
+/**
+ * The pipeline around every relay style (issue #3/#4): authorize model → admit (price, rate limit,
+ * reserve) → failover over channels with the style's attempt → answer failures → settle → log.
+ * Settlement and the log row happen in `finally`, so no ending can lose a charge.
+ */
+export async function runRelayEnvelope(
+  services: RelayServices,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  plan: RelayPlan,
+  attempt: StyleAttempt,
+  errorPassthrough: ErrorPassthrough,
+): Promise<void> {
+  const caller = request.caller;
+  if (caller === undefined) throw new Error('relay routes run after authentication');
+  const startedAt = services.now();
+  const { model } = plan;
+  if (!tokenAllowsModel(caller, model)) throw new GatewayError('model_not_allowed', `This API key may not use model ${model}.`, { param: 'model' });
+  ensureSomeChannelServes(services, caller, plan);
+
+  const admission = await admitRequest(services, { requestId: request.id, caller, model, promptTokens: plan.promptTokens, maxOutputTokens: plan.maxOutputTokens, ip: request.ip });
+  const meter = new UsageMeter();
+  const abort = new AbortController();
+  const onClientClose = () => {
+    if (reply.raw.writableFinished) return;
+    meter.clientAborted = true;
+    abort.abort();
+  };
+  reply.raw.on('close', onClientClose);
+  let upstreamModel: string | undefined;
+  let upstreamAnswered = false;
+  let attemptNumber = 0;
+  let result: FailoverResult<{ status: number }> | undefined;
+  let failure: GatewayError | undefined;
+  const tools: Omit<AttemptTools, 'clientHeaders'> = { meter, signal: abort.signal, admission, setUpstreamModel: (name) => (upstreamModel = name) };
+
+  try {
+    result = await runFailover(services, {
+      query: { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId, ...(plan.channelTypes === undefined ? {} : { channelTypes: plan.channelTypes }) },
+      retryTimes: services.catalog.snapshot.settings.retryTimes,
+      shouldStop: () => meter.clientAborted,
+      attempt: async (channel, key) => {
+        attemptNumber += 1;
+        const number = attemptNumber;
+        const clientHeaders = () => ({ ...admission.rateHeaders, 'x-request-id': request.id, 'x-relay-channel-id': String(channel.id), 'x-relay-attempts': String(number) });
+        const outcome = await attempt(channel, key, { ...tools, clientHeaders });
+        if (outcome.kind === 'served') upstreamAnswered = true;
+        return outcome;
+      },
+    });
+    if (result.kind !== 'served' && !meter.clientAborted) failure = answerFailure(result, reply, request.id, errorPassthrough);
+  } catch (error) {
+    failure = error instanceof GatewayError ? error : new GatewayError('internal_error', 'Internal server error.', { cause: error });
+    if (!meter.committed && !meter.clientAborted) throw failure;
+  } finally {
+    reply.raw.off('close', onClientClose);
+    const channelId = result !== undefined && result.kind !== 'no_channel' ? result.channel.id : undefined;
+    const settlement = await settleRequest(services, { requestId: request.id, admission, meter, upstreamAnswered, channelId: result?.kind === 'served' ? channelId : undefined });
+    services.logWriter.write(
+      buildLogRow({
+        requestId: request.id,
+        startedAt,
+        finishedAt: services.now(),
+        firstTokenAt: meter.firstTokenAt,
+        caller,
+        channelId,
+        model,
+        upstreamModel,
+        style: plan.logStyle,
+        path: request.url.split('?', 1)[0] ?? request.url,
+        stream: plan.stream,
+        status: meter.clientAborted ? 499 : result?.kind === 'served' ? result.value.status : (failure?.status ?? 500),
+        usage: settlement.usage,
+        usageSource: settlement.usageSource,
+        charged: settlement.charged,
+        attempts: result !== undefined && result.kind !== 'no_channel' ? result.attempts : [],
+        warnings: [...admission.warnings, ...plan.warnings],
+        ip: request.ip,
+        error: meter.clientAborted ? 'client disconnected' : (meter.interruption ?? failure?.message),
+      }),
+    );
+  }
+}
+
+/** Failed requests answer with the upstream's own error body when the style allows it, else our envelope. */
+function answerFailure(result: Exclude<FailoverResult<{ status: number }>, { kind: 'served' }>, reply: FastifyReply, requestId: string, errorPassthrough: ErrorPassthrough): GatewayError {
+  if (result.kind === 'no_channel') throw new GatewayError('no_available_channel', 'No channel is available for this model right now.');
+  const { failure, errorBody } = result;
+  const headers = { 'x-relay-attempts': String(result.attempts.length) };
+  if (failure.kind === 'status') {
+    if (errorBody?.json !== undefined && errorPassthrough(result.channel, errorBody.json)) {
+      void reply.code(failure.status).headers({ ...headers, 'x-request-id': requestId }).send(errorBody.json);
+      return new GatewayError('upstream_error', failure.message, { status: failure.status });
+    }
+    throw new GatewayError('upstream_error', failure.message, { status: failure.status, headers });
+  }
+  if (failure.kind === 'timeout') throw new GatewayError('upstream_timeout', failure.message, { headers });
+  throw new GatewayError('upstream_error', failure.message, { headers });
+}
+
+function ensureSomeChannelServes(services: RelayServices, caller: AuthenticatedCaller, plan: RelayPlan): void {
+  const channels = services.catalog.snapshot.channels;
+  const query = { group: caller.group, model: plan.model, pinnedChannelId: caller.pinnedChannelId, ...(plan.channelTypes === undefined ? {} : { channelTypes: plan.channelTypes }) };
+  if (candidateChannels(channels, query).length > 0) return;
+  if (channels.some((channel) => channel.models.includes(plan.model))) {
+    throw new GatewayError('no_available_channel', `No available channel for model ${plan.model} under group ${caller.group}.`);
+  }
+  throw new GatewayError('model_not_found', `The model \`${plan.model}\` does not exist or you do not have access to it.`, { param: 'model' });
+}

@@ -1,0 +1,92 @@
+import type { CanonicalRequest } from '../../canonical/canonical-request.js';
+import type { Converted, InvalidWireRequest } from '../../canonical/conversion.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { collectChatPromptText } from '../openai/collect-prompt-text.js';
+import { countTextTokens } from '../count-tokens.js';
+import type { TextInbound } from './run-text-relay.js';
+import { countCanonicalPromptTokens } from './count-canonical-prompt-tokens.js';
+import { textStyles } from './text-styles.js';
+
+function isInvalid(result: Converted<CanonicalRequest> | InvalidWireRequest): result is InvalidWireRequest {
+  return 'invalid' in result;
+}
+
+function parsedOrThrow(result: Converted<CanonicalRequest> | InvalidWireRequest): Converted<CanonicalRequest> {
+  if (isInvalid(result)) throw new GatewayError('invalid_request', result.message, result.param === '' ? {} : { param: result.param });
+  return result;
+}
+
+function withModel(rawBody: Buffer | undefined, body: Record<string, unknown>, upstreamModel: string): string | Buffer | undefined {
+  return body.model === upstreamModel && rawBody !== undefined ? rawBody : JSON.stringify({ ...body, model: upstreamModel });
+}
+
+/**
+ * Chat Completions: the body was validated by the OpenAI endpoint schema; the canonical form is built
+ * only when a channel of another style is tried, so the passthrough path never pays for it.
+ */
+export function buildChatInbound(body: Record<string, unknown>, rawBody: Buffer | undefined, maxOutputTokens: number | undefined): TextInbound {
+  const prompt = collectChatPromptText(body);
+  const warnings: string[] = [];
+  let canonical: CanonicalRequest | undefined;
+  const streamOptions = body.stream_options;
+  return {
+    style: 'openai-chat',
+    model: String(body.model),
+    stream: body.stream === true,
+    canonical() {
+      if (canonical === undefined) {
+        const parsed = parsedOrThrow(textStyles['openai-chat'].parseRequest(body));
+        warnings.push(...parsed.warnings);
+        canonical = parsed.value;
+      }
+      return canonical;
+    },
+    promptTokens: countTextTokens(prompt.text) + prompt.extraTokens,
+    maxOutputTokens,
+    warnings,
+    body,
+    rawBody,
+    includeUsage: streamOptions !== null && typeof streamOptions === 'object' && (streamOptions as Record<string, unknown>).include_usage === true,
+    clientFraming: 'sse',
+    passthroughBody: (upstreamModel) => withModel(rawBody, body, upstreamModel),
+  };
+}
+
+/** Anthropic Messages: parsed up front (its validation is the parser's). */
+export function buildMessagesInbound(body: Record<string, unknown>, rawBody: Buffer | undefined): TextInbound {
+  const parsed = parsedOrThrow(textStyles['anthropic-messages'].parseRequest(body));
+  return {
+    style: 'anthropic-messages',
+    model: parsed.value.model,
+    stream: body.stream === true,
+    canonical: () => parsed.value,
+    promptTokens: countCanonicalPromptTokens(parsed.value),
+    maxOutputTokens: parsed.value.maxOutputTokens,
+    warnings: [...parsed.warnings],
+    body,
+    rawBody,
+    includeUsage: false,
+    clientFraming: 'sse',
+    passthroughBody: (upstreamModel) => withModel(rawBody, body, upstreamModel),
+  };
+}
+
+/** Gemini native: the model comes from the path; only an `alt=sse` stream can pass through as bytes. */
+export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffer | undefined, model: string, stream: boolean, framing: 'sse' | 'json-array'): TextInbound {
+  const parsed = parsedOrThrow(textStyles.gemini.parseRequest(body));
+  const canonical: CanonicalRequest = { ...parsed.value, model, stream };
+  return {
+    style: 'gemini',
+    model,
+    stream,
+    canonical: () => canonical,
+    promptTokens: countCanonicalPromptTokens(canonical),
+    maxOutputTokens: canonical.maxOutputTokens,
+    warnings: [...parsed.warnings],
+    body,
+    rawBody,
+    includeUsage: false,
+    clientFraming: framing,
+    passthroughBody: () => (stream && framing === 'sse' ? (rawBody ?? JSON.stringify(body)) : undefined),
+  };
+}

@@ -1,0 +1,102 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { CanonicalRequest } from '../../canonical/canonical-request.js';
+import type { ConversionContext } from '../../canonical/conversion.js';
+import { upstreamTextStyleOf } from '../../providers/build-provider-request.js';
+import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
+import { attemptConvertedUpstream } from '../attempt-converted-upstream.js';
+import { attemptPassthroughUpstream } from '../attempt-passthrough-upstream.js';
+import { attemptOpenaiUpstream } from '../openai/attempt-openai-upstream.js';
+import { buildUpstreamBody } from '../openai/build-upstream-body.js';
+import { openaiEndpoints } from '../openai/openai-endpoints.js';
+import { runRelayEnvelope } from '../relay-envelope.js';
+import type { RelayServices } from '../relay-services.js';
+import type { TextStyleName } from '../text-style.js';
+import { textStyles } from './text-styles.js';
+
+/** A text-generation request as its inbound style parsed it. */
+export interface TextInbound {
+  style: TextStyleName;
+  model: string;
+  stream: boolean;
+  /** The canonical request, parsed on first use: a same-style passthrough never needs it. */
+  canonical(): CanonicalRequest;
+  promptTokens: number;
+  maxOutputTokens: number | undefined;
+  warnings: string[];
+  /** The client's body and bytes, for same-style passthrough. */
+  body: Record<string, unknown>;
+  rawBody: Buffer | undefined;
+  /** OpenAI clients' `stream_options.include_usage`. */
+  includeUsage: boolean;
+  /** Gemini clients that did not ask for `alt=sse` read a streamed JSON array. */
+  clientFraming: 'sse' | 'json-array';
+  /** Same-style bytes for the upstream with the model mapped, or undefined when passthrough cannot serve. */
+  passthroughBody(upstreamModel: string): string | Buffer | undefined;
+}
+
+const textChannelTypes: ReadonlySet<string> = new Set(['openai', 'anthropic', 'gemini']);
+
+/**
+ * Text generation in any style to any text channel (issue #5): same style → passthrough (bytes, with model
+ * mapping and auth only); otherwise through the canonical model, part by part.
+ */
+export async function runTextRelay(services: RelayServices, inbound: TextInbound, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const context: ConversionContext = { newId: (prefix) => `${prefix}${randomUUID().replaceAll('-', '').slice(0, 24)}`, now: Math.floor(services.now() / 1000), requestedModel: inbound.model };
+  const inboundConverters = textStyles[inbound.style];
+  await runRelayEnvelope(
+    services,
+    request,
+    reply,
+    {
+      model: inbound.model,
+      stream: inbound.stream,
+      promptTokens: inbound.promptTokens,
+      maxOutputTokens: inbound.maxOutputTokens,
+      channelTypes: textChannelTypes,
+      logStyle: inbound.style,
+      warnings: inbound.warnings,
+    },
+    async (channel, key, tools) => {
+      const upstreamStyle = upstreamTextStyleOf(channel.type);
+      const mapping = resolveModelMapping(channel.modelMapping, inbound.model);
+      if (upstreamStyle === undefined || !mapping.ok) {
+        return { kind: 'failed', failure: { kind: 'connection', message: upstreamStyle === undefined ? `channel type ${channel.type} serves no text` : `model_mapping of channel ${channel.id} loops` } };
+      }
+      const upstreamModel = mapping.upstreamModel;
+      tools.setUpstreamModel(upstreamModel);
+      const common = { services, channel, key, reply, meter: tools.meter, signal: tools.signal, clientHeaders: tools.clientHeaders(channel) };
+      if (upstreamStyle === inbound.style) {
+        if (inbound.style === 'openai-chat') {
+          const askForStreamUsage = inbound.stream && !inbound.includeUsage && channel.settings.stream_usage !== false;
+          return attemptOpenaiUpstream({
+            ...common,
+            endpoint: openaiEndpoints.chat,
+            upstreamBody: buildUpstreamBody(inbound.rawBody, inbound.body, upstreamModel, askForStreamUsage),
+            stream: inbound.stream,
+            clientWantsUsage: inbound.includeUsage,
+          });
+        }
+        const bytes = inbound.passthroughBody(upstreamModel);
+        if (bytes !== undefined) {
+          return attemptPassthroughUpstream({ ...common, style: upstreamStyle, converters: inboundConverters, body: bytes, upstreamModel, stream: inbound.stream, clientRequestHeaders: request.headers });
+        }
+      }
+      return attemptConvertedUpstream({
+        ...common,
+        upstreamStyle,
+        upstream: textStyles[upstreamStyle],
+        inbound: inboundConverters,
+        request: inbound.canonical(),
+        upstreamModel,
+        clientStreams: inbound.stream,
+        includeUsage: inbound.includeUsage,
+        clientRequestHeaders: inbound.style === 'anthropic-messages' ? request.headers : {},
+        clientFraming: inbound.clientFraming,
+        context,
+        warnings: inbound.warnings,
+      });
+    },
+    (channel, json) => upstreamTextStyleOf(channel.type) === inbound.style && json !== null && typeof json === 'object' && 'error' in json,
+  );
+}

@@ -1,0 +1,47 @@
+import { createAnthropicMessagesStreamDecoder } from '../../convert/anthropic-messages/decode-anthropic-messages-stream.js';
+import { createAnthropicMessagesStreamEncoder } from '../../convert/anthropic-messages/encode-anthropic-messages-stream.js';
+import { formatAnthropicMessagesRequest } from '../../convert/anthropic-messages/format-anthropic-messages-request.js';
+import { formatAnthropicMessagesResponse } from '../../convert/anthropic-messages/format-anthropic-messages-response.js';
+import { parseAnthropicMessagesRequest } from '../../convert/anthropic-messages/parse-anthropic-messages-request.js';
+import { parseAnthropicMessagesResponse } from '../../convert/anthropic-messages/parse-anthropic-messages-response.js';
+import { createGeminiStreamDecoder } from '../../convert/gemini/decode-gemini-stream.js';
+import { createGeminiStreamEncoder } from '../../convert/gemini/encode-gemini-stream.js';
+import { formatGeminiRequest } from '../../convert/gemini/format-gemini-request.js';
+import { formatGeminiResponse } from '../../convert/gemini/format-gemini-response.js';
+import { parseGeminiRequest } from '../../convert/gemini/parse-gemini-request.js';
+import { parseGeminiResponse } from '../../convert/gemini/parse-gemini-response.js';
+import { createOpenaiChatStreamDecoder } from '../../convert/openai-chat/decode-openai-chat-stream.js';
+import { createOpenaiChatStreamEncoder } from '../../convert/openai-chat/encode-openai-chat-stream.js';
+import { formatOpenaiChatRequest } from '../../convert/openai-chat/format-openai-chat-request.js';
+import { formatOpenaiChatResponse } from '../../convert/openai-chat/format-openai-chat-response.js';
+import { parseOpenaiChatRequest } from '../../convert/openai-chat/parse-openai-chat-request.js';
+import { parseOpenaiChatResponse } from '../../convert/openai-chat/parse-openai-chat-response.js';
+import type { TextStyleConverters, TextStyleName } from '../text-style.js';
+
+/** Every text style's converters, by name: N parsers + M formatters meeting in src/canonical. */
+export const textStyles: Record<TextStyleName, TextStyleConverters> = {
+  'openai-chat': {
+    parseRequest: parseOpenaiChatRequest,
+    formatRequest: formatOpenaiChatRequest,
+    parseResponse: parseOpenaiChatResponse,
+    formatResponse: formatOpenaiChatResponse,
+    createDecoder: createOpenaiChatStreamDecoder,
+    createEncoder: (context, options) => createOpenaiChatStreamEncoder(context, options),
+  },
+  'anthropic-messages': {
+    parseRequest: parseAnthropicMessagesRequest,
+    formatRequest: formatAnthropicMessagesRequest,
+    parseResponse: parseAnthropicMessagesResponse,
+    formatResponse: formatAnthropicMessagesResponse,
+    createDecoder: createAnthropicMessagesStreamDecoder,
+    createEncoder: (context) => createAnthropicMessagesStreamEncoder(context),
+  },
+  gemini: {
+    parseRequest: parseGeminiRequest,
+    formatRequest: formatGeminiRequest,
+    parseResponse: parseGeminiResponse,
+    formatResponse: formatGeminiResponse,
+    createDecoder: createGeminiStreamDecoder,
+    createEncoder: (context) => createGeminiStreamEncoder(context),
+  },
+};
