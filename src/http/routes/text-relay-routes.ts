@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ZodIssue } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { openaiEndpoints } from '../../relay/openai/openai-endpoints.js';
 import { buildChatInbound, buildGeminiInbound, buildMessagesInbound } from '../../relay/text/build-text-inbound.js';
 import { runTextRelay } from '../../relay/text/run-text-relay.js';
+import { invalidRequestFrom as invalidRequest, requireObjectBody as requireObject } from '../../relay/validate-body.js';
 import type { AppServices } from '../app-services.js';
 import { authenticateCaller } from '../middleware/authenticate-caller.js';
 
@@ -55,14 +55,3 @@ export async function textRelayRoutes(app: FastifyInstance, services: AppService
   app.post('/v1/models/*', geminiRoute, gemini);
 }
 
-function requireObject(body: unknown): Record<string, unknown> {
-  if (body === undefined) throw new GatewayError('invalid_json', 'Request body is empty; a JSON object is required.');
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object.');
-  return body as Record<string, unknown>;
-}
-
-function invalidRequest(issue: ZodIssue | undefined): GatewayError {
-  const param = issue?.path.join('.') ?? '';
-  const message = issue === undefined ? 'Invalid request body.' : issue.code === 'invalid_type' && issue.received === 'undefined' ? `Missing required parameter: '${param}'.` : `Invalid '${param}': ${issue.message}`;
-  return new GatewayError('invalid_request', message, param === '' ? {} : { param });
-}

@@ -5,7 +5,7 @@ import { collectChatPromptText, collectInputText, type PromptText } from './coll
  * The OpenAI-style relay endpoints as data (CONVENTIONS.md §11): upstream path, body shape (validated
  * loosely — unknown fields pass through untouched), and how to read the prompt and the output budget.
  */
-export type OpenaiEndpointName = 'chat' | 'completions' | 'embeddings' | 'moderations' | 'rerank';
+export type OpenaiEndpointName = 'chat' | 'completions' | 'embeddings' | 'moderations' | 'rerank' | 'responses-compact';
 
 export interface OpenaiEndpoint {
   name: OpenaiEndpointName;
@@ -14,6 +14,8 @@ export interface OpenaiEndpoint {
   schema: z.ZodType<Record<string, unknown>>;
   /** When the body names no model (moderations): the model asked of routing and pricing. */
   defaultModel?: string;
+  /** Appended to the model name for routing and pricing (not sent upstream). */
+  billingSuffix?: string;
   promptText(body: Record<string, unknown>): PromptText;
   /** The client's output budget; undefined = none given (the configured default applies); 0 = no output. */
   maxOutputTokens(body: Record<string, unknown>): number | undefined;
@@ -49,6 +51,8 @@ const moderationsSchema = z.object({ model: model.optional(), input: z.union([z.
 const rerankSchema = z
   .object({ model, query: z.string(), documents: z.array(z.unknown()).min(1), top_n: positiveInteger.optional(), return_documents: z.boolean().optional() })
   .passthrough();
+
+const compactSchema = z.object({ model, input: z.union([z.string(), z.array(z.unknown())]).optional() }).passthrough();
 
 const noOutput = () => 0;
 const optionalNumber = (value: unknown) => (typeof value === 'number' ? value : undefined);
@@ -94,5 +98,14 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     schema: rerankSchema,
     promptText: (body) => ({ text: `${String(body.query)}\n${collectInputText(body.documents)}`, extraTokens: 0 }),
     maxOutputTokens: noOutput,
+  },
+  'responses-compact': {
+    name: 'responses-compact',
+    upstreamPath: '/v1/responses/compact',
+    streams: false,
+    schema: compactSchema,
+    billingSuffix: '-openai-compact',
+    promptText: (body) => ({ text: `${typeof body.instructions === 'string' ? body.instructions : ''}\n${JSON.stringify(body.input ?? '')}`, extraTokens: 0 }),
+    maxOutputTokens: () => undefined,
   },
 };
