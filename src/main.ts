@@ -17,6 +17,8 @@ import { MemoryRateLimiter } from './limits/memory-rate-limiter.js';
 import { createRedisRateLimiter } from './limits/redis-rate-limiter.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import { UpstreamClient } from './providers/upstream-client.js';
+import { buildRecoveryLogRow } from './relay/build-recovery-log-row.js';
+import { InFlightRequests } from './relay/in-flight-requests.js';
 import type { RelayServices } from './relay/relay-services.js';
 import { ChannelHealth } from './routing/channel-health.js';
 import { ChannelsRepository } from './storage/channels-repository.js';
@@ -75,7 +77,11 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   await catalog.startSync(environment.syncFrequencySeconds * 1000);
 
   const ledger = new SqlQuotaLedger(database.db, database.dialect, environment.nodeName ?? `${hostname()}:${environment.port}`);
-  const recovered = await ledger.recoverOpenReservations(now());
+  const recovered = await ledger.recoverOpenReservations(now(), async (reservation) => {
+    const row = buildRecoveryLogRow(reservation, catalog.snapshot.tokensById.get(reservation.tokenId)?.name);
+    // The charge itself is settled already; a row that cannot be written must not stop the start.
+    await repositories.logs.insertMany([row]).catch((error: unknown) => process.stderr.write(`logging recovered reservation ${reservation.id} failed: ${String(error)}\n`));
+  });
   if (recovered.settled > 0) announce(`Settled ${recovered.settled} reservation(s) left open by a crash (${recovered.quota} quota units charged as reserved).`);
 
   const rateLimiter: RateLimiter = environment.redisUrl === undefined ? new MemoryRateLimiter() : createRedisRateLimiter(environment.redisUrl);
@@ -90,6 +96,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     onError: (error) => process.stderr.write(`writing log rows failed: ${String(error)}\n`),
   });
   const health = new ChannelHealth({ failureThreshold: 3, cooldownMs: 30_000 });
+  const inFlight = new InFlightRequests();
   const relay: RelayServices = {
     catalog,
     upstream,
@@ -97,6 +104,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     ledger,
     rateLimiter,
     logWriter,
+    inFlight,
     settings: { maxStreamEventBytes: 8 * 1024 * 1024 },
     disableChannel: (channelId, reason) => {
       void repositories.channels
@@ -131,6 +139,8 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     url,
     async close() {
       await app.close();
+      // A response can be out before its settlement and log row are written: wait for those first.
+      await inFlight.drained();
       await logWriter.close();
       await upstream.close();
       await rateLimiter.close();

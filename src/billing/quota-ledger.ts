@@ -27,13 +27,26 @@ export interface SettleOutcome {
   applied: boolean;
 }
 
+/** A reservation that start-up recovery settled at its reserved amount. */
+export interface RecoveredReservation {
+  /** The request id. */
+  id: string;
+  tokenId: number;
+  userId: number;
+  /** The instance that held it when it stopped. */
+  owner: string;
+  createdAt: number;
+  charged: number;
+}
+
 /** `now` is unix milliseconds, like every time in the database. */
 export interface QuotaLedger {
   reserve(reservation: Reservation, now: number): Promise<ReserveOutcome>;
   settle(reservationId: string, input: SettleInput, now: number): Promise<SettleOutcome>;
   /**
    * On start-up: settles at their reserved amount the reservations this instance left open when it crashed,
-   * and any instance's still open after 24 hours (an instance that never came back).
+   * and any instance's still open after 24 hours (an instance that never came back). `onSettled` hears of
+   * each one this call settled, so the charge can be logged.
    */
-  recoverOpenReservations(now: number): Promise<{ settled: number; quota: number }>;
+  recoverOpenReservations(now: number, onSettled?: (reservation: RecoveredReservation) => Promise<void>): Promise<{ settled: number; quota: number }>;
 }

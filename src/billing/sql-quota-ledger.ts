@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database, DatabaseSchema, DialectName } from '../storage/database-schema.js';
-import type { QuotaLedger, Reservation, ReserveOutcome, SettleInput, SettleOutcome } from './quota-ledger.js';
+import type { QuotaLedger, RecoveredReservation, Reservation, ReserveOutcome, SettleInput, SettleOutcome } from './quota-ledger.js';
 
 /** A reservation still open after this long is settled by whichever instance recovers next. */
 export const staleReservationMs = 24 * 60 * 60 * 1000;
@@ -99,10 +99,10 @@ export class SqlQuotaLedger implements QuotaLedger {
    * them) the reservations this owner left open when it stopped, plus any owner's older than 24 hours.
    * Each goes through {@link settle}, so two instances recovering at once never charge twice.
    */
-  async recoverOpenReservations(now: number): Promise<{ settled: number; quota: number }> {
+  async recoverOpenReservations(now: number, onSettled?: (reservation: RecoveredReservation) => Promise<void>): Promise<{ settled: number; quota: number }> {
     const open = await this.db
       .selectFrom('quota_reservations')
-      .select(['id', 'amount'])
+      .select(['id', 'amount', 'token_id', 'user_id', 'owner', 'created_at'])
       .where('state', '=', 'reserved')
       .where((eb) => eb.or([eb('owner', '=', this.owner), eb('created_at', '<', now - staleReservationMs)]))
       .orderBy('created_at')
@@ -114,6 +114,14 @@ export class SqlQuotaLedger implements QuotaLedger {
       if (outcome.applied) {
         settled += 1;
         quota += outcome.charged;
+        await onSettled?.({
+          id: reservation.id,
+          tokenId: Number(reservation.token_id),
+          userId: Number(reservation.user_id),
+          owner: reservation.owner,
+          createdAt: Number(reservation.created_at),
+          charged: outcome.charged,
+        });
       }
     }
     return { settled, quota };

@@ -2,13 +2,17 @@ import { assertNever } from '../errors/gateway-error.js';
 import { buildAnthropicMessagesRequest } from './anthropic/build-anthropic-messages-request.js';
 import { buildGeminiRequest } from './gemini/build-gemini-request.js';
 import { buildOpenaiChatRequest } from './openai/build-openai-chat-request.js';
+import { buildOpenaiResponsesRequest } from './openai/build-openai-responses-request.js';
 import type { ProviderRequest, ProviderRequestInput, UpstreamTextStyle } from './provider-request.js';
 
-/** The text style each channel type speaks; undefined for types that serve no text generation. */
-export function upstreamTextStyleOf(channelType: string): UpstreamTextStyle | undefined {
-  switch (channelType) {
+/**
+ * The text style a channel speaks; undefined for types that serve no text generation. An OpenAI channel
+ * speaks Chat Completions unless its settings say `api: responses`.
+ */
+export function upstreamTextStyleOf(channel: { type: string; settings: Record<string, unknown> }): UpstreamTextStyle | undefined {
+  switch (channel.type) {
     case 'openai':
-      return 'openai-chat';
+      return channel.settings.api === 'responses' ? 'openai-responses' : 'openai-chat';
     case 'anthropic':
       return 'anthropic-messages';
     case 'gemini':
@@ -22,6 +26,8 @@ export function buildProviderRequest(style: UpstreamTextStyle, input: ProviderRe
   switch (style) {
     case 'openai-chat':
       return buildOpenaiChatRequest(input);
+    case 'openai-responses':
+      return buildOpenaiResponsesRequest(input);
     case 'anthropic-messages':
       return buildAnthropicMessagesRequest(input);
     case 'gemini':

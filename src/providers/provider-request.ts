@@ -14,4 +14,4 @@ export interface ProviderRequest {
 }
 
 /** The text-generation wire style a channel type speaks upstream. */
-export type UpstreamTextStyle = 'openai-chat' | 'anthropic-messages' | 'gemini';
+export type UpstreamTextStyle = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';

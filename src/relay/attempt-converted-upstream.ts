@@ -155,6 +155,8 @@ function withStreamFlags(style: UpstreamTextStyle, body: Record<string, unknown>
   switch (style) {
     case 'openai-chat':
       return streams ? { ...body, stream: true, stream_options: { include_usage: true } } : { ...body, stream: false };
+    case 'openai-responses':
+      return { ...body, stream: streams };
     case 'anthropic-messages': {
       // Anthropic requires max_tokens; a request converted from a style where it is optional gets the
       // default — kept above the thinking budget, which Anthropic requires to be smaller.

@@ -3,7 +3,7 @@ import type { CanonicalResponse } from '../canonical/canonical-response.js';
 import type { ConversionContext, Converted, InvalidWireRequest, StreamDecoder, StreamEncoder } from '../canonical/conversion.js';
 
 /** The text-generation styles a client may speak. */
-export type TextStyleName = 'openai-chat' | 'anthropic-messages' | 'gemini';
+export type TextStyleName = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
 
 /** One style's six pure converters (src/convert/<style>/), seen through one interface. */
 export interface TextStyleConverters {

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { openaiEndpoints } from '../../relay/openai/openai-endpoints.js';
-import { buildChatInbound, buildGeminiInbound, buildMessagesInbound } from '../../relay/text/build-text-inbound.js';
+import { buildChatInbound, buildGeminiInbound, buildParsedInbound } from '../../relay/text/build-text-inbound.js';
+import { runOpenaiRelay } from '../../relay/openai/run-openai-relay.js';
 import { runTextRelay } from '../../relay/text/run-text-relay.js';
 import { invalidRequestFrom as invalidRequest, requireObjectBody as requireObject } from '../../relay/validate-body.js';
 import type { AppServices } from '../app-services.js';
@@ -20,9 +21,19 @@ export async function textRelayRoutes(app: FastifyInstance, services: AppService
   });
 
   app.post('/v1/messages', { config: { errorStyle: 'anthropic' }, preHandler: authenticateCaller(services, 'anthropic') }, (request, reply) => {
-    const inbound = buildMessagesInbound(requireObject(request.body), request.rawBody);
+    const inbound = buildParsedInbound('anthropic-messages', requireObject(request.body), request.rawBody);
     return track(() => runTextRelay(services.relay, inbound, request, reply));
   });
+
+  app.post('/v1/responses', { config: { errorStyle: 'openai' }, preHandler: authenticateCaller(services, 'openai') }, (request, reply) => {
+    const inbound = buildParsedInbound('openai-responses', requireObject(request.body), request.rawBody);
+    return track(() => runTextRelay(services.relay, inbound, request, reply));
+  });
+
+  // Compaction is not streamed and only OpenAI Responses upstreams perform it: bytes through, priced apart.
+  app.post('/v1/responses/compact', { config: { errorStyle: 'openai' }, preHandler: authenticateCaller(services, 'openai') }, (request, reply) =>
+    runOpenaiRelay(services.relay, openaiEndpoints['responses-compact'], request, reply),
+  );
 
   // Gemini paths carry `model:action` in one segment (a literal colon is not a Fastify parameter).
   const gemini = (request: FastifyRequest, reply: Parameters<typeof runTextRelay>[3]) => {

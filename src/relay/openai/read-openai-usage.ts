@@ -1,6 +1,11 @@
 import type { NormalizedUsage } from '../../billing/normalized-usage.js';
 
 interface OpenaiUsageWire {
+  /** Responses-style counters (responses, responses/compact). */
+  input_tokens?: number;
+  output_tokens?: number;
+  input_tokens_details?: { cached_tokens?: number } | null;
+  output_tokens_details?: { reasoning_tokens?: number } | null;
   prompt_tokens?: number;
   completion_tokens?: number;
   total_tokens?: number;
@@ -18,6 +23,14 @@ function count(value: unknown): number {
 export function readOpenaiUsage(usage: unknown): NormalizedUsage | undefined {
   if (usage === null || typeof usage !== 'object') return undefined;
   const wire = usage as OpenaiUsageWire;
+  if (wire.input_tokens !== undefined || wire.output_tokens !== undefined) {
+    const responsesInput = count(wire.input_tokens);
+    return {
+      input: { total: responsesInput, cacheRead: Math.min(count(wire.input_tokens_details?.cached_tokens), responsesInput), cacheWrite: 0 },
+      output: { total: count(wire.output_tokens), reasoning: count(wire.output_tokens_details?.reasoning_tokens) },
+      raw: usage,
+    };
+  }
   const input = count(wire.prompt_tokens) || (wire.completion_tokens === undefined ? count(wire.total_tokens) : 0);
   const cacheRead = count(wire.prompt_tokens_details?.cached_tokens) || count(wire.prompt_cache_hit_tokens);
   return {

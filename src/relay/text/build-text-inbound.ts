@@ -52,11 +52,11 @@ export function buildChatInbound(body: Record<string, unknown>, rawBody: Buffer 
   };
 }
 
-/** Anthropic Messages: parsed up front (its validation is the parser's). */
-export function buildMessagesInbound(body: Record<string, unknown>, rawBody: Buffer | undefined): TextInbound {
-  const parsed = parsedOrThrow(textStyles['anthropic-messages'].parseRequest(body));
+/** Anthropic Messages and OpenAI Responses: parsed up front (their validation is the parser's). */
+export function buildParsedInbound(style: 'anthropic-messages' | 'openai-responses', body: Record<string, unknown>, rawBody: Buffer | undefined): TextInbound {
+  const parsed = parsedOrThrow(textStyles[style].parseRequest(body));
   return {
-    style: 'anthropic-messages',
+    style,
     model: parsed.value.model,
     stream: body.stream === true,
     canonical: () => parsed.value,

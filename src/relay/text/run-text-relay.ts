@@ -58,7 +58,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
       warnings: inbound.warnings,
     },
     async (channel, key, tools) => {
-      const upstreamStyle = upstreamTextStyleOf(channel.type);
+      const upstreamStyle = upstreamTextStyleOf(channel);
       const mapping = resolveModelMapping(channel.modelMapping, inbound.model);
       if (upstreamStyle === undefined || !mapping.ok) {
         return { kind: 'failed', failure: { kind: 'connection', message: upstreamStyle === undefined ? `channel type ${channel.type} serves no text` : `model_mapping of channel ${channel.id} loops` } };
@@ -97,6 +97,6 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
         warnings: inbound.warnings,
       });
     },
-    (channel, json) => upstreamTextStyleOf(channel.type) === inbound.style && json !== null && typeof json === 'object' && 'error' in json,
+    (channel, json) => upstreamTextStyleOf(channel) === inbound.style && json !== null && typeof json === 'object' && 'error' in json,
   );
 }

@@ -16,6 +16,12 @@ import { formatOpenaiChatRequest } from '../../convert/openai-chat/format-openai
 import { formatOpenaiChatResponse } from '../../convert/openai-chat/format-openai-chat-response.js';
 import { parseOpenaiChatRequest } from '../../convert/openai-chat/parse-openai-chat-request.js';
 import { parseOpenaiChatResponse } from '../../convert/openai-chat/parse-openai-chat-response.js';
+import { createOpenaiResponsesStreamDecoder } from '../../convert/openai-responses/decode-openai-responses-stream.js';
+import { createOpenaiResponsesStreamEncoder } from '../../convert/openai-responses/encode-openai-responses-stream.js';
+import { formatOpenaiResponsesRequest } from '../../convert/openai-responses/format-openai-responses-request.js';
+import { formatOpenaiResponsesResponse } from '../../convert/openai-responses/format-openai-responses-response.js';
+import { parseOpenaiResponsesRequest } from '../../convert/openai-responses/parse-openai-responses-request.js';
+import { parseOpenaiResponsesResponse } from '../../convert/openai-responses/parse-openai-responses-response.js';
 import type { TextStyleConverters, TextStyleName } from '../text-style.js';
 
 /** Every text style's converters, by name: N parsers + M formatters meeting in src/canonical. */
@@ -27,6 +33,14 @@ export const textStyles: Record<TextStyleName, TextStyleConverters> = {
     formatResponse: formatOpenaiChatResponse,
     createDecoder: createOpenaiChatStreamDecoder,
     createEncoder: (context, options) => createOpenaiChatStreamEncoder(context, options),
+  },
+  'openai-responses': {
+    parseRequest: parseOpenaiResponsesRequest,
+    formatRequest: formatOpenaiResponsesRequest,
+    parseResponse: parseOpenaiResponsesResponse,
+    formatResponse: formatOpenaiResponsesResponse,
+    createDecoder: createOpenaiResponsesStreamDecoder,
+    createEncoder: (context) => createOpenaiResponsesStreamEncoder(context),
   },
   'anthropic-messages': {
     parseRequest: parseAnthropicMessagesRequest,

@@ -1,0 +1,143 @@
+import { Redis } from 'ioredis';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultRedisKeyPrefix } from '../../src/limits/redis-rate-limiter.js';
+import { createDatabase, type DatabaseHandle } from '../../src/storage/create-database.js';
+import { startFakeOpenaiUpstream, type FakeOpenaiUpstream } from '../fakes/fake-openai-upstream.js';
+import { createTestDatabase, serverUrls, type TestDatabase } from '../support/test-databases.js';
+import { readBalances, readReservations, waitFor, waitForLogRows, waitUntilDisconnected } from './read-billing-state.js';
+import { findFreePort, spawnGatewayProcess, writeConfigFile, type GatewayProcess } from './spawn-gateway-process.js';
+import { insufficientQuotaEnvelope, sendSpendRequest, spendReservation, usageAtReservation, type SpendOutcome } from './spend-request.js';
+import { billingPrices, spenderKey, spenderTokenName, spenderUsername } from './start-billing-fixture.js';
+
+const available = serverUrls.postgres !== undefined && serverUrls.redis !== undefined;
+const nodeNames = ['replica-a', 'replica-b', 'replica-c'];
+/** Five reservations of the spend request fit, a sixth does not. */
+const grant = 5 * spendReservation + 400;
+const rpmKey = `sk-${'r'.repeat(48)}`;
+const rpm = 10;
+
+describe.skipIf(!available)('three gateway processes sharing PostgreSQL and Redis', () => {
+  const processes: GatewayProcess[] = [];
+  let upstream: FakeOpenaiUpstream;
+  let database: TestDatabase | undefined;
+  let inspector: DatabaseHandle | undefined;
+  let redis: Redis | undefined;
+  let removeConfig = () => undefined as void;
+  let rateKey = '';
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    upstream = await startFakeOpenaiUpstream({ expectedKeys: ['sk-upstream-a'], ...usageAtReservation, chunkDelayMs: 10 });
+    const config = writeConfigFile({
+      admin_key: 'sk-admin-three-processes',
+      prices: { 'gpt-4o-mini': billingPrices['gpt-4o-mini'] },
+      channels: [{ name: 'channel-a', type: 'openai', base_url: upstream.url, key: 'sk-upstream-a', models: ['gpt-4o-mini'], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: {} }],
+      users: [
+        { username: spenderUsername, role: 'user', group: 'default', quota: 1_000_000_000, enabled: true },
+        { username: 'rate-limited', role: 'user', group: 'default', enabled: true },
+      ],
+      tokens: [
+        { name: spenderTokenName, user: spenderUsername, key: spenderKey, quota: grant, expires_at: 0, enabled: true },
+        { name: 'rpm-key', user: 'rate-limited', key: rpmKey, unlimited_quota: true, rate_limit: { rpm }, expires_at: 0, enabled: true },
+      ],
+    });
+    removeConfig = config.remove;
+    // A logical database of its own keeps these windows apart from anything else using this Redis.
+    const redisUrl = new URL(serverUrls.redis!);
+    redisUrl.pathname = `/${1 + Math.floor(Math.random() * 15)}`;
+    redis = new Redis(redisUrl.toString(), { maxRetriesPerRequest: 2 });
+
+    for (const nodeName of nodeNames) {
+      processes.push(spawnGatewayProcess({ port: await findFreePort(), databaseUrl: database.url, configPath: config.path, nodeName, redisUrl: redisUrl.toString() }));
+    }
+    // All three start at once on the empty database, as replicas of one deployment do.
+    await Promise.all(processes.map((gateway) => gateway.waitUntilReady(50_000)));
+    inspector = await createDatabase(database.url);
+    const rpmToken = await inspector.db.selectFrom('tokens').select('id').where('name', '=', 'rpm-key').executeTakeFirstOrThrow();
+    rateKey = `${defaultRedisKeyPrefix}token:${rpmToken.id}:rpm`;
+    // Token ids restart at 1 in every fresh database: a window left by an earlier run must not count.
+    await redis.del(rateKey);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(processes.map((gateway) => gateway.stop()));
+    await inspector?.db.destroy();
+    if (redis !== undefined) {
+      if (rateKey !== '') await redis.del(rateKey);
+      redis.disconnect();
+    }
+    await upstream?.close();
+    if (database !== undefined) {
+      await waitUntilDisconnected(database.url);
+      await database.drop();
+    }
+    removeConfig();
+  }, 30_000);
+
+  /** `count` requests at once, spread round-robin over the three processes. */
+  function sendSpread(apiKey: string, count: number, stream: (index: number) => boolean): Promise<SpendOutcome[]> {
+    const clients = processes.map((gateway) => new OpenAI({ apiKey, baseURL: `${gateway.url}/v1`, maxRetries: 0, timeout: 20_000 }));
+    return Promise.all(Array.from({ length: count }, (_, index) => sendSpendRequest(clients[index % clients.length]!, stream(index))));
+  }
+
+  it('never spends past the grant, together: 5 of 30 served, the rest 402 with no upstream call', async () => {
+    const before = upstream.requests.length;
+    const outcomes = await sendSpread(spenderKey, 30, (index) => index % 2 === 1);
+
+    const served = outcomes.filter((outcome) => outcome.kind === 'served');
+    const refused = outcomes.filter((outcome) => outcome.kind === 'refused');
+    expect(served).toHaveLength(5);
+    expect(refused).toHaveLength(25);
+    for (const outcome of refused) {
+      expect(outcome.kind === 'refused' && outcome.status).toBe(402);
+      expect(outcome.kind === 'refused' && outcome.error).toEqual(insufficientQuotaEnvelope('this API key'));
+    }
+    expect(upstream.requests.length - before).toBe(5);
+
+    const db = inspector!.db;
+    // Each process settles after its client has the answer, and writes its log rows in batches.
+    const reservations = await waitFor('every reservation settled', async () => {
+      const rows = await readReservations(db);
+      return rows.length === 5 && rows.every((row) => row.state === 'settled') ? rows : undefined;
+    });
+    expect(reservations.every((row) => nodeNames.includes(row.owner))).toBe(true);
+    expect(reservations.map((row) => row.settledAmount)).toEqual([759, 759, 759, 759, 759]);
+    const logs = await waitForLogRows(db, 5);
+    expect(logs.rows).toBe(5);
+
+    const balances = await readBalances(db, spenderTokenName);
+    expect(balances.token).toEqual({ used: 5 * 759, remain: 400, requests: 5 });
+    expect(balances.token.used + balances.token.remain).toBe(grant);
+    expect(balances.user.used + balances.user.quota).toBe(1_000_000_000);
+    expect(logs.quota).toBe(balances.token.used);
+  }, 30_000);
+
+  it(`holds a token's limit of ${rpm} requests per minute across the three: 10 of 30 pass, the rest 429`, async () => {
+    const before = upstream.requests.length;
+    const outcomes = await sendSpread(rpmKey, 30, () => false);
+
+    const served = outcomes.filter((outcome) => outcome.kind === 'served');
+    const limited = outcomes.filter((outcome): outcome is Extract<SpendOutcome, { kind: 'refused' }> => outcome.kind === 'refused');
+    expect(served).toHaveLength(rpm);
+    expect(limited).toHaveLength(30 - rpm);
+    expect(upstream.requests.length - before).toBe(rpm);
+    for (const outcome of limited) {
+      expect(outcome.status).toBe(429);
+      expect(outcome.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' });
+      const retryAfter = Number(outcome.headers?.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(outcome.headers?.get('x-ratelimit-limit-requests')).toBe(String(rpm));
+      expect(outcome.headers?.get('x-ratelimit-remaining-requests')).toBe('0');
+      expect(outcome.headers?.get('x-ratelimit-reset-requests')).toMatch(/^(\d+s|1m0s)$/);
+    }
+    // The window lives in Redis, shared: one count for the three processes.
+    expect(Number(await redis!.get(rateKey))).toBe(rpm);
+    const logs = await waitFor('a log row for each request let through', async () => {
+      const rows = await inspector!.db.selectFrom('logs').select(['status', 'quota']).where('token_name', '=', 'rpm-key').execute();
+      return rows.length >= rpm ? rows : undefined;
+    });
+    expect(logs.map((row) => Number(row.status))).toEqual(Array.from({ length: rpm }, () => 200));
+  }, 30_000);
+});
