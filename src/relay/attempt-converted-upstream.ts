@@ -45,7 +45,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   const streamsUpstream = upstreamStreams(input.upstreamStyle, input.clientStreams);
   const formatted = input.upstream.formatRequest({ ...input.request, stream: streamsUpstream }, input.upstreamModel);
   input.warnings.push(...formatted.warnings);
-  const body = withStreamFlags(input.upstreamStyle, formatted.value, streamsUpstream, services);
+  const body = withStreamFlags(input.upstreamStyle, formatted.value, streamsUpstream, defaultMaxTokens(input.channel, input.upstreamModel, services));
   const target = buildProviderRequest(input.upstreamStyle, { baseUrl: input.channel.baseUrl, key: input.key, upstreamModel: input.upstreamModel, stream: streamsUpstream, clientHeaders: input.clientRequestHeaders });
   const sent = await services.upstream.send({ url: target.url, method: 'POST', headers: target.headers, body: JSON.stringify(body), signal: input.signal });
   if (!sent.ok) return { kind: 'failed', failure: sent.failure };
@@ -151,7 +151,7 @@ function sendWhole(input: ConvertedAttemptInput, response: Parameters<TextStyleC
 }
 
 /** Each upstream style asks for a stream its own way; OpenAI also needs to be asked for usage. */
-function withStreamFlags(style: UpstreamTextStyle, body: Record<string, unknown>, streams: boolean, services: RelayServices): Record<string, unknown> {
+function withStreamFlags(style: UpstreamTextStyle, body: Record<string, unknown>, streams: boolean, fallbackMaxTokens: number): Record<string, unknown> {
   switch (style) {
     case 'openai-chat':
       return streams ? { ...body, stream: true, stream_options: { include_usage: true } } : { ...body, stream: false };
@@ -162,10 +162,24 @@ function withStreamFlags(style: UpstreamTextStyle, body: Record<string, unknown>
       // default — kept above the thinking budget, which Anthropic requires to be smaller.
       const thinking = body.thinking as { budget_tokens?: unknown } | undefined;
       const budget = typeof thinking?.budget_tokens === 'number' ? thinking.budget_tokens : 0;
-      const fallback = Math.max(services.catalog.snapshot.settings.defaultMaxOutputTokens, budget + 1024);
+      const fallback = Math.max(fallbackMaxTokens, budget + 1024);
       return { ...body, stream: streams, max_tokens: body.max_tokens ?? fallback };
     }
     case 'gemini':
       return body;
   }
+}
+
+/**
+ * The output budget sent to an upstream that requires one (Anthropic) when the client named none: the
+ * channel's `settings.max_tokens` (a number, or a map of upstream model → number), else the site default.
+ */
+export function defaultMaxTokens(channel: ChannelRecord, upstreamModel: string, services: RelayServices): number {
+  const setting = channel.settings.max_tokens;
+  if (typeof setting === 'number' && setting > 0) return setting;
+  if (setting !== null && typeof setting === 'object') {
+    const perModel = (setting as Record<string, unknown>)[upstreamModel];
+    if (typeof perModel === 'number' && perModel > 0) return perModel;
+  }
+  return services.catalog.snapshot.settings.defaultMaxOutputTokens;
 }

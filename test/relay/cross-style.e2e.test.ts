@@ -103,3 +103,20 @@ describe('every text style in, every upstream out (official SDKs, real gateway, 
     expect(String((error as { error: { error: { message: string } } }).error.error.message)).toContain('Bad thing');
   });
 });
+
+describe('Anthropic upstream max_tokens default', () => {
+  it('fills max_tokens from the channel per-model setting when a converted request has none', async () => {
+    const fixture = await startCrossStyleFixture();
+    try {
+      const channel = fixture.gateway.gateway.services.catalog.snapshot.channels.find((candidate) => candidate.type === 'anthropic')!;
+      await fixture.gateway.gateway.services.repositories.channels.update(channel.id, { settings: { max_tokens: { [models.anthropic]: 1234 } } }, Date.now());
+      await fixture.gateway.gateway.services.catalog.changed();
+      await fixture.openai.chat.completions.create({ model: models.anthropic, messages: [{ role: 'user', content: 'hi' }] });
+      expect(fixture.anthropicUpstream.requests.at(-1)!.body.max_tokens).toBe(1234);
+      await fixture.openai.chat.completions.create({ model: models.anthropic, messages: [{ role: 'user', content: 'hi' }], max_tokens: 77 });
+      expect(fixture.anthropicUpstream.requests.at(-1)!.body.max_tokens).toBe(77);
+    } finally {
+      await fixture.close();
+    }
+  });
+});
