@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { ConfigFileError, loadConfigFile } from '../config/load-config-file.js';
 import { readEnvironment, usesInsecureDefaultSecret } from '../config/read-environment.js';
@@ -6,11 +7,12 @@ import { startGateway } from '../main.js';
 import { createDatabase } from '../storage/create-database.js';
 import { runMigrations } from '../storage/run-migrations.js';
 import { createTokenCommand } from './create-token-command.js';
+import { serveCluster } from './serve-cluster.js';
 
 const usage = `Usage: relay <command>
 
 Commands:
-  serve                         start the gateway (PORT, DATABASE_URL, RELAY_CONFIG, … from the environment or .env)
+  serve [--workers N]           start the gateway; N processes share the port (PORT, DATABASE_URL, RELAY_CONFIG, … from the environment or .env)
   migrate                       create or upgrade the database schema and exit
   config check FILE             validate a config file and exit (non-zero when invalid)
   token create --user NAME --name NAME [--quota N | --unlimited] [--group G] [--models a,b]
@@ -22,7 +24,7 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      return serve();
+      return serve(rest);
     case 'migrate': {
       const environment = readEnvironment(process.env);
       const database = await createDatabase(environment.databaseUrl);
@@ -49,10 +51,15 @@ async function main(argv: string[]): Promise<number> {
   return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
 }
 
-async function serve(): Promise<number> {
+async function serve(args: string[]): Promise<number> {
   const environment = readEnvironment(process.env);
-  if (usesInsecureDefaultSecret(environment)) {
+  const workers = workerCount(args);
+  if (usesInsecureDefaultSecret(environment) && !cluster.isWorker) {
     process.stderr.write('Warning: SESSION_SECRET / CRYPTO_SECRET are not set; channel keys are encrypted with a built-in default secret.\n');
+  }
+  if (workers > 1 && cluster.isPrimary) {
+    await serveCluster(environment, workers);
+    return 0;
   }
   const gateway = await startGateway({ environment });
   process.stdout.write(`Unified Relay listening on ${gateway.url} (database: ${gateway.services.database.description})\n`);
@@ -72,6 +79,16 @@ async function serve(): Promise<number> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   return new Promise<number>(() => undefined);
+}
+
+/** `--workers N` (or RELAY_WORKERS); 1 = this process serves. */
+function workerCount(args: string[]): number {
+  const flag = args.indexOf('--workers');
+  const raw = flag >= 0 ? args[flag + 1] : process.env.RELAY_WORKERS;
+  if (raw === undefined || raw === '') return 1;
+  const count = Number(raw);
+  if (!Number.isInteger(count) || count < 1) throw new Error(`--workers must be a positive integer, got "${raw}"`);
+  return count;
 }
 
 main(process.argv.slice(2)).then(
