@@ -22,7 +22,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions):
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: true,
     // Task ids and Gemini model:action segments can be long; Fastify's default (100) would answer a raw 414.
-    maxParamLength: 500,
+    routerOptions: { maxParamLength: 500 },
     frameworkErrors: handleFrameworkError,
   });
   app.decorateRequest('caller', undefined);
