@@ -4,7 +4,7 @@ import { buildProviderRequest } from '../providers/build-provider-request.js';
 import type { UpstreamTextStyle } from '../providers/provider-request.js';
 import { createSseDecoder } from '../streaming/decode-sse.js';
 import { meterStreamPart } from './meter-stream-part.js';
-import { maxErrorBodyBytes, readUpstreamErrorBody } from './read-upstream-error.js';
+import { failedAttemptFrom } from './read-upstream-error.js';
 import type { RelayServices } from './relay-services.js';
 import type { AttemptOutcome } from './run-failover.js';
 import type { TextStyleConverters } from './text-style.js';
@@ -39,11 +39,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   if (!sent.ok) return { kind: 'failed', failure: sent.failure };
   const { response } = sent;
   const status = response.statusCode;
-  if (status >= 400) {
-    const text = await response.body.text().catch(() => '');
-    const errorBody = readUpstreamErrorBody(text.slice(0, maxErrorBodyBytes), status);
-    return { kind: 'failed', failure: { kind: 'status', status, message: errorBody.message }, errorBody };
-  }
+  if (status >= 400) return failedAttemptFrom(response.body, status);
   const contentType = String(response.headers['content-type'] ?? '');
   if (!contentType.includes('text/event-stream')) {
     let bytes: Buffer;

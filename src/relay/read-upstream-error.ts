@@ -30,3 +30,27 @@ function messageOf(json: unknown): string | undefined {
   }
   return typeof message === 'string' ? message : undefined;
 }
+
+/** An upstream answered with an error status: its body read (bounded), as a failed attempt. */
+export async function failedAttemptFrom(
+  body: AsyncIterable<Uint8Array> & { destroy(): void },
+  status: number,
+): Promise<{ kind: 'failed'; failure: { kind: 'status'; status: number; message: string }; errorBody: UpstreamErrorBody }> {
+  const text = await readBounded(body, maxErrorBodyBytes).catch(() => '');
+  const errorBody = readUpstreamErrorBody(text, status);
+  return { kind: 'failed', failure: { kind: 'status', status, message: errorBody.message }, errorBody };
+}
+
+async function readBounded(body: AsyncIterable<Uint8Array> & { destroy(): void }, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(Buffer.from(chunk));
+    size += chunk.length;
+    if (size >= limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+}

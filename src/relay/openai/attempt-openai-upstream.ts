@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
-import { maxErrorBodyBytes, readUpstreamErrorBody } from '../read-upstream-error.js';
+import { failedAttemptFrom } from '../read-upstream-error.js';
 import type { AttemptOutcome } from '../run-failover.js';
 import type { RelayServices } from '../relay-services.js';
 import type { UsageMeter } from '../usage-meter.js';
@@ -42,11 +42,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   const { response } = sent;
   const status = response.statusCode;
 
-  if (status >= 400) {
-    const text = await readBounded(response.body, maxErrorBodyBytes).catch(() => '');
-    const errorBody = readUpstreamErrorBody(text, status);
-    return { kind: 'failed', failure: { kind: 'status', status, message: errorBody.message }, errorBody };
-  }
+  if (status >= 400) return failedAttemptFrom(response.body, status);
 
   const contentType = String(response.headers['content-type'] ?? '');
   if (input.stream && contentType.includes('text/event-stream')) {
@@ -96,18 +92,4 @@ function noteNonStreamUsage(bytes: Buffer, contentType: string, meter: UsageMete
     if (typeof choice.message?.content === 'string') meter.outputTally.add(choice.message.content);
     if (choice.message?.tool_calls !== undefined) meter.outputTally.add(JSON.stringify(choice.message.tool_calls));
   }
-}
-
-async function readBounded(body: AsyncIterable<Uint8Array> & { destroy(): void }, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(Buffer.from(chunk));
-    size += chunk.length;
-    if (size >= limit) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }
