@@ -46,7 +46,7 @@ async function createSqlite(databaseUrl: string): Promise<Database> {
 /**
  * Kysely's SQLite driver prepares every query anew; preparing dominated the profile of the hot path
  * (reserve and settle run the same handful of statements for every request). Statements are reusable,
- * so keep them by SQL text — bounded: batched log inserts of varying sizes must not grow it forever.
+ * so keep the short ones by SQL text, in a bounded map.
  */
 function withStatementCache(connection: import('better-sqlite3').Database) {
   const statements = new Map<string, import('better-sqlite3').Statement>();
@@ -55,7 +55,9 @@ function withStatementCache(connection: import('better-sqlite3').Database) {
       let statement = statements.get(sqlText);
       if (statement === undefined) {
         statement = connection.prepare(sqlText);
-        if (statements.size >= 512) statements.clear();
+        // Batched inserts (log rows) vary in length and are large: caching them would only hold memory.
+        if (sqlText.length > 2048) return statement;
+        if (statements.size >= 256) statements.clear();
         statements.set(sqlText, statement);
       }
       return statement;
