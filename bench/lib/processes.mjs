@@ -1,0 +1,189 @@
+/** Child processes of the harness: spawn (pinned to a core when taskset is available), wait, measure, stop. */
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+let clockTicks;
+/** Clock ticks per second of /proc/<pid>/stat CPU times. */
+export function clockTicksPerSecond() {
+  if (clockTicks === undefined) {
+    const result = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+    clockTicks = Number(result.stdout?.trim()) || 100;
+  }
+  return clockTicks;
+}
+
+export function tasksetAvailable() {
+  const result = spawnSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' });
+  return result.status === 0;
+}
+
+/**
+ * Starts `node ...args` (or any command) pinned to `core` when given. Collects stdout lines; stderr is
+ * kept (last 64 KB) for error messages.
+ */
+export function startProcess(name, command, args, { core, env, cwd } = {}) {
+  const [file, argv] = core === undefined ? [command, args] : ['taskset', ['-c', String(core), command, ...args]];
+  const child = spawn(file, argv, { env: env ?? process.env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const handle = { name, child, pid: child.pid, lines: [], stderr: '', exited: undefined, lineWaiters: [] };
+  let partial = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (text) => {
+    partial += text;
+    let at;
+    while ((at = partial.indexOf('\n')) !== -1) {
+      const line = partial.slice(0, at);
+      partial = partial.slice(at + 1);
+      handle.lines.push(line);
+      for (const waiter of [...handle.lineWaiters]) waiter(line);
+    }
+  });
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (text) => {
+    handle.stderr = (handle.stderr + text).slice(-65536);
+  });
+  handle.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return handle;
+}
+
+/** Resolves with the first stdout line matching `test` (already seen or future); rejects on exit or timeout. */
+export function waitForLine(handle, test, timeoutMs = 60_000) {
+  const seen = handle.lines.find(test);
+  if (seen !== undefined) return Promise.resolve(seen);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`${handle.name}: no expected output after ${timeoutMs} ms\n${handle.stderr}`)), timeoutMs);
+    const waiter = (line) => {
+      if (!test(line)) return;
+      cleanup();
+      resolve(line);
+    };
+    const fail = (error) => {
+      cleanup();
+      reject(error);
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      handle.lineWaiters = handle.lineWaiters.filter((w) => w !== waiter);
+    };
+    handle.lineWaiters.push(waiter);
+    void handle.exited.then(({ code, signal }) => fail(new Error(`${handle.name} exited (code ${code}, signal ${signal}) before it was ready\n${handle.stderr}\n${handle.lines.join('\n')}`)));
+  });
+}
+
+/** Runs a harness client script to completion and returns the JSON it printed last. */
+export async function runJsonChild(name, script, spec, { core, env } = {}) {
+  const handle = startProcess(name, process.execPath, [script, JSON.stringify(spec)], { core, env });
+  const { code, signal } = await handle.exited;
+  const last = [...handle.lines].reverse().find((line) => line.startsWith('{'));
+  if (code !== 0 || last === undefined) throw new Error(`${name} failed (code ${code}, signal ${signal})\n${handle.stderr}\n${handle.lines.join('\n')}`);
+  return JSON.parse(last);
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
+export async function stopProcess(handle, graceMs = 15_000) {
+  if (handle === undefined || handle.child.exitCode !== null || handle.child.signalCode !== null) return;
+  handle.child.kill('SIGTERM');
+  const timer = setTimeout(() => handle.child.kill('SIGKILL'), graceMs);
+  await handle.exited;
+  clearTimeout(timer);
+}
+
+/** Resident set size of a process in MB (VmRSS of /proc/<pid>/status), undefined when unreadable. */
+export function rssMb(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+    return match === null ? undefined : Number(match[1]) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** User + system CPU seconds used so far by a process (/proc/<pid>/stat), undefined when unreadable. */
+export function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After "pid (comm) ": state is field 3 → index 0; utime is field 14 → index 11, stime index 12.
+    return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Samples RSS of the given pids every `everyMs` until stopped; returns { [pid]: [{ tSec, rssMb }] }. */
+export function sampleRss(pids, everyMs) {
+  const startedAt = Date.now();
+  const samples = Object.fromEntries(pids.map((pid) => [pid, []]));
+  const take = () => {
+    const tSec = (Date.now() - startedAt) / 1000;
+    for (const pid of pids) {
+      const value = rssMb(pid);
+      if (value !== undefined) samples[pid].push({ tSec, rssMb: value });
+    }
+  };
+  take();
+  const timer = setInterval(take, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      take();
+      return samples;
+    },
+  };
+}
+
+/** CPU use of each pid over a span: { [pid]: { cpuSec, percent } } (percent of one core). */
+export function cpuMeter(pids) {
+  const startedAt = process.hrtime.bigint();
+  const before = Object.fromEntries(pids.map((pid) => [pid, cpuSeconds(pid)]));
+  return {
+    stop() {
+      const elapsed = Number(process.hrtime.bigint() - startedAt) / 1e9;
+      return Object.fromEntries(
+        pids.map((pid) => {
+          const after = cpuSeconds(pid);
+          if (after === undefined || before[pid] === undefined) return [pid, { cpuSec: undefined, percent: undefined }];
+          const cpuSec = after - before[pid];
+          return [pid, { cpuSec, percent: (cpuSec / elapsed) * 100 }];
+        }),
+      );
+    },
+  };
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Established TCP connections whose remote port is `port` (any local process), from /proc/net/tcp{,6}. */
+export function establishedTo(port) {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  let count = 0;
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length < 4) continue;
+      // fields[2] = rem_address "IP:PORT", fields[3] = state (01 = ESTABLISHED)
+      if (fields[3] === '01' && fields[2].endsWith(`:${hex}`)) count++;
+    }
+  }
+  return count;
+}
+
+/** Peak of `read()` sampled every `everyMs` until stopped. */
+export function samplePeak(read, everyMs) {
+  let peak = read();
+  const timer = setInterval(() => {
+    peak = Math.max(peak, read());
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, read());
+    },
+  };
+}

@@ -1,0 +1,261 @@
+/** Targets of issue 6 and the generated parts of BENCHMARKS.md. */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+
+const num = (value, digits = 1) => (typeof value === 'number' && Number.isFinite(value) ? value.toFixed(digits) : '—');
+const int = (value) => (typeof value === 'number' && Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '—');
+const us = (ms) => (typeof ms === 'number' && Number.isFinite(ms) ? `${Math.round(ms * 1000).toLocaleString('en-US')} µs` : '—');
+const msv = (ms) => (typeof ms === 'number' && Number.isFinite(ms) ? `${ms.toFixed(2)} ms` : '—');
+const percent = (ratio) => (typeof ratio === 'number' && Number.isFinite(ratio) ? `${(ratio * 100).toFixed(1)} %` : '—');
+const verdict = (pass) => (pass === true ? '**pass**' : pass === false ? '**MISS**' : 'not measured');
+
+/** Each target: { name, target, measured, pass (true/false/undefined), miss (by how much) }. */
+export function evaluateTargets(results) {
+  const s = results.scenarios;
+  const targets = [];
+  const throughput = (label, pair, unit) => {
+    if (pair === undefined) return targets.push({ name: `${label} throughput`, target: '≥ 25 % of direct, 0 errors', measured: 'not run', pass: undefined });
+    const errors = pair.gateway.totalErrors;
+    const pass = pair.ratio >= 0.25 && errors === 0;
+    const needed = 0.25 * pair.direct.requestsPerSec;
+    const misses = [];
+    if (pair.ratio < 0.25) misses.push(`${percent(0.25 - pair.ratio)} points short: needs ${int(needed)} ${unit}, got ${int(pair.gateway.requestsPerSec)} (×${num(needed / pair.gateway.requestsPerSec, 2)} to go)`);
+    if (errors !== 0) misses.push(`${errors} errors`);
+    targets.push({ name: `${label} throughput`, target: '≥ 25 % of direct, 0 errors', measured: `${percent(pair.ratio)} (${int(pair.gateway.requestsPerSec)} vs ${int(pair.direct.requestsPerSec)} ${unit}), ${errors} errors`, pass, miss: misses.join('; ') });
+  };
+  throughput('Non-streaming', s.nonStreaming, 'req/s');
+  throughput('Streaming', s.streaming, 'streams/s');
+
+  const one = s.oneConnection;
+  targets.push(
+    one === undefined
+      ? { name: 'Added latency p50 (1 connection)', target: '≤ 0.15 ms', measured: 'not run', pass: undefined }
+      : { name: 'Added latency p50 (1 connection)', target: '≤ 0.15 ms', measured: us(one.addedMs.p50), pass: one.addedMs.p50 <= 0.15, miss: `${us(one.addedMs.p50 - 0.15)} over (×${num(one.addedMs.p50 / 0.15, 1)})` },
+    one === undefined
+      ? { name: 'Added latency p99 (1 connection)', target: '≤ 1 ms', measured: 'not run', pass: undefined }
+      : { name: 'Added latency p99 (1 connection)', target: '≤ 1 ms', measured: us(one.addedMs.p99), pass: one.addedMs.p99 <= 1, miss: `${us(one.addedMs.p99 - 1)} over` },
+  );
+
+  const timed = s.streamingTimed;
+  targets.push(
+    timed === undefined
+      ? { name: 'Added time to first token', target: '≤ 0.5 ms', measured: 'not run', pass: undefined }
+      : { name: 'Added time to first token (p50)', target: '≤ 0.5 ms', measured: us(timed.added.ttftMsP50), pass: timed.added.ttftMsP50 <= 0.5, miss: `${us(timed.added.ttftMsP50 - 0.5)} over` },
+    timed === undefined
+      ? { name: 'Per-chunk overhead', target: '≤ 10 µs', measured: 'not run', pass: undefined }
+      : {
+          name: 'Per-chunk overhead (added gap between chunks, median stream)',
+          target: '≤ 10 µs',
+          measured: `${num(timed.added.perStreamGapUsMedian, 1)} µs (mean over all gaps ${num(timed.added.perChunkGapUsMean, 1)} µs, p99 gap +${us(timed.added.gapMsP99)})`,
+          pass: timed.added.perStreamGapUsMedian <= 10,
+          miss: `${num(timed.added.perStreamGapUsMedian - 10, 1)} µs over`,
+        },
+  );
+
+  const slow = s.slowStreams;
+  if (slow === undefined) targets.push({ name: 'Concurrent slow streams: all complete, none stalls', target: 'all complete, 0 stalls', measured: 'not run', pass: undefined });
+  else {
+    const g = slow.gateway;
+    const pass = g.failed === 0 && g.midStreamStalls === 0 && g.slowFirstToken === 0;
+    targets.push({
+      name: `${slow.gateway.concurrency} concurrent slow streams: all complete, none stalls`,
+      target: 'all complete, 0 stalls (no gap or first token > 1 s)',
+      measured: `${int(g.completed)}/${int(g.streams)} complete, ${g.midStreamStalls} mid-stream stalls, ${g.slowFirstToken} first tokens > 1 s (TTFT p99 ${msv(g.ttftMs.p99)}), RSS ${num(g.gatewayRssPeakMb)} MB`,
+      pass,
+      miss: `${g.failed} failed, ${g.midStreamStalls} stalled, ${g.slowFirstToken} waited > 1 s for the first token`,
+    });
+  }
+
+  const memory = s.memory;
+  if (memory?.underLoadPeakMb === undefined) targets.push({ name: 'RSS under 50 connections', target: '≤ 120 MB', measured: 'not run', pass: undefined });
+  else targets.push({ name: 'RSS under 50 connections (peak)', target: '≤ 120 MB', measured: `${num(memory.underLoadPeakMb)} MB`, pass: memory.underLoadPeakMb <= 120, miss: `${num(memory.underLoadPeakMb - 120)} MB over` });
+  if (memory?.soak === undefined) targets.push({ name: 'RSS flat over the soak', target: 'no growth', measured: 'not run', pass: undefined });
+  else {
+    const soak = memory.soak;
+    const allowance = Math.max(5, soak.firstQuarterMedianMb * 0.05);
+    targets.push({
+      name: `RSS flat over a ${soak.seconds} s soak`,
+      target: `growth ≤ ${num(allowance)} MB (5 %, at least 5 MB) first → last quarter`,
+      measured: `${num(soak.growthMb)} MB (${num(soak.firstQuarterMedianMb)} → ${num(soak.lastQuarterMedianMb)} MB; slope ${num(soak.slopeMbPerMin, 2)} MB/min), ${soak.totalErrors} errors`,
+      pass: soak.growthMb <= allowance && soak.totalErrors === 0,
+      miss: `grew ${num(soak.growthMb)} MB${soak.totalErrors === 0 ? '' : `, ${soak.totalErrors} errors`}`,
+    });
+  }
+
+  const workers = s.workers;
+  if (workers === undefined || !workers.measured) targets.push({ name: 'Two workers vs one', target: '≥ 1.7×', measured: workers === undefined ? 'not run' : `not measured: ${workers.reason}`, pass: undefined });
+  else {
+    // The target assumes two cores free for the gateway; the load generator and the fake need one too.
+    const freeCores = results.meta.machine.cores - (results.meta.pinning.used ? 1 : 0);
+    const comparable = freeCores >= workers.workers;
+    targets.push({
+      name: `${workers.workers} workers vs one`,
+      target: '≥ 1.7× (two cores free)',
+      measured: `×${num(workers.scaling, 2)} (${int(workers.perWorkers[1].requestsPerSec)} → ${int(workers.perWorkers[workers.workers].requestsPerSec)} req/s)${comparable ? '' : `; only ${freeCores} core(s) free for the gateway here — the fake and the load generator hold the other`}`,
+      pass: comparable ? workers.scaling >= 1.7 : undefined,
+      label: comparable ? undefined : 'not comparable on this machine',
+      miss: `×${num(1.7 - workers.scaling, 2)} short`,
+    });
+  }
+  return targets;
+}
+
+function renderResults(results) {
+  const { meta, scenarios: s } = results;
+  const lines = [];
+  const push = (...more) => lines.push(...more);
+  push(`### Run: ${meta.date.slice(0, 10)}, storage ${meta.storage}`, '');
+  push(`- Machine: ${meta.machine.cores} cores, ${meta.machine.cpuModel}, ${meta.machine.memoryGb} GB RAM; Node ${meta.node}; autocannon ${meta.autocannon}`);
+  push(`- Pinning: ${meta.pinning.used ? `yes — ${meta.pinning.note}` : 'no (taskset unavailable, fewer than 2 cores, or --no-pin)'}`);
+  push(`- Gateway build: commit ${meta.commit}; config: governed (real token and user balance, price, rate limits on at every level but far above the load, request log on), LOG_LEVEL=warn`);
+  push(`- Settings: ${meta.settings.durationSec} s per measurement after ${meta.settings.warmupSec} s warm-up, soak ${meta.settings.soakSec} s${meta.settings.quick ? ' (--quick)' : ''}`);
+  push(`- Load average at start / end: ${meta.machine.loadAverageAtStart.join(' ')} / ${(meta.loadAverageAtEnd ?? []).join(' ')}`);
+  push(`- Command: \`${meta.command}\``, '');
+
+  push('#### Targets', '', '| Target | Goal | Measured | Result |', '|---|---|---|---|');
+  for (const t of results.targets) push(`| ${t.name} | ${t.target} | ${t.measured} | ${t.label ?? verdict(t.pass)}${t.pass === false && t.miss ? ` — ${t.miss}` : ''} |`);
+  push('');
+
+  const loadTable = (title, pair, unit, baseline) => {
+    if (pair === undefined) return;
+    const d = pair.direct;
+    const g = pair.gateway;
+    push(`#### ${title}`, '', '| | direct (fake) | gateway | gateway / direct |', '|---|---|---|---|');
+    push(`| ${unit} | ${int(d.requestsPerSec)} | ${int(g.requestsPerSec)} | ${percent(pair.ratio)} |`);
+    push(`| latency p50 | ${msv(d.latencyMs.p50)} | ${msv(g.latencyMs.p50)} | +${msv(g.latencyMs.p50 - d.latencyMs.p50)} |`);
+    push(`| latency p99 | ${msv(d.latencyMs.p99)} | ${msv(g.latencyMs.p99)} | +${msv(g.latencyMs.p99 - d.latencyMs.p99)} |`);
+    push(`| errors (socket + timeouts + non-2xx) | ${d.totalErrors} | ${g.totalErrors} | |`);
+    push(`| completed in ${num(g.durationSec, 0)} s | ${int(d.completed)} | ${int(g.completed)} | |`);
+    if (g.gatewayCpuPercent !== undefined) push(`| gateway CPU (% of one core) / per request | | ${num(g.gatewayCpuPercent, 0)} % / ${int(g.gatewayCpuUsPerRequest)} µs | |`);
+    push(`| fake upstream CPU | ${num(d.fakeCpuPercent, 0)} % | ${num(g.fakeCpuPercent, 0)} % | |`);
+    push(`| load generator CPU | ${num(d.loaderCpuPercent, 0)} % | ${num(g.loaderCpuPercent, 0)} % | |`);
+    if (g.gatewayRssPeakMb !== undefined) push(`| gateway RSS peak | | ${num(g.gatewayRssPeakMb)} MB | |`);
+    push('');
+    if (baseline !== undefined) {
+      push(`Calibration, same load on the same core: a bare Fastify + undici pass-through (\`bench/baseline-proxy.mjs\`, no governance) does **${int(baseline.requestsPerSec)} ${unit} = ${percent(baseline.ratio)} of direct** (p50 ${msv(baseline.latencyMs.p50)}, p99 ${msv(baseline.latencyMs.p99)}, ${baseline.totalErrors} errors, ${int(baseline.cpuUsPerRequest)} µs CPU per request, RSS ${num(baseline.rssPeakMb)} MB); the governed gateway does ${percent(baseline.gatewayShareOfBaseline)} of that.`, '');
+    }
+  };
+  loadTable(`1. Non-streaming chat, ${s.nonStreaming?.gateway.connections ?? ''} connections`, s.nonStreaming, 'requests/s', s.baselineProxy?.nonStreaming);
+  loadTable(`2. Streaming chat (20 chunks), ${s.streaming?.gateway.connections ?? ''} connections — latency to the last byte`, s.streaming, 'streams/s', s.baselineProxy?.streaming);
+  if (s.streaming !== undefined && s.nonStreaming !== undefined) {
+    const perChunk = (s.streaming.gateway.gatewayCpuUsPerRequest - s.nonStreaming.gateway.gatewayCpuUsPerRequest) / 20;
+    push(`Gateway CPU per streamed chunk, estimated as (CPU per stream − CPU per non-streaming request) / 20: **${num(perChunk, 1)} µs**.`, '');
+  }
+
+  const one = s.oneConnection;
+  if (one !== undefined) {
+    push('#### 3. One connection, non-streaming — added latency', '', '| | direct (fake) | gateway | added by the gateway |', '|---|---|---|---|');
+    push(`| requests/s | ${int(one.direct.requestsPerSec)} | ${int(one.gateway.requestsPerSec)} | |`);
+    for (const p of ['p50', 'p90', 'p99', 'mean']) push(`| latency ${p} | ${us(one.direct.latencyMs[p])} | ${us(one.gateway.latencyMs[p])} | **${us(one.addedMs[p])}** |`);
+    push('');
+  }
+
+  const timed = s.streamingTimed;
+  if (timed !== undefined) {
+    const d = timed.direct;
+    const g = timed.gateway;
+    push(`#### 4. Streaming, 20 chunks × 20 ms, ${g.concurrency === 1 ? "one stream at a time" : `${g.concurrency} concurrent streams`} (custom client)`, '', '| | direct (fake) | gateway | added |', '|---|---|---|---|');
+    push(`| streams measured (complete / failed) | ${d.completed} / ${d.failed} | ${g.completed} / ${g.failed} | |`);
+    push(`| time to first token p50 | ${us(d.ttftMs.p50)} | ${us(g.ttftMs.p50)} | **${us(timed.added.ttftMsP50)}** |`);
+    push(`| time to first token p99 | ${us(d.ttftMs.p99)} | ${us(g.ttftMs.p99)} | ${us(timed.added.ttftMsP99)} |`);
+    push(`| gap between chunks, median stream's mean gap | ${us(d.perStreamMeanGapMs.p50)} | ${us(g.perStreamMeanGapMs.p50)} | **${num(timed.added.perStreamGapUsMedian, 1)} µs** |`);
+    push(`| gap between chunks, mean over all gaps | ${us(d.gapMs.mean)} | ${us(g.gapMs.mean)} | ${num(timed.added.perChunkGapUsMean, 1)} µs |`);
+    push(`| gap between chunks, p50 / p99 | ${us(d.gapMs.p50)} / ${us(d.gapMs.p99)} | ${us(g.gapMs.p50)} / ${us(g.gapMs.p99)} | |`);
+    push(`| chunk delivery latency (fake wrote → client read) p50 | ${num(d.deliveryUs.p50, 0)} µs | ${num(g.deliveryUs.p50, 0)} µs | ${num(timed.added.deliveryUsP50, 0)} µs |`);
+    push(`| chunk delivery latency p99 | ${num(d.deliveryUs.p99, 0)} µs | ${num(g.deliveryUs.p99, 0)} µs | ${num(timed.added.deliveryUsP99, 0)} µs |`);
+    push('', 'The added gap is what the gateway adds to the spacing of chunks (the target; the median stream is robust to a few event-loop stalls, which show in the mean and the p99 gap instead); the added delivery latency is the extra loopback hop every chunk takes through a second process, paid once per chunk but not accumulated.', '');
+  }
+
+  const slow = s.slowStreams;
+  if (slow !== undefined) {
+    const d = slow.direct;
+    const g = slow.gateway;
+    push(`#### 5. ${g.concurrency} concurrent slow streams (20 chunks × 50 ms, closed loop for ${num(g.durationSec, 0)} s)`, '', '| | direct (fake) | gateway |', '|---|---|---|');
+    push(`| streams complete / started | ${int(d.completed)} / ${int(d.streams)} | ${int(g.completed)} / ${int(g.streams)} |`);
+    push(`| failed (errors, incomplete) | ${d.failed} | ${g.failed}${Object.keys(g.errorKinds).length > 0 ? ` (${Object.entries(g.errorKinds).map(([k, v]) => `${k}: ${v}`).join('; ')})` : ''} |`);
+    push(`| mid-stream stalls (gap > ${g.stallMs} ms) | ${d.midStreamStalls} | ${g.midStreamStalls} |`);
+    push(`| first token later than ${g.stallMs} ms | ${d.slowFirstToken} | ${g.slowFirstToken} |`);
+    push(`| time to first token p50 / p99 / max | ${msv(d.ttftMs.p50)} / ${msv(d.ttftMs.p99)} / ${msv(d.ttftMs.max)} | ${msv(g.ttftMs.p50)} / ${msv(g.ttftMs.p99)} / ${msv(g.ttftMs.max)} |`);
+    push(`| largest gap in a stream p99 / max | ${msv(d.maxGapMs.p99)} / ${msv(d.maxGapMs.max)} | ${msv(g.maxGapMs.p99)} / ${msv(g.maxGapMs.max)} |`);
+    push(`| stream duration p50 / p99 | ${msv(d.totalMs.p50)} / ${msv(d.totalMs.p99)} | ${msv(g.totalMs.p50)} / ${msv(g.totalMs.p99)} |`);
+    push(`| streams/s | ${num(d.streamsPerSec)} | ${num(g.streamsPerSec)} |`);
+    push(`| gateway RSS peak / CPU | | ${num(g.gatewayRssPeakMb)} MB / ${num(g.gatewayCpuPercent, 0)} % |`);
+    push(`| gateway → upstream connections (peak, /proc/net/tcp) | | ${g.upstreamConnectionsPeak ?? '—'} |`, '');
+  }
+
+  const memory = s.memory;
+  if (memory !== undefined) {
+    push('#### 6. Gateway memory (VmRSS)', '', '| when | RSS |', '|---|---|');
+    push(`| idle, after start-up and a sanity request | ${num(memory.idleMb)} MB |`);
+    push(`| peak under ${s.nonStreaming?.gateway.connections ?? 50} connections (scenarios 1, 2 and the soak) | ${num(memory.underLoadPeakMb)} MB |`);
+    if (s.slowStreams !== undefined) push(`| peak with ${s.slowStreams.gateway.concurrency} slow streams (scenario 5) | ${num(s.slowStreams.gateway.gatewayRssPeakMb)} MB |`);
+    push(`| after load (5 s idle after scenarios 1–5) | ${num(memory.afterLoadMb)} MB |`);
+    if (memory.soak !== undefined) {
+      const soak = memory.soak;
+      push(`| soak (${soak.seconds} s, ${int(soak.requests)} requests, ${int(soak.requestsPerSec)}/s, ${soak.totalErrors} errors): first quarter → last quarter median | ${num(soak.firstQuarterMedianMb)} → ${num(soak.lastQuarterMedianMb)} MB (${soak.growthMb >= 0 ? '+' : ''}${num(soak.growthMb)} MB, slope ${num(soak.slopeMbPerMin, 2)} MB/min) |`);
+      push(`| soak peak | ${num(soak.rssPeakMb)} MB |`);
+      if (soak.retainedHeapMb?.length > 0) push(`| retained V8 heap after a forced full GC, at second ${soak.retainedHeapMb.map(([t]) => t).join(' / ')} of the soak (last: 2 s after it) | ${soak.retainedHeapMb.map(([, mb]) => num(mb)).join(' / ')} MB (${soak.retainedHeapGrowthMb >= 0 ? '+' : ''}${num(soak.retainedHeapGrowthMb)} MB) |`);
+      push(`| after the soak (5 s idle) | ${num(memory.afterSoakMb)} MB |`);
+    }
+    push('');
+  }
+
+  const workers = s.workers;
+  push('#### 7. `relay serve --workers N`', '');
+  if (workers === undefined) push('Not run.', '');
+  else if (!workers.measured) {
+    push(`Not measured: ${workers.reason}. When it exists, \`node bench/run.mjs --only 7 --workers 2\` measures scenario 1 with one and with N workers (gateway not pinned).`, '');
+  } else {
+    push('| workers | requests/s | p50 | p99 | errors |', '|---|---|---|---|---|');
+    for (const [count, r] of Object.entries(workers.perWorkers)) push(`| ${count} | ${int(r.requestsPerSec)} | ${msv(r.latencyMs.p50)} | ${msv(r.latencyMs.p99)} | ${r.totalErrors} |`);
+    push('', `Scaling: ×${num(workers.scaling, 2)} (target ≥ 1.7× with two cores free). The gateway is not pinned here; with ${results.meta.machine.cores} cores the fake upstream and the load generator (pinned to core ${results.meta.pinning.loadCore ?? '—'}) share the second worker's core, so this only shows the two-core target when the machine has at least three cores.`, '');
+  }
+  return lines.join('\n');
+}
+
+function renderProfile(profile) {
+  const lines = [];
+  lines.push(`Recorded ${profile.date.slice(0, 10)} with \`${profile.command}\` (storage ${profile.storage}, pinned: ${profile.pinning ? 'yes' : 'no'}): scenario 1 load, ${Math.round(profile.load.requestsPerSec)} req/s under the profiler (${profile.load.totalErrors} errors), gateway CPU ${profile.load.gatewayCpuPercent} %. Profile: \`${profile.profileFile}\` (open in Chrome DevTools → Performance, or speedscope). Sampled ${profile.sampledMs} ms, busy ${profile.busyPercent} %; percentages are of busy (non-idle) time.`, '');
+  lines.push('**Self time by package / gateway folder**', '', '| package | self | % |', '|---|---|---|');
+  for (const row of profile.packages.slice(0, 16)) lines.push(`| ${row.package} | ${row.selfMs} ms | ${row.selfPercent} % |`);
+  lines.push('', '**Top self-time functions**', '', '| # | function | where | self | % |', '|---|---|---|---|---|');
+  profile.topFunctions.forEach((row, index) => lines.push(`| ${index + 1} | \`${row.function}\` | ${row.location} | ${row.selfMs} ms | ${row.selfPercent} % |`));
+  if (profile.gatewayInclusive !== undefined) {
+    lines.push('', '**Gateway functions by total (inclusive) time**', '', '| function | where | total | % |', '|---|---|---|---|');
+    for (const row of profile.gatewayInclusive.slice(0, 20)) lines.push(`| \`${row.function}\` | ${row.location} | ${row.totalMs} ms | ${row.totalPercent} % |`);
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+const template = `# Benchmarks
+
+Generated parts of this file are rewritten by the harness between the \`<!-- bench:… -->\` markers;
+everything else is written by hand.
+
+<!-- bench:results:sqlite:start -->
+<!-- bench:results:sqlite:end -->
+
+## Profile
+
+<!-- bench:profile:start -->
+<!-- bench:profile:end -->
+`;
+
+function replaceSection(text, key, body, heading) {
+  const start = `<!-- bench:${key}:start -->`;
+  const end = `<!-- bench:${key}:end -->`;
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from === -1 || to === -1 || to < from) return `${text.trimEnd()}\n\n${heading === undefined ? '' : `${heading}\n\n`}${start}\n${body}\n${end}\n`;
+  return `${text.slice(0, from + start.length)}\n${body}\n${text.slice(to)}`;
+}
+
+export function updateBenchmarksMd(path, results, profile) {
+  let text = existsSync(path) ? readFileSync(path, 'utf8') : template;
+  if (results !== undefined) {
+    const label = results.meta.storage.replace('+', '-');
+    text = replaceSection(text, `results:${label}`, renderResults(results), `## Results (${results.meta.storage})`);
+  }
+  if (profile !== undefined) text = replaceSection(text, 'profile', renderProfile(profile), '## Profile');
+  writeFileSync(path, text);
+}

@@ -1,0 +1,555 @@
+#!/usr/bin/env node
+/**
+ * Unified Relay benchmark harness (issue 6). `npm run bench` builds, then runs this file.
+ *
+ *   node bench/run.mjs [--quick] [--duration S] [--warmup S] [--soak-seconds S] [--connections N]
+ *                      [--only 1,2,3,4,5,6,7] [--pg] [--redis] [--workers N] [--no-pin]
+ *                      [--slow-streams N] [--profile] [--no-report] [--out FILE]
+ *
+ * Processes: the fake upstream (bench/fake-upstream.mjs), the gateway (dist/cli/relay.js serve, governed
+ * config, fresh SQLite file or PostgreSQL/Redis) and one load process per measurement (autocannon or the
+ * streaming client). On a machine with ≥ 2 cores and taskset, the gateway runs on core 0 and the fake
+ * and the load on core 1. Every scenario is measured against the fake directly in the same run, with the
+ * same tool and settings. Results: bench/results/latest.json and the tables of BENCHMARKS.md.
+ *
+ * `--profile` runs the gateway under `node --cpu-prof` for scenario 1 only and writes the top self-time
+ * functions into BENCHMARKS.md ("Profile") and bench/results/profile.json.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { spawnSync } from 'node:child_process';
+import { benchModel, cliSupportsWorkers, startGateway, writeGatewayConfig } from './lib/gateway.mjs';
+import { cpuMeter, establishedTo, rssMb, samplePeak, runJsonChild, sampleRss, sleep, startProcess, stopProcess, tasksetAvailable, waitForLine } from './lib/processes.mjs';
+import { connectInspector } from './lib/inspector.mjs';
+import { summarizeProfile } from './lib/profile-summary.mjs';
+import { evaluateTargets, updateBenchmarksMd } from './lib/report.mjs';
+import { median, round, slope } from './lib/stats.mjs';
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(benchDir, '..');
+const loadScript = join(benchDir, 'lib', 'load.mjs');
+const streamScript = join(benchDir, 'lib', 'stream-client.mjs');
+const fakeScript = join(benchDir, 'fake-upstream.mjs');
+const baselineScript = join(benchDir, 'baseline-proxy.mjs');
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    'soak-seconds': { type: 'string' },
+    connections: { type: 'string', default: '50' },
+    only: { type: 'string' },
+    pg: { type: 'boolean', default: false },
+    redis: { type: 'boolean', default: false },
+    workers: { type: 'string' },
+    'no-pin': { type: 'boolean', default: false },
+    'slow-streams': { type: 'string', default: '1000' },
+    profile: { type: 'boolean', default: false },
+    'no-report': { type: 'boolean', default: false },
+    'no-baseline': { type: 'boolean', default: false },
+    out: { type: 'string' },
+  },
+});
+
+const quick = args.quick;
+const settings = {
+  quick,
+  durationSec: Number(args.duration ?? (quick ? 3 : 10)),
+  warmupSec: Number(args.warmup ?? (quick ? 1 : 2)),
+  soakSec: Number(args['soak-seconds'] ?? (quick ? 30 : 120)),
+  connections: Number(args.connections),
+  slowStreams: Number(args['slow-streams']),
+  workers: args.workers === undefined ? undefined : Number(args.workers),
+  only: args.only === undefined ? undefined : new Set(args.only.split(',').map((s) => s.trim())),
+};
+const wants = (scenario) => settings.only === undefined || settings.only.has(String(scenario));
+
+// ---- Machine, pinning, storage ----
+const cores = availableParallelism();
+const pinning = !args['no-pin'] && cores >= 2 && tasksetAvailable();
+const gatewayCore = pinning ? 0 : undefined;
+const loadCore = pinning ? 1 : undefined;
+const cpuModel = readCpuModel();
+
+function readCpuModel() {
+  try {
+    const match = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
+    if (match !== null) return match[1].trim();
+  } catch {
+    // not Linux
+  }
+  return cpus()[0]?.model ?? 'unknown';
+}
+
+const storage = { database: 'sqlite', redis: false, databaseUrl: undefined, redisUrl: undefined };
+if (args.pg) {
+  storage.databaseUrl = process.env.RELAY_BENCH_POSTGRES_URL;
+  if (storage.databaseUrl === undefined) fail('--pg needs RELAY_BENCH_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/relay_bench)');
+  storage.database = 'postgres';
+}
+if (args.redis) {
+  storage.redisUrl = process.env.RELAY_BENCH_REDIS_URL;
+  if (storage.redisUrl === undefined) fail('--redis needs RELAY_BENCH_REDIS_URL (e.g. redis://127.0.0.1:6379)');
+  storage.redis = true;
+}
+const storageLabel = `${storage.database}${storage.redis ? '+redis' : ''}`;
+
+function fail(message) {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
+
+const log = (line) => process.stdout.write(`[bench] ${line}\n`);
+
+// ---- Requests ----
+const chatBody = {
+  model: benchModel,
+  messages: [
+    { role: 'system', content: 'You are a helpful assistant.' },
+    { role: 'user', content: 'Say hello in five words.' },
+  ],
+};
+// The client asks for usage itself, so the gateway passes the body through untouched and the client gets
+// the same bytes directly and through the gateway (without it the gateway re-serializes the body once to
+// ask the upstream for usage, and drops the usage chunk on the way back).
+const streamBody = (bench) => ({ ...chatBody, stream: true, stream_options: { include_usage: true }, bench });
+
+// ---- Runs ----
+const workDir = mkdtempSync(join(tmpdir(), 'relay-bench-'));
+const started = [];
+let fake;
+let fakePort;
+let gateway;
+
+async function main() {
+  log(`machine: ${cores} cores, ${cpuModel}, node ${process.version}; pinning: ${pinning ? `gateway → core ${gatewayCore}, fake + load → core ${loadCore}` : 'off'}`);
+  const busy = loadavg()[0];
+  if (busy > cores * 0.25) log(`warning: load average ${busy.toFixed(2)} on ${cores} cores — other processes compete for the cores and the numbers will be noisy; run on a quiet machine`);
+  log(`storage: ${storageLabel}; per scenario ${settings.durationSec} s (+${settings.warmupSec} s warm-up), soak ${settings.soakSec} s`);
+
+  fake = startProcess('fake-upstream', process.execPath, [fakeScript, '--port', '0'], { core: loadCore });
+  started.push(fake);
+  const fakeUrl = JSON.parse(await waitForLine(fake, (line) => line.startsWith('{"listening"'))).listening;
+  fakePort = Number(new URL(fakeUrl).port);
+
+  const databaseUrl = storage.databaseUrl ?? `sqlite:${join(workDir, 'relay.db')}`;
+  const { path: configPath, tokenKey } = writeGatewayConfig(workDir, fakeUrl);
+  const gatewayHeaders = { authorization: `Bearer ${tokenKey}`, 'content-type': 'application/json' };
+  const directHeaders = { authorization: 'Bearer sk-bench-upstream-key', 'content-type': 'application/json' };
+
+  if (args.profile) return profileRun({ fakeUrl, databaseUrl, configPath, gatewayHeaders });
+
+  // The inspector (loopback, no session attached until scenario 6) lets the soak read the V8 heap.
+  gateway = await startGateway({ repoRoot, directory: workDir, configPath, databaseUrl, redisUrl: storage.redisUrl, core: gatewayCore, nodeFlags: ['--inspect=127.0.0.1:0'] });
+  started.push(gateway.handle);
+  const direct = { name: 'direct', url: `${fakeUrl}/v1/chat/completions`, headers: directHeaders };
+  const relay = { name: 'gateway', url: `${gateway.url}/v1/chat/completions`, headers: gatewayHeaders };
+  log(`fake upstream ${fakeUrl} (pid ${fake.pid}), gateway ${gateway.url} (pid ${gateway.handle.pid})`);
+
+  await sanityCheck(direct, relay);
+  await sleep(3000);
+  const results = {
+    meta: {
+      date: new Date().toISOString(),
+      machine: { cores, cpuModel, memoryGb: round(totalmem() / 2 ** 30, 1), loadAverageAtStart: loadavg().map((v) => round(v, 2)) },
+      node: process.version,
+      autocannon: readAutocannonVersion(),
+      commit: gitCommit(),
+      pinning: { used: pinning, gatewayCore, loadCore, note: pinning ? 'taskset -c 0 gateway; taskset -c 1 fake upstream and load generator' : 'not pinned' },
+      storage: storageLabel,
+      settings: { ...settings, only: settings.only === undefined ? 'all' : [...settings.only] },
+      command: `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    },
+    scenarios: {},
+  };
+  const memory = { idleMb: round(rssMb(gateway.handle.pid), 1), underLoadPeakMb: undefined };
+  const notePeak = (peak) => {
+    if (peak !== undefined) memory.underLoadPeakMb = round(Math.max(memory.underLoadPeakMb ?? 0, peak), 1);
+  };
+
+  // 1. Non-streaming chat at N connections.
+  if (wants(1)) {
+    log(`scenario 1: non-streaming chat, ${settings.connections} connections`);
+    const pair = await loadPair(direct, relay, { connections: settings.connections, body: JSON.stringify(chatBody) });
+    results.scenarios.nonStreaming = pair;
+    notePeak(pair.gateway.gatewayRssPeakMb);
+    log(`  direct ${fmt(pair.direct.requestsPerSec)} req/s, gateway ${fmt(pair.gateway.requestsPerSec)} req/s (${pct(pair.ratio)}), errors ${pair.gateway.totalErrors}`);
+  }
+
+  // 2. Streaming chat (20 chunks) at N connections.
+  if (wants(2)) {
+    log(`scenario 2: streaming chat (20 chunks), ${settings.connections} connections`);
+    const pair = await loadPair(direct, relay, { connections: settings.connections, body: JSON.stringify(streamBody({ chunks: 20 })) });
+    results.scenarios.streaming = pair;
+    notePeak(pair.gateway.gatewayRssPeakMb);
+    log(`  direct ${fmt(pair.direct.requestsPerSec)} streams/s, gateway ${fmt(pair.gateway.requestsPerSec)} streams/s (${pct(pair.ratio)}), errors ${pair.gateway.totalErrors}`);
+  }
+
+  // Calibration: a bare Fastify + undici pass-through on the same core with the same load.
+  if (!args['no-baseline'] && (results.scenarios.nonStreaming !== undefined || results.scenarios.streaming !== undefined)) {
+    log('calibration: bare Fastify + undici pass-through (no governance) on the gateway core');
+    results.scenarios.baselineProxy = await baselineRun(fakeUrl, directHeaders, results);
+  }
+
+  // 3. One connection: added latency.
+  if (wants(3)) {
+    log('scenario 3: one connection, non-streaming');
+    const pair = await loadPair(direct, relay, { connections: 1, body: JSON.stringify(chatBody) });
+    pair.addedMs = {
+      p50: pair.gateway.latencyMs.p50 - pair.direct.latencyMs.p50,
+      p90: pair.gateway.latencyMs.p90 - pair.direct.latencyMs.p90,
+      p99: pair.gateway.latencyMs.p99 - pair.direct.latencyMs.p99,
+      mean: pair.gateway.latencyMs.mean - pair.direct.latencyMs.mean,
+    };
+    results.scenarios.oneConnection = pair;
+    log(`  added latency p50 ${fmt(pair.addedMs.p50 * 1000)} µs, p99 ${fmt(pair.addedMs.p99 * 1000)} µs`);
+  }
+
+  // 4. Streaming with 20 ms between chunks: added time to first token and per-chunk delay.
+  if (wants(4)) {
+    log('scenario 4: streaming, 20 chunks × 20 ms, one stream at a time');
+    // One stream at a time: nothing else runs on the gateway's event loop, so what is measured is the relay's own cost.
+    const spec = { concurrency: 1, durationSec: settings.durationSec, warmupSec: settings.warmupSec, expectChunks: 20, stallMs: 1000, body: streamBody({ chunks: 20, delay_ms: 20, ts: true }) };
+    const pair = await streamPair(direct, relay, spec);
+    const d = pair.direct;
+    const g = pair.gateway;
+    pair.added = {
+      ttftMsP50: g.ttftMs.p50 - d.ttftMs.p50,
+      ttftMsP99: g.ttftMs.p99 - d.ttftMs.p99,
+      /** Mean inter-chunk gap through the gateway minus direct: what the gateway adds to each chunk's spacing. */
+      perChunkGapUsMean: (g.gapMs.mean - d.gapMs.mean) * 1000,
+      perChunkGapUsP50: (g.gapMs.p50 - d.gapMs.p50) * 1000,
+      /** Median over streams of each stream's mean gap, gateway minus direct: robust to a few stalls. */
+      perStreamGapUsMedian: (g.perStreamMeanGapMs.p50 - d.perStreamMeanGapMs.p50) * 1000,
+      gapMsP99: g.gapMs.p99 - d.gapMs.p99,
+      /** Chunk delivery latency (fake wrote → client read) through the gateway minus direct: the extra hop. */
+      deliveryUsP50: g.deliveryUs.p50 - d.deliveryUs.p50,
+      deliveryUsP99: g.deliveryUs.p99 - d.deliveryUs.p99,
+    };
+    results.scenarios.streamingTimed = pair;
+    log(`  added TTFT p50 ${fmt(pair.added.ttftMsP50 * 1000)} µs; added per-chunk gap ${fmt(pair.added.perStreamGapUsMedian)} µs (median stream; mean over all gaps ${fmt(pair.added.perChunkGapUsMean)} µs); extra hop per chunk p50 ${fmt(pair.added.deliveryUsP50)} µs`);
+  }
+
+  // 5. Many concurrent slow streams.
+  if (wants(5)) {
+    const n = settings.slowStreams;
+    log(`scenario 5: ${n} concurrent slow streams (20 chunks × 50 ms)`);
+    const spec = { concurrency: n, durationSec: Math.max(settings.durationSec, 5), warmupSec: 0, expectChunks: 20, stallMs: 1000, streamTimeoutSec: 120, body: streamBody({ chunks: 20, delay_ms: 50 }) };
+    const pair = await streamPair(direct, relay, spec);
+    results.scenarios.slowStreams = pair;
+    log(`  gateway: ${pair.gateway.completed}/${pair.gateway.streams} complete, stalls ${pair.gateway.midStreamStalls}, slow first token ${pair.gateway.slowFirstToken}, RSS peak ${fmt(pair.gateway.gatewayRssPeakMb)} MB, upstream connections peak ${pair.gateway.upstreamConnectionsPeak}`);
+  }
+
+  // 6. Memory: idle, under load, after load, soak.
+  if (wants(6)) {
+    await sleep(5000);
+    memory.afterLoadMb = round(rssMb(gateway.handle.pid), 1);
+    log(`scenario 6: soak ${settings.soakSec} s, mixed chat + streams at ${settings.connections} connections`);
+    const soak = await soakRun(relay);
+    notePeak(soak.rssPeakMb);
+    await sleep(5000);
+    memory.afterSoakMb = round(rssMb(gateway.handle.pid), 1);
+    memory.soak = soak;
+    log(`  retained V8 heap after forced GC (s: MB): ${soak.retainedHeapMb.map(([t, mb]) => `${t}: ${mb}`).join(', ')}`);
+    log(`  RSS idle ${memory.idleMb} MB, peak ${memory.underLoadPeakMb} MB, after load ${memory.afterLoadMb} MB; soak growth ${fmt(soak.growthMb)} MB (slope ${fmt(soak.slopeMbPerMin)} MB/min), after soak ${memory.afterSoakMb} MB`);
+  }
+  memory.underLoadPeakMb ??= undefined;
+  results.scenarios.memory = memory;
+
+  // 7. Workers.
+  if (wants(7)) results.scenarios.workers = await workersRun({ fakeUrl, configPath, gatewayHeaders });
+
+  await stopProcess(gateway.handle);
+  results.meta.loadAverageAtEnd = loadavg().map((v) => round(v, 2));
+  results.targets = evaluateTargets(results);
+  const out = args.out ?? join(benchDir, 'results', storageLabel === 'sqlite' ? 'latest.json' : `latest-${storageLabel.replace('+', '-')}.json`);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  log(`results: ${out}`);
+  if (!args['no-report'] && settings.only === undefined) {
+    updateBenchmarksMd(join(repoRoot, 'BENCHMARKS.md'), results);
+    log('BENCHMARKS.md updated');
+  }
+  for (const target of results.targets) log(`${target.pass === true ? 'PASS' : target.pass === false ? 'MISS' : 'N/A '} ${target.name}: ${target.measured}${target.pass === false ? ` — ${target.miss}` : ''}`);
+}
+
+/** One autocannon run (warm-up + measurement) against a target; `watch` = pid of the relay process to meter. */
+async function runLoad(target, { connections, body }, watch) {
+  const pids = [fake.pid, ...(watch === undefined ? [] : [watch])];
+  const cpu = cpuMeter(pids);
+  const rss = watch === undefined ? undefined : sampleRss([watch], 250);
+  const result = await runJsonChild(`load ${target.name}`, loadScript, {
+    url: target.url,
+    method: 'POST',
+    headers: target.headers,
+    body,
+    connections,
+    durationSec: settings.durationSec,
+    warmupSec: settings.warmupSec,
+  }, { core: loadCore });
+  const usage = cpu.stop();
+  result.fakeCpuPercent = round(usage[fake.pid].percent, 1);
+  if (watch !== undefined) {
+    const samples = rss.stop()[watch];
+    result.gatewayRssPeakMb = round(Math.max(...samples.map((s) => s.rssMb)), 1);
+    // CPU over warm-up + measurement at a steady rate: CPU share / request rate = CPU time per request.
+    result.gatewayCpuPercent = round(usage[watch].percent, 1);
+    result.gatewayCpuUsPerRequest = round(((usage[watch].percent / 100) * 1e6) / result.requestsPerSec, 1);
+  }
+  await sleep(1000);
+  return result;
+}
+
+/** A non-streaming or streaming autocannon run against the fake directly, then through the gateway. */
+async function loadPair(direct, relay, load) {
+  const d = await runLoad(direct, load);
+  const g = await runLoad(relay, load, gateway.handle.pid);
+  return { direct: d, gateway: g, ratio: g.requestsPerSec / d.requestsPerSec };
+}
+
+/** Calibration: the thinnest Fastify + undici pass-through on the gateway's core, scenarios 1 and 2. */
+async function baselineRun(fakeUrl, directHeaders, results) {
+  const proxy = startProcess('baseline-proxy', process.execPath, [baselineScript, '--upstream', fakeUrl], { core: gatewayCore, cwd: repoRoot });
+  started.push(proxy);
+  const url = JSON.parse(await waitForLine(proxy, (line) => line.startsWith('{"listening"'))).listening;
+  const target = { name: 'baseline proxy', url: `${url}/v1/chat/completions`, headers: directHeaders };
+  const out = {};
+  for (const [key, body] of [
+    ['nonStreaming', JSON.stringify(chatBody)],
+    ['streaming', JSON.stringify(streamBody({ chunks: 20 }))],
+  ]) {
+    const pair = results.scenarios[key];
+    if (pair === undefined) continue;
+    const r = await runLoad(target, { connections: settings.connections, body }, proxy.pid);
+    out[key] = { requestsPerSec: r.requestsPerSec, latencyMs: r.latencyMs, totalErrors: r.totalErrors, cpuPercent: r.gatewayCpuPercent, cpuUsPerRequest: r.gatewayCpuUsPerRequest, rssPeakMb: r.gatewayRssPeakMb, ratio: r.requestsPerSec / pair.direct.requestsPerSec, gatewayShareOfBaseline: pair.gateway.requestsPerSec / r.requestsPerSec };
+    log(`  baseline proxy ${key}: ${fmt(r.requestsPerSec)}/s (${pct(out[key].ratio)}), CPU ${fmt(r.gatewayCpuUsPerRequest)} µs/request; governed gateway = ${(out[key].gatewayShareOfBaseline * 100).toFixed(1)} % of it`);
+  }
+  await stopProcess(proxy);
+  return out;
+}
+
+/** The streaming client against the fake directly, then through the gateway. */
+async function streamPair(direct, relay, spec) {
+  const run = async (target, watchGateway) => {
+    const rss = watchGateway ? sampleRss([gateway.handle.pid], 250) : undefined;
+    const cpu = cpuMeter(watchGateway ? [gateway.handle.pid] : []);
+    // Gateway → fake connections (only the gateway connects to the fake's port during its run).
+    const upstreamConnections = watchGateway ? samplePeak(() => establishedTo(fakePort), 250) : undefined;
+    const result = await runJsonChild(`streams ${target.name}`, streamScript, { ...spec, url: target.url, headers: target.headers }, { core: loadCore });
+    if (watchGateway) {
+      result.upstreamConnectionsPeak = upstreamConnections.stop();
+      const samples = rss.stop()[gateway.handle.pid];
+      result.gatewayRssPeakMb = round(Math.max(...samples.map((s) => s.rssMb)), 1);
+      result.gatewayCpuPercent = round(cpu.stop()[gateway.handle.pid].percent, 1);
+    }
+    await sleep(1000);
+    return result;
+  };
+  const d = await run(direct, false);
+  const g = await run(relay, true);
+  return { direct: d, gateway: g, ratio: g.streamsPerSec / d.streamsPerSec };
+}
+
+/**
+ * Mixed non-streaming + streaming load for the soak; RSS sampled every second. The retained V8 heap (after
+ * a forced full GC, through the inspector) is read at 10 %, 40 %, 70 % of the soak and after it: growing
+ * RSS with a flat retained heap is the collector's laziness, a growing retained heap is a leak.
+ */
+async function soakRun(relay) {
+  const inspector = await connectInspector(gateway.handle).catch((error) => {
+    log(`  (no heap readings: ${error.message})`);
+    return undefined;
+  });
+  const retainedHeap = [];
+  const checkpoints = inspector === undefined ? [] : [0.1, 0.4, 0.7].map((share) =>
+    setTimeout(() => {
+      void inspector.heap({ gc: true }).then((heap) => retainedHeap.push([round(share * settings.soakSec, 1), round(heap.usedMb, 1)]), () => undefined);
+    }, share * settings.soakSec * 1000),
+  );
+  const rss = sampleRss([gateway.handle.pid], 1000);
+  const load = await runJsonChild('soak', loadScript, {
+    url: relay.url,
+    method: 'POST',
+    headers: relay.headers,
+    requests: [
+      { method: 'POST', body: JSON.stringify(chatBody) },
+      { method: 'POST', body: JSON.stringify(streamBody({ chunks: 20 })) },
+    ],
+    connections: settings.connections,
+    durationSec: settings.soakSec,
+    warmupSec: 0,
+  }, { core: loadCore });
+  const samples = rss.stop()[gateway.handle.pid];
+  for (const timer of checkpoints) clearTimeout(timer);
+  if (inspector !== undefined) {
+    await sleep(2000);
+    const heap = await inspector.heap({ gc: true }).catch(() => undefined);
+    if (heap !== undefined) retainedHeap.push([round(settings.soakSec + 2, 1), round(heap.usedMb, 1)]);
+    inspector.close();
+  }
+  // Skip the first 10 % (JIT, pools and caches filling), then compare the first and the last quarter.
+  const steady = samples.slice(Math.floor(samples.length * 0.1));
+  const quarter = Math.max(1, Math.floor(steady.length / 4));
+  const firstMb = median(steady.slice(0, quarter).map((s) => s.rssMb));
+  const lastMb = median(steady.slice(-quarter).map((s) => s.rssMb));
+  return {
+    seconds: settings.soakSec,
+    requests: load.completed,
+    requestsPerSec: round(load.requestsPerSec, 1),
+    totalErrors: load.totalErrors,
+    rssStartMb: round(samples[0]?.rssMb, 1),
+    rssPeakMb: round(Math.max(...samples.map((s) => s.rssMb)), 1),
+    firstQuarterMedianMb: round(firstMb, 1),
+    lastQuarterMedianMb: round(lastMb, 1),
+    growthMb: round(lastMb - firstMb, 1),
+    slopeMbPerMin: round(slope(steady.map((s) => s.tSec), steady.map((s) => s.rssMb)) * 60, 2),
+    /** [second of the soak, V8 heap MB after a forced full GC]; the last one 2 s after the load stopped. */
+    retainedHeapMb: retainedHeap,
+    retainedHeapGrowthMb: retainedHeap.length >= 2 ? round(retainedHeap.at(-1)[1] - retainedHeap[0][1], 1) : undefined,
+    samples: samples.map((s) => [round(s.tSec, 1), round(s.rssMb, 1)]),
+  };
+}
+
+/** Scenario 7: `relay serve --workers N` with 1 and N workers, when the CLI has it. */
+async function workersRun({ fakeUrl, configPath, gatewayHeaders }) {
+  const n = settings.workers ?? 2;
+  if (!(await cliSupportsWorkers(repoRoot))) {
+    log('scenario 7: `relay serve --workers N` is not implemented by the CLI: not measured');
+    return { measured: false, reason: '`relay serve --workers N` is not implemented (the CLI usage does not list --workers)', workers: n };
+  }
+  log(`scenario 7: --workers 1 vs --workers ${n} (gateway not pinned; fake + load on core ${loadCore ?? 'any'})`);
+  const perWorkers = {};
+  for (const count of [1, n]) {
+    const dir = mkdtempSync(join(workDir, `workers-${count}-`));
+    const databaseUrl = storage.databaseUrl ?? `sqlite:${join(dir, 'relay.db')}`;
+    const g = await startGateway({ repoRoot, directory: dir, configPath, databaseUrl, redisUrl: storage.redisUrl, serveArgs: ['--workers', String(count)], name: `gateway-w${count}` });
+    started.push(g.handle);
+    await sleep(2000);
+    const result = await runJsonChild(`load workers ${count}`, loadScript, {
+      url: `${g.url}/v1/chat/completions`,
+      method: 'POST',
+      headers: gatewayHeaders,
+      body: JSON.stringify(chatBody),
+      connections: settings.connections,
+      durationSec: settings.durationSec,
+      warmupSec: settings.warmupSec,
+    }, { core: loadCore });
+    perWorkers[count] = { requestsPerSec: result.requestsPerSec, latencyMs: result.latencyMs, totalErrors: result.totalErrors };
+    await stopProcess(g.handle);
+    await sleep(1000);
+  }
+  return { measured: true, workers: n, perWorkers, scaling: perWorkers[n].requestsPerSec / perWorkers[1].requestsPerSec, fakeUrl };
+}
+
+async function sanityCheck(direct, relay) {
+  for (const target of [direct, relay]) {
+    const plain = await fetch(target.url, { method: 'POST', headers: target.headers, body: JSON.stringify(chatBody) });
+    const json = await plain.json().catch(() => undefined);
+    if (plain.status !== 200 || json?.usage === undefined) throw new Error(`sanity: ${target.name} non-streaming answered ${plain.status}: ${JSON.stringify(json)}`);
+    const stream = await fetch(target.url, { method: 'POST', headers: target.headers, body: JSON.stringify(streamBody({ chunks: 20 })) });
+    const text = await stream.text();
+    const events = text.split('\n\n').filter((e) => e.startsWith('data: '));
+    if (stream.status !== 200 || events.length !== 22 || events.at(-1) !== 'data: [DONE]') {
+      throw new Error(`sanity: ${target.name} streaming answered ${stream.status} with ${events.length} events (expected 20 chunks + usage + [DONE])\n${text.slice(0, 500)}`);
+    }
+  }
+  log('sanity check passed (non-streaming + streaming, direct and through the gateway)');
+}
+
+/** --profile: the gateway under --cpu-prof for scenario 1 only; the profile's top self-time functions. */
+async function profileRun({ fakeUrl, databaseUrl, configPath, gatewayHeaders }) {
+  const profileDir = join(workDir, 'cpu-profile');
+  mkdirSync(profileDir, { recursive: true });
+  const g = await startGateway({
+    repoRoot,
+    directory: workDir,
+    configPath,
+    databaseUrl,
+    redisUrl: storage.redisUrl,
+    core: gatewayCore,
+    nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250'],
+    name: 'gateway-profiled',
+  });
+  started.push(g.handle);
+  log(`profiling the gateway (pid ${g.handle.pid}) under scenario 1 for ${settings.durationSec} s`);
+  const cpu = cpuMeter([g.handle.pid]);
+  const loadStartUs = Number(process.hrtime.bigint() / 1000n);
+  const load = await runJsonChild('load profile', loadScript, {
+    url: `${g.url}/v1/chat/completions`,
+    method: 'POST',
+    headers: gatewayHeaders,
+    body: JSON.stringify(chatBody),
+    connections: settings.connections,
+    durationSec: settings.durationSec,
+    warmupSec: settings.warmupSec,
+  }, { core: loadCore });
+  const loadEndUs = Number(process.hrtime.bigint() / 1000n);
+  const usage = cpu.stop()[g.handle.pid];
+  await stopProcess(g.handle);
+  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+  if (file === undefined) throw new Error('the gateway wrote no .cpuprofile (did it exit cleanly on SIGTERM?)');
+  const kept = join(benchDir, 'results', 'gateway-scenario1.cpuprofile');
+  mkdirSync(dirname(kept), { recursive: true });
+  renameSync(join(profileDir, file), kept);
+  // Only the measured load window counts (warm-up, start-up and shutdown are left out).
+  const measuredFromUs = loadStartUs + settings.warmupSec * 1e6 + 300_000;
+  const cpuProfile = JSON.parse(readFileSync(kept, 'utf8'));
+  if (cpuProfile.startTime > loadStartUs || cpuProfile.endTime < loadEndUs) log(`warning: profile clock [${cpuProfile.startTime}, ${cpuProfile.endTime}] does not span the load window [${loadStartUs}, ${loadEndUs}]`);
+  const summary = summarizeProfile(cpuProfile, { repoRoot, windowUs: [measuredFromUs, loadEndUs] });
+  const profile = {
+    date: new Date().toISOString(),
+    command: `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    storage: storageLabel,
+    pinning,
+    load: { requestsPerSec: load.requestsPerSec, totalErrors: load.totalErrors, latencyMs: load.latencyMs, gatewayCpuPercent: round(usage.percent, 1) },
+    profileFile: 'bench/results/gateway-scenario1.cpuprofile',
+    ...summary,
+  };
+  writeFileSync(join(benchDir, 'results', 'profile.json'), `${JSON.stringify(profile, null, 2)}\n`);
+  log(`profile: ${round(load.requestsPerSec, 0)} req/s under the profiler; top self time:`);
+  for (const row of summary.topFunctions.slice(0, 15)) log(`  ${row.selfPercent.toFixed(1).padStart(5)} %  ${row.function}  ${row.location}`);
+  if (!args['no-report']) {
+    updateBenchmarksMd(join(repoRoot, 'BENCHMARKS.md'), undefined, profile);
+    log('BENCHMARKS.md profile section updated');
+  }
+}
+
+function readAutocannonVersion() {
+  try {
+    return JSON.parse(readFileSync(join(repoRoot, 'node_modules', 'autocannon', 'package.json'), 'utf8')).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function gitCommit() {
+  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' });
+  const dirty = spawnSync('git', ['status', '--porcelain', '--', 'src'], { cwd: repoRoot, encoding: 'utf8' });
+  const commit = head.stdout?.trim() || 'unknown';
+  return dirty.stdout?.trim() ? `${commit} (+ uncommitted changes in src/)` : commit;
+}
+
+const fmt = (value) => (typeof value === 'number' && Number.isFinite(value) ? (Math.abs(value) >= 100 ? value.toFixed(0) : value.toFixed(1)) : String(value));
+const pct = (ratio) => `${(ratio * 100).toFixed(1)} % of direct`;
+
+async function cleanup() {
+  for (const handle of started.reverse()) await stopProcess(handle, 5000).catch(() => undefined);
+  rmSync(workDir, { recursive: true, force: true });
+}
+
+process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+main().then(
+  async () => {
+    await cleanup();
+    process.exit(0);
+  },
+  async (error) => {
+    process.stderr.write(`bench failed: ${error?.stack ?? error}\n`);
+    await cleanup();
+    process.exit(1);
+  },
+);
