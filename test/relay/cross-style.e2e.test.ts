@@ -120,3 +120,19 @@ describe('Anthropic upstream max_tokens default', () => {
     }
   });
 });
+
+describe('lossy conversion', () => {
+  it('records what could not be carried across as warnings in the log row', async () => {
+    const fixture = await startCrossStyleFixture();
+    try {
+      await fixture.openai.chat.completions.create({ model: models.anthropic, messages: [{ role: 'user', content: 'hi' }], seed: 42, presence_penalty: 0.5 });
+      const row = await fixture.lastLog();
+      expect(row.warnings.join('\n')).toMatch(/seed/i);
+      expect(fixture.anthropicUpstream.requests.at(-1)!.body).not.toHaveProperty('seed');
+      await fixture.anthropic.messages.create({ model: models.anthropic, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+      expect((await fixture.lastLog()).warnings).toEqual([]);
+    } finally {
+      await fixture.close();
+    }
+  });
+});
