@@ -12,7 +12,7 @@ import type { AppServices } from './http/app-services.js';
 import { buildApp } from './http/build-app.js';
 import { createLogWriter, type LogWriter } from './logging/log-writer.js';
 import { createSecretBox } from './security/secret-box.js';
-import { SqlQuotaLedger } from './billing/sql-quota-ledger.js';
+import { createQuotaLedger } from './billing/create-quota-ledger.js';
 import { MemoryRateLimiter } from './limits/memory-rate-limiter.js';
 import { createRedisRateLimiter } from './limits/redis-rate-limiter.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
@@ -76,7 +76,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   await catalog.load();
   await catalog.startSync(environment.syncFrequencySeconds * 1000);
 
-  const ledger = new SqlQuotaLedger(database.db, database.dialect, environment.nodeName ?? `${hostname()}:${environment.port}`);
+  const ledger = createQuotaLedger(database, environment.nodeName ?? `${hostname()}:${environment.port}`);
   const recovered = await ledger.recoverOpenReservations(now(), async (reservation) => {
     const row = buildRecoveryLogRow(reservation, catalog.snapshot.tokensById.get(reservation.tokenId)?.name);
     // The charge itself is settled already; a row that cannot be written must not stop the start.

@@ -199,7 +199,7 @@ async function settleWallet(trx: Executor, wallet: Wallet, id: number, reserved:
   }
 }
 
-function quotaAmount(value: number, name: string): number {
+export function quotaAmount(value: number, name: string): number {
   if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer quota (got ${value})`);
   return value;
 }

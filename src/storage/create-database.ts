@@ -8,6 +8,8 @@ export interface DatabaseHandle {
   dialect: DialectName;
   /** A short description safe to print (no password). */
   description: string;
+  /** The embedded database's own connection, for the few hot paths that run synchronous transactions. */
+  sqliteConnection?: import('better-sqlite3').Database;
 }
 
 /** Parses a DATABASE_URL into a dialect; the one place the dialect is chosen. */
@@ -21,8 +23,10 @@ export function dialectOf(databaseUrl: string): DialectName {
 export async function createDatabase(databaseUrl: string): Promise<DatabaseHandle> {
   const dialect = dialectOf(databaseUrl);
   switch (dialect) {
-    case 'sqlite':
-      return { db: await createSqlite(databaseUrl), dialect, description: databaseUrl };
+    case 'sqlite': {
+      const { db, connection } = await createSqlite(databaseUrl);
+      return { db, dialect, description: databaseUrl, sqliteConnection: connection };
+    }
     case 'postgres':
       return { db: await createPostgres(databaseUrl), dialect, description: redact(databaseUrl) };
     case 'mysql':
@@ -30,7 +34,7 @@ export async function createDatabase(databaseUrl: string): Promise<DatabaseHandl
   }
 }
 
-async function createSqlite(databaseUrl: string): Promise<Database> {
+async function createSqlite(databaseUrl: string): Promise<{ db: Database; connection: import('better-sqlite3').Database }> {
   const { default: SqliteDatabase } = await import('better-sqlite3');
   const location = databaseUrl === ':memory:' || databaseUrl === 'sqlite::memory:' ? ':memory:' : databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
   if (location !== ':memory:') mkdirSync(dirname(resolve(location)), { recursive: true });
@@ -40,7 +44,7 @@ async function createSqlite(databaseUrl: string): Promise<Database> {
   connection.pragma('journal_mode = WAL');
   connection.pragma('busy_timeout = 10000');
   connection.pragma('synchronous = NORMAL');
-  return new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+  return { db: new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) }), connection };
 }
 
 /**

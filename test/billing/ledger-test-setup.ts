@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { SqlQuotaLedger } from '../../src/billing/sql-quota-ledger.js';
+import { createQuotaLedger } from '../../src/billing/create-quota-ledger.js';
+import type { QuotaLedger } from '../../src/billing/quota-ledger.js';
 import { createSecretBox } from '../../src/security/secret-box.js';
 import { ChannelsRepository } from '../../src/storage/channels-repository.js';
 import { createDatabase, type DatabaseHandle } from '../../src/storage/create-database.js';
@@ -16,7 +17,7 @@ export interface LedgerDatabase {
   users: UsersRepository;
   tokens: TokensRepository;
   channels: ChannelsRepository;
-  ledger(owner?: string): SqlQuotaLedger;
+  ledger(owner?: string): QuotaLedger;
   /** A user with a token; `null` quota means unlimited. */
   createAccount(quota: { user: number | null; token: number | null }): Promise<{ userId: number; tokenId: number }>;
   createChannel(): Promise<number>;
@@ -43,7 +44,7 @@ export async function openLedgerDatabase(dialect: DialectName): Promise<LedgerDa
     users,
     tokens,
     channels,
-    ledger: (owner = 'node-a') => new SqlQuotaLedger(handle.db, handle.dialect, owner),
+    ledger: (owner = 'node-a') => createQuotaLedger(handle, owner),
     async createAccount(quota) {
       accounts += 1;
       const userId = await users.create(

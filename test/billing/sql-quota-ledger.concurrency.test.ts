@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqlQuotaLedger } from '../../src/billing/sql-quota-ledger.js';
+import { createQuotaLedger } from '../../src/billing/create-quota-ledger.js';
+import type { QuotaLedger } from '../../src/billing/quota-ledger.js';
 import { allDialects } from '../support/test-databases.js';
 import { openLedgerDatabase, type LedgerDatabase } from './ledger-test-setup.js';
 
@@ -13,7 +14,7 @@ for (const { dialect, available } of allDialects) {
      * would have. SQLite: the one handle a process owns (better-sqlite3 is synchronous, so a second handle
      * in the same process would block the event loop on the first one's write lock instead of waiting).
      */
-    let ledgers: SqlQuotaLedger[];
+    let ledgers: QuotaLedger[];
     let run = 0;
 
     beforeAll(async () => {
@@ -22,7 +23,7 @@ for (const { dialect, available } of allDialects) {
       if (dialect !== 'sqlite') {
         for (const owner of ['node-b', 'node-c']) {
           const other = await database.openAnotherHandle();
-          ledgers.push(new SqlQuotaLedger(other.db, other.dialect, owner));
+          ledgers.push(createQuotaLedger(other, owner));
         }
       }
     });
@@ -35,7 +36,7 @@ for (const { dialect, available } of allDialects) {
       run += 1;
       return Promise.all(
         cycles.map(async (cycle, index) => {
-          const ledger = ledgers[index % ledgers.length] as SqlQuotaLedger;
+          const ledger = ledgers[index % ledgers.length] as QuotaLedger;
           const id = `run-${run}-cycle-${index}`;
           const reserved = await ledger.reserve({ id, ...cycle.account, amount: cycle.reserve }, now);
           if (!reserved.ok) return { id, reserved, charged: 0 };

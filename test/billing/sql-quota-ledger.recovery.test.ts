@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SqlQuotaLedger, staleReservationMs } from '../../src/billing/sql-quota-ledger.js';
+import { createQuotaLedger } from '../../src/billing/create-quota-ledger.js';
+import { staleReservationMs } from '../../src/billing/sql-quota-ledger.js';
 import { allDialects } from '../support/test-databases.js';
 import { openLedgerDatabase, type LedgerDatabase } from './ledger-test-setup.js';
 
@@ -70,7 +71,7 @@ for (const { dialect, available } of allDialects) {
       const other = dialect === 'sqlite' ? database.handle : await database.openAnotherHandle();
       const [first, second] = await Promise.all([
         database.ledger(node('node-a')).recoverOpenReservations(now),
-        new SqlQuotaLedger(other.db, other.dialect, node('node-a')).recoverOpenReservations(now),
+        createQuotaLedger(other, node('node-a')).recoverOpenReservations(now),
       ]);
       // 100 + 200 + … + 1,000 = 5,500, settled once between the two.
       expect((first?.settled ?? 0) + (second?.settled ?? 0)).toBe(10);
