@@ -507,6 +507,7 @@ async function profileRun({ fakeUrl, databaseUrl, configPath, gatewayHeaders }) 
     pinning,
     load: { requestsPerSec: load.requestsPerSec, totalErrors: load.totalErrors, latencyMs: load.latencyMs, gatewayCpuPercent: round(usage.percent, 1) },
     profileFile: 'bench/results/gateway-scenario1.cpuprofile',
+    windowUs: [measuredFromUs, loadEndUs],
     ...summary,
   };
   writeFileSync(join(benchDir, 'results', 'profile.json'), `${JSON.stringify(profile, null, 2)}\n`);

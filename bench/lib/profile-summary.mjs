@@ -26,6 +26,44 @@ export function summarizeProfile(profile, { repoRoot, top = 30, windowUs } = {})
     gatewayKeyOf.set(id, key);
     return key;
   };
+  // Where the CPU goes. A sample belongs to the request log, the catalog or the ledger when its stack passes
+  // through them (Kysely's continuations have no gateway frame: a Kysely or driver leaf counts as ledger);
+  // otherwise to the nearest recognisable frame from the leaf up (tokenizer, zod, rate limits, undici,
+  // node:http/Fastify, or the gateway folder).
+  const budgetUs = new Map();
+  const categoryOf = new Map();
+  const leafRules = [
+    [(u) => u.includes('node_modules/gpt-tokenizer/'), () => 'token counting (gpt-tokenizer)'],
+    [(u) => u.includes('node_modules/zod/'), () => 'request validation (zod)'],
+    [(u) => u.includes('/dist/limits/'), () => 'rate limits'],
+    [(u) => u.includes('node_modules/undici/') || u.includes('deps/undici') || u.includes('/dist/providers/'), () => 'upstream HTTP client (undici)'],
+    [(u) => /node_modules\/(fastify|find-my-way|avvio|light-my-request|@fastify\/[^/]+)\/|node:_http_|node:internal\/http/.test(u), () => 'HTTP server (node:http + Fastify)'],
+    [(u) => u.includes('/dist/'), (u) => `gateway code: ${u.split('/dist/')[1].split('/').slice(0, -1).join('/') || '.'}`],
+  ];
+  const categorize = (id) => {
+    if (categoryOf.has(id)) return categoryOf.get(id);
+    const urls = [];
+    for (let node = id; node !== undefined; node = parentOf.get(node)) urls.push(nodes.get(node).callFrame.url);
+    const leaf = nodes.get(id).callFrame;
+    const any = (test) => urls.some((url) => test(url));
+    let category;
+    if (leaf.functionName === '(garbage collector)') category = 'garbage collector';
+    else if (any((u) => /\/dist\/(logging\/|storage\/logs-repository)/.test(u))) category = 'request log writes';
+    else if (any((u) => u.includes('/dist/catalog/'))) category = 'catalog (auth cache, sync)';
+    else if (any((u) => /\/dist\/billing\/[a-z-]*quota-ledger/.test(u)) || /node_modules\/(kysely|better-sqlite3|pg|pg-protocol|mysql2)\//.test(leaf.url)) category = 'quota ledger: SQL (Kysely + driver + database)';
+    else {
+      for (const url of urls) {
+        const rule = leafRules.find(([test]) => test(url));
+        if (rule !== undefined) {
+          category = rule[1](url);
+          break;
+        }
+      }
+      category ??= leaf.functionName === '(program)' ? 'VM / native / syscalls' : 'other (node internals, microtasks, sockets)';
+    }
+    categoryOf.set(id, category);
+    return category;
+  };
   let at = profile.startTime;
   let kept = 0;
   for (let i = 0; i < profile.samples.length; i++) {
@@ -35,6 +73,10 @@ export function summarizeProfile(profile, { repoRoot, top = 30, windowUs } = {})
     kept++;
     const id = profile.samples[i];
     selfUs.set(id, (selfUs.get(id) ?? 0) + Math.max(0, delta));
+    if (nodes.get(id).callFrame.functionName !== '(idle)') {
+      const category = categorize(id);
+      budgetUs.set(category, (budgetUs.get(category) ?? 0) + Math.max(0, delta));
+    }
     const seen = new Set();
     for (let node = id; node !== undefined; node = parentOf.get(node)) {
       const key = gatewayKey(node);
@@ -80,6 +122,7 @@ export function summarizeProfile(profile, { repoRoot, top = 30, windowUs } = {})
       const [fn, location] = key.split('\u0000');
       return { function: fn, location, totalMs: Math.round(value / 1000), totalPercent: asPercent(value) };
     });
+  const budget = [...budgetUs.entries()].sort((a, b) => b[1] - a[1]).map(([category, value]) => ({ category, selfMs: Math.round(value / 1000), percent: asPercent(value) }));
   return {
     samples: kept,
     windowed: windowUs !== undefined,
@@ -89,6 +132,7 @@ export function summarizeProfile(profile, { repoRoot, top = 30, windowUs } = {})
     topFunctions,
     packages,
     gatewayInclusive,
+    budget,
   };
 }
 

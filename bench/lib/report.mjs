@@ -215,6 +215,12 @@ function renderResults(results) {
 function renderProfile(profile) {
   const lines = [];
   lines.push(`Recorded ${profile.date.slice(0, 10)} with \`${profile.command}\` (storage ${profile.storage}, pinned: ${profile.pinning ? 'yes' : 'no'}): scenario 1 load, ${Math.round(profile.load.requestsPerSec)} req/s under the profiler (${profile.load.totalErrors} errors), gateway CPU ${profile.load.gatewayCpuPercent} %. Profile: \`${profile.profileFile}\` (open in Chrome DevTools → Performance, or speedscope). Sampled ${profile.sampledMs} ms, busy ${profile.busyPercent} %; percentages are of busy (non-idle) time.`, '');
+  if (profile.budget !== undefined) {
+    const perRequestUs = ((profile.load.gatewayCpuPercent / 100) * 1e6) / profile.load.requestsPerSec;
+    lines.push(`**Where a request's CPU goes** (${Math.round(perRequestUs)} µs of gateway CPU per request under the profiler; each sample counted once, by the first rule its stack matches: log writes, catalog, ledger SQL, tokenizer, zod, rate limits, undici, HTTP server, other gateway code)`, '', '| part | share | ≈ µs per request |', '|---|---|---|');
+    for (const row of profile.budget) lines.push(`| ${row.category} | ${row.percent} % | ${Math.round((row.percent / 100) * perRequestUs)} |`);
+    lines.push('');
+  }
   lines.push('**Self time by package / gateway folder**', '', '| package | self | % |', '|---|---|---|');
   for (const row of profile.packages.slice(0, 16)) lines.push(`| ${row.package} | ${row.selfMs} ms | ${row.selfPercent} % |`);
   lines.push('', '**Top self-time functions**', '', '| # | function | where | self | % |', '|---|---|---|---|---|');

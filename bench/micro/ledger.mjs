@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * Micro-benchmark behind a suggestion in BENCHMARKS.md: the quota ledger's cost per request on SQLite.
- *   A. the gateway's SqlQuotaLedger (dist/, Kysely over better-sqlite3): reserve + settle, as the relay does
+ *   A. the gateway's SqlQuotaLedger (dist/, Kysely over better-sqlite3): reserve + settle, as the relay did
+ *   S. the gateway's SqliteQuotaLedger (dist/, synchronous better-sqlite3), when the build has it
  *   B. the same statements with better-sqlite3 directly: prepared once, each transaction synchronous
  *   C. B with group commit: 50 requests' reserves (then settles) in one transaction, one SAVEPOINT each
  * Needs `npm run build`. Usage: node bench/micro/ledger.mjs [cycles=5000]
@@ -18,6 +19,7 @@ const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
 const { createDatabase } = await load('storage/create-database.js');
 const { runMigrations } = await load('storage/run-migrations.js');
 const { SqlQuotaLedger } = await load('billing/sql-quota-ledger.js');
+const { SqliteQuotaLedger } = await load('billing/sqlite-quota-ledger.js').catch(() => ({}));
 
 const cycles = Number(process.argv[2] ?? 5000);
 const dir = mkdtempSync(join(tmpdir(), 'ledger-micro-'));
@@ -108,10 +110,25 @@ const viaGroupCommit = async (n) => {
   }
 };
 
+// S. The gateway's synchronous SQLite ledger (since 7c6325c), on its own connection.
+const sqliteLedger = SqliteQuotaLedger === undefined ? undefined : new SqliteQuotaLedger(raw, 'micro');
+const viaSqliteLedger = async (n) => {
+  for (let i = 0; i < n; i++) {
+    const id = `s-${sequence++}`;
+    await sqliteLedger.reserve({ id, tokenId, userId, amount: 1229 }, now);
+    await sqliteLedger.settle(id, { actualAmount: 8, channelId: undefined }, now);
+  }
+};
+
 await viaKysely(500); // warm-up
+if (sqliteLedger !== undefined) await viaSqliteLedger(500);
 await viaGroupCommit(500);
 await viaPrepared(500);
 const a = await time('A. SqlQuotaLedger (Kysely → better-sqlite3), sequential', () => viaKysely(cycles))();
+if (sqliteLedger !== undefined) {
+  const sl = await time('S. SqliteQuotaLedger (gateway, synchronous better-sqlite3)', () => viaSqliteLedger(cycles))();
+  console.log(`S costs ${((sl / a) * 100).toFixed(0)} % of A's CPU`);
+}
 const b = await time('B. better-sqlite3, prepared once, sync transactions', () => viaPrepared(cycles))();
 const c = await time(`C. B + group commit (${batch} requests per transaction)`, () => viaGroupCommit(cycles))();
 console.log(`C costs ${((c / a) * 100).toFixed(0)} % of A's CPU (saves ${(a - c).toFixed(0)} µs per request)`);
