@@ -92,7 +92,8 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   });
   const logWriter = createLogWriter(repositories.logs, {
     flushIntervalMs: 500,
-    maxBatch: 500,
+    // Small batches: on SQLite an insert runs synchronously on the connection every request shares.
+    maxBatch: 100,
     onError: (error) => process.stderr.write(`writing log rows failed: ${String(error)}\n`),
   });
   const health = new ChannelHealth({ failureThreshold: 3, cooldownMs: 30_000 });
