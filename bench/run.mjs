@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { benchModel, cliSupportsWorkers, startGateway, writeGatewayConfig } from './lib/gateway.mjs';
-import { cpuMeter, establishedTo, rssMb, samplePeak, runJsonChild, sampleRss, sleep, startProcess, stopProcess, tasksetAvailable, waitForLine } from './lib/processes.mjs';
+import { coreBusyPercent, coreTimes, cpuMeter, establishedTo, rssMb, samplePeak, waitForQuiet, runJsonChild, sampleRss, sleep, startProcess, stopProcess, tasksetAvailable, waitForLine } from './lib/processes.mjs';
 import { connectInspector } from './lib/inspector.mjs';
 import { summarizeProfile } from './lib/profile-summary.mjs';
 import { evaluateTargets, updateBenchmarksMd } from './lib/report.mjs';
@@ -265,6 +265,7 @@ async function main() {
 
   await stopProcess(gateway.handle);
   results.meta.loadAverageAtEnd = loadavg().map((v) => round(v, 2));
+  results.meta.quietGate = quietLog;
   results.targets = evaluateTargets(results);
   const out = args.out ?? join(benchDir, 'results', storageLabel === 'sqlite' ? 'latest.json' : `latest-${storageLabel.replace('+', '-')}.json`);
   mkdirSync(dirname(out), { recursive: true });
@@ -277,8 +278,31 @@ async function main() {
   for (const target of results.targets) log(`${target.pass === true ? 'PASS' : target.pass === false ? 'MISS' : 'N/A '} ${target.name}: ${target.measured}${target.pass === false ? ` — ${target.miss}` : ''}`);
 }
 
+/**
+ * Before each measurement: wait (up to 60 s) for the machine to be quiet, and note it when it never got
+ * quiet. Returns a finisher that reports how busy the gateway's core was with processes other than the
+ * one under test ("foreign" CPU: other tenants, or the kernel) during the measurement.
+ */
+const quietLog = [];
+async function measurementGate(label, watchCpuPercent) {
+  const quiet = await waitForQuiet();
+  quietLog.push({ label, ...quiet });
+  if (!quiet.quiet) log(`  warning: machine not quiet before "${label}" (busiest core ${quiet.busiest} %) after ${quiet.waitedSec} s; measuring anyway`);
+  const before = coreTimes();
+  return (result) => {
+    const after = coreTimes();
+    if (gatewayCore === undefined) return;
+    const busy = coreBusyPercent(before, after, String(gatewayCore));
+    if (busy === undefined) return;
+    // On the gateway's core only the process under test should run (nothing of ours for direct runs).
+    result.foreignCpuOnGatewayCorePercent = round(Math.max(0, busy - (watchCpuPercent(result) ?? 0)), 1);
+    result.quietBefore = quiet.quiet;
+  };
+}
+
 /** One autocannon run (warm-up + measurement) against a target; `watch` = pid of the relay process to meter. */
 async function runLoad(target, { connections, body }, watch) {
+  const finishGate = await measurementGate(`${target.name} ${connections} connections`, (r) => r.gatewayCpuPercent);
   const pids = [fake.pid, ...(watch === undefined ? [] : [watch])];
   const cpu = cpuMeter(pids);
   const rss = watch === undefined ? undefined : sampleRss([watch], 250);
@@ -298,8 +322,10 @@ async function runLoad(target, { connections, body }, watch) {
     result.gatewayRssPeakMb = round(Math.max(...samples.map((s) => s.rssMb)), 1);
     // CPU over warm-up + measurement at a steady rate: CPU share / request rate = CPU time per request.
     result.gatewayCpuPercent = round(usage[watch].percent, 1);
+    result.gatewayKernelSharePercent = round((usage[watch].systemShare ?? Number.NaN) * 100, 0);
     result.gatewayCpuUsPerRequest = round(((usage[watch].percent / 100) * 1e6) / result.requestsPerSec, 1);
   }
+  finishGate(result);
   await sleep(1000);
   return result;
 }
@@ -335,6 +361,7 @@ async function baselineRun(fakeUrl, directHeaders, results) {
 /** The streaming client against the fake directly, then through the gateway. */
 async function streamPair(direct, relay, spec) {
   const run = async (target, watchGateway) => {
+    const finishGate = await measurementGate(`${target.name} ${spec.concurrency} streams`, (r) => r.gatewayCpuPercent);
     const rss = watchGateway ? sampleRss([gateway.handle.pid], 250) : undefined;
     const cpu = cpuMeter(watchGateway ? [gateway.handle.pid] : []);
     // Gateway → fake connections (only the gateway connects to the fake's port during its run).
@@ -346,6 +373,7 @@ async function streamPair(direct, relay, spec) {
       result.gatewayRssPeakMb = round(Math.max(...samples.map((s) => s.rssMb)), 1);
       result.gatewayCpuPercent = round(cpu.stop()[gateway.handle.pid].percent, 1);
     }
+    finishGate(result);
     await sleep(1000);
     return result;
   };
@@ -492,7 +520,8 @@ async function profileRun({ fakeUrl, databaseUrl, configPath, gatewayHeaders }) 
   await stopProcess(g.handle);
   const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
   if (file === undefined) throw new Error('the gateway wrote no .cpuprofile (did it exit cleanly on SIGTERM?)');
-  const kept = join(benchDir, 'results', 'gateway-scenario1.cpuprofile');
+  const suffix = storageLabel === 'sqlite' ? '' : `-${storageLabel.replace('+', '-')}`;
+  const kept = join(benchDir, 'results', `gateway-scenario1${suffix}.cpuprofile`);
   mkdirSync(dirname(kept), { recursive: true });
   renameSync(join(profileDir, file), kept);
   // Only the measured load window counts (warm-up, start-up and shutdown are left out).
@@ -506,11 +535,11 @@ async function profileRun({ fakeUrl, databaseUrl, configPath, gatewayHeaders }) 
     storage: storageLabel,
     pinning,
     load: { requestsPerSec: load.requestsPerSec, totalErrors: load.totalErrors, latencyMs: load.latencyMs, gatewayCpuPercent: round(usage.percent, 1) },
-    profileFile: 'bench/results/gateway-scenario1.cpuprofile',
+    profileFile: `bench/results/gateway-scenario1${suffix}.cpuprofile`,
     windowUs: [measuredFromUs, loadEndUs],
     ...summary,
   };
-  writeFileSync(join(benchDir, 'results', 'profile.json'), `${JSON.stringify(profile, null, 2)}\n`);
+  writeFileSync(join(benchDir, 'results', `profile${suffix}.json`), `${JSON.stringify(profile, null, 2)}\n`);
   log(`profile: ${round(load.requestsPerSec, 0)} req/s under the profiler; top self time:`);
   for (const row of summary.topFunctions.slice(0, 15)) log(`  ${row.selfPercent.toFixed(1).padStart(5)} %  ${row.function}  ${row.location}`);
   if (!args['no-report']) {
@@ -542,7 +571,16 @@ async function cleanup() {
   rmSync(workDir, { recursive: true, force: true });
 }
 
-process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    process.stderr.write(`bench: ${signal} received, stopping the gateway and the fake upstream\n`);
+    void cleanup().then(() => process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1)));
+  });
+}
+// A child that dies unexpectedly (killed from outside) is reported instead of hanging the run.
+process.on('exit', (code) => {
+  if (code !== 0) process.stderr.write(`bench: exiting with code ${code}\n`);
+});
 main().then(
   async () => {
     await cleanup();

@@ -23,7 +23,8 @@ export function writeGatewayConfig(directory, upstreamUrl) {
   const config = {
     admin_key: randomKey(),
     retry_times: 2,
-    rate_limits: { per_ip: { rpm: 1_000_000_000 }, per_user: { rpm: 1_000_000_000, tpm: 1_000_000_000_000 } },
+    // Limits stay within 32 bits: the token columns are INTEGER (PostgreSQL refuses 10^12 there).
+    rate_limits: { per_ip: { rpm: 1_000_000_000 }, per_user: { rpm: 1_000_000_000, tpm: 2_000_000_000 } },
     prices: { [benchModel]: { input: 0.15, output: 0.6, cache_read: 0.075 } },
     channels: [
       {
@@ -45,7 +46,7 @@ export function writeGatewayConfig(directory, upstreamUrl) {
         user: 'bench',
         key: tokenKey,
         quota: 10_000_000_000_000,
-        rate_limit: { rpm: 1_000_000_000, tpm: 1_000_000_000_000 },
+        rate_limit: { rpm: 1_000_000_000, tpm: 2_000_000_000 },
       },
     ],
   };
@@ -61,7 +62,8 @@ export function writeGatewayConfig(directory, upstreamUrl) {
 export async function startGateway({ repoRoot, directory, configPath, databaseUrl, redisUrl, core, nodeFlags = [], serveArgs = [], name = 'gateway' }) {
   const cli = join(repoRoot, 'dist', 'cli', 'relay.js');
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` first`);
-  const secret = randomBytes(24).toString('hex');
+  // Fixed, so that a persistent database (--pg) can decrypt the channel key a previous run stored.
+  const secret = 'unified-relay-bench-secret-not-for-production';
   const env = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,

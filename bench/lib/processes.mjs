@@ -98,16 +98,22 @@ export function rssMb(pid) {
   }
 }
 
-/** User + system CPU seconds used so far by a process (/proc/<pid>/stat), undefined when unreadable. */
-export function cpuSeconds(pid) {
+/** User and system CPU seconds used so far by a process (/proc/<pid>/stat), undefined when unreadable. */
+export function cpuSplit(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // After "pid (comm) ": state is field 3 → index 0; utime is field 14 → index 11, stime index 12.
-    return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond();
+    return { user: Number(fields[11]) / clockTicksPerSecond(), system: Number(fields[12]) / clockTicksPerSecond() };
   } catch {
     return undefined;
   }
+}
+
+/** User + system CPU seconds used so far by a process, undefined when unreadable. */
+export function cpuSeconds(pid) {
+  const split = cpuSplit(pid);
+  return split === undefined ? undefined : split.user + split.system;
 }
 
 /** Samples RSS of the given pids every `everyMs` until stopped; returns { [pid]: [{ tSec, rssMb }] }. */
@@ -135,16 +141,18 @@ export function sampleRss(pids, everyMs) {
 /** CPU use of each pid over a span: { [pid]: { cpuSec, percent } } (percent of one core). */
 export function cpuMeter(pids) {
   const startedAt = process.hrtime.bigint();
-  const before = Object.fromEntries(pids.map((pid) => [pid, cpuSeconds(pid)]));
+  const before = Object.fromEntries(pids.map((pid) => [pid, cpuSplit(pid)]));
   return {
     stop() {
       const elapsed = Number(process.hrtime.bigint() - startedAt) / 1e9;
       return Object.fromEntries(
         pids.map((pid) => {
-          const after = cpuSeconds(pid);
+          const after = cpuSplit(pid);
           if (after === undefined || before[pid] === undefined) return [pid, { cpuSec: undefined, percent: undefined }];
-          const cpuSec = after - before[pid];
-          return [pid, { cpuSec, percent: (cpuSec / elapsed) * 100 }];
+          const user = after.user - before[pid].user;
+          const system = after.system - before[pid].system;
+          const cpuSec = user + system;
+          return [pid, { cpuSec, percent: (cpuSec / elapsed) * 100, systemShare: cpuSec > 0 ? system / cpuSec : undefined }];
         }),
       );
     },
@@ -186,4 +194,47 @@ export function samplePeak(read, everyMs) {
       return Math.max(peak, read());
     },
   };
+}
+
+/** Busy and total jiffies per core from /proc/stat: { 0: { busy, total }, 1: … }. */
+export function coreTimes() {
+  const out = {};
+  try {
+    for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
+      const match = /^cpu(\d+)\s+(.*)$/.exec(line);
+      if (match === null) continue;
+      const values = match[2].trim().split(/\s+/).map(Number);
+      // user nice system idle iowait irq softirq steal …
+      const idle = values[3] + (values[4] ?? 0);
+      const total = values.slice(0, 8).reduce((a, b) => a + b, 0);
+      out[match[1]] = { busy: total - idle, total };
+    }
+  } catch {
+    // not Linux
+  }
+  return out;
+}
+
+/** Busy percent of one core between two coreTimes() readings. */
+export function coreBusyPercent(before, after, core) {
+  const a = before[core];
+  const b = after[core];
+  if (a === undefined || b === undefined || b.total === a.total) return undefined;
+  return ((b.busy - a.busy) / (b.total - a.total)) * 100;
+}
+
+/**
+ * Waits until every core has been at most `maxBusyPercent` busy for one second (other tenants of the
+ * machine distort every number), up to `timeoutMs`. Returns the seconds waited and whether it got quiet.
+ */
+export async function waitForQuiet({ maxBusyPercent = 12, timeoutMs = 60_000 } = {}) {
+  const started = Date.now();
+  for (;;) {
+    const before = coreTimes();
+    await sleep(1000);
+    const after = coreTimes();
+    const busiest = Math.max(0, ...Object.keys(after).map((core) => coreBusyPercent(before, after, core) ?? 0));
+    if (busiest <= maxBusyPercent) return { waitedSec: Math.round((Date.now() - started) / 1000), quiet: true };
+    if (Date.now() - started > timeoutMs) return { waitedSec: Math.round((Date.now() - started) / 1000), quiet: false, busiest: Math.round(busiest) };
+  }
 }

@@ -32,13 +32,16 @@ export function summarizeProfile(profile, { repoRoot, top = 30, windowUs } = {})
   // node:http/Fastify, or the gateway folder).
   const budgetUs = new Map();
   const categoryOf = new Map();
+  // The gateway's own build output (not some package's dist/).
+  const dist = repoRoot === undefined ? '/dist/' : `file://${repoRoot}/dist/`;
+  const inDist = (u, folder = '') => (repoRoot === undefined ? u.includes(`/dist/${folder}`) : u.startsWith(`${dist}${folder}`));
   const leafRules = [
     [(u) => u.includes('node_modules/gpt-tokenizer/'), () => 'token counting (gpt-tokenizer)'],
     [(u) => u.includes('node_modules/zod/'), () => 'request validation (zod)'],
-    [(u) => u.includes('/dist/limits/'), () => 'rate limits'],
-    [(u) => u.includes('node_modules/undici/') || u.includes('deps/undici') || u.includes('/dist/providers/'), () => 'upstream HTTP client (undici)'],
+    [(u) => inDist(u, 'limits/') || u.includes('node_modules/ioredis/') || u.includes('node_modules/rate-limiter-flexible/'), () => 'rate limits (incl. Redis client)'],
+    [(u) => u.includes('node_modules/undici/') || u.includes('deps/undici') || inDist(u, 'providers/'), () => 'upstream HTTP client (undici)'],
     [(u) => /node_modules\/(fastify|find-my-way|avvio|light-my-request|@fastify\/[^/]+)\/|node:_http_|node:internal\/http/.test(u), () => 'HTTP server (node:http + Fastify)'],
-    [(u) => u.includes('/dist/'), (u) => `gateway code: ${u.split('/dist/')[1].split('/').slice(0, -1).join('/') || '.'}`],
+    [(u) => inDist(u), (u) => `gateway code: ${u.slice(dist.length).split('/').slice(0, -1).join('/') || '.'}`],
   ];
   const categorize = (id) => {
     if (categoryOf.has(id)) return categoryOf.get(id);
@@ -48,9 +51,9 @@ export function summarizeProfile(profile, { repoRoot, top = 30, windowUs } = {})
     const any = (test) => urls.some((url) => test(url));
     let category;
     if (leaf.functionName === '(garbage collector)') category = 'garbage collector';
-    else if (any((u) => /\/dist\/(logging\/|storage\/logs-repository)/.test(u))) category = 'request log writes';
-    else if (any((u) => u.includes('/dist/catalog/'))) category = 'catalog (auth cache, sync)';
-    else if (any((u) => /\/dist\/billing\/[a-z-]*quota-ledger/.test(u)) || /node_modules\/(kysely|better-sqlite3|pg|pg-protocol|mysql2)\//.test(leaf.url)) category = 'quota ledger: SQL (Kysely + driver + database)';
+    else if (any((u) => inDist(u, 'logging/') || inDist(u, 'storage/logs-repository'))) category = 'request log writes';
+    else if (any((u) => inDist(u, 'catalog/'))) category = 'catalog (auth cache, sync)';
+    else if (any((u) => inDist(u, 'billing/') && /quota-ledger/.test(u)) || /node_modules\/(kysely|better-sqlite3|pg|pg-protocol|mysql2)\//.test(leaf.url)) category = 'quota ledger: SQL (Kysely + driver + database)';
     else {
       for (const url of urls) {
         const rule = leafRules.find(([test]) => test(url));

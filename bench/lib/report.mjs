@@ -6,6 +6,8 @@ const int = (value) => (typeof value === 'number' && Number.isFinite(value) ? Ma
 const us = (ms) => (typeof ms === 'number' && Number.isFinite(ms) ? `${Math.round(ms * 1000).toLocaleString('en-US')} µs` : '—');
 const msv = (ms) => (typeof ms === 'number' && Number.isFinite(ms) ? `${ms.toFixed(2)} ms` : '—');
 const percent = (ratio) => (typeof ratio === 'number' && Number.isFinite(ratio) ? `${(ratio * 100).toFixed(1)} %` : '—');
+const signedUs = (ms) => (typeof ms === 'number' && Number.isFinite(ms) ? `${ms >= 0 ? '+' : '−'}${us(Math.abs(ms))}` : '—');
+const signedMs = (ms) => (typeof ms === 'number' && Number.isFinite(ms) ? `${ms >= 0 ? '+' : '−'}${msv(Math.abs(ms))}` : '—');
 const verdict = (pass) => (pass === true ? '**pass**' : pass === false ? '**MISS**' : 'not measured');
 
 /** Each target: { name, target, measured, pass (true/false/undefined), miss (by how much) }. */
@@ -45,7 +47,7 @@ export function evaluateTargets(results) {
       : {
           name: 'Per-chunk overhead (added gap between chunks, median stream)',
           target: '≤ 10 µs',
-          measured: `${num(timed.added.perStreamGapUsMedian, 1)} µs (mean over all gaps ${num(timed.added.perChunkGapUsMean, 1)} µs, p99 gap +${us(timed.added.gapMsP99)})`,
+          measured: `${num(timed.added.perStreamGapUsMedian, 1)} µs (mean over all gaps ${num(timed.added.perChunkGapUsMean, 1)} µs, p99 gap ${signedUs(timed.added.gapMsP99)})`,
           pass: timed.added.perStreamGapUsMedian <= 10,
           miss: `${num(timed.added.perStreamGapUsMedian - 10, 1)} µs over`,
         },
@@ -109,6 +111,11 @@ function renderResults(results) {
   push(`- Gateway build: commit ${meta.commit}; config: governed (real token and user balance, price, rate limits on at every level but far above the load, request log on), LOG_LEVEL=warn`);
   push(`- Settings: ${meta.settings.durationSec} s per measurement after ${meta.settings.warmupSec} s warm-up, soak ${meta.settings.soakSec} s${meta.settings.quick ? ' (--quick)' : ''}`);
   push(`- Load average at start / end: ${meta.machine.loadAverageAtStart.join(' ')} / ${(meta.loadAverageAtEnd ?? []).join(' ')}`);
+  if (meta.quietGate !== undefined) {
+    const noisy = meta.quietGate.filter((q) => !q.quiet);
+    const waited = meta.quietGate.reduce((sum, q) => sum + q.waitedSec, 0);
+    push(`- Quiet gate: before each of ${meta.quietGate.length} measurements the harness waited for every core to be ≤ 12 % busy (${waited} s waited in total)${noisy.length === 0 ? '; all started quiet' : `; **${noisy.length} started on a busy machine** (${noisy.map((q) => q.label).join(', ')})`}`);
+  }
   push(`- Command: \`${meta.command}\``, '');
 
   push('#### Targets', '', '| Target | Goal | Measured | Result |', '|---|---|---|---|');
@@ -121,14 +128,15 @@ function renderResults(results) {
     const g = pair.gateway;
     push(`#### ${title}`, '', '| | direct (fake) | gateway | gateway / direct |', '|---|---|---|---|');
     push(`| ${unit} | ${int(d.requestsPerSec)} | ${int(g.requestsPerSec)} | ${percent(pair.ratio)} |`);
-    push(`| latency p50 | ${msv(d.latencyMs.p50)} | ${msv(g.latencyMs.p50)} | +${msv(g.latencyMs.p50 - d.latencyMs.p50)} |`);
-    push(`| latency p99 | ${msv(d.latencyMs.p99)} | ${msv(g.latencyMs.p99)} | +${msv(g.latencyMs.p99 - d.latencyMs.p99)} |`);
+    push(`| latency p50 | ${msv(d.latencyMs.p50)} | ${msv(g.latencyMs.p50)} | ${signedMs(g.latencyMs.p50 - d.latencyMs.p50)} |`);
+    push(`| latency p99 | ${msv(d.latencyMs.p99)} | ${msv(g.latencyMs.p99)} | ${signedMs(g.latencyMs.p99 - d.latencyMs.p99)} |`);
     push(`| errors (socket + timeouts + non-2xx) | ${d.totalErrors} | ${g.totalErrors} | |`);
     push(`| completed in ${num(g.durationSec, 0)} s | ${int(d.completed)} | ${int(g.completed)} | |`);
-    if (g.gatewayCpuPercent !== undefined) push(`| gateway CPU (% of one core) / per request | | ${num(g.gatewayCpuPercent, 0)} % / ${int(g.gatewayCpuUsPerRequest)} µs | |`);
+    if (g.gatewayCpuPercent !== undefined) push(`| gateway CPU (% of one core) / per request | | ${num(g.gatewayCpuPercent, 0)} % / ${int(g.gatewayCpuUsPerRequest)} µs${g.gatewayKernelSharePercent === undefined ? '' : ` (${g.gatewayKernelSharePercent} % in the kernel)`} | |`);
     push(`| fake upstream CPU | ${num(d.fakeCpuPercent, 0)} % | ${num(g.fakeCpuPercent, 0)} % | |`);
     push(`| load generator CPU | ${num(d.loaderCpuPercent, 0)} % | ${num(g.loaderCpuPercent, 0)} % | |`);
     if (g.gatewayRssPeakMb !== undefined) push(`| gateway RSS peak | | ${num(g.gatewayRssPeakMb)} MB | |`);
+    if (g.foreignCpuOnGatewayCorePercent !== undefined) push(`| busy time on the gateway's core not spent by the process under test (neighbours, loopback softirq) | ${num(d.foreignCpuOnGatewayCorePercent, 0)} % | ${num(g.foreignCpuOnGatewayCorePercent, 0)} % | |`);
     push('');
     if (baseline !== undefined) {
       push(`Calibration, same load on the same core: a bare Fastify + undici pass-through (\`bench/baseline-proxy.mjs\`, no governance) does **${int(baseline.requestsPerSec)} ${unit} = ${percent(baseline.ratio)} of direct** (p50 ${msv(baseline.latencyMs.p50)}, p99 ${msv(baseline.latencyMs.p99)}, ${baseline.totalErrors} errors, ${int(baseline.cpuUsPerRequest)} µs CPU per request, RSS ${num(baseline.rssPeakMb)} MB); the governed gateway does ${percent(baseline.gatewayShareOfBaseline)} of that.`, '');
@@ -217,7 +225,7 @@ function renderProfile(profile) {
   lines.push(`Recorded ${profile.date.slice(0, 10)} with \`${profile.command}\` (storage ${profile.storage}, pinned: ${profile.pinning ? 'yes' : 'no'}): scenario 1 load, ${Math.round(profile.load.requestsPerSec)} req/s under the profiler (${profile.load.totalErrors} errors), gateway CPU ${profile.load.gatewayCpuPercent} %. Profile: \`${profile.profileFile}\` (open in Chrome DevTools → Performance, or speedscope). Sampled ${profile.sampledMs} ms, busy ${profile.busyPercent} %; percentages are of busy (non-idle) time.`, '');
   if (profile.budget !== undefined) {
     const perRequestUs = ((profile.load.gatewayCpuPercent / 100) * 1e6) / profile.load.requestsPerSec;
-    lines.push(`**Where a request's CPU goes** (${Math.round(perRequestUs)} µs of gateway CPU per request under the profiler; each sample counted once, by the first rule its stack matches: log writes, catalog, ledger SQL, tokenizer, zod, rate limits, undici, HTTP server, other gateway code)`, '', '| part | share | ≈ µs per request |', '|---|---|---|');
+    lines.push(`**Where a request's CPU goes** (${Math.round(perRequestUs)} µs of gateway CPU per request under the profiler, which costs about as much again as the gateway itself: read the shares, and scale the µs by the unprofiled CPU per request of the results above. A sample belongs to the request log, the catalog or the ledger when its stack passes through them, else to the nearest recognisable frame from the leaf up.)`, '', '| part | share | ≈ µs per request |', '|---|---|---|');
     for (const row of profile.budget) lines.push(`| ${row.category} | ${row.percent} % | ${Math.round((row.percent / 100) * perRequestUs)} |`);
     lines.push('');
   }
@@ -262,6 +270,9 @@ export function updateBenchmarksMd(path, results, profile) {
     const label = results.meta.storage.replace('+', '-');
     text = replaceSection(text, `results:${label}`, renderResults(results), `## Results (${results.meta.storage})`);
   }
-  if (profile !== undefined) text = replaceSection(text, 'profile', renderProfile(profile), '## Profile');
+  if (profile !== undefined) {
+    const key = profile.storage === 'sqlite' ? 'profile' : `profile:${profile.storage.replace('+', '-')}`;
+    text = replaceSection(text, key, renderProfile(profile), profile.storage === 'sqlite' ? '## Profile' : `## Profile (${profile.storage})`);
+  }
   writeFileSync(path, text);
 }

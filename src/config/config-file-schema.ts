@@ -17,10 +17,13 @@ export const priceSchema = z
   })
   .strict();
 
+// Stored in INTEGER columns: PostgreSQL and MySQL refuse values above 2^31 - 1.
+const rateLimitValue = z.number().int().positive().max(2_147_483_647);
+
 export const rateLimitSchema = z
   .object({
-    rpm: z.number().int().positive().optional(),
-    tpm: z.number().int().positive().optional(),
+    rpm: rateLimitValue.optional(),
+    tpm: rateLimitValue.optional(),
   })
   .strict();
 

@@ -166,3 +166,9 @@ describe('parseConfigText', () => {
     expect(() => parseConfigText('unknown: 1', '/etc/relay/relay.yaml')).toThrow(/\/etc\/relay\/relay\.yaml[\s\S]*unknown/);
   });
 });
+
+describe('rate limit range', () => {
+  it('refuses a rate limit above what the INTEGER column holds, naming the key', () => {
+    expect(() => parseConfigText('tokens:\n  - { name: t, rate_limit: { tpm: 3000000000 } }\n', 'limits.yaml')).toThrow(/tokens\.0\.rate_limit\.tpm/);
+  });
+});
