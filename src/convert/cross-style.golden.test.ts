@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { ConversionContext } from '../canonical/conversion.js';
 import type { CanonicalStreamPart } from '../canonical/canonical-stream-part.js';
 import { textStyles } from '../relay/text/text-styles.js';
 import type { TextStyleName } from '../relay/text-style.js';
 import { createSseDecoder, type SseEvent } from '../streaming/decode-sse.js';
+import { createTestContext } from './test-support/create-test-context.js';
+import { expectGolden, toJsonLines } from './test-support/expect-golden.js';
 
 /**
  * The golden suite of issue #5: for every upstream style × client style pair — same style included —
@@ -16,7 +17,6 @@ import { createSseDecoder, type SseEvent } from '../streaming/decode-sse.js';
 const styles: TextStyleName[] = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini'];
 const recordedFolder: Record<TextStyleName, string> = { 'openai-chat': 'openai-chat', 'openai-responses': 'openai-responses', 'anthropic-messages': 'anthropic-messages', gemini: 'gemini' };
 const sharedRecorded = new URL('../../../shared/reference/recorded/', import.meta.url);
-const update = process.env.UPDATE_GOLDEN === '1';
 
 function files(style: TextStyleName, suffix: string, include: (name: string) => boolean): Map<string, string> {
   const found = new Map<string, string>();
@@ -28,11 +28,6 @@ function files(style: TextStyleName, suffix: string, include: (name: string) => 
     }
   }
   return found;
-}
-
-function context(): ConversionContext {
-  let counter = 0;
-  return { newId: (prefix) => `${prefix}${(counter += 1)}`, now: 1760000000, requestedModel: 'client-model' };
 }
 
 /** A recording's lines as SSE events; several back-to-back Responses streams are split into segments. */
@@ -65,17 +60,9 @@ function parseMaybe(text: string): unknown {
   }
 }
 
-function expectGolden(pair: string, name: string, lines: unknown[]): void {
-  const folder = new URL(`./__golden__/${pair}/`, import.meta.url);
-  const file = new URL(`${name}.jsonl`, folder);
-  const text = `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
-  if (update || !existsSync(file)) {
-    if (!update) throw new Error(`missing golden ${pair}/${name}.jsonl: run with UPDATE_GOLDEN=1 and review it`);
-    mkdirSync(folder, { recursive: true });
-    writeFileSync(file, text);
-    return;
-  }
-  expect(text).toBe(readFileSync(file, 'utf8'));
+/** The golden file `<name>.jsonl` of `__golden__/<pair>/`: one JSON value per line. */
+function expectPairGolden(pair: string, name: string, lines: unknown[]): void {
+  expectGolden(new URL(`./__golden__/${pair}/`, import.meta.url), `${name}.jsonl`, toJsonLines(lines));
 }
 
 describe('cross-style golden suite', () => {
@@ -90,7 +77,7 @@ describe('cross-style golden suite', () => {
             const lines: unknown[] = [];
             streamSegments(upstream, text).forEach((segment) => {
               const decoder = textStyles[upstream].createDecoder();
-              const encoder = textStyles[client].createEncoder(context(), { includeUsage: true });
+              const encoder = textStyles[client].createEncoder(createTestContext(), { includeUsage: true });
               let out = '';
               const parts: CanonicalStreamPart[] = [];
               for (const event of segment) parts.push(...decoder.push(event));
@@ -100,14 +87,14 @@ describe('cross-style golden suite', () => {
               lines.push(...sseToLines(out));
             });
             expect(lines.length).toBeGreaterThan(0);
-            expectGolden(pair, `stream-${name.replace('.chunks.txt', '')}`, lines);
+            expectPairGolden(pair, `stream-${name.replace('.chunks.txt', '')}`, lines);
           });
         }
         for (const [name, text] of responses) {
           it(`response ${name}`, () => {
             const parsed = textStyles[upstream].parseResponse(JSON.parse(text));
-            const formatted = textStyles[client].formatResponse(parsed.value, context());
-            expectGolden(pair, `response-${name.replace('.json', '')}`, [formatted.value, { warnings: [...parsed.warnings, ...formatted.warnings] }]);
+            const formatted = textStyles[client].formatResponse(parsed.value, createTestContext());
+            expectPairGolden(pair, `response-${name.replace('.json', '')}`, [formatted.value, { warnings: [...parsed.warnings, ...formatted.warnings] }]);
           });
         }
       });
@@ -117,7 +104,7 @@ describe('cross-style golden suite', () => {
             const parsed = textStyles[client].parseRequest(JSON.parse(text));
             if ('invalid' in parsed) throw new Error(`fixture ${name} is invalid: ${parsed.message}`);
             const formatted = textStyles[upstream].formatRequest(parsed.value, 'upstream-model');
-            expectGolden(`${client}-request-to-${upstream}`, name.replace('.json', ''), [formatted.value, { warnings: [...parsed.warnings, ...formatted.warnings] }]);
+            expectPairGolden(`${client}-request-to-${upstream}`, name.replace('.json', ''), [formatted.value, { warnings: [...parsed.warnings, ...formatted.warnings] }]);
           });
         }
       });

@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropicUpstream, type FakeAnthropicUpstream } from './fake-anthropic-upstream.js';
+import { readBodyPieces } from './read-body-pieces.js';
 
 let fake: FakeAnthropicUpstream;
 let client: Anthropic;
@@ -35,22 +36,6 @@ function sseEventsOf(text: string): Array<{ event: string; data: any; raw: strin
     expect(data.type).toBe(match![1]);
     return { event: match![1]!, data, raw: match![2]! };
   });
-}
-
-/** Reads a body chunk by chunk, keeping what arrived before an error and when each piece came. */
-async function readBodyPieces(response: Response): Promise<{ pieces: Array<{ text: string; at: number }>; error: unknown }> {
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  const pieces: Array<{ text: string; at: number }> = [];
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return { pieces, error: undefined };
-      pieces.push({ text: decoder.decode(value, { stream: true }), at: performance.now() });
-    }
-  } catch (error) {
-    return { pieces, error };
-  }
 }
 
 describe('fake Anthropic upstream: messages', () => {

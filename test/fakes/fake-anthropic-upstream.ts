@@ -6,12 +6,11 @@
  * the OpenAI fake. Stream framing is written by hand on purpose: the fake must not share code with the
  * gateway's own SSE encoder it helps to test.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { FakeFault, RecordedRequest } from './fake-openai-upstream.js';
+import type { IncomingMessage } from 'node:http';
+import { startFakeServer, type FakeDialect, type FakeExchange, type FakeUpstream, type WireReply } from './fake-server.js';
+import { sampleArguments, splitEvenly, truncateToWords } from './fake-reply-helpers.js';
 
-export type { FakeFault, RecordedRequest } from './fake-openai-upstream.js';
+export type { FakeFault, RecordedRequest } from './fake-server.js';
 
 export interface FakeAnthropicOptions {
   reply: string;
@@ -31,13 +30,7 @@ export interface FakeAnthropicOptions {
   expectedKeys: string[] | undefined;
 }
 
-export interface FakeAnthropicUpstream {
-  url: string;
-  requests: RecordedRequest[];
-  enqueueFault(fault: FakeFault): void;
-  setOptions(options: Partial<FakeAnthropicOptions>): void;
-  close(): Promise<void>;
-}
+export type FakeAnthropicUpstream = FakeUpstream<FakeAnthropicOptions>;
 
 const defaultOptions: FakeAnthropicOptions = {
   reply: 'Hello from the fake upstream!',
@@ -69,87 +62,26 @@ const samplingParameters = ['temperature', 'top_p', 'top_k'];
 
 const thinkingText = 'The user greeted me. A short, friendly answer fits.';
 
-export async function startFakeAnthropicUpstream(initialOptions: Partial<FakeAnthropicOptions> = {}): Promise<FakeAnthropicUpstream> {
-  let options: FakeAnthropicOptions = { ...defaultOptions, ...initialOptions };
-  const requests: RecordedRequest[] = [];
-  const faults: FakeFault[] = [];
-  const closing = new AbortController();
-  let sequence = 0;
-
-  const server = createServer((request, response) => {
-    const recorded: RecordedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', headers: request.headers, body: undefined };
-    requests.push(recorded);
-    const fault = faults.shift();
-    sequence++;
-    const context = { options, sequence };
-    handleRequest(request, response, recorded, fault, context, closing.signal).catch((error: unknown) => {
-      // An aborted wait (client gone, server closing) or a write on a dead socket: drop the connection.
-      if (response.headersSent || response.destroyed || closing.signal.aborted) return void response.destroy();
-      // Otherwise a bug in the fake itself: say so rather than reset the connection like a fault would.
-      const text = JSON.stringify(errorBody('api_error', `fake upstream failed: ${String(error)}`, context.sequence));
-      response.writeHead(500, { 'content-type': 'application/json', 'request-id': requestId(context.sequence) }).end(text);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  let closed: Promise<void> | undefined;
-
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    enqueueFault: (fault) => void faults.push(fault),
-    setOptions: (changes) => void (options = { ...options, ...changes }),
-    close() {
-      closed ??= new Promise<void>((resolve, reject) => {
-        closing.abort();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closed;
-    },
-  };
+export function startFakeAnthropicUpstream(initialOptions: Partial<FakeAnthropicOptions> = {}): Promise<FakeAnthropicUpstream> {
+  return startFakeServer({ ...defaultOptions, ...initialOptions }, anthropicDialect);
 }
 
-async function handleRequest(
-  request: IncomingMessage,
-  response: ServerResponse,
-  recorded: RecordedRequest,
-  fault: FakeFault | undefined,
-  context: Omit<Context, 'body'>,
-  serverClosing: AbortSignal,
-): Promise<void> {
-  const clientGone = new AbortController();
-  response.on('close', () => clientGone.abort());
-  const signal = AbortSignal.any([serverClosing, clientGone.signal]);
-
-  const rawBody = await readBody(request);
-  const parsed = parseBody(rawBody);
-  recorded.body = parsed.ok ? parsed.value : rawBody;
-
-  if (fault?.kind === 'reset-before-headers') {
-    request.socket.destroy();
-    return;
-  }
-  if (fault?.kind === 'status') {
-    const body = fault.body ?? defaultErrorBody(fault.status, context.sequence);
+const anthropicDialect: FakeDialect<FakeAnthropicOptions> = {
+  answer(exchange) {
+    const reply = answer(exchange);
+    return reply.kind === 'json' ? formatJson(reply, exchange.sequence) : formatStream(reply.payloads, exchange);
+  },
+  answerStatusFault(fault, sequence) {
+    const body = fault.body ?? defaultErrorBody(fault.status, sequence);
     const text = typeof body === 'string' ? body : JSON.stringify(body);
-    response.writeHead(fault.status, { ...jsonHeaders(context.sequence, text), ...fault.headers });
-    response.end(text);
-    return;
-  }
-  if (fault?.kind === 'slow-first-byte') await sleep(fault.delayMs, undefined, { signal });
+    return { headers: jsonHeaders(sequence, text), text };
+  },
+  answerInternalError(message, sequence) {
+    return { headers: { 'content-type': 'application/json', 'request-id': requestId(sequence) }, text: JSON.stringify(errorBody('api_error', message, sequence)) };
+  },
+};
 
-  const reply = answer(request, recorded, parsed, context);
-  const afterFirstChunk = fault?.kind === 'cut-after-first-chunk' || fault?.kind === 'stall-after-first-chunk' ? fault : undefined;
-  if (reply.kind === 'json') await writeJson(response, reply, context, afterFirstChunk, signal);
-  else await writeStream(response, reply.payloads, context, afterFirstChunk, signal);
-}
-
-function answer(request: IncomingMessage, recorded: RecordedRequest, parsed: ParsedBody, base: Omit<Context, 'body'>): Reply {
-  const { options, sequence } = base;
+function answer({ request, recorded, parsed, options, sequence }: FakeExchange<FakeAnthropicOptions>): Reply {
   const authorizationError = checkApiKey(request.headers, options.expectedKeys, sequence);
   if (authorizationError !== undefined) return authorizationError;
   const version = request.headers['anthropic-version'];
@@ -168,7 +100,7 @@ function answer(request: IncomingMessage, recorded: RecordedRequest, parsed: Par
   // API version 2026-10-21 removed the sampling parameters: sending one is a 400, even at its default value.
   const removed = version === '2026-10-21' ? samplingParameters.find((name) => name in body) : undefined;
   if (removed !== undefined) return anthropicError(400, 'invalid_request_error', `${removed}: Extra inputs are not permitted`, sequence);
-  return answerMessage({ ...base, body });
+  return answerMessage({ options, sequence, body });
 }
 
 // ---- Messages ----
@@ -262,14 +194,6 @@ function selectToolToCall(body: Json): { name: string; input: Json } | undefined
   return { name: tool.name, input: sampleArguments(tool.input_schema) };
 }
 
-/** Arguments fitting the JSON schema's required (else all) properties: {"location":"Paris"} for a weather tool. */
-function sampleArguments(parameters: Json | undefined): Json {
-  const properties: Json = parameters?.properties ?? {};
-  const names: string[] = Array.isArray(parameters?.required) && parameters.required.length > 0 ? parameters.required : Object.keys(properties);
-  const sampleByType: Record<string, unknown> = { number: 1, integer: 1, boolean: true, array: [], object: {} };
-  return Object.fromEntries(names.map((name) => [name, properties[name]?.enum?.[0] ?? sampleByType[properties[name]?.type] ?? 'Paris']));
-}
-
 /** Tool input as Claude streams it: `{"location": "Paris"}`, with a space after colons and commas. */
 function claudeJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(claudeJson).join(', ')}]`;
@@ -323,83 +247,23 @@ function checkApiKey(headers: IncomingMessage['headers'], expectedKeys: string[]
   return anthropicError(401, 'authentication_error', 'invalid x-api-key', sequence);
 }
 
-// ---- Writing replies, with the faults that act after the first chunk ----
-
-type AfterFirstChunkFault = Extract<FakeFault, { kind: 'cut-after-first-chunk' | 'stall-after-first-chunk' }>;
+// ---- Serializing replies as Anthropic does ----
 
 function jsonHeaders(sequence: number, text: string): Record<string, string> {
   return { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), 'request-id': requestId(sequence) };
 }
 
-async function writeJson(response: ServerResponse, reply: Extract<Reply, { kind: 'json' }>, context: Omit<Context, 'body'>, fault: AfterFirstChunkFault | undefined, signal: AbortSignal): Promise<void> {
+function formatJson(reply: Extract<Reply, { kind: 'json' }>, sequence: number): WireReply {
   // Anthropic sends compact JSON with no trailing newline.
   const text = JSON.stringify(reply.body);
-  response.writeHead(reply.status, jsonHeaders(context.sequence, text));
-  if (fault === undefined) {
-    response.end(text);
-    return;
-  }
-  // A JSON body's "first chunk" is its first half.
-  const half = Math.floor(text.length / 2);
-  await writeChunk(response, text.slice(0, half));
-  if (fault.kind === 'cut-after-first-chunk') return void response.socket?.destroy();
-  await sleep(fault.delayMs, undefined, { signal });
-  response.end(text.slice(half));
+  return { kind: 'whole', status: reply.status, headers: jsonHeaders(sequence, text), text };
 }
 
-async function writeStream(response: ServerResponse, payloads: Json[], context: Omit<Context, 'body'>, fault: AfterFirstChunkFault | undefined, signal: AbortSignal): Promise<void> {
-  response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': requestId(context.sequence) });
-  for (const [index, payload] of payloads.entries()) {
-    if (index > 0 && context.options.chunkDelayMs > 0) await sleep(context.options.chunkDelayMs, undefined, { signal });
-    await writeChunk(response, `event: ${String(payload.type)}\ndata: ${JSON.stringify(payload)}\n\n`);
-    if (index === 0 && fault?.kind === 'cut-after-first-chunk') return void response.socket?.destroy();
-    if (index === 0 && fault?.kind === 'stall-after-first-chunk') await sleep(fault.delayMs, undefined, { signal });
-  }
-  response.end();
-}
-
-/** Resolves once the text is handed to the socket, so a following destroy cannot swallow it. */
-function writeChunk(response: ServerResponse, text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (response.destroyed) return reject(new Error('response already closed'));
-    response.write(text, (error) => (error ? reject(error) : resolve()));
-  });
-}
-
-// ---- Small helpers (kept apart from the other fakes so each reads on its own) ----
-
-type ParsedBody = { ok: true; value: unknown } | { ok: false };
-
-function parseBody(raw: string): ParsedBody {
-  if (raw === '') return { ok: true, value: undefined };
-  try {
-    return { ok: true, value: JSON.parse(raw) };
-  } catch {
-    return { ok: false };
-  }
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The reply cut to `limit` words (one word ≈ one token here), keeping the original spacing. */
-function truncateToWords(reply: string, limit: unknown): { value: string; truncated: boolean; tokens: number } {
-  const pieces = reply.match(/\s*\S+/g) ?? [];
-  if (typeof limit !== 'number' || limit >= pieces.length) return { value: reply, truncated: false, tokens: pieces.length };
-  return { value: pieces.slice(0, Math.max(0, limit)).join(''), truncated: true, tokens: Math.max(0, limit) };
-}
-
-/** Splits text into at most `count` non-empty pieces of near-equal length, never inside a code point. */
-function splitEvenly(text: string, count: number): string[] {
-  const characters = Array.from(text);
-  const parts = Math.max(1, Math.min(count, characters.length));
-  const pieces: string[] = [];
-  for (let part = 0; part < parts; part++) {
-    const piece = characters.slice(Math.floor((part * characters.length) / parts), Math.floor(((part + 1) * characters.length) / parts)).join('');
-    if (piece !== '') pieces.push(piece);
-  }
-  return pieces;
+function formatStream(payloads: Json[], { options, sequence }: FakeExchange<FakeAnthropicOptions>): WireReply {
+  return {
+    kind: 'stream',
+    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': requestId(sequence) },
+    pieces: payloads.map((payload) => `event: ${String(payload.type)}\ndata: ${JSON.stringify(payload)}\n\n`),
+    chunkDelayMs: options.chunkDelayMs,
+  };
 }

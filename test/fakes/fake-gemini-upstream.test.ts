@@ -1,6 +1,7 @@
 import { ApiError, FunctionCallingConfigMode, GoogleGenAI, Type, type FunctionDeclaration, type GenerateContentResponse } from '@google/genai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeGeminiUpstream, type FakeGeminiUpstream } from './fake-gemini-upstream.js';
+import { readBodyPieces } from './read-body-pieces.js';
 
 let fake: FakeGeminiUpstream;
 let ai: GoogleGenAI;
@@ -35,22 +36,6 @@ function sseDataOf(text: string): string[] {
   const events = text.slice(0, -4).split('\r\n\r\n');
   for (const event of events) expect(event).toMatch(/^data: \{[^\r\n]+\}$/);
   return events.map((event) => event.slice('data: '.length));
-}
-
-/** Reads a body chunk by chunk, keeping what arrived before an error and when each piece came. */
-async function readBodyPieces(response: Response): Promise<{ pieces: Array<{ text: string; at: number }>; error: unknown }> {
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  const pieces: Array<{ text: string; at: number }> = [];
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return { pieces, error: undefined };
-      pieces.push({ text: decoder.decode(value, { stream: true }), at: performance.now() });
-    }
-  } catch (error) {
-    return { pieces, error };
-  }
 }
 
 describe('fake Gemini upstream: generateContent', () => {

@@ -7,12 +7,10 @@
  * It injects the same faults as the OpenAI fake. Framing is written by hand on purpose: the fake must
  * not share code with the gateway's own encoders it helps to test.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { FakeFault, RecordedRequest } from './fake-openai-upstream.js';
+import { startFakeServer, type FakeDialect, type FakeExchange, type FakeUpstream, type WireReply } from './fake-server.js';
+import { sampleArguments, splitEvenly, truncateToWords } from './fake-reply-helpers.js';
 
-export type { FakeFault, RecordedRequest } from './fake-openai-upstream.js';
+export type { FakeFault, RecordedRequest } from './fake-server.js';
 
 export interface FakeGeminiOptions {
   reply: string;
@@ -31,13 +29,7 @@ export interface FakeGeminiOptions {
   expectedKeys: string[] | undefined;
 }
 
-export interface FakeGeminiUpstream {
-  url: string;
-  requests: RecordedRequest[];
-  enqueueFault(fault: FakeFault): void;
-  setOptions(options: Partial<FakeGeminiOptions>): void;
-  close(): Promise<void>;
-}
+export type FakeGeminiUpstream = FakeUpstream<FakeGeminiOptions>;
 
 const defaultOptions: FakeGeminiOptions = {
   reply: 'Hello from the fake upstream!',
@@ -65,89 +57,29 @@ interface Context {
 
 const thoughtText = '**Answering the greeting**\n\nThe user said hello. A short, friendly reply fits.';
 
-export async function startFakeGeminiUpstream(initialOptions: Partial<FakeGeminiOptions> = {}): Promise<FakeGeminiUpstream> {
-  let options: FakeGeminiOptions = { ...defaultOptions, ...initialOptions };
-  const requests: RecordedRequest[] = [];
-  const faults: FakeFault[] = [];
-  const closing = new AbortController();
-  let sequence = 0;
-
-  const server = createServer((request, response) => {
-    const recorded: RecordedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', headers: request.headers, body: undefined };
-    requests.push(recorded);
-    const fault = faults.shift();
-    sequence++;
-    const context = { options, sequence };
-    handleRequest(request, response, recorded, fault, context, closing.signal).catch((error: unknown) => {
-      // An aborted wait (client gone, server closing) or a write on a dead socket: drop the connection.
-      if (response.headersSent || response.destroyed || closing.signal.aborted) return void response.destroy();
-      // Otherwise a bug in the fake itself: say so rather than reset the connection like a fault would.
-      const text = googleJson({ error: { code: 500, message: `fake upstream failed: ${String(error)}`, status: 'INTERNAL' } });
-      response.writeHead(500, { 'content-type': 'application/json; charset=UTF-8' }).end(text);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  let closed: Promise<void> | undefined;
-
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    enqueueFault: (fault) => void faults.push(fault),
-    setOptions: (changes) => void (options = { ...options, ...changes }),
-    close() {
-      closed ??= new Promise<void>((resolve, reject) => {
-        closing.abort();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closed;
-    },
-  };
+export function startFakeGeminiUpstream(initialOptions: Partial<FakeGeminiOptions> = {}): Promise<FakeGeminiUpstream> {
+  return startFakeServer({ ...defaultOptions, ...initialOptions }, geminiDialect);
 }
 
-async function handleRequest(
-  request: IncomingMessage,
-  response: ServerResponse,
-  recorded: RecordedRequest,
-  fault: FakeFault | undefined,
-  context: Omit<Context, 'body' | 'model'>,
-  serverClosing: AbortSignal,
-): Promise<void> {
-  const clientGone = new AbortController();
-  response.on('close', () => clientGone.abort());
-  const signal = AbortSignal.any([serverClosing, clientGone.signal]);
-
-  const rawBody = await readBody(request);
-  const parsed = parseBody(rawBody);
-  recorded.body = parsed.ok ? parsed.value : rawBody;
-
-  if (fault?.kind === 'reset-before-headers') {
-    request.socket.destroy();
-    return;
-  }
-  if (fault?.kind === 'status') {
+const geminiDialect: FakeDialect<FakeGeminiOptions> = {
+  answer(exchange) {
+    const reply = answer(exchange);
+    return reply.kind === 'json' ? formatJson(reply) : formatStream(reply, exchange.options);
+  },
+  answerStatusFault(fault) {
     const body = fault.body ?? defaultErrorBody(fault.status);
     const text = typeof body === 'string' ? body : googleJson(body);
-    response.writeHead(fault.status, { ...jsonHeaders(text), ...fault.headers });
-    response.end(text);
-    return;
-  }
-  if (fault?.kind === 'slow-first-byte') await sleep(fault.delayMs, undefined, { signal });
+    return { headers: jsonHeaders(text), text };
+  },
+  answerInternalError(message) {
+    return { headers: { 'content-type': 'application/json; charset=UTF-8' }, text: googleJson({ error: { code: 500, message, status: 'INTERNAL' } }) };
+  },
+};
 
-  const reply = answer(request, recorded, parsed, context);
-  const afterFirstChunk = fault?.kind === 'cut-after-first-chunk' || fault?.kind === 'stall-after-first-chunk' ? fault : undefined;
-  if (reply.kind === 'json') await writeJson(response, reply, afterFirstChunk, signal);
-  else await writeStream(response, reply, context.options, afterFirstChunk, signal);
-}
-
-function answer(request: IncomingMessage, recorded: RecordedRequest, parsed: ParsedBody, base: Omit<Context, 'body' | 'model'>): Reply {
+function answer({ request, recorded, parsed, options, sequence }: FakeExchange<FakeGeminiOptions>): Reply {
   const url = new URL(recorded.path, 'http://fake');
   const headerKey = request.headers['x-goog-api-key'];
-  const keyError = checkApiKey(typeof headerKey === 'string' ? headerKey : url.searchParams.get('key'), base.options.expectedKeys);
+  const keyError = checkApiKey(typeof headerKey === 'string' ? headerKey : url.searchParams.get('key'), options.expectedKeys);
   if (keyError !== undefined) return keyError;
 
   // /v1beta/models/{model}:{method} (v1 too); the model may hold dots and dashes, the method is after the last colon.
@@ -164,7 +96,7 @@ function answer(request: IncomingMessage, recorded: RecordedRequest, parsed: Par
   if (!Array.isArray(body.contents) || body.contents.length === 0) {
     return googleError(400, '* GenerateContentRequest.contents: contents is not specified\n', 'INVALID_ARGUMENT');
   }
-  const context: Context = { ...base, body, model };
+  const context: Context = { options, sequence, body, model };
   if (method === 'generateContent') return { kind: 'json', status: 200, body: answerWhole(context) };
   return { kind: 'stream', framing: url.searchParams.get('alt') === 'sse' ? 'sse' : 'array', payloads: answerStream(context) };
 }
@@ -278,17 +210,6 @@ function selectFunctionToCall(body: Json): { name: string; args: Json } | undefi
   return { name: declaration.name, args: sampleArguments(declaration.parametersJsonSchema ?? declaration.parameters) };
 }
 
-/** Arguments fitting the schema's required (else all) properties: {"location":"Paris"}. Gemini types may be upper case. */
-function sampleArguments(parameters: Json | undefined): Json {
-  const properties: Json = parameters?.properties ?? {};
-  const names: string[] = Array.isArray(parameters?.required) && parameters.required.length > 0 ? parameters.required : Object.keys(properties);
-  const sampleByType: Record<string, unknown> = { number: 1, integer: 1, boolean: true, array: [], object: {} };
-  return Object.fromEntries(names.map((name) => {
-    const type = typeof properties[name]?.type === 'string' ? properties[name].type.toLowerCase() : undefined;
-    return [name, properties[name]?.enum?.[0] ?? (type === undefined ? undefined : sampleByType[type]) ?? 'Paris'];
-  }));
-}
-
 // ---- Errors and keys (bodies as Google sends them, see protocols.md §7) ----
 
 function googleError(code: number, message: string, status: string, details?: Json[]): Reply {
@@ -345,32 +266,19 @@ function googleLineJson(value: unknown): string {
   return escapeLikeGoogle(JSON.stringify(value));
 }
 
-// ---- Writing replies, with the faults that act after the first chunk ----
-
-type AfterFirstChunkFault = Extract<FakeFault, { kind: 'cut-after-first-chunk' | 'stall-after-first-chunk' }>;
+// ---- Serializing replies as Google does ----
 
 function jsonHeaders(text: string): Record<string, string> {
   return { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(Buffer.byteLength(text)), vary: 'Origin, X-Origin, Referer', server: 'scaffolding on HTTPServer2' };
 }
 
-async function writeJson(response: ServerResponse, reply: Extract<Reply, { kind: 'json' }>, fault: AfterFirstChunkFault | undefined, signal: AbortSignal): Promise<void> {
+function formatJson(reply: Extract<Reply, { kind: 'json' }>): WireReply {
   const text = googleJson(reply.body);
-  response.writeHead(reply.status, jsonHeaders(text));
-  if (fault === undefined) {
-    response.end(text);
-    return;
-  }
-  // A JSON body's "first chunk" is its first half.
-  const half = Math.floor(text.length / 2);
-  await writeChunk(response, text.slice(0, half));
-  if (fault.kind === 'cut-after-first-chunk') return void response.socket?.destroy();
-  await sleep(fault.delayMs, undefined, { signal });
-  response.end(text.slice(half));
+  return { kind: 'whole', status: reply.status, headers: jsonHeaders(text), text };
 }
 
-async function writeStream(response: ServerResponse, reply: Extract<Reply, { kind: 'stream' }>, options: FakeGeminiOptions, fault: AfterFirstChunkFault | undefined, signal: AbortSignal): Promise<void> {
+function formatStream(reply: Extract<Reply, { kind: 'stream' }>, options: FakeGeminiOptions): WireReply {
   const sse = reply.framing === 'sse';
-  response.writeHead(200, { 'content-type': sse ? 'text/event-stream' : 'application/json; charset=UTF-8', vary: 'Origin, X-Origin, Referer', server: 'scaffolding on HTTPServer2' });
   // SSE: one `data:` event per response. Array: `[` + first element, then `\r\n,\r\n` + each next one, then `\r\n]`.
   const pieces = reply.payloads.map((payload, index) => {
     if (sse) return `data: ${googleLineJson(payload)}\r\n\r\n`;
@@ -378,57 +286,10 @@ async function writeStream(response: ServerResponse, reply: Extract<Reply, { kin
     return index === 0 ? `[${element}` : `\r\n,\r\n${element}`;
   });
   if (!sse) pieces.push('\r\n]');
-  for (const [index, piece] of pieces.entries()) {
-    if (index > 0 && options.chunkDelayMs > 0) await sleep(options.chunkDelayMs, undefined, { signal });
-    await writeChunk(response, piece);
-    if (index === 0 && fault?.kind === 'cut-after-first-chunk') return void response.socket?.destroy();
-    if (index === 0 && fault?.kind === 'stall-after-first-chunk') await sleep(fault.delayMs, undefined, { signal });
-  }
-  response.end();
-}
-
-/** Resolves once the text is handed to the socket, so a following destroy cannot swallow it. */
-function writeChunk(response: ServerResponse, text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (response.destroyed) return reject(new Error('response already closed'));
-    response.write(text, (error) => (error ? reject(error) : resolve()));
-  });
-}
-
-// ---- Small helpers (kept apart from the other fakes so each reads on its own) ----
-
-type ParsedBody = { ok: true; value: unknown } | { ok: false };
-
-function parseBody(raw: string): ParsedBody {
-  if (raw === '') return { ok: true, value: undefined };
-  try {
-    return { ok: true, value: JSON.parse(raw) };
-  } catch {
-    return { ok: false };
-  }
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The reply cut to `limit` words (one word ≈ one token here), keeping the original spacing. */
-function truncateToWords(reply: string, limit: unknown): { value: string; truncated: boolean; tokens: number } {
-  const pieces = reply.match(/\s*\S+/g) ?? [];
-  if (typeof limit !== 'number' || limit >= pieces.length) return { value: reply, truncated: false, tokens: pieces.length };
-  return { value: pieces.slice(0, Math.max(0, limit)).join(''), truncated: true, tokens: Math.max(0, limit) };
-}
-
-/** Splits text into at most `count` non-empty pieces of near-equal length, never inside a code point. */
-function splitEvenly(text: string, count: number): string[] {
-  const characters = Array.from(text);
-  const parts = Math.max(1, Math.min(count, characters.length));
-  const pieces: string[] = [];
-  for (let part = 0; part < parts; part++) {
-    const piece = characters.slice(Math.floor((part * characters.length) / parts), Math.floor(((part + 1) * characters.length) / parts)).join('');
-    if (piece !== '') pieces.push(piece);
-  }
-  return pieces;
+  return {
+    kind: 'stream',
+    headers: { 'content-type': sse ? 'text/event-stream' : 'application/json; charset=UTF-8', vary: 'Origin, X-Origin, Referer', server: 'scaffolding on HTTPServer2' },
+    pieces,
+    chunkDelayMs: options.chunkDelayMs,
+  };
 }

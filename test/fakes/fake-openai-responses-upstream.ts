@@ -6,9 +6,7 @@
  * /v1/responses/compact` answers a CompactedResponse.
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { RecordedRequest } from './fake-openai-upstream.js';
+import { startFakeServer, type FakeDialect, type FakeUpstream, type WireReply } from './fake-server.js';
 
 const recorded = new URL('../../../shared/reference/recorded/openai-responses/', import.meta.url);
 
@@ -34,61 +32,34 @@ export function recordedStreamUsage(): { input_tokens: number; output_tokens: nu
 export const recordedResponsesText = '12 + 7 = 19\n19 × 3 = 57\n57 × 10 = 570\n\nFinal result: 570';
 export const recordedResponsesUsage = { input_tokens: 865, output_tokens: 163, reasoning_tokens: 128 };
 
-export interface FakeOpenaiResponsesUpstream {
-  url: string;
-  requests: RecordedRequest[];
-  close(): Promise<void>;
-}
+export type FakeOpenaiResponsesUpstream = FakeUpstream<{ expectedKey: string }>;
 
-export async function startFakeOpenaiResponsesUpstream(expectedKey: string): Promise<FakeOpenaiResponsesUpstream> {
+export function startFakeOpenaiResponsesUpstream(expectedKey: string): Promise<FakeOpenaiResponsesUpstream> {
   const stream = recordedTextStream();
   const body = readFileSync(new URL('openai-reasoning-encrypted-content.1.json', recorded), 'utf8');
-  const requests: RecordedRequest[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const parsed = text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>);
-      requests.push({ method: request.method ?? 'POST', path: request.url ?? '/', headers: request.headers, body: parsed });
-      if (request.headers.authorization !== `Bearer ${expectedKey}`) {
-        response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
-        return;
+  const json = (status: number, text: string): WireReply => ({ kind: 'whole', status, headers: { 'content-type': 'application/json' }, text });
+  const dialect: FakeDialect<{ expectedKey: string }> = {
+    answer({ request, recorded: { path }, parsed, options }) {
+      if (request.headers.authorization !== `Bearer ${options.expectedKey}`) {
+        return json(401, JSON.stringify({ error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
       }
-      if (request.url === '/v1/responses/compact') {
-        response.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            id: 'resp_compact_001',
-            object: 'response.compaction',
-            created_at: 1765552659,
-            output: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'earlier question' }] }, { type: 'compaction', id: 'cmp_001', encrypted_content: 'gAAAAB-opaque' }],
-            usage: { input_tokens: 1200, input_tokens_details: { cached_tokens: 0 }, output_tokens: 300, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 1500 },
-          }),
-        );
-        return;
-      }
-      if (request.url !== '/v1/responses') {
-        response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `Invalid URL (POST ${request.url})`, type: 'invalid_request_error', param: null, code: null } }));
-        return;
-      }
-      if (parsed?.stream !== true) {
-        response.writeHead(200, { 'content-type': 'application/json' }).end(body);
-        return;
-      }
-      response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
-      for (const line of stream) response.write(`event: ${(JSON.parse(line) as { type: string }).type}\ndata: ${line}\n\n`);
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+      if (path === '/v1/responses/compact') return json(200, JSON.stringify(compactedResponse));
+      if (path !== '/v1/responses') return json(404, JSON.stringify({ error: { message: `Invalid URL (POST ${path})`, type: 'invalid_request_error', param: null, code: null } }));
+      if (!parsed.ok || (parsed.value as { stream?: unknown } | undefined)?.stream !== true) return json(200, body);
+      // The whole recording in one write, as the recorded stream arrives from a replay: no pacing between events.
+      const text = stream.map((line) => `event: ${(JSON.parse(line) as { type: string }).type}\ndata: ${line}\n\n`).join('');
+      return { kind: 'stream', headers: { 'content-type': 'text/event-stream; charset=utf-8' }, pieces: [text], chunkDelayMs: 0 };
+    },
+    answerStatusFault: (fault) => ({ headers: { 'content-type': 'application/json' }, text: typeof fault.body === 'string' ? fault.body : JSON.stringify(fault.body ?? {}) }),
+    answerInternalError: (message) => ({ headers: { 'content-type': 'application/json' }, text: JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } }) }),
   };
+  return startFakeServer({ expectedKey }, dialect);
 }
+
+const compactedResponse = {
+  id: 'resp_compact_001',
+  object: 'response.compaction',
+  created_at: 1765552659,
+  output: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'earlier question' }] }, { type: 'compaction', id: 'cmp_001', encrypted_content: 'gAAAAB-opaque' }],
+  usage: { input_tokens: 1200, input_tokens_details: { cached_tokens: 0 }, output_tokens: 300, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 1500 },
+};

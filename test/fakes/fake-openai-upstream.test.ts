@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenaiUpstream, type FakeOpenaiUpstream } from './fake-openai-upstream.js';
+import { readBodyPieces } from './read-body-pieces.js';
 
 let fake: FakeOpenaiUpstream;
 let client: OpenAI;
@@ -32,22 +33,6 @@ function sseDataOf(text: string): string[] {
   const events = text.slice(0, -2).split('\n\n');
   for (const event of events) expect(event).toMatch(/^data: [^\n]+$/);
   return events.map((event) => event.slice('data: '.length));
-}
-
-/** Reads a body chunk by chunk, keeping what arrived before an error and when each piece came. */
-async function readBodyPieces(response: Response): Promise<{ pieces: Array<{ text: string; at: number }>; error: unknown }> {
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  const pieces: Array<{ text: string; at: number }> = [];
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return { pieces, error: undefined };
-      pieces.push({ text: decoder.decode(value, { stream: true }), at: performance.now() });
-    }
-  } catch (error) {
-    return { pieces, error };
-  }
 }
 
 describe('fake OpenAI upstream: chat completions', () => {

@@ -5,25 +5,10 @@
  * network or HTTP fault per request. Stream framing is written by hand here on purpose: the fake
  * must not share code with the gateway's own SSE encoder it helps to test.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { startFakeServer, type FakeDialect, type FakeExchange, type FakeUpstream, type WireReply } from './fake-server.js';
+import { sampleArguments, splitEvenly, truncateToWords } from './fake-reply-helpers.js';
 
-export interface RecordedRequest {
-  method: string;
-  /** The request target as received, query string included. */
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  /** Parsed JSON, or the raw text when the body is not JSON, or undefined when empty. */
-  body: any;
-}
-
-export type FakeFault =
-  | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
-  | { kind: 'reset-before-headers' }
-  | { kind: 'cut-after-first-chunk' }
-  | { kind: 'slow-first-byte'; delayMs: number }
-  | { kind: 'stall-after-first-chunk'; delayMs: number };
+export type { FakeFault, RecordedRequest } from './fake-server.js';
 
 export interface FakeOptions {
   reply: string;
@@ -37,13 +22,7 @@ export interface FakeOptions {
   expectedKeys: string[] | undefined;
 }
 
-export interface FakeOpenaiUpstream {
-  url: string;
-  requests: RecordedRequest[];
-  enqueueFault(fault: FakeFault): void;
-  setOptions(options: Partial<FakeOptions>): void;
-  close(): Promise<void>;
-}
+export type FakeOpenaiUpstream = FakeUpstream<FakeOptions>;
 
 const defaultOptions: FakeOptions = {
   reply: 'Hello from the fake upstream!',
@@ -71,86 +50,28 @@ interface Context {
 
 const systemFingerprint = 'fp_fake0upstream';
 
-export async function startFakeOpenaiUpstream(initialOptions: Partial<FakeOptions> = {}): Promise<FakeOpenaiUpstream> {
-  let options: FakeOptions = { ...defaultOptions, ...initialOptions };
-  const requests: RecordedRequest[] = [];
-  const faults: FakeFault[] = [];
-  const closing = new AbortController();
-  let sequence = 0;
-
-  const server = createServer((request, response) => {
-    const recorded: RecordedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', headers: request.headers, body: undefined };
-    requests.push(recorded);
-    const fault = faults.shift();
-    sequence++;
-    const context = { options, sequence, created: Math.floor(Date.now() / 1000) };
-    handleRequest(request, response, recorded, fault, context, closing.signal).catch((error: unknown) => {
-      // An aborted wait (client gone, server closing) or a write on a dead socket: drop the connection.
-      if (response.headersSent || response.destroyed || closing.signal.aborted) return void response.destroy();
-      // Otherwise a bug in the fake itself: say so rather than reset the connection like a fault would.
-      const text = JSON.stringify({ error: { message: `fake upstream failed: ${String(error)}`, type: 'server_error', param: null, code: null } });
-      response.writeHead(500, { 'content-type': 'application/json' }).end(text);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  let closed: Promise<void> | undefined;
-
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    enqueueFault: (fault) => void faults.push(fault),
-    setOptions: (changes) => void (options = { ...options, ...changes }),
-    close() {
-      closed ??= new Promise<void>((resolve, reject) => {
-        closing.abort();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closed;
-    },
-  };
+export function startFakeOpenaiUpstream(initialOptions: Partial<FakeOptions> = {}): Promise<FakeOpenaiUpstream> {
+  return startFakeServer({ ...defaultOptions, ...initialOptions }, openaiDialect);
 }
 
-async function handleRequest(
-  request: IncomingMessage,
-  response: ServerResponse,
-  recorded: RecordedRequest,
-  fault: FakeFault | undefined,
-  context: Omit<Context, 'body'>,
-  serverClosing: AbortSignal,
-): Promise<void> {
-  const clientGone = new AbortController();
-  response.on('close', () => clientGone.abort());
-  const signal = AbortSignal.any([serverClosing, clientGone.signal]);
-
-  const rawBody = await readBody(request);
-  const parsed = parseBody(rawBody);
-  recorded.body = parsed.ok ? parsed.value : rawBody;
-
-  if (fault?.kind === 'reset-before-headers') {
-    request.socket.destroy();
-    return;
-  }
-  if (fault?.kind === 'status') {
+const openaiDialect: FakeDialect<FakeOptions> = {
+  answer(exchange) {
+    const context = { options: exchange.options, sequence: exchange.sequence, created: Math.floor(Date.now() / 1000) };
+    const reply = answer(exchange, context);
+    return reply.kind === 'json' ? formatJson(reply, context.sequence) : formatStream(reply.payloads, context);
+  },
+  answerStatusFault(fault, sequence) {
     const body = fault.body ?? defaultErrorBody(fault.status);
     const text = typeof body === 'string' ? body : `${JSON.stringify(body, null, 4)}\n`;
-    response.writeHead(fault.status, { 'content-type': 'application/json; charset=utf-8', ...jsonHeaders(context.sequence, text), ...fault.headers });
-    response.end(text);
-    return;
-  }
-  if (fault?.kind === 'slow-first-byte') await sleep(fault.delayMs, undefined, { signal });
+    return { headers: { 'content-type': 'application/json; charset=utf-8', ...jsonHeaders(sequence, text) }, text };
+  },
+  answerInternalError(message) {
+    const text = JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } });
+    return { headers: { 'content-type': 'application/json' }, text };
+  },
+};
 
-  const reply = answer(request, recorded, parsed, context);
-  const afterFirstChunk = fault?.kind === 'cut-after-first-chunk' || fault?.kind === 'stall-after-first-chunk' ? fault : undefined;
-  if (reply.kind === 'json') await writeJson(response, reply, context, afterFirstChunk, signal);
-  else await writeStream(response, reply.payloads, context, afterFirstChunk, signal);
-}
-
-function answer(request: IncomingMessage, recorded: RecordedRequest, parsed: ParsedBody, base: Omit<Context, 'body'>): Reply {
+function answer({ request, recorded, parsed }: FakeExchange<FakeOptions>, base: Omit<Context, 'body'>): Reply {
   const { options } = base;
   const authorizationError = checkAuthorization(request.headers.authorization, options.expectedKeys);
   if (authorizationError !== undefined) return authorizationError;
@@ -256,14 +177,6 @@ function selectToolToCall(body: Json): { name: string; arguments: string } | und
   const forced = body.tool_choice?.function?.name;
   const tool = tools.find((candidate) => candidate.function.name === forced) ?? tools[0]!;
   return { name: tool.function.name, arguments: JSON.stringify(sampleArguments(tool.function.parameters)) };
-}
-
-/** Arguments fitting the JSON schema's required (else all) properties: {"location":"Paris"} for a weather tool. */
-function sampleArguments(parameters: Json | undefined): Json {
-  const properties: Json = parameters?.properties ?? {};
-  const names: string[] = Array.isArray(parameters?.required) && parameters.required.length > 0 ? parameters.required : Object.keys(properties);
-  const sampleByType: Record<string, unknown> = { number: 1, integer: 1, boolean: true, array: [], object: {} };
-  return Object.fromEntries(names.map((name) => [name, properties[name]?.enum?.[0] ?? sampleByType[properties[name]?.type] ?? 'Paris']));
 }
 
 // ---- Legacy completions (shapes from openai-completion-text.chunks.txt) ----
@@ -410,88 +323,30 @@ function checkAuthorization(authorization: string | undefined, expectedKeys: str
   return openaiError(401, `Incorrect API key provided: ${masked}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', null, 'invalid_api_key');
 }
 
-// ---- Writing replies, with the faults that act after the first chunk ----
-
-type AfterFirstChunkFault = Extract<FakeFault, { kind: 'cut-after-first-chunk' | 'stall-after-first-chunk' }>;
+// ---- Serializing replies as OpenAI does ----
 
 function jsonHeaders(sequence: number, text: string): Record<string, string> {
   return { 'content-length': String(Buffer.byteLength(text)), 'x-request-id': `req_fake${sequence}`, 'openai-processing-ms': '1', 'openai-version': '2020-10-01' };
 }
 
-async function writeJson(response: ServerResponse, reply: Extract<Reply, { kind: 'json' }>, context: Omit<Context, 'body'>, fault: AfterFirstChunkFault | undefined, signal: AbortSignal): Promise<void> {
+function formatJson(reply: Extract<Reply, { kind: 'json' }>, sequence: number): WireReply {
   // OpenAI pretty-prints JSON bodies: 2 spaces for results, 4 for errors.
   const isError = reply.status >= 400;
   const text = `${JSON.stringify(reply.body, null, isError ? 4 : 2)}\n`;
-  response.writeHead(reply.status, { 'content-type': isError ? 'application/json; charset=utf-8' : 'application/json', ...jsonHeaders(context.sequence, text) });
-  if (fault === undefined) {
-    response.end(text);
-    return;
-  }
-  // A JSON body's "first chunk" is its first half.
-  const half = Math.floor(text.length / 2);
-  await writeChunk(response, text.slice(0, half));
-  if (fault.kind === 'cut-after-first-chunk') return void response.socket?.destroy();
-  await sleep(fault.delayMs, undefined, { signal });
-  response.end(text.slice(half));
+  return { kind: 'whole', status: reply.status, headers: { 'content-type': isError ? 'application/json; charset=utf-8' : 'application/json', ...jsonHeaders(sequence, text) }, text };
 }
 
-async function writeStream(response: ServerResponse, payloads: Json[], context: Omit<Context, 'body'>, fault: AfterFirstChunkFault | undefined, signal: AbortSignal): Promise<void> {
-  response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'x-request-id': `req_fake${context.sequence}`, 'openai-processing-ms': '1', 'openai-version': '2020-10-01' });
+function formatStream(payloads: Json[], context: Omit<Context, 'body'>): WireReply {
   const events = [...payloads.map((payload) => JSON.stringify(payload)), '[DONE]'];
-  for (const [index, data] of events.entries()) {
-    if (index > 0 && context.options.chunkDelayMs > 0) await sleep(context.options.chunkDelayMs, undefined, { signal });
-    await writeChunk(response, `data: ${data}\n\n`);
-    if (index === 0 && fault?.kind === 'cut-after-first-chunk') return void response.socket?.destroy();
-    if (index === 0 && fault?.kind === 'stall-after-first-chunk') await sleep(fault.delayMs, undefined, { signal });
-  }
-  response.end();
-}
-
-/** Resolves once the text is handed to the socket, so a following destroy cannot swallow it. */
-function writeChunk(response: ServerResponse, text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (response.destroyed) return reject(new Error('response already closed'));
-    response.write(text, (error) => (error ? reject(error) : resolve()));
-  });
+  return {
+    kind: 'stream',
+    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'x-request-id': `req_fake${context.sequence}`, 'openai-processing-ms': '1', 'openai-version': '2020-10-01' },
+    pieces: events.map((data) => `data: ${data}\n\n`),
+    chunkDelayMs: context.options.chunkDelayMs,
+  };
 }
 
 // ---- Small helpers ----
-
-type ParsedBody = { ok: true; value: unknown } | { ok: false };
-
-function parseBody(raw: string): ParsedBody {
-  if (raw === '') return { ok: true, value: undefined };
-  try {
-    return { ok: true, value: JSON.parse(raw) };
-  } catch {
-    return { ok: false };
-  }
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The reply cut to `limit` words (one word ≈ one token here), keeping the original spacing. */
-function truncateToWords(reply: string, limit: unknown): { value: string; truncated: boolean; tokens: number } {
-  const pieces = reply.match(/\s*\S+/g) ?? [];
-  if (typeof limit !== 'number' || limit >= pieces.length) return { value: reply, truncated: false, tokens: pieces.length };
-  return { value: pieces.slice(0, limit).join(''), truncated: true, tokens: limit };
-}
-
-/** Splits text into at most `count` non-empty pieces of near-equal length, never inside a code point. */
-function splitEvenly(text: string, count: number): string[] {
-  const characters = Array.from(text);
-  const parts = Math.max(1, Math.min(count, characters.length));
-  const pieces: string[] = [];
-  for (let part = 0; part < parts; part++) {
-    const piece = characters.slice(Math.floor((part * characters.length) / parts), Math.floor(((part + 1) * characters.length) / parts)).join('');
-    if (piece !== '') pieces.push(piece);
-  }
-  return pieces;
-}
 
 function words(text: string): string[] {
   return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word !== '');

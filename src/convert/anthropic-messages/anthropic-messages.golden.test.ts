@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest, CanonicalResponse, CanonicalStreamPart } from '../../canonical/conversion.js';
+import { expectGolden, toJsonLines, toPrettyJson } from '../test-support/expect-golden.js';
 import { createAnthropicMessagesStreamDecoder } from './decode-anthropic-messages-stream.js';
 import { createAnthropicMessagesStreamEncoder } from './encode-anthropic-messages-stream.js';
 import { formatAnthropicMessagesRequest } from './format-anthropic-messages-request.js';
@@ -10,12 +11,12 @@ import { formatAnthropicMessagesResponse } from './format-anthropic-messages-res
 import { parseAnthropicMessagesRequest } from './parse-anthropic-messages-request.js';
 import { parseAnthropicMessagesResponse } from './parse-anthropic-messages-response.js';
 import { createTestConversionContext } from './test-support/create-test-conversion-context.js';
-import { readGolden, toJsonLines, toPrettyJson } from './test-support/read-golden.js';
 import { readSseEvents } from './test-support/read-sse-events.js';
 import { replaySseThroughDecoder, toAnthropicSseText } from './test-support/replay-anthropic-chunks.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixtures = join(here, '__fixtures__');
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 const scenarios = join(here, '..', 'scenarios');
 const sharedRecordings = join(here, '..', '..', '..', '..', 'shared', 'reference', 'recorded', 'anthropic-messages');
 
@@ -33,13 +34,13 @@ describe('Anthropic Messages goldens', () => {
       const decoder = createAnthropicMessagesStreamDecoder();
       const { parts } = replaySseThroughDecoder(toAnthropicSseText(fixture(name)), decoder);
       const golden = `decode-${caseName(name, /\.chunks\.txt$/)}.parts.jsonl`;
-      expect(toJsonLines(parts)).toBe(readGolden(golden, toJsonLines(parts)));
+      expectGolden(goldenFolder, golden, toJsonLines(parts));
       warningsByRecording[name] = decoder.warnings;
     });
 
     it('reports the golden warnings for each recording', () => {
       const warnings = Object.fromEntries(recordings.map((name) => [name, warningsByRecording[name]]));
-      expect(toPrettyJson(warnings)).toBe(readGolden('decode-warnings.json', toPrettyJson(warnings)));
+      expectGolden(goldenFolder, 'decode-warnings.json', toPrettyJson(warnings));
     });
 
     it.skipIf(!existsSync(sharedRecordings))('keeps its copies of the shared recordings identical to them', () => {
@@ -56,13 +57,13 @@ describe('Anthropic Messages goldens', () => {
       const encoder = createAnthropicMessagesStreamEncoder(createTestConversionContext());
       const text = parts.map((part) => encoder.encode(part)).join('') + encoder.end();
       const events = readSseEvents(text);
-      expect(toJsonLines(events)).toBe(readGolden(`encode-${caseName(name, /\.parts\.jsonl$/)}.jsonl`, toJsonLines(events)));
+      expectGolden(goldenFolder, `encode-${caseName(name, /\.parts\.jsonl$/)}.jsonl`, toJsonLines(events));
       warningsByScenario[name] = encoder.warnings;
     });
 
     it('reports the golden warnings for each scenario', () => {
       const warnings = Object.fromEntries(scenarioFiles.map((name) => [name, warningsByScenario[name]]));
-      expect(toPrettyJson(warnings)).toBe(readGolden('encode-warnings.json', toPrettyJson(warnings)));
+      expectGolden(goldenFolder, 'encode-warnings.json', toPrettyJson(warnings));
     });
   });
 
@@ -70,13 +71,13 @@ describe('Anthropic Messages goldens', () => {
     it.each(fixturesMatching(/^request-.*\.json$/))('parses the client request %s into the golden canonical request', (name) => {
       const result = parseAnthropicMessagesRequest(fixtureJson(name));
       const golden = `parse-request-${caseName(name, /^request-|\.json$/g)}.json`;
-      expect(toPrettyJson(result)).toBe(readGolden(golden, toPrettyJson(result)));
+      expectGolden(goldenFolder, golden, toPrettyJson(result));
     });
 
     it.each(fixturesMatching(/^canonical-request-.*\.json$/))('formats the canonical request %s into the golden upstream body', (name) => {
       const result = formatAnthropicMessagesRequest(fixtureJson<CanonicalRequest>(name), 'claude-sonnet-4-5-20250929');
       const golden = `format-request-${caseName(name, /^canonical-request-|\.json$/g)}.json`;
-      expect(toPrettyJson(result)).toBe(readGolden(golden, toPrettyJson(result)));
+      expectGolden(goldenFolder, golden, toPrettyJson(result));
     });
   });
 
@@ -84,13 +85,13 @@ describe('Anthropic Messages goldens', () => {
     it.each(fixturesMatching(/^anthropic-.*\.json$/))('parses the upstream response %s into the golden canonical response', (name) => {
       const result = parseAnthropicMessagesResponse(fixtureJson(name));
       const golden = `parse-response-${caseName(name, /^anthropic-|\.json$/g)}.json`;
-      expect(toPrettyJson(result)).toBe(readGolden(golden, toPrettyJson(result)));
+      expectGolden(goldenFolder, golden, toPrettyJson(result));
     });
 
     it.each(fixturesMatching(/^canonical-response-.*\.json$/))('formats the canonical response %s into the golden client body', (name) => {
       const result = formatAnthropicMessagesResponse(fixtureJson<CanonicalResponse>(name), createTestConversionContext());
       const golden = `format-response-${caseName(name, /^canonical-response-|\.json$/g)}.json`;
-      expect(toPrettyJson(result)).toBe(readGolden(golden, toPrettyJson(result)));
+      expectGolden(goldenFolder, golden, toPrettyJson(result));
     });
   });
 });

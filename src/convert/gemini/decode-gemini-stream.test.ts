@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.js';
 import { createSseDecoder } from '../../streaming/decode-sse.js';
+import { expectGolden, toJsonLines } from '../test-support/expect-golden.js';
 import { createGeminiStreamDecoder } from './decode-gemini-stream.js';
-import { readGolden, toJsonLines } from './test-support/golden-file.js';
 import { readRecordedChunks, recordedStreamNames, toSseBody } from './test-support/read-recorded-chunks.js';
 
-const goldenFolder = new URL('./__golden__/', import.meta.url).pathname;
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 
 /** Feeds an SSE body to the decoder in `chunkSize`-byte pieces, as the network would. */
 function decodeBody(body: string, chunkSize: number) {
@@ -32,7 +32,7 @@ describe('createGeminiStreamDecoder', () => {
     it(`decodes the recorded ${name} stream, fed in 7-byte pieces, into the golden parts`, () => {
       const { parts, warnings } = decodeBody(toSseBody(readRecordedChunks(name)), 7);
       const actual = toJsonLines(parts);
-      expect(actual).toBe(readGolden(`${goldenFolder}decode-${name}.parts.jsonl`, actual));
+      expectGolden(goldenFolder, `decode-${name}.parts.jsonl`, actual);
       expect(warnings).toEqual([]);
     });
   }

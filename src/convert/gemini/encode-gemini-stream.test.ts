@@ -2,13 +2,13 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.js';
 import { createSseDecoder } from '../../streaming/decode-sse.js';
+import { expectGolden, toJsonLines } from '../test-support/expect-golden.js';
 import { createGeminiStreamDecoder } from './decode-gemini-stream.js';
 import { createGeminiStreamEncoder } from './encode-gemini-stream.js';
 import { fixedContext } from './test-support/fixed-context.js';
-import { readGolden, toJsonLines } from './test-support/golden-file.js';
 
 const scenarioFolder = new URL('../scenarios/', import.meta.url).pathname;
-const goldenFolder = new URL('./__golden__/', import.meta.url).pathname;
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 const scenarios = readdirSync(scenarioFolder).filter((file) => file.endsWith('.parts.jsonl')).map((file) => file.replace('.parts.jsonl', ''));
 
 function readScenario(name: string): CanonicalStreamPart[] {
@@ -38,7 +38,7 @@ describe('createGeminiStreamEncoder', () => {
     it(`encodes the ${scenario} scenario into the golden Gemini events`, () => {
       const { text } = encode(readScenario(scenario));
       const actual = toJsonLines(toWireEvents(text));
-      expect(actual).toBe(readGolden(`${goldenFolder}encode-${scenario}.jsonl`, actual));
+      expectGolden(goldenFolder, `encode-${scenario}.jsonl`, actual);
     });
   }
 

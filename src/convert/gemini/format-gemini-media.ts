@@ -1,6 +1,6 @@
 import type { CanonicalMediaSource } from '../../canonical/canonical-request.js';
+import { parseDataUrl } from '../shared/parse-data-url.js';
 import { guessMediaType } from './guess-media-type.js';
-import { parseDataUrl } from './parse-data-url.js';
 
 /**
  * A canonical media source → Gemini `inlineData` (base64, and data: URLs) or `fileData` (any other URL:

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest } from '../../canonical/canonical-request.js';
+import { expectGolden } from '../test-support/expect-golden.js';
 import { formatGeminiRequest } from './format-gemini-request.js';
-import { readGolden } from './test-support/golden-file.js';
 import { readFixtureJson } from './test-support/read-recorded-chunks.js';
 
-const goldenFolder = new URL('./__golden__/', import.meta.url).pathname;
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 /** Each canonical fixture with the upstream model it is formatted for. */
 const cases: [name: string, upstreamModel: string][] = [
   ['text', 'gemini-2.5-flash'],
@@ -22,7 +22,7 @@ describe('formatGeminiRequest', () => {
     it(`formats the canonical ${name} request for ${upstreamModel} into the golden body`, () => {
       const request = readFixtureJson(`canonical-request-${name}.json`) as CanonicalRequest;
       const actual = `${JSON.stringify(formatGeminiRequest(request, upstreamModel), null, 2)}\n`;
-      expect(actual).toBe(readGolden(`${goldenFolder}format-request-${name}.json`, actual));
+      expectGolden(goldenFolder, `format-request-${name}.json`, actual);
     });
   }
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest } from '../../canonical/canonical-request.js';
 import type { Converted } from '../../canonical/conversion.js';
+import { expectGolden } from '../test-support/expect-golden.js';
 import { parseGeminiRequest } from './parse-gemini-request.js';
-import { readGolden } from './test-support/golden-file.js';
 import { readFixtureJson } from './test-support/read-recorded-chunks.js';
 
-const goldenFolder = new URL('./__golden__/', import.meta.url).pathname;
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 const cases = ['text', 'system-prompt', 'image-input', 'tool-round-trip', 'parallel-tool-calls', 'thinking-signature'];
 
 function parse(body: unknown): Converted<CanonicalRequest> {
@@ -20,7 +20,7 @@ describe('parseGeminiRequest', () => {
   for (const name of cases) {
     it(`parses the ${name} request into the golden canonical request`, () => {
       const actual = `${JSON.stringify(parse(readFixtureJson(`request-${name}.json`)), null, 2)}\n`;
-      expect(actual).toBe(readGolden(`${goldenFolder}parse-request-${name}.json`, actual));
+      expectGolden(goldenFolder, `parse-request-${name}.json`, actual);
     });
   }
 

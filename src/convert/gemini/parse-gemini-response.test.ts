@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { expectGolden } from '../test-support/expect-golden.js';
 import { parseGeminiResponse } from './parse-gemini-response.js';
-import { readGolden } from './test-support/golden-file.js';
 import { readFixtureJson, readRecordedJson } from './test-support/read-recorded-chunks.js';
 
-const goldenFolder = new URL('./__golden__/', import.meta.url).pathname;
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 const cases: [name: string, body: () => unknown][] = [
   ['google-text', () => readRecordedJson('google-text')],
   ['google-tool-call', () => readRecordedJson('google-tool-call')],
@@ -15,7 +15,7 @@ describe('parseGeminiResponse', () => {
   for (const [name, body] of cases) {
     it(`parses the ${name} response into the golden canonical response`, () => {
       const actual = `${JSON.stringify(parseGeminiResponse(body()), null, 2)}\n`;
-      expect(actual).toBe(readGolden(`${goldenFolder}parse-response-${name}.json`, actual));
+      expectGolden(goldenFolder, `parse-response-${name}.json`, actual);
     });
   }
 

@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.js';
 import { createSseDecoder } from '../../streaming/decode-sse.js';
+import { expectGolden, toJsonLines } from '../test-support/expect-golden.js';
 import { createOpenaiChatStreamDecoder } from './decode-openai-chat-stream.js';
-import { expectGolden, toJsonLines } from './test-support/expect-golden.js';
 import { fixtureDirectory, readChunksAsSse, recordedDirectory } from './test-support/read-fixture.js';
+
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 
 /** Feeds SSE text through the byte-level SSE decoder in chunks of `chunkSize` bytes (cutting events and characters). */
 function decodeSse(sse: string, chunkSize: number): { parts: CanonicalStreamPart[]; warnings: string[] } {
@@ -41,7 +43,7 @@ describe('createOpenaiChatStreamDecoder', () => {
   it.each(streams)('decodes %s as its golden file says, whatever the byte chunking', (name, path) => {
     const sse = readChunksAsSse(path);
     const whole = decodeSse(sse, sse.length);
-    expectGolden(`decode-${name.replace('.chunks.txt', '')}.parts.jsonl`, toJsonLines(whole.parts));
+    expectGolden(goldenFolder, `decode-${name.replace('.chunks.txt', '')}.parts.jsonl`, toJsonLines(whole.parts));
     expect(whole.warnings).toEqual([]);
     for (const size of [1, 7, 100]) expect(decodeSse(sse, size).parts).toEqual(whole.parts);
   });

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.js';
+import { createTestContext } from '../test-support/create-test-context.js';
 import { createOpenaiChatStreamEncoder } from './encode-openai-chat-stream.js';
-import { createTestContext } from './test-support/create-test-context.js';
 
 const scenarioDirectory = join(import.meta.dirname, '..', 'scenarios');
 

@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.js';
 import { createSseDecoder, type SseEvent } from '../../streaming/decode-sse.js';
+import { createTestContext } from '../test-support/create-test-context.js';
+import { expectGolden, toJsonLines } from '../test-support/expect-golden.js';
 import { createOpenaiChatStreamEncoder } from './encode-openai-chat-stream.js';
-import { createTestContext } from './test-support/create-test-context.js';
-import { expectGolden, toJsonLines } from './test-support/expect-golden.js';
+
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 
 const scenarioDirectory = join(import.meta.dirname, '..', 'scenarios');
 const scenarios = readdirSync(scenarioDirectory)
@@ -51,7 +53,7 @@ function toGoldenLines(text: string): string {
 describe('createOpenaiChatStreamEncoder', () => {
   it.each(scenarios)('encodes the %s scenario as its golden file says', (name) => {
     const { text, warnings } = encode(readScenario(name), true);
-    expectGolden(`encode-${name}.jsonl`, toGoldenLines(text));
+    expectGolden(goldenFolder, `encode-${name}.jsonl`, toGoldenLines(text));
     expect(warnings).toEqual(name === 'thinking' ? ['a reasoning signature cannot be expressed in Chat Completions; dropped'] : []);
   });
 

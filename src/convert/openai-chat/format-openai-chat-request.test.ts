@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest } from '../../canonical/canonical-request.js';
+import { expectGolden, toPrettyJson } from '../test-support/expect-golden.js';
 import { formatOpenaiChatRequest } from './format-openai-chat-request.js';
-import { expectGolden, toPrettyJson } from './test-support/expect-golden.js';
 import { readFixture } from './test-support/read-fixture.js';
+
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 
 const cases: [name: string, upstreamModel: string][] = [
   ['text', 'gpt-4.1-nano'],
@@ -17,7 +19,7 @@ const canonical = (name: string) => readFixture(`canonical-request-${name}.json`
 
 describe('formatOpenaiChatRequest', () => {
   it.each(cases)('formats the %s request for %s as its golden file says', (name, upstreamModel) => {
-    expectGolden(`format-request-${name}.json`, toPrettyJson(formatOpenaiChatRequest(canonical(name), upstreamModel)));
+    expectGolden(goldenFolder, `format-request-${name}.json`, toPrettyJson(formatOpenaiChatRequest(canonical(name), upstreamModel)));
   });
 
   it('sends earlier reasoning back as reasoning_content when the upstream wants it (DeepSeek thinking with tools)', () => {

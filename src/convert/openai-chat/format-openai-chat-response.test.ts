@@ -1,16 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
+import { createTestContext } from '../test-support/create-test-context.js';
+import { expectGolden, toPrettyJson } from '../test-support/expect-golden.js';
 import { formatOpenaiChatResponse } from './format-openai-chat-response.js';
-import { createTestContext } from './test-support/create-test-context.js';
-import { expectGolden, toPrettyJson } from './test-support/expect-golden.js';
 import { readFixture } from './test-support/read-fixture.js';
+
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 
 const cases = ['text', 'tool-call', 'parallel-tool-calls', 'thinking-signature', 'max-tokens', 'cache-usage', 'no-id-refusal'];
 
 describe('formatOpenaiChatResponse', () => {
   it.each(cases)('formats the %s response as its golden file says', (name) => {
     const response = readFixture(`canonical-response-${name}.json`) as CanonicalResponse;
-    expectGolden(`format-response-${name}.json`, toPrettyJson(formatOpenaiChatResponse(response, createTestContext('client-model'))));
+    expectGolden(goldenFolder, `format-response-${name}.json`, toPrettyJson(formatOpenaiChatResponse(response, createTestContext('client-model'))));
   });
 
   it('warns when an upstream finish reason has no Chat Completions value', () => {

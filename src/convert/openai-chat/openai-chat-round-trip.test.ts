@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest } from '../../canonical/canonical-request.js';
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
+import { createTestContext } from '../test-support/create-test-context.js';
 import { formatOpenaiChatRequest } from './format-openai-chat-request.js';
 import { formatOpenaiChatResponse } from './format-openai-chat-response.js';
 import { parseOpenaiChatRequest } from './parse-openai-chat-request.js';
 import { parseOpenaiChatResponse } from './parse-openai-chat-response.js';
-import { createTestContext } from './test-support/create-test-context.js';
 import { readFixture } from './test-support/read-fixture.js';
 
 /** Everything the style can carry, in the shapes the formatter writes. */

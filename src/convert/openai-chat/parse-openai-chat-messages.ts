@@ -7,6 +7,8 @@ import type {
 } from '../../canonical/canonical-request.js';
 import type { ZodError } from 'zod';
 import type { Converted, InvalidWireRequest } from '../../canonical/conversion.js';
+import { parseDataUrl } from '../shared/parse-data-url.js';
+import { toInvalidWireRequest } from '../shared/to-invalid-wire-request.js';
 import {
   openaiChatAudioPartSchema,
   openaiChatFilePartSchema,
@@ -16,8 +18,6 @@ import {
   openaiChatTextPartSchema,
   type OpenaiChatToolCall,
 } from './openai-chat-request-schema.js';
-import { parseDataUrl } from './parse-data-url.js';
-import { toInvalidWireRequest } from './to-invalid-wire-request.js';
 
 export interface ParsedOpenaiChatMessages {
   system: CanonicalTextPart[];

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { expectGolden, toPrettyJson } from '../test-support/expect-golden.js';
 import { parseOpenaiChatRequest } from './parse-openai-chat-request.js';
-import { expectGolden, toPrettyJson } from './test-support/expect-golden.js';
 import { readFixture } from './test-support/read-fixture.js';
+
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 
 const cases = ['text', 'system-prompt', 'image-input', 'tool-round-trip', 'parallel-tool-calls', 'thinking'];
 
@@ -13,7 +15,7 @@ function parsedValue(body: unknown) {
 
 describe('parseOpenaiChatRequest', () => {
   it.each(cases)('parses the %s request as its golden file says', (name) => {
-    expectGolden(`parse-request-${name}.json`, toPrettyJson(parseOpenaiChatRequest(readFixture(`request-${name}.json`))));
+    expectGolden(goldenFolder, `parse-request-${name}.json`, toPrettyJson(parseOpenaiChatRequest(readFixture(`request-${name}.json`))));
   });
 
   it('gives a tool result the name of the call it answers, which Gemini needs', () => {

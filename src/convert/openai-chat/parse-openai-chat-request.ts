@@ -6,9 +6,9 @@ import type {
   CanonicalToolChoice,
 } from '../../canonical/canonical-request.js';
 import type { Converted, InvalidWireRequest } from '../../canonical/conversion.js';
+import { toInvalidWireRequest } from '../shared/to-invalid-wire-request.js';
 import { openaiChatRequestSchema, type OpenaiChatRequest } from './openai-chat-request-schema.js';
 import { parseOpenaiChatMessages } from './parse-openai-chat-messages.js';
-import { toInvalidWireRequest } from './to-invalid-wire-request.js';
 
 /** Fields this parser reads (or the relay reads: `stream_options.include_usage` drives the stream encoder). */
 const carriedFields = new Set([

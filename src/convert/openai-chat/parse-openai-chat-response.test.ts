@@ -1,20 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectGolden, toPrettyJson } from '../test-support/expect-golden.js';
 import { parseOpenaiChatResponse } from './parse-openai-chat-response.js';
-import { expectGolden, toPrettyJson } from './test-support/expect-golden.js';
 import { readFixture, recordedDirectory } from './test-support/read-fixture.js';
+
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 
 const fixtureCases = ['tool-call', 'parallel-tool-calls', 'length-cached', 'deepseek-reasoning'];
 
 describe('parseOpenaiChatResponse', () => {
   it('parses the recorded OpenAI text response as its golden file says', () => {
     const body: unknown = JSON.parse(readFileSync(join(recordedDirectory, 'openai-text.json'), 'utf8'));
-    expectGolden('parse-response-openai-text.json', toPrettyJson(parseOpenaiChatResponse(body)));
+    expectGolden(goldenFolder, 'parse-response-openai-text.json', toPrettyJson(parseOpenaiChatResponse(body)));
   });
 
   it.each(fixtureCases)('parses the %s response as its golden file says', (name) => {
-    expectGolden(`parse-response-${name}.json`, toPrettyJson(parseOpenaiChatResponse(readFixture(`response-${name}.json`))));
+    expectGolden(goldenFolder, `parse-response-${name}.json`, toPrettyJson(parseOpenaiChatResponse(readFixture(`response-${name}.json`))));
   });
 
   it('counts DeepSeek cache hits as cache reads', () => {

@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.js';
+import { expectGolden, toJsonLines } from '../test-support/expect-golden.js';
 import { createOpenaiResponsesStreamDecoder } from './decode-openai-responses-stream.js';
-import { expectGolden, toJsonLines } from './test-support/expect-golden.js';
 import { fixtureDirectory, listChunkFiles, readChunksAsSseBodies, recordedDirectory } from './test-support/read-fixture.js';
 import { decodeBody, readSseEvents } from './test-support/run-stream.js';
+
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 
 const streams = [
   ...listChunkFiles(recordedDirectory).map((name) => ({ name, path: join(recordedDirectory, `${name}.chunks.txt`) })),
@@ -29,7 +31,7 @@ function sse(events: Record<string, unknown>[]): string {
 
 describe('createOpenaiResponsesStreamDecoder', () => {
   it.each(streams)('matches the golden parts for $name', ({ name, path }) => {
-    expectGolden(`decode-${name}.parts.jsonl`, toJsonLines(decodeFile(path).parts));
+    expectGolden(goldenFolder, `decode-${name}.parts.jsonl`, toJsonLines(decodeFile(path).parts));
   });
 
   it.each(streams)('gives the same parts for $name when the bytes arrive 7 at a time', ({ path }) => {

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { collectStreamParts } from '../../canonical/collect-stream-parts.js';
+import { createTestContext } from '../test-support/create-test-context.js';
+import { expectGolden, toJsonLines } from '../test-support/expect-golden.js';
 import { createOpenaiResponsesStreamDecoder } from './decode-openai-responses-stream.js';
 import { createOpenaiResponsesStreamEncoder } from './encode-openai-responses-stream.js';
-import { createTestContext } from './test-support/create-test-context.js';
-import { expectGolden, toJsonLines } from './test-support/expect-golden.js';
 import { listScenarios, readScenario } from './test-support/read-fixture.js';
 import { decodeBody, encodeParts, toWireEvents } from './test-support/run-stream.js';
+
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 
 const scenarios = listScenarios();
 
@@ -20,7 +22,7 @@ function withoutRaw<T extends { usage: { raw?: unknown } }>(response: T): T {
 
 describe('createOpenaiResponsesStreamEncoder', () => {
   it.each(scenarios)('matches the golden client events for the %s scenario', (name) => {
-    expectGolden(`encode-${name}.jsonl`, toJsonLines(toWireEvents(encodeScenario(name))));
+    expectGolden(goldenFolder, `encode-${name}.jsonl`, toJsonLines(toWireEvents(encodeScenario(name))));
   });
 
   it.each(scenarios)('names every event by its type and numbers them from 0 in the %s scenario', (name) => {

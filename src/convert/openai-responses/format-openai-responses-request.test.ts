@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { expectGolden, toPrettyJson } from '../test-support/expect-golden.js';
 import { formatOpenaiResponsesRequest } from './format-openai-responses-request.js';
 import { canonicalRequests } from './test-support/canonical-requests.js';
-import { expectGolden, toPrettyJson } from './test-support/expect-golden.js';
+
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 
 describe('formatOpenaiResponsesRequest', () => {
   it.each(Object.keys(canonicalRequests))('matches the golden upstream body for %s', (name) => {
     const request = canonicalRequests[name];
     if (request === undefined) throw new Error(name);
-    expectGolden(`format-request-${name}.json`, toPrettyJson(formatOpenaiResponsesRequest(request, 'gpt-5-2025-08-07')));
+    expectGolden(goldenFolder, `format-request-${name}.json`, toPrettyJson(formatOpenaiResponsesRequest(request, 'gpt-5-2025-08-07')));
   });
 
   it('sends function tools flat and non-strict, and never asks OpenAI to store the conversation', () => {

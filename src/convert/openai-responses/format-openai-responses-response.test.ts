@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { createTestContext } from '../test-support/create-test-context.js';
+import { expectGolden, toPrettyJson } from '../test-support/expect-golden.js';
 import { formatOpenaiResponsesResponse } from './format-openai-responses-response.js';
 import { canonicalResponses } from './test-support/canonical-responses.js';
-import { createTestContext } from './test-support/create-test-context.js';
-import { expectGolden, toPrettyJson } from './test-support/expect-golden.js';
+
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 
 function format(name: string) {
   const response = canonicalResponses[name];
@@ -12,7 +14,7 @@ function format(name: string) {
 
 describe('formatOpenaiResponsesResponse', () => {
   it.each(Object.keys(canonicalResponses))('matches the golden client body for %s', (name) => {
-    expectGolden(`format-response-${name}.json`, toPrettyJson(format(name)));
+    expectGolden(goldenFolder, `format-response-${name}.json`, toPrettyJson(format(name)));
   });
 
   it('reports a length stop as incomplete with max_output_tokens, the last item incomplete', () => {

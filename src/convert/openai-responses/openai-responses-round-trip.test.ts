@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest } from '../../canonical/canonical-request.js';
+import { createTestContext } from '../test-support/create-test-context.js';
 import { formatOpenaiResponsesRequest } from './format-openai-responses-request.js';
 import { formatOpenaiResponsesResponse } from './format-openai-responses-response.js';
 import { parseOpenaiResponsesRequest } from './parse-openai-responses-request.js';
 import { parseOpenaiResponsesResponse } from './parse-openai-responses-response.js';
 import { canonicalRequests } from './test-support/canonical-requests.js';
 import { canonicalResponses } from './test-support/canonical-responses.js';
-import { createTestContext } from './test-support/create-test-context.js';
 
 function roundTripRequest(request: CanonicalRequest) {
   const formatted = formatOpenaiResponsesRequest(request, request.model);

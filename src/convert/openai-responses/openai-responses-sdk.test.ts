@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.js';
+import { createTestContext } from '../test-support/create-test-context.js';
 import { createOpenaiResponsesStreamEncoder } from './encode-openai-responses-stream.js';
 import { formatOpenaiResponsesResponse } from './format-openai-responses-response.js';
 import { canonicalResponses } from './test-support/canonical-responses.js';
-import { createTestContext } from './test-support/create-test-context.js';
 import { readScenario } from './test-support/read-fixture.js';
 import { encodeParts } from './test-support/run-stream.js';
 

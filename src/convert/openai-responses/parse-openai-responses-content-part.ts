@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { CanonicalFilePart, CanonicalImagePart, CanonicalUserPart } from '../../canonical/canonical-request.js';
 import type { Converted, InvalidWireRequest } from '../../canonical/conversion.js';
-import { parseDataUrl } from '../openai-chat/parse-data-url.js';
-import { toInvalidWireRequest } from '../openai-chat/to-invalid-wire-request.js';
+import { parseDataUrl } from '../shared/parse-data-url.js';
+import { toInvalidWireRequest } from '../shared/to-invalid-wire-request.js';
 import {
   openaiResponsesInputFileSchema,
   openaiResponsesInputImageSchema,

@@ -7,7 +7,7 @@ import type {
   CanonicalUserPart,
 } from '../../canonical/canonical-request.js';
 import type { Converted, InvalidWireRequest } from '../../canonical/conversion.js';
-import { toInvalidWireRequest } from '../openai-chat/to-invalid-wire-request.js';
+import { toInvalidWireRequest } from '../shared/to-invalid-wire-request.js';
 import { parseOpenaiResponsesContentPart } from './parse-openai-responses-content-part.js';
 import { parseOpenaiResponsesOutputItem } from './parse-openai-responses-output-item.js';
 import { openaiResponsesMessageItemSchema, type openaiResponsesTypedObjectSchema } from './openai-responses-wire-schema.js';

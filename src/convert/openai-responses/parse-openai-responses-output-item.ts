@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { CanonicalAssistantPart } from '../../canonical/canonical-request.js';
 import type { Converted, InvalidWireRequest } from '../../canonical/conversion.js';
-import { toInvalidWireRequest } from '../openai-chat/to-invalid-wire-request.js';
+import { toInvalidWireRequest } from '../shared/to-invalid-wire-request.js';
 import { parseOpenaiResponsesEncryptedContent } from './map-openai-responses-encrypted-content.js';
 import {
   openaiResponsesCustomToolCallItemSchema,

@@ -1,8 +1,10 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { expectGolden, toPrettyJson } from '../test-support/expect-golden.js';
 import { parseOpenaiResponsesRequest } from './parse-openai-responses-request.js';
-import { expectGolden, toPrettyJson } from './test-support/expect-golden.js';
 import { fixtureDirectory, readJson } from './test-support/read-fixture.js';
+
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 
 const requestCases = readdirSync(fixtureDirectory)
   .filter((file) => file.startsWith('request-') && file.endsWith('.json'))
@@ -16,7 +18,7 @@ function parseValid(body: unknown) {
 
 describe('parseOpenaiResponsesRequest', () => {
   it.each(requestCases)('matches the golden canonical request for %s', (name) => {
-    expectGolden(`parse-request-${name}.json`, toPrettyJson(parseOpenaiResponsesRequest(readJson(fixtureDirectory, `request-${name}.json`))));
+    expectGolden(goldenFolder, `parse-request-${name}.json`, toPrettyJson(parseOpenaiResponsesRequest(readJson(fixtureDirectory, `request-${name}.json`))));
   });
 
   it('reads a string input as one user message', () => {

@@ -6,7 +6,7 @@ import type {
   CanonicalToolChoice,
 } from '../../canonical/canonical-request.js';
 import type { Converted, InvalidWireRequest } from '../../canonical/conversion.js';
-import { toInvalidWireRequest } from '../openai-chat/to-invalid-wire-request.js';
+import { toInvalidWireRequest } from '../shared/to-invalid-wire-request.js';
 import { parseOpenaiResponsesInput } from './parse-openai-responses-input.js';
 import {
   openaiResponsesFunctionToolSchema,

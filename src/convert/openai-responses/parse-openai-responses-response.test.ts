@@ -1,19 +1,21 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { expectGolden, toPrettyJson } from '../test-support/expect-golden.js';
 import { parseOpenaiResponsesResponse } from './parse-openai-responses-response.js';
-import { expectGolden, toPrettyJson } from './test-support/expect-golden.js';
 import { fixtureDirectory, readJson, recordedDirectory } from './test-support/read-fixture.js';
+
+const goldenFolder = new URL('./__golden__/', import.meta.url);
 
 const recorded = readdirSync(recordedDirectory).filter((file) => file.endsWith('.json'));
 const ownFixtures = readdirSync(fixtureDirectory).filter((file) => file.startsWith('response-') && file.endsWith('.json'));
 
 describe('parseOpenaiResponsesResponse', () => {
   it.each(recorded)('matches the golden canonical response for the recorded %s', (file) => {
-    expectGolden(`parse-response-${file.slice(0, -'.json'.length)}.json`, toPrettyJson(parseOpenaiResponsesResponse(readJson(recordedDirectory, file))));
+    expectGolden(goldenFolder, `parse-response-${file.slice(0, -'.json'.length)}.json`, toPrettyJson(parseOpenaiResponsesResponse(readJson(recordedDirectory, file))));
   });
 
   it.each(ownFixtures)('matches the golden canonical response for %s', (file) => {
-    expectGolden(`parse-${file}`, toPrettyJson(parseOpenaiResponsesResponse(readJson(fixtureDirectory, file))));
+    expectGolden(goldenFolder, `parse-${file}`, toPrettyJson(parseOpenaiResponsesResponse(readJson(fixtureDirectory, file))));
   });
 
   it('reports a turn ending in function calls as tool_calls, keeping the raw status', () => {

@@ -1,6 +1,6 @@
-import type { ConversionContext } from '../../../canonical/conversion.js';
+import type { ConversionContext } from '../../canonical/conversion.js';
 
-/** The fixed context of the golden files: ids count per call (`resp_1`, `msg_2` …), the clock stands at 1760000000. */
+/** The fixed context of the golden files: ids count per call (`chatcmpl-1`, `call_2` …), the clock stands at 1760000000. */
 export function createTestContext(requestedModel = 'client-model'): ConversionContext {
   let counter = 0;
   return {
