@@ -2,13 +2,14 @@
 /**
  * Micro-benchmark behind a suggestion in BENCHMARKS.md: the quota ledger's cost per request on SQLite.
  *   A. the gateway's SqlQuotaLedger (dist/, Kysely over better-sqlite3): reserve + settle, as the relay did
- *   S. the gateway's SqliteQuotaLedger (dist/, synchronous better-sqlite3), when the build has it
+ *   S. the gateway's SqliteQuotaLedger (dist/, on the connection createDatabase opened, as main.ts wires it),
+ *      when the build has it: one request at a time, then 50 requests at once (each reserve then settle)
  *   B. the same statements with better-sqlite3 directly: prepared once, each transaction synchronous
  *   C. B with group commit: 50 requests' reserves (then settles) in one transaction, one SAVEPOINT each
  * Needs `npm run build`. Usage: node bench/micro/ledger.mjs [cycles=5000]
  * (Imports dist/ internals: if their shape changed, this file needs the same change.)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -38,16 +39,32 @@ raw.prepare(`insert into tokens (user_id, name, key_hash, key_prefix, group_name
 const tokenId = raw.prepare(`select id from tokens where name = 'micro'`).get().id;
 const channelId = null; // the channel row update is measured by B as a no-op-free path; A gets undefined too
 
+/**
+ * CPU of the main thread alone (Linux: /proc/self/task/<pid>/stat, in clock ticks, usually 10 ms), since
+ * process.cpuUsage() also counts worker threads (the WAL checkpointer). Undefined elsewhere.
+ */
+function mainThreadCpuUs() {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 function time(label, fn) {
   return async () => {
     const cpu = process.cpuUsage();
+    const mainBefore = mainThreadCpuUs();
     const started = process.hrtime.bigint();
     await fn();
     const wallUs = Number(process.hrtime.bigint() - started) / 1000 / cycles;
     const used = process.cpuUsage(cpu);
     const cpuUs = (used.user + used.system) / cycles;
+    const mainAfter = mainThreadCpuUs();
+    const mainUs = mainBefore === undefined || mainAfter === undefined ? '' : ` (main thread ${((mainAfter - mainBefore) / cycles).toFixed(1)})`;
     const memory = process.memoryUsage();
-    console.log(`${label.padEnd(58)} ${wallUs.toFixed(1).padStart(7)} µs wall, ${cpuUs.toFixed(1).padStart(7)} µs CPU per reserve + settle; RSS ${(memory.rss / 2 ** 20).toFixed(0)} MB, heap ${(memory.heapUsed / 2 ** 20).toFixed(0)} MB`);
+    console.log(`${label.padEnd(58)} ${wallUs.toFixed(1).padStart(7)} µs wall, ${cpuUs.toFixed(1).padStart(7)} µs CPU${mainUs} per reserve + settle; RSS ${(memory.rss / 2 ** 20).toFixed(0)} MB, heap ${(memory.heapUsed / 2 ** 20).toFixed(0)} MB`);
     return cpuUs;
   };
 }
@@ -110,8 +127,9 @@ const viaGroupCommit = async (n) => {
   }
 };
 
-// S. The gateway's synchronous SQLite ledger (since 7c6325c), on its own connection.
-const sqliteLedger = SqliteQuotaLedger === undefined ? undefined : new SqliteQuotaLedger(raw, 'micro');
+// S. The gateway's SQLite ledger (synchronous since 7c6325c, group commit since), on the connection
+// createDatabase opened (with whatever pragmas and checkpointing it sets up), as main.ts wires it.
+const sqliteLedger = SqliteQuotaLedger === undefined ? undefined : new SqliteQuotaLedger(handle.sqliteConnection ?? raw, 'micro');
 const viaSqliteLedger = async (n) => {
   for (let i = 0; i < n; i++) {
     const id = `s-${sequence++}`;
@@ -119,15 +137,30 @@ const viaSqliteLedger = async (n) => {
     await sqliteLedger.settle(id, { actualAmount: 8, channelId: undefined }, now);
   }
 };
+// S50. 50 requests in flight at once, each its reserve then its settle, as a busy gateway has them.
+const viaSqliteLedgerConcurrent = async (n) => {
+  for (let i = 0; i < n; i += batch) {
+    const ids = Array.from({ length: Math.min(batch, n - i) }, () => `s50-${sequence++}`);
+    await Promise.all(
+      ids.map(async (id) => {
+        await sqliteLedger.reserve({ id, tokenId, userId, amount: 1229 }, now);
+        await sqliteLedger.settle(id, { actualAmount: 8, channelId: undefined }, now);
+      }),
+    );
+  }
+};
 
 await viaKysely(500); // warm-up
 if (sqliteLedger !== undefined) await viaSqliteLedger(500);
+if (sqliteLedger !== undefined) await viaSqliteLedgerConcurrent(500);
 await viaGroupCommit(500);
 await viaPrepared(500);
 const a = await time('A. SqlQuotaLedger (Kysely → better-sqlite3), sequential', () => viaKysely(cycles))();
 if (sqliteLedger !== undefined) {
-  const sl = await time('S. SqliteQuotaLedger (gateway, synchronous better-sqlite3)', () => viaSqliteLedger(cycles))();
+  const sl = await time('S. SqliteQuotaLedger (gateway), sequential', () => viaSqliteLedger(cycles))();
   console.log(`S costs ${((sl / a) * 100).toFixed(0)} % of A's CPU`);
+  const sc = await time(`S${batch}. SqliteQuotaLedger (gateway), ${batch} requests at once`, () => viaSqliteLedgerConcurrent(cycles))();
+  console.log(`S${batch} costs ${((sc / a) * 100).toFixed(0)} % of A's CPU`);
 }
 const b = await time('B. better-sqlite3, prepared once, sync transactions', () => viaPrepared(cycles))();
 const c = await time(`C. B + group commit (${batch} requests per transaction)`, () => viaGroupCommit(cycles))();

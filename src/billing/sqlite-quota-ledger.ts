@@ -1,4 +1,5 @@
 import type { Database as SqliteConnection, Statement } from 'better-sqlite3';
+import { SqliteGroupCommit } from '../storage/sqlite-group-commit.js';
 import type { QuotaLedger, RecoveredReservation, Reservation, ReserveOutcome, SettleInput, SettleOutcome } from './quota-ledger.js';
 import { quotaAmount, staleReservationMs } from './sql-quota-ledger.js';
 
@@ -11,18 +12,19 @@ class Short extends Error {
 const wallets = { token: { table: 'tokens', balance: 'remain_quota' }, user: { table: 'users', balance: 'quota' } } as const;
 
 /**
- * The quota ledger on the embedded SQLite database: the same rules and statements as SqlQuotaLedger, run
- * as one synchronous better-sqlite3 transaction per operation. SQLite has one writer anyway; doing the
- * reserve or the settle in a single step (microseconds, no await inside) instead of a dozen awaited
- * round trips through the query builder is what makes the embedded default fast. Each balance change is
- * still one guarded UPDATE, so several processes on one database file cannot overdraw either.
+ * The quota ledger on the embedded SQLite database: the same rules and statements as SqlQuotaLedger, each
+ * reserve or settle one synchronous step (microseconds, no await inside) instead of a dozen awaited round
+ * trips through the query builder. SQLite has one writer anyway, and a commit costs more than the
+ * statements: the steps queued during one event-loop turn share one transaction, each in its own savepoint
+ * (SqliteGroupCommit), so a short balance or a fault rolls back that request's step alone. Each balance
+ * change is still one guarded UPDATE, so several processes on one database file cannot overdraw either.
  */
 export class SqliteQuotaLedger implements QuotaLedger {
   private readonly statements;
-  private readonly reserveInTransaction;
-  private readonly settleInTransaction;
+  private readonly groupCommit: SqliteGroupCommit;
 
-  constructor(private readonly connection: SqliteConnection, private readonly owner: string) {
+  constructor(private readonly connection: SqliteConnection, private readonly owner: string, maxBatch?: number) {
+    this.groupCommit = new SqliteGroupCommit(connection, maxBatch);
     const prepare = (text: string): Statement => connection.prepare(text);
     const debit = (wallet: 'token' | 'user') => {
       const { table, balance } = wallets[wallet];
@@ -52,41 +54,12 @@ export class SqliteQuotaLedger implements QuotaLedger {
       recordCharge: prepare(`update quota_reservations set settled_amount = ? where id = ?`),
       open: prepare(`select id, amount, token_id, user_id, owner, created_at from quota_reservations where state = 'reserved' and (owner = ? or created_at < ?) order by created_at`),
     };
-
-    this.reserveInTransaction = connection.transaction((reservation: Reservation, amount: number, now: number) => {
-      const s = this.statements;
-      s.insert.run(reservation.id, reservation.tokenId, reservation.userId, amount, this.owner, now);
-      if (amount === 0) return;
-      if (s.debitToken.run(amount, reservation.tokenId, amount).changes !== 1) throw new Short('token');
-      if (s.debitUser.run(amount, reservation.userId, amount).changes !== 1) throw new Short('user');
-    });
-
-    this.settleInTransaction = connection.transaction((id: string, actual: number, channelId: number | undefined, now: number): SettleOutcome => {
-      const s = this.statements;
-      if (s.claim.run(now, id).changes === 0) return { applied: false, charged: 0 };
-      const row = s.read.get(id) as { amount: number; token_id: number; user_id: number };
-      const reserved = Number(row.amount);
-      const charged = actual <= reserved ? actual : reserved + Math.min(actual - reserved, this.balance(s.tokenBalance, row.token_id), this.balance(s.userBalance, row.user_id));
-      const change = reserved - charged;
-      if (change < 0) {
-        // Guarded: the balance was read in this same transaction, so the guard only confirms it.
-        if (s.settleTokenGuarded.run(change, charged, row.token_id, -change).changes !== 1) throw new Error(`token ${row.token_id} balance changed during settlement`);
-        if (s.settleUserGuarded.run(change, charged, row.user_id, -change).changes !== 1) throw new Error(`user ${row.user_id} balance changed during settlement`);
-      } else {
-        s.settleToken.run(change, charged, row.token_id);
-        s.settleUser.run(change, charged, row.user_id);
-      }
-      if (channelId !== undefined) s.channel.run(charged, channelId);
-      s.recordCharge.run(charged, id);
-      return { applied: true, charged };
-    });
   }
 
   async reserve(reservation: Reservation, now: number): Promise<ReserveOutcome> {
     const amount = quotaAmount(reservation.amount, 'reservation amount');
-    await this.outsideOtherTransactions();
     try {
-      this.reserveInTransaction(reservation, amount, now);
+      await this.groupCommit.run(() => this.reserveStep(reservation, amount, now));
       return { ok: true };
     } catch (error) {
       if (error instanceof Short) return { ok: false, short: error.wallet };
@@ -96,8 +69,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
 
   async settle(reservationId: string, input: SettleInput, now: number): Promise<SettleOutcome> {
     const actual = quotaAmount(input.actualAmount, 'actual amount');
-    await this.outsideOtherTransactions();
-    return this.settleInTransaction(reservationId, actual, input.channelId, now);
+    return this.groupCommit.run(() => this.settleStep(reservationId, actual, input.channelId, now));
   }
 
   async recoverOpenReservations(now: number, onSettled?: (reservation: RecoveredReservation) => Promise<void>): Promise<{ settled: number; quota: number }> {
@@ -113,6 +85,35 @@ export class SqliteQuotaLedger implements QuotaLedger {
       await onSettled?.({ id: reservation.id, tokenId: reservation.token_id, userId: reservation.user_id, owner: reservation.owner, createdAt: Number(reservation.created_at), charged: outcome.charged });
     }
     return { settled, quota };
+  }
+
+  /** Runs inside its own savepoint (SqliteGroupCommit): a throw, Short included, undoes the insert too. */
+  private reserveStep(reservation: Reservation, amount: number, now: number): void {
+    const s = this.statements;
+    s.insert.run(reservation.id, reservation.tokenId, reservation.userId, amount, this.owner, now);
+    if (amount === 0) return;
+    if (s.debitToken.run(amount, reservation.tokenId, amount).changes !== 1) throw new Short('token');
+    if (s.debitUser.run(amount, reservation.userId, amount).changes !== 1) throw new Short('user');
+  }
+
+  private settleStep(id: string, actual: number, channelId: number | undefined, now: number): SettleOutcome {
+    const s = this.statements;
+    if (s.claim.run(now, id).changes === 0) return { applied: false, charged: 0 };
+    const row = s.read.get(id) as { amount: number; token_id: number; user_id: number };
+    const reserved = Number(row.amount);
+    const charged = actual <= reserved ? actual : reserved + Math.min(actual - reserved, this.balance(s.tokenBalance, row.token_id), this.balance(s.userBalance, row.user_id));
+    const change = reserved - charged;
+    if (change < 0) {
+      // Guarded: the balance was read in this same transaction, so the guard only confirms it.
+      if (s.settleTokenGuarded.run(change, charged, row.token_id, -change).changes !== 1) throw new Error(`token ${row.token_id} balance changed during settlement`);
+      if (s.settleUserGuarded.run(change, charged, row.user_id, -change).changes !== 1) throw new Error(`user ${row.user_id} balance changed during settlement`);
+    } else {
+      s.settleToken.run(change, charged, row.token_id);
+      s.settleUser.run(change, charged, row.user_id);
+    }
+    if (channelId !== undefined) s.channel.run(charged, channelId);
+    s.recordCharge.run(charged, id);
+    return { applied: true, charged };
   }
 
   private balance(statement: Statement, id: number): number {

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database, DatabaseSchema, DialectName } from './database-schema.js';
+import { startWalCheckpointer, type WalCheckpointOptions } from './start-wal-checkpointer.js';
 
 export interface DatabaseHandle {
   db: Database;
@@ -20,11 +21,16 @@ export function dialectOf(databaseUrl: string): DialectName {
   throw new Error(`DATABASE_URL must start with sqlite:, postgres:// or mysql:// (got "${redact(databaseUrl)}")`);
 }
 
-export async function createDatabase(databaseUrl: string): Promise<DatabaseHandle> {
+export interface DatabaseOptions {
+  /** SQLite file databases: the checkpoint worker's timing, or false to leave checkpoints to SQLite. */
+  walCheckpoint?: WalCheckpointOptions | false;
+}
+
+export async function createDatabase(databaseUrl: string, options: DatabaseOptions = {}): Promise<DatabaseHandle> {
   const dialect = dialectOf(databaseUrl);
   switch (dialect) {
     case 'sqlite': {
-      const { db, connection } = await createSqlite(databaseUrl);
+      const { db, connection } = await createSqlite(databaseUrl, options);
       return { db, dialect, description: databaseUrl, sqliteConnection: connection };
     }
     case 'postgres':
@@ -34,7 +40,7 @@ export async function createDatabase(databaseUrl: string): Promise<DatabaseHandl
   }
 }
 
-async function createSqlite(databaseUrl: string): Promise<{ db: Database; connection: import('better-sqlite3').Database }> {
+async function createSqlite(databaseUrl: string, options: DatabaseOptions): Promise<{ db: Database; connection: import('better-sqlite3').Database }> {
   const { default: SqliteDatabase } = await import('better-sqlite3');
   const location = databaseUrl === ':memory:' || databaseUrl === 'sqlite::memory:' ? ':memory:' : databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
   if (location !== ':memory:') mkdirSync(dirname(resolve(location)), { recursive: true });
@@ -44,7 +50,15 @@ async function createSqlite(databaseUrl: string): Promise<{ db: Database; connec
   connection.pragma('journal_mode = WAL');
   connection.pragma('busy_timeout = 10000');
   connection.pragma('synchronous = NORMAL');
-  return { db: new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) }), connection };
+  // A file database checkpoints its WAL from a worker thread, off the event loop (start-wal-checkpointer.ts).
+  const checkpointer = location === ':memory:' || options.walCheckpoint === false ? undefined : startWalCheckpointer(connection, resolve(location), options.walCheckpoint);
+  const close = () => {
+    // The serving connection first: the worker's connection is then the last, and its close checkpoints
+    // and removes the WAL file.
+    connection.close();
+    void checkpointer?.stop();
+  };
+  return { db: new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(connection, close) }) }), connection };
 }
 
 /**
@@ -52,7 +66,7 @@ async function createSqlite(databaseUrl: string): Promise<{ db: Database; connec
  * (reserve and settle run the same handful of statements for every request). Statements are reusable,
  * so keep the short ones by SQL text, in a bounded map.
  */
-function withStatementCache(connection: import('better-sqlite3').Database) {
+function withStatementCache(connection: import('better-sqlite3').Database, close: () => void) {
   const statements = new Map<string, import('better-sqlite3').Statement>();
   return {
     prepare(sqlText: string) {
@@ -68,7 +82,7 @@ function withStatementCache(connection: import('better-sqlite3').Database) {
     },
     close() {
       statements.clear();
-      connection.close();
+      close();
     },
   };
 }

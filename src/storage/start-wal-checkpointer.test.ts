@@ -1,0 +1,154 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import SqliteDatabase from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createDatabase, type DatabaseHandle } from './create-database.js';
+import { startWalCheckpointer } from './start-wal-checkpointer.js';
+
+/** Polls until `condition` holds; worker threads start slowly on a busy machine. */
+async function eventually(what: string, condition: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+const sourceDirectory = dirname(fileURLToPath(import.meta.url));
+const repositoryRoot = resolve(sourceDirectory, '../..');
+
+const sizeOf = (path: string) => (existsSync(path) ? statSync(path).size : -1);
+
+describe('the WAL checkpoint worker', () => {
+  let directory: string;
+  let file: string;
+  let handle: DatabaseHandle | undefined;
+
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'wal-checkpointer-'));
+    file = join(directory, 'relay.db');
+  });
+  afterEach(async () => {
+    await handle?.db.destroy();
+    handle = undefined;
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const automaticCheckpointPages = () => handle!.sqliteConnection!.pragma('wal_autocheckpoint', { simple: true });
+  /** Roughly `megabytes` of new pages in one transaction on the serving connection. */
+  const write = (megabytes: number) => {
+    const connection = handle!.sqliteConnection!;
+    const insert = connection.prepare('insert into filler (payload) values (randomblob(1000))');
+    connection.transaction(() => {
+      for (let row = 0; row < megabytes * 1000; row += 1) insert.run();
+    })();
+  };
+
+  it('takes checkpoints over from the serving connection and keeps the WAL bounded', async () => {
+    handle = await createDatabase(`sqlite:${file}`, { walCheckpoint: { intervalMs: 20 } });
+    await sql`select 1`.execute(handle.db);
+    await eventually('the serving connection to stop checkpointing', () => automaticCheckpointPages() === 0);
+    handle.sqliteConnection!.exec('create table filler (id integer primary key, payload blob)');
+    let largestWal = 0;
+    for (let round = 0; round < 12; round += 1) {
+      write(1);
+      largestWal = Math.max(largestWal, sizeOf(`${file}-wal`));
+      const checkpointedBefore = sizeOf(file);
+      // The serving connection no longer checkpoints: only the worker can move pages into the database file.
+      await eventually('a checkpoint by the worker', () => sizeOf(file) > checkpointedBefore);
+      // The database file grows as a checkpoint starts; let it finish before the next write.
+      await sleep(60);
+    }
+    expect(sizeOf(file)).toBeGreaterThan(12_000_000);
+    // 12 MB were written, all of it into the WAL first; checkpoints let later transactions reuse it from its start.
+    expect(largestWal).toBeLessThan(8_000_000);
+  });
+
+  it('truncates a WAL that grew past the threshold', async () => {
+    handle = await createDatabase(`sqlite:${file}`, { walCheckpoint: { intervalMs: 20, truncateBytes: 2 ** 20 } });
+    await sql`select 1`.execute(handle.db);
+    await eventually('the serving connection to stop checkpointing', () => automaticCheckpointPages() === 0);
+    handle.sqliteConnection!.exec('create table filler (id integer primary key, payload blob)');
+    write(3);
+    expect(sizeOf(`${file}-wal`)).toBeGreaterThan(3_000_000);
+    await eventually('the WAL file to be truncated', () => sizeOf(`${file}-wal`) === 0);
+    const rows = handle.sqliteConnection!.prepare('select count(*) as count from filler').get() as { count: number };
+    expect(rows.count).toBe(3000);
+  });
+
+  it('stops with the database: the worker closes its connection, the last one, which removes the WAL', async () => {
+    handle = await createDatabase(`sqlite:${file}`, { walCheckpoint: { intervalMs: 20 } });
+    await sql`select 1`.execute(handle.db);
+    await eventually('the serving connection to stop checkpointing', () => automaticCheckpointPages() === 0);
+    handle.sqliteConnection!.exec('create table filler (id integer primary key, payload blob)');
+    write(1);
+    await handle.db.destroy();
+    handle = undefined;
+    // A worker still running would hold its connection, and with it the WAL file, open.
+    await eventually('the WAL file to be removed', () => !existsSync(`${file}-wal`));
+    const reopened = new SqliteDatabase(file, { readonly: true });
+    expect((reopened.prepare('select count(*) as count from filler').get() as { count: number }).count).toBe(1000);
+    reopened.close();
+  });
+
+  it('does not keep the process alive: a process that never closes its database still exits', async () => {
+    const script = join(directory, 'open-and-leave.mts');
+    writeFileSync(
+      script,
+      [
+        `import { createDatabase } from ${JSON.stringify(pathToFileURL(join(sourceDirectory, 'create-database.ts')).href)};`,
+        `const handle = await createDatabase(${JSON.stringify(`sqlite:${file}`)}, { walCheckpoint: { intervalMs: 20 } });`,
+        `while (handle.sqliteConnection!.pragma('wal_autocheckpoint', { simple: true }) !== 0) await new Promise((resolve) => setTimeout(resolve, 10));`,
+        `console.log('checkpointer running');`,
+      ].join('\n'),
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: repositoryRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+    const outcome = await Promise.race([exited, sleep(20_000).then(() => 'still running' as const)]);
+    if (outcome === 'still running') child.kill('SIGKILL');
+    expect(outcome, output).toBe(0);
+    expect(output).toContain('checkpointer running');
+  });
+
+  it('leaves an in-memory database alone', async () => {
+    handle = await createDatabase('sqlite::memory:', { walCheckpoint: { intervalMs: 20 } });
+    await sql`select 1`.execute(handle.db);
+    await sleep(300);
+    expect(automaticCheckpointPages()).toBe(1000);
+    expect(handle.sqliteConnection!.pragma('journal_mode', { simple: true })).toBe('memory');
+  });
+
+  it('leaves checkpoints to SQLite when the worker cannot open the database', async () => {
+    const connection = new SqliteDatabase(file);
+    connection.pragma('journal_mode = WAL');
+    // A directory where the database should be: the worker fails to open it and exits.
+    const checkpointer = startWalCheckpointer(connection, directory, { intervalMs: 20 });
+    expect(checkpointer).toBeDefined();
+    await checkpointer!.stop();
+    expect(connection.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    connection.close();
+  });
+
+  it('resolves stop() once the worker has exited', async () => {
+    const connection = new SqliteDatabase(file);
+    connection.pragma('journal_mode = WAL');
+    const checkpointer = startWalCheckpointer(connection, file, { intervalMs: 20 })!;
+    await eventually('the serving connection to stop checkpointing', () => connection.pragma('wal_autocheckpoint', { simple: true }) === 0);
+    connection.close();
+    await checkpointer.stop();
+    // Its connection is closed: the file can be opened exclusively.
+    const exclusive = new SqliteDatabase(file);
+    exclusive.pragma('locking_mode = EXCLUSIVE');
+    exclusive.exec('begin exclusive; commit');
+    exclusive.close();
+    expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+});

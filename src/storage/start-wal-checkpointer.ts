@@ -1,0 +1,90 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { Database as SqliteConnection } from 'better-sqlite3';
+
+export interface WalCheckpointOptions {
+  /** How often the worker runs a PASSIVE checkpoint. */
+  intervalMs?: number;
+  /** A WAL file larger than this gets a TRUNCATE checkpoint instead, so it cannot grow without bound. */
+  truncateBytes?: number;
+  /** How long the worker's TRUNCATE checkpoint waits for the writer and readers. */
+  busyTimeoutMs?: number;
+}
+
+export interface WalCheckpointer {
+  /** Stops the worker (it closes its own connection); resolves when it has exited (the worker is unref()ed: a process with nothing else to do exits first). */
+  stop(): Promise<void>;
+}
+
+const defaults = { intervalMs: 500, truncateBytes: 64 * 2 ** 20, busyTimeoutMs: 5_000 } satisfies Required<WalCheckpointOptions>;
+
+/**
+ * CommonJS, run with `eval: true`: the same text works under vitest/tsx (sources) and from dist/, where a
+ * worker file path would differ (.ts versus .js). The driver is required by the path the parent resolved.
+ */
+const workerScript = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { statSync } = require('node:fs');
+const Database = require(workerData.driverPath);
+const connection = new Database(workerData.file);
+connection.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
+connection.pragma('journal_mode = WAL');
+const walBytes = () => { try { return statSync(workerData.file + '-wal').size; } catch { return 0; } };
+const timer = setInterval(() => {
+  connection.pragma(walBytes() > workerData.truncateBytes ? 'wal_checkpoint(TRUNCATE)' : 'wal_checkpoint(PASSIVE)');
+}, workerData.intervalMs);
+parentPort.on('message', (message) => {
+  if (message !== 'stop') return;
+  clearInterval(timer);
+  connection.close();
+  parentPort.close();
+});
+parentPort.postMessage('ready');
+`;
+
+/**
+ * Moves WAL checkpoints off the event loop. SQLite's automatic checkpoint runs inside whichever commit
+ * crosses 1000 pages, on the serving connection: strace showed the gateway's main thread fsyncing the WAL
+ * there (5–9 ms) every 100–200 requests — the one-connection p99. Here a worker thread with a connection
+ * of its own checkpoints on a timer; once it is running, the serving connection's automatic checkpoint is
+ * turned off. If the worker cannot start or fails later, the automatic checkpoint is turned back on: a
+ * slower p99, never an unbounded WAL. Returns undefined when no worker could be created.
+ */
+export function startWalCheckpointer(connection: SqliteConnection, file: string, options: WalCheckpointOptions = {}): WalCheckpointer | undefined {
+  const settings = { ...defaults, ...options };
+  const automatic = connection.pragma('wal_autocheckpoint', { simple: true }) as number;
+  let worker: Worker;
+  try {
+    const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
+    // No inherited flags: `--input-type=module` would make the script ESM, a loader (tsx) would only slow the start.
+    worker = new Worker(workerScript, { eval: true, execArgv: [], workerData: { file, driverPath, ...settings } });
+  } catch {
+    return undefined;
+  }
+  let stopping = false;
+  const setAutomatic = (pages: number) => {
+    if (connection.open) connection.pragma(`wal_autocheckpoint = ${pages}`);
+  };
+  worker.on('message', (message) => {
+    if (message === 'ready' && !stopping) setAutomatic(0);
+  });
+  // Correctness first and nothing noisy: a failing worker only hands checkpoints back to SQLite.
+  worker.on('error', () => undefined);
+  const exited = new Promise<void>((resolve) => {
+    worker.once('exit', () => {
+      if (!stopping) setAutomatic(automatic);
+      resolve();
+    });
+  });
+  // A checkpointer must never keep the process alive. After the listeners: a 'message' listener refs the port.
+  worker.unref();
+  return {
+    stop() {
+      if (!stopping) {
+        stopping = true;
+        worker.postMessage('stop');
+      }
+      return exited;
+    },
+  };
+}

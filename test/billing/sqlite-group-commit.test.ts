@@ -1,0 +1,130 @@
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { QuotaLedger } from '../../src/billing/quota-ledger.js';
+import { SqliteQuotaLedger } from '../../src/billing/sqlite-quota-ledger.js';
+import { openLedgerDatabase, type LedgerDatabase } from './ledger-test-setup.js';
+
+const now = 1_770_000_000_000;
+
+/** The SQLite ledger's group commit: concurrent requests share a transaction, never each other's outcome. */
+describe('SqliteQuotaLedger group commit', () => {
+  let database: LedgerDatabase;
+  let ledger: QuotaLedger;
+
+  beforeEach(async () => {
+    database = await openLedgerDatabase('sqlite');
+    ledger = database.ledger();
+  });
+  afterEach(async () => {
+    await database.close();
+  });
+
+  const balances = async (account: { userId: number; tokenId: number }) => {
+    const token = await database.handle.db.selectFrom('tokens').select(['remain_quota', 'used_quota']).where('id', '=', account.tokenId).executeTakeFirstOrThrow();
+    const user = await database.handle.db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', account.userId).executeTakeFirstOrThrow();
+    return { token: Number(token.remain_quota), tokenUsed: Number(token.used_quota), user: Number(user.quota), userUsed: Number(user.used_quota) };
+  };
+  const reservationStates = async () =>
+    Object.fromEntries(
+      (await database.handle.db.selectFrom('quota_reservations').select(['id', 'state', 'settled_amount']).execute()).map((row) => [row.id, row.settled_amount === null ? row.state : `${row.state}:${row.settled_amount}`]),
+    );
+
+  it('refuses only the reservation whose token is short when several share a batch', async () => {
+    const rich = await database.createAccount({ user: 10_000, token: 1_000 });
+    const poor = await database.createAccount({ user: 10_000, token: 50 });
+    const outcomes = await Promise.all([
+      ledger.reserve({ id: 'rich-1', ...rich, amount: 300 }, now),
+      ledger.reserve({ id: 'poor-1', ...poor, amount: 40 }, now),
+      ledger.reserve({ id: 'rich-2', ...rich, amount: 300 }, now),
+      // The poor token has 10 left after poor-1, in the same transaction: this one must see that.
+      ledger.reserve({ id: 'poor-2', ...poor, amount: 40 }, now),
+      ledger.reserve({ id: 'rich-3', ...rich, amount: 300 }, now),
+    ]);
+    expect(outcomes).toEqual([{ ok: true }, { ok: true }, { ok: true }, { ok: false, short: 'token' }, { ok: true }]);
+    expect(await balances(rich)).toMatchObject({ token: 100, user: 9_100 });
+    expect(await balances(poor)).toMatchObject({ token: 10, user: 9_960 });
+    // The refused reservation left no row behind: its savepoint rolled back the insert too.
+    expect(await reservationStates()).toEqual({ 'rich-1': 'reserved', 'poor-1': 'reserved', 'rich-2': 'reserved', 'rich-3': 'reserved' });
+  });
+
+  it('refuses on the user wallet within a batch while the token wallet of the same request is left untouched', async () => {
+    const first = await database.createAccount({ user: 100, token: 1_000 });
+    const outcomes = await Promise.all([ledger.reserve({ id: 'u-1', ...first, amount: 80 }, now), ledger.reserve({ id: 'u-2', ...first, amount: 80 }, now)]);
+    expect(outcomes).toEqual([{ ok: true }, { ok: false, short: 'user' }]);
+    expect(await balances(first)).toMatchObject({ token: 920, user: 20 });
+  });
+
+  it('mixes reserves and settles in one batch, each with its own outcome', async () => {
+    const account = await database.createAccount({ user: 10_000, token: 1_000 });
+    const channelId = await database.createChannel();
+    await ledger.reserve({ id: 'earlier-1', ...account, amount: 200 }, now);
+    await ledger.reserve({ id: 'earlier-2', ...account, amount: 200 }, now);
+    await ledger.settle('earlier-2', { actualAmount: 50, channelId }, now);
+    const outcomes = await Promise.all([
+      ledger.settle('earlier-1', { actualAmount: 120, channelId }, now),
+      ledger.reserve({ id: 'fresh', ...account, amount: 700 }, now),
+      // Already settled: idempotent, nothing applied.
+      ledger.settle('earlier-2', { actualAmount: 999, channelId }, now),
+      // Reserved and settled in the same batch, in that order.
+      ledger.settle('fresh', { actualAmount: 10, channelId }, now),
+      // Fits only because earlier-1 and fresh released their remainders earlier in this same batch.
+      ledger.reserve({ id: 'too-much', ...account, amount: 100 }, now),
+    ]);
+    expect(outcomes).toEqual([{ applied: true, charged: 120 }, { ok: true }, { applied: false, charged: 0 }, { applied: true, charged: 10 }, { ok: true }]);
+    // 1000 − 120 − 50 − 10 charged − 100 still reserved by too-much.
+    expect(await balances(account)).toMatchObject({ token: 720, tokenUsed: 180, user: 9_720, userUsed: 180 });
+    const channel = await database.handle.db.selectFrom('channels').select(['used_quota']).where('id', '=', channelId).executeTakeFirstOrThrow();
+    expect(Number(channel.used_quota)).toBe(180);
+    expect(await reservationStates()).toEqual({ 'earlier-1': 'settled:120', 'earlier-2': 'settled:50', fresh: 'settled:10', 'too-much': 'reserved' });
+  });
+
+  it('rejects only the operation that fails unexpectedly, undoing its writes', async () => {
+    const healthy = await database.createAccount({ user: 10_000, token: 1_000 });
+    const broken = await database.createAccount({ user: 10_000, token: 1_000 });
+    // The broken user's debit fails after the reservation row and the token debit were written.
+    await sql.raw(`create trigger break_user_debit before update on users when new.id = ${broken.userId} begin select raise(abort, 'disk says no'); end`).execute(database.handle.db);
+    const results = await Promise.allSettled([
+      ledger.reserve({ id: 'healthy-1', ...healthy, amount: 100 }, now),
+      ledger.reserve({ id: 'broken-1', ...broken, amount: 100 }, now),
+      ledger.reserve({ id: 'healthy-2', ...healthy, amount: 100 }, now),
+    ]);
+    expect(results[0]).toEqual({ status: 'fulfilled', value: { ok: true } });
+    expect(results[1]).toMatchObject({ status: 'rejected', reason: { message: 'disk says no' } });
+    expect(results[2]).toEqual({ status: 'fulfilled', value: { ok: true } });
+    expect(await balances(healthy)).toMatchObject({ token: 800, user: 9_800 });
+    expect(await balances(broken)).toMatchObject({ token: 1_000, user: 10_000 });
+    expect(await reservationStates()).toEqual({ 'healthy-1': 'reserved', 'healthy-2': 'reserved' });
+  });
+
+  it('waits for a query-builder transaction on the shared connection instead of joining it', async () => {
+    const account = await database.createAccount({ user: 10_000, token: 1_000 });
+    let reserved = false;
+    await expect(
+      database.handle.db.transaction().execute(async (trx) => {
+        await trx.updateTable('users').set({ quota: 5 }).where('id', '=', account.userId).execute();
+        const pending = ledger.reserve({ id: 'during', ...account, amount: 100 }, now).then((outcome) => {
+          reserved = true;
+          return outcome;
+        });
+        for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+        expect(reserved).toBe(false);
+        void pending;
+        throw new Error('admin transaction rolls back');
+      }),
+    ).rejects.toThrow('admin transaction rolls back');
+    for (let turn = 0; turn < 5 && !reserved; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(reserved).toBe(true);
+    // The reservation ran after the rollback, against the real balance, and stayed.
+    expect(await balances(account)).toMatchObject({ token: 900, user: 9_900 });
+    expect(await reservationStates()).toEqual({ during: 'reserved' });
+  });
+
+  it('splits a burst larger than the batch cap over several transactions without changing any outcome', async () => {
+    const account = await database.createAccount({ user: 1_000_000, token: 1_000 });
+    const small = new SqliteQuotaLedger(database.handle.sqliteConnection!, 'node-small', 3);
+    const outcomes = await Promise.all(Array.from({ length: 12 }, (_, index) => small.reserve({ id: `burst-${index}`, ...account, amount: 100 }, now)));
+    expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(10);
+    expect(outcomes.slice(10)).toEqual([{ ok: false, short: 'token' }, { ok: false, short: 'token' }]);
+    expect(await balances(account)).toMatchObject({ token: 0, user: 999_000 });
+  });
+});
