@@ -1,9 +1,14 @@
 import type { DatabaseHandle } from '../storage/create-database.js';
 import type { QuotaLedger } from './quota-ledger.js';
-import { SqlQuotaLedger } from './sql-quota-ledger.js';
 import { SqliteQuotaLedger } from './sqlite-quota-ledger.js';
+import { StoredRoutineQuotaLedger } from './stored-routine-quota-ledger.js';
 
-/** The embedded SQLite database gets the synchronous ledger; PostgreSQL and MySQL the pooled one. */
+/**
+ * The embedded SQLite database gets the synchronous ledger; PostgreSQL and MySQL the one that calls
+ * stored routines (one round trip per operation).
+ */
 export function createQuotaLedger(database: DatabaseHandle, owner: string): QuotaLedger {
-  return database.sqliteConnection === undefined ? new SqlQuotaLedger(database.db, database.dialect, owner) : new SqliteQuotaLedger(database.sqliteConnection, owner);
+  if (database.sqliteConnection !== undefined) return new SqliteQuotaLedger(database.sqliteConnection, owner);
+  if (database.dialect === 'sqlite') throw new Error('the SQLite quota ledger needs the database connection of createDatabase');
+  return new StoredRoutineQuotaLedger(database.db, database.dialect, owner);
 }

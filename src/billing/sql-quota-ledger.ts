@@ -15,10 +15,15 @@ const wallets = {
 type Wallet = keyof typeof wallets;
 
 /**
- * The quota ledger on SQLite, PostgreSQL or MySQL. Every balance change is a delta applied by one
- * conditional UPDATE (`balance = balance - ?` guarded by `balance >= ?`), so concurrent requests from any
- * number of processes can neither overdraw a balance nor lose each other's updates. Token and user rows
- * are always touched in that order, so two transactions never wait on each other in a cycle.
+ * The portable quota ledger: Kysely statements in a transaction, on SQLite, PostgreSQL or MySQL. No
+ * longer what createQuotaLedger wires (SQLite gets SqliteQuotaLedger; PostgreSQL and MySQL get
+ * StoredRoutineQuotaLedger, which runs these same statements server-side in one round trip); kept as the
+ * readable reference of the rules and as the baseline of bench/micro/ledger.mjs.
+ *
+ * Every balance change is a delta applied by one conditional UPDATE (`balance = balance - ?` guarded by
+ * `balance >= ?`), so concurrent requests from any number of processes can neither overdraw a balance
+ * nor lose each other's updates. Token and user rows are always touched in that order, so two
+ * transactions never wait on each other in a cycle.
  *
  * Unlimited tokens and users (`unlimited_quota = 1`) are never short and their balance never moves;
  * their `used_quota` and `request_count` still grow.
@@ -94,37 +99,8 @@ export class SqlQuotaLedger implements QuotaLedger {
     });
   }
 
-  /**
-   * Call once at start-up, before serving: settles at their reserved amount (the upstream may have served
-   * them) the reservations this owner left open when it stopped, plus any owner's older than 24 hours.
-   * Each goes through {@link settle}, so two instances recovering at once never charge twice.
-   */
   async recoverOpenReservations(now: number, onSettled?: (reservation: RecoveredReservation) => Promise<void>): Promise<{ settled: number; quota: number }> {
-    const open = await this.db
-      .selectFrom('quota_reservations')
-      .select(['id', 'amount', 'token_id', 'user_id', 'owner', 'created_at'])
-      .where('state', '=', 'reserved')
-      .where((eb) => eb.or([eb('owner', '=', this.owner), eb('created_at', '<', now - staleReservationMs)]))
-      .orderBy('created_at')
-      .execute();
-    let settled = 0;
-    let quota = 0;
-    for (const reservation of open) {
-      const outcome = await this.settle(reservation.id, { actualAmount: Number(reservation.amount), channelId: undefined }, now);
-      if (outcome.applied) {
-        settled += 1;
-        quota += outcome.charged;
-        await onSettled?.({
-          id: reservation.id,
-          tokenId: Number(reservation.token_id),
-          userId: Number(reservation.user_id),
-          owner: reservation.owner,
-          createdAt: Number(reservation.created_at),
-          charged: outcome.charged,
-        });
-      }
-    }
-    return { settled, quota };
+    return recoverOpenReservations(this.db, this.owner, now, (id, input, at) => this.settle(id, input, at), onSettled);
   }
 
   /**
@@ -197,6 +173,44 @@ async function settleWallet(trx: Executor, wallet: Wallet, id: number, reserved:
   if (change < 0 && Number(result.numAffectedRows ?? 0n) !== 1) {
     throw new Error(`the ${wallet} ${id} balance changed while locked for settlement`);
   }
+}
+
+/**
+ * Start-up recovery of the pooled ledgers: settles at their reserved amount (the upstream may have served
+ * them) the reservations `owner` left open when it stopped, plus any owner's older than 24 hours. Each
+ * goes through the ledger's own idempotent settle, so two instances recovering at once never charge twice.
+ */
+export async function recoverOpenReservations(
+  db: Database,
+  owner: string,
+  now: number,
+  settle: (reservationId: string, input: SettleInput, now: number) => Promise<SettleOutcome>,
+  onSettled?: (reservation: RecoveredReservation) => Promise<void>,
+): Promise<{ settled: number; quota: number }> {
+  const open = await db
+    .selectFrom('quota_reservations')
+    .select(['id', 'amount', 'token_id', 'user_id', 'owner', 'created_at'])
+    .where('state', '=', 'reserved')
+    .where((eb) => eb.or([eb('owner', '=', owner), eb('created_at', '<', now - staleReservationMs)]))
+    .orderBy('created_at')
+    .execute();
+  let settled = 0;
+  let quota = 0;
+  for (const reservation of open) {
+    const outcome = await settle(reservation.id, { actualAmount: Number(reservation.amount), channelId: undefined }, now);
+    if (!outcome.applied) continue;
+    settled += 1;
+    quota += outcome.charged;
+    await onSettled?.({
+      id: reservation.id,
+      tokenId: Number(reservation.token_id),
+      userId: Number(reservation.user_id),
+      owner: reservation.owner,
+      createdAt: Number(reservation.created_at),
+      charged: outcome.charged,
+    });
+  }
+  return { settled, quota };
 }
 
 export function quotaAmount(value: number, name: string): number {

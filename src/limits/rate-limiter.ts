@@ -43,7 +43,8 @@ export interface RateLimiter {
   /**
    * Adds (or returns, when negative) units after the fact: tokens actually used versus estimated. Never
    * refused; a refund never takes a window below zero, and a refund to a window that already ended is
-   * dropped (it must not grant extra units in the next one).
+   * dropped (it must not grant extra units in the next one). It may be applied after the promise
+   * resolves (Redis batches them per event-loop turn), but ahead of any later `consume` of this limiter.
    */
   adjust(window: RateWindow, delta: number, nowMs: number): Promise<void>;
   close(): Promise<void>;

@@ -88,16 +88,56 @@ describe.skipIf(redisUrl === undefined)('RedisRateLimiter', () => {
     const window = { key: 'adjust', windowSeconds: 60 };
     await limiter.consume([tpm('adjust', 1000, 100)], 0);
     await limiter.adjust(window, 850, 0);
+    await limiter.drain();
     expect(await inspector.get(`${keyPrefix}adjust`)).toBe('950');
     await limiter.adjust(window, -5_000, 0);
+    await limiter.drain();
     expect(await inspector.get(`${keyPrefix}adjust`)).toBe('0');
     expect(await inspector.pttl(`${keyPrefix}adjust`)).toBeGreaterThan(55_000);
 
     await limiter.adjust({ key: 'adjust:none', windowSeconds: 60 }, -10, 0);
+    await limiter.drain();
     expect(await inspector.exists(`${keyPrefix}adjust:none`)).toBe(0);
     await limiter.adjust({ key: 'adjust:none', windowSeconds: 60 }, 10, 0);
+    await limiter.drain();
     expect(await inspector.get(`${keyPrefix}adjust:none`)).toBe('10');
     expect(await inspector.pttl(`${keyPrefix}adjust:none`)).toBeGreaterThan(55_000);
+  });
+
+  it('sends the adjustments a settlement awaits one after another as one script call, off the caller\'s path', async () => {
+    const connection = new Redis(redisUrl ?? '');
+    const batching = new RedisRateLimiter(connection, { keyPrefix, ownsConnection: true });
+    const commands = connection as unknown as { relayRateAdjust: (...parameters: unknown[]) => Promise<number> };
+    const original = commands.relayRateAdjust.bind(connection);
+    const calls: unknown[][] = [];
+    commands.relayRateAdjust = (...parameters) => {
+      calls.push(parameters);
+      return original(...parameters);
+    };
+    try {
+      await batching.consume([tpm('batch:user', 1000, 100), tpm('batch:token', 1000, 100)], 0);
+      // As settleRequest does: one awaited adjust per token window.
+      for (const key of ['batch:user', 'batch:token']) await batching.adjust({ key, windowSeconds: 60 }, 250, 0);
+      await batching.adjust({ key: 'batch:user', windowSeconds: 60 }, -50, 0);
+      expect(calls).toHaveLength(0);
+      await batching.drain();
+      expect(calls).toHaveLength(1);
+      expect(calls[0]?.[0]).toBe(3);
+      expect(await inspector.mget(`${keyPrefix}batch:user`, `${keyPrefix}batch:token`)).toEqual(['300', '350']);
+    } finally {
+      await batching.close();
+    }
+  });
+
+  it('counts a queued adjustment in the next consume, and applies what is queued before closing', async () => {
+    const other = createRedisRateLimiter(redisUrl ?? '', { keyPrefix });
+    await other.consume([tpm('queued', 1000, 100)], 0);
+    await other.adjust({ key: 'queued', windowSeconds: 60 }, 800, 0);
+    const decision = await other.consume([tpm('queued', 1000, 0)], 0);
+    expect(decision.states[0]?.remaining).toBe(100);
+    await other.adjust({ key: 'queued', windowSeconds: 60 }, 50, 0);
+    await other.close();
+    expect(await inspector.get(`${keyPrefix}queued`)).toBe('950');
   });
 
   it('holds one limit across two gateway processes: 10 concurrent calls against 5 allow exactly 5', async () => {

@@ -65,23 +65,29 @@ end
 return reply
 `;
 
-/** KEYS[1]: the window. ARGV: delta, window ms. A refund never goes below zero nor opens a window. */
+/**
+ * KEYS: one window per adjustment. ARGV: delta, window ms per adjustment. Applied in order; a refund
+ * never goes below zero nor opens a window, an addition to an ended window opens a new one.
+ */
 const adjustScript = `
-local delta = tonumber(ARGV[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl == -2 or ttl == -1 then
-  if ttl == -1 then redis.call('DEL', KEYS[1]) end
-  if delta > 0 then redis.call('SET', KEYS[1], delta, 'PX', tonumber(ARGV[2])) end
-  return 0
+for index = 1, #KEYS do
+  local key = KEYS[index]
+  local delta = tonumber(ARGV[index * 2 - 1])
+  local ttl = redis.call('PTTL', key)
+  if ttl == -2 or ttl == -1 then
+    if ttl == -1 then redis.call('DEL', key) end
+    if delta > 0 then redis.call('SET', key, delta, 'PX', tonumber(ARGV[index * 2])) end
+  else
+    local used = redis.call('INCRBY', key, delta)
+    if used < 0 then redis.call('INCRBY', key, -used) end
+  end
 end
-local used = redis.call('INCRBY', KEYS[1], delta)
-if used < 0 then redis.call('INCRBY', KEYS[1], -used) end
 return 0
 `;
 
 interface RateLimitCommands {
   relayRateConsume(numberOfKeys: number, ...keysAndArguments: (string | number)[]): Promise<number[]>;
-  relayRateAdjust(key: string, delta: number, windowMs: number): Promise<number>;
+  relayRateAdjust(numberOfKeys: number, ...keysAndArguments: (string | number)[]): Promise<number>;
 }
 
 export interface RedisRateLimiterOptions {
@@ -93,19 +99,31 @@ export interface RedisRateLimiterOptions {
 
 export const defaultRedisKeyPrefix = 'unified-relay:rate:';
 
+/** A script blocks Redis while it runs: a turn with more adjustments than this sends several calls. */
+const maxAdjustmentsPerCall = 256;
+
 /**
  * Limits shared by every replica. Redis's own TTLs are the clock (`nowMs` is ignored), so replicas with
  * skewed clocks agree. Every key of one call must live on one node: on Redis Cluster, wrap a shared
- * part of the keys in a {hash tag}. A Redis error is thrown: whether to fail open is the caller's choice.
+ * part of the keys in a {hash tag} (a batch of adjustments spans requests: give the whole prefix one).
+ * A consume error is thrown: whether to fail open is the caller's choice.
+ *
+ * Adjustments are corrections, so they stay off the request's path: `adjust` queues and resolves at once,
+ * and everything queued during one event-loop turn (every token window of a settlement, and of every
+ * other settlement in that turn) goes in one script call. A consume sends what is queued first, on the
+ * same connection, so it counts it. A failed batch is dropped, as callers dropped a failed adjust before.
  */
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis & RateLimitCommands;
   private readonly keyPrefix: string;
   private readonly ownsConnection: boolean;
+  private queued: { key: string; delta: number; windowMs: number }[] = [];
+  private flushScheduled = false;
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(redis: Redis, options: RedisRateLimiterOptions = {}) {
     redis.defineCommand('relayRateConsume', { lua: consumeScript });
-    redis.defineCommand('relayRateAdjust', { lua: adjustScript, numberOfKeys: 1 });
+    redis.defineCommand('relayRateAdjust', { lua: adjustScript });
     this.redis = redis as Redis & RateLimitCommands;
     this.keyPrefix = options.keyPrefix ?? defaultRedisKeyPrefix;
     this.ownsConnection = options.ownsConnection ?? false;
@@ -113,6 +131,7 @@ export class RedisRateLimiter implements RateLimiter {
 
   async consume(checks: readonly RateCheck[], _nowMs: number): Promise<RateDecision> {
     assertValidRateChecks(checks);
+    this.sendQueuedAdjustments();
     if (checks.length === 0) return { allowed: true, states: [] };
     const keys = checks.map((check) => this.keyPrefix + check.key);
     const parameters = checks.flatMap((check) => [check.limit, windowMsOf(check), check.cost]);
@@ -128,11 +147,41 @@ export class RedisRateLimiter implements RateLimiter {
   async adjust(window: RateWindow, delta: number, _nowMs: number): Promise<void> {
     assertValidAdjustment(window, delta);
     if (delta === 0) return;
-    await this.redis.relayRateAdjust(this.keyPrefix + window.key, delta, windowMsOf(window));
+    this.queued.push({ key: this.keyPrefix + window.key, delta, windowMs: windowMsOf(window) });
+    if (this.queued.length >= maxAdjustmentsPerCall) this.sendQueuedAdjustments();
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    // setImmediate, not a microtask: a caller awaiting adjust for one window after another (as
+    // settleRequest does) still lands all of them in the same batch.
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.sendQueuedAdjustments();
+    });
+  }
+
+  /** Resolves once every adjustment queued so far has been applied (or its batch has failed). */
+  async drain(): Promise<void> {
+    this.sendQueuedAdjustments();
+    await Promise.all(this.inFlight);
   }
 
   async close(): Promise<void> {
+    await this.drain();
     if (this.ownsConnection) await this.redis.quit();
+  }
+
+  private sendQueuedAdjustments(): void {
+    if (this.queued.length === 0) return;
+    const batch = this.queued;
+    this.queued = [];
+    const keys = batch.map((adjustment) => adjustment.key);
+    const parameters = batch.flatMap((adjustment) => [adjustment.delta, adjustment.windowMs]);
+    const sent = this.redis.relayRateAdjust(keys.length, ...keys, ...parameters).then(
+      () => undefined,
+      () => undefined,
+    );
+    this.inFlight.add(sent);
+    void sent.then(() => this.inFlight.delete(sent));
   }
 }
 

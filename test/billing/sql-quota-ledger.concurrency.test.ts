@@ -7,7 +7,7 @@ import { openLedgerDatabase, type LedgerDatabase } from './ledger-test-setup.js'
 const now = 1_760_000_000_000;
 
 for (const { dialect, available } of allDialects) {
-  describe.skipIf(!available)(`SqlQuotaLedger under concurrency on ${dialect}`, () => {
+  describe.skipIf(!available)(`QuotaLedger under concurrency on ${dialect}`, () => {
     let database: LedgerDatabase;
     /**
      * PostgreSQL and MySQL: three independent handles, each with its own pool, as three gateway processes

@@ -8,7 +8,7 @@ const now = 1_760_000_000_000;
 const hour = 60 * 60 * 1000;
 
 for (const { dialect, available } of allDialects) {
-  describe.skipIf(!available)(`SqlQuotaLedger crash recovery on ${dialect}`, () => {
+  describe.skipIf(!available)(`QuotaLedger crash recovery on ${dialect}`, () => {
     let database: LedgerDatabase;
     let account: { userId: number; tokenId: number };
     let run = 0;

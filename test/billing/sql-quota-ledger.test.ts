@@ -7,7 +7,7 @@ let nextId = 0;
 const requestId = () => `request-${(nextId += 1)}`;
 
 for (const { dialect, available } of allDialects) {
-  describe.skipIf(!available)(`SqlQuotaLedger on ${dialect}`, () => {
+  describe.skipIf(!available)(`QuotaLedger on ${dialect}`, () => {
     let database: LedgerDatabase;
     beforeAll(async () => {
       database = await openLedgerDatabase(dialect);
