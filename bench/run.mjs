@@ -52,6 +52,7 @@ const { values: args } = parseArgs({
     'no-report': { type: 'boolean', default: false },
     'no-baseline': { type: 'boolean', default: false },
     out: { type: 'string' },
+    'node-flags': { type: 'string' },
   },
 });
 
@@ -65,6 +66,8 @@ const settings = {
   slowStreams: Number(args['slow-streams']),
   workers: args.workers === undefined ? undefined : Number(args.workers),
   only: args.only === undefined ? undefined : new Set(args.only.split(',').map((s) => s.trim())),
+  /** Extra node flags for the gateway process (experiments: heap sizing, GC); the default is none. */
+  nodeFlags: args['node-flags'] === undefined ? [] : args['node-flags'].split(' ').filter((flag) => flag !== ''),
 };
 const wants = (scenario) => settings.only === undefined || settings.only.has(String(scenario));
 
@@ -144,7 +147,7 @@ async function main() {
   if (args.profile) return profileRun({ fakeUrl, databaseUrl, configPath, gatewayHeaders });
 
   // The inspector (loopback, no session attached until scenario 6) lets the soak read the V8 heap.
-  gateway = await startGateway({ repoRoot, directory: workDir, configPath, databaseUrl, redisUrl: storage.redisUrl, core: gatewayCore, nodeFlags: ['--inspect=127.0.0.1:0'] });
+  gateway = await startGateway({ repoRoot, directory: workDir, configPath, databaseUrl, redisUrl: storage.redisUrl, core: gatewayCore, nodeFlags: [...settings.nodeFlags, '--inspect=127.0.0.1:0'] });
   started.push(gateway.handle);
   const direct = { name: 'direct', url: `${fakeUrl}/v1/chat/completions`, headers: directHeaders };
   const relay = { name: 'gateway', url: `${gateway.url}/v1/chat/completions`, headers: gatewayHeaders };
@@ -189,12 +192,6 @@ async function main() {
     log(`  direct ${fmt(pair.direct.requestsPerSec)} streams/s, gateway ${fmt(pair.gateway.requestsPerSec)} streams/s (${pct(pair.ratio)}), errors ${pair.gateway.totalErrors}`);
   }
 
-  // Calibration: a bare Fastify + undici pass-through on the same core with the same load.
-  if (!args['no-baseline'] && (results.scenarios.nonStreaming !== undefined || results.scenarios.streaming !== undefined)) {
-    log('calibration: bare Fastify + undici pass-through (no governance) on the gateway core');
-    results.scenarios.baselineProxy = await baselineRun(fakeUrl, directHeaders, results);
-  }
-
   // 3. One connection: added latency.
   if (wants(3)) {
     log('scenario 3: one connection, non-streaming');
@@ -207,6 +204,12 @@ async function main() {
     };
     results.scenarios.oneConnection = pair;
     log(`  added latency p50 ${fmt(pair.addedMs.p50 * 1000)} µs, p99 ${fmt(pair.addedMs.p99 * 1000)} µs`);
+  }
+
+  // Calibration: a bare Fastify + undici pass-through on the same core with the same load.
+  if (!args['no-baseline'] && (results.scenarios.nonStreaming !== undefined || results.scenarios.streaming !== undefined || results.scenarios.oneConnection !== undefined)) {
+    log('calibration: bare Fastify + undici pass-through (no governance) on the gateway core');
+    results.scenarios.baselineProxy = await baselineRun(fakeUrl, directHeaders, results);
   }
 
   // 4. Streaming with 20 ms between chunks: added time to first token and per-chunk delay.
@@ -337,21 +340,28 @@ async function loadPair(direct, relay, load) {
   return { direct: d, gateway: g, ratio: g.requestsPerSec / d.requestsPerSec };
 }
 
-/** Calibration: the thinnest Fastify + undici pass-through on the gateway's core, scenarios 1 and 2. */
+/** Calibration: the thinnest Fastify + undici pass-through on the gateway's core, scenarios 1, 2 and 3. */
 async function baselineRun(fakeUrl, directHeaders, results) {
   const proxy = startProcess('baseline-proxy', process.execPath, [baselineScript, '--upstream', fakeUrl], { core: gatewayCore, cwd: repoRoot });
   started.push(proxy);
   const url = JSON.parse(await waitForLine(proxy, (line) => line.startsWith('{"listening"'))).listening;
   const target = { name: 'baseline proxy', url: `${url}/v1/chat/completions`, headers: directHeaders };
   const out = {};
-  for (const [key, body] of [
-    ['nonStreaming', JSON.stringify(chatBody)],
-    ['streaming', JSON.stringify(streamBody({ chunks: 20 }))],
+  for (const [key, body, connections] of [
+    ['nonStreaming', JSON.stringify(chatBody), settings.connections],
+    ['streaming', JSON.stringify(streamBody({ chunks: 20 })), settings.connections],
+    // One connection: the latency a bare proxy process adds is the floor of any gateway on this machine.
+    ['oneConnection', JSON.stringify(chatBody), 1],
   ]) {
     const pair = results.scenarios[key];
     if (pair === undefined) continue;
-    const r = await runLoad(target, { connections: settings.connections, body }, proxy.pid);
+    const r = await runLoad(target, { connections, body }, proxy.pid);
     out[key] = { requestsPerSec: r.requestsPerSec, latencyMs: r.latencyMs, totalErrors: r.totalErrors, cpuPercent: r.gatewayCpuPercent, cpuUsPerRequest: r.gatewayCpuUsPerRequest, rssPeakMb: r.gatewayRssPeakMb, ratio: r.requestsPerSec / pair.direct.requestsPerSec, gatewayShareOfBaseline: pair.gateway.requestsPerSec / r.requestsPerSec };
+    if (key === 'oneConnection') {
+      out[key].addedMs = { p50: r.latencyMs.p50 - pair.direct.latencyMs.p50, p99: r.latencyMs.p99 - pair.direct.latencyMs.p99 };
+      log(`  baseline proxy, one connection: added p50 ${fmt(out[key].addedMs.p50 * 1000)} µs, p99 ${fmt(out[key].addedMs.p99 * 1000)} µs, CPU ${fmt(r.gatewayCpuUsPerRequest)} µs/request`);
+      continue;
+    }
     log(`  baseline proxy ${key}: ${fmt(r.requestsPerSec)}/s (${pct(out[key].ratio)}), CPU ${fmt(r.gatewayCpuUsPerRequest)} µs/request; governed gateway = ${(out[key].gatewayShareOfBaseline * 100).toFixed(1)} % of it`);
   }
   await stopProcess(proxy);

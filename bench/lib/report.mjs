@@ -154,7 +154,12 @@ function renderResults(results) {
     push('#### 3. One connection, non-streaming — added latency', '', '| | direct (fake) | gateway | added by the gateway |', '|---|---|---|---|');
     push(`| requests/s | ${int(one.direct.requestsPerSec)} | ${int(one.gateway.requestsPerSec)} | |`);
     for (const p of ['p50', 'p90', 'p99', 'mean']) push(`| latency ${p} | ${us(one.direct.latencyMs[p])} | ${us(one.gateway.latencyMs[p])} | **${us(one.addedMs[p])}** |`);
+    push(`| gateway CPU per request | | ${num(one.gateway.gatewayCpuUsPerRequest, 0)} µs | |`);
     push('');
+    const bare = s.baselineProxy?.oneConnection;
+    if (bare !== undefined) {
+      push(`Calibration, same load on the same core: the bare Fastify + undici pass-through adds **${us(bare.addedMs.p50)} at p50 and ${us(bare.addedMs.p99)} at p99** (${num(bare.cpuUsPerRequest, 0)} µs CPU per request) — the cost of a second process and a second loopback hop, before any governance.`, '');
+    }
   }
 
   const timed = s.streamingTimed;

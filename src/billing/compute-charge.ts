@@ -1,4 +1,5 @@
 import type { PriceRecord } from '../catalog/catalog-records.js';
+import { computeChargeFast } from './compute-charge-fast.js';
 import type { NormalizedUsage } from './normalized-usage.js';
 
 /**
@@ -25,8 +26,16 @@ export function isPriced(price: PriceRecord | undefined): boolean {
  *
  * Token counts, prices and ratios must be finite and non-negative, counts integers: anything else is a
  * bug upstream of billing and is thrown rather than billed as a guess.
+ *
+ * The arithmetic runs in doubles whenever every intermediate integer fits one exactly (compute-charge-fast.ts,
+ * the usual case), else in BigInt ({@link computeChargeExact}); both give the same result to the bit.
  */
 export function computeCharge(usage: NormalizedUsage, price: PriceRecord, groupRatio: number, quotaPerUnit: number, calls = 1): number {
+  return computeChargeFast(usage, price, groupRatio, quotaPerUnit, calls) ?? computeChargeExact(usage, price, groupRatio, quotaPerUnit, calls);
+}
+
+/** {@link computeCharge} in BigInt arithmetic throughout: the reference, and the path for large or odd inputs. */
+export function computeChargeExact(usage: NormalizedUsage, price: PriceRecord, groupRatio: number, quotaPerUnit: number, calls = 1): number {
   const ratio = exactDecimal(groupRatio, 'groupRatio');
   const perUnit = exactDecimal(quotaPerUnit, 'quotaPerUnit');
   if (price.perCall !== undefined) {

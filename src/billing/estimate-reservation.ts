@@ -3,6 +3,7 @@ import { computeCharge } from './compute-charge.js';
 import type { NormalizedUsage } from './normalized-usage.js';
 
 export interface ReservationEstimateInput {
+  /** The prompt's tokens as admission knows them: an upper estimate (relay/estimate-text-tokens.ts), not an exact count. */
   promptTokens: number;
   /** The client's output limit; undefined when it set none. */
   maxOutputTokens: number | undefined;

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type onRequestHookHandler } from 'fastify';
 import type { AppServices } from './app-services.js';
+import { generateRequestId } from './generate-request-id.js';
 import './fastify-types.js';
 import { handleFrameworkError, registerErrorHandling } from './middleware/handle-errors.js';
 import { registerJsonBodyParser } from './middleware/parse-json-body.js';
@@ -17,7 +17,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions):
   const app = Fastify({
     logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
     bodyLimit: options.bodyLimitBytes,
-    genReqId: () => randomUUID().replaceAll('-', ''),
+    genReqId: generateRequestId,
     // Per-request lines cost time on the hot path; the request log table records every relay call.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: true,
@@ -28,11 +28,20 @@ export async function buildApp(services: AppServices, options: BuildAppOptions):
   app.decorateRequest('caller', undefined);
   app.decorateRequest('rawBody', undefined);
   app.decorateRequest('errorStyle', undefined);
-  app.addHook('onRequest', async (request, reply) => {
-    void reply.header('x-request-id', request.id);
+  // Every response carries x-request-id. Errors get it from sendGatewayError and relay answers from their
+  // client headers, so routes marked `config.setsRequestId` skip this per-request hook (the hot path).
+  app.addHook('onRoute', (route) => {
+    if (route.config?.setsRequestId === true) return;
+    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [sendRequestId, ...existing];
   });
   registerJsonBodyParser(app);
   registerErrorHandling(app);
   await registerRoutes(app, services);
   return app;
 }
+
+const sendRequestId: onRequestHookHandler = function sendRequestId(request, reply, done) {
+  void reply.header('x-request-id', request.id);
+  done();
+};

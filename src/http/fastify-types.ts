@@ -6,6 +6,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The error envelope of this route; inferred from the path when absent. */
     errorStyle?: ErrorStyle;
+    /** Every answer of this route sets x-request-id itself, so build-app.ts adds no hook for it. */
+    setsRequestId?: boolean;
   }
   interface FastifyRequest {
     /** The authenticated API caller, set by the relay auth hook. */

@@ -7,15 +7,28 @@ import type { RateDecision, RateState } from './rate-limiter.js';
  * then latest reset. Kinds without a check get no headers.
  */
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const kind of ['requests', 'tokens'] as const) {
-    const state = tightestOf(decision.states.filter((candidate) => candidate.kind === kind));
-    if (state === undefined) continue;
-    headers[`x-ratelimit-limit-${kind}`] = String(state.limit);
-    headers[`x-ratelimit-remaining-${kind}`] = String(state.remaining);
-    headers[`x-ratelimit-reset-${kind}`] = formatResetDuration(state.resetSeconds);
+  // One pass over the states and literal header names: this runs on every admitted request.
+  let requests: RateState | undefined;
+  let tokens: RateState | undefined;
+  for (const state of decision.states) {
+    if (state.kind === 'requests') {
+      if (requests === undefined || isTighter(state, requests)) requests = state;
+    } else if (tokens === undefined || isTighter(state, tokens)) {
+      tokens = state;
+    }
   }
-  if (!decision.allowed) headers['retry-after'] = String(decision.retryAfterSeconds);
+  const headers: Record<string, string> = {};
+  if (requests !== undefined) {
+    headers['x-ratelimit-limit-requests'] = `${requests.limit}`;
+    headers['x-ratelimit-remaining-requests'] = `${requests.remaining}`;
+    headers['x-ratelimit-reset-requests'] = formatResetDuration(requests.resetSeconds);
+  }
+  if (tokens !== undefined) {
+    headers['x-ratelimit-limit-tokens'] = `${tokens.limit}`;
+    headers['x-ratelimit-remaining-tokens'] = `${tokens.remaining}`;
+    headers['x-ratelimit-reset-tokens'] = formatResetDuration(tokens.resetSeconds);
+  }
+  if (!decision.allowed) headers['retry-after'] = `${decision.retryAfterSeconds}`;
   return headers;
 }
 
@@ -30,16 +43,7 @@ export function formatResetDuration(totalSeconds: number): string {
   return `${rest}s`;
 }
 
-function tightestOf(states: readonly RateState[]): RateState | undefined {
-  let tightest: RateState | undefined;
-  for (const state of states) {
-    if (
-      tightest === undefined ||
-      state.remaining < tightest.remaining ||
-      (state.remaining === tightest.remaining && state.resetSeconds > tightest.resetSeconds)
-    ) {
-      tightest = state;
-    }
-  }
-  return tightest;
+/** Least remaining wins; at equal remaining, the later reset. */
+function isTighter(state: RateState, than: RateState): boolean {
+  return state.remaining < than.remaining || (state.remaining === than.remaining && state.resetSeconds > than.resetSeconds);
 }

@@ -1,5 +1,6 @@
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import type { UpstreamFailure } from '../routing/classify-upstream-failure.js';
+import type { ClientAbortSignal } from './client-abort-signal.js';
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -9,15 +10,25 @@ export interface UpstreamTimeouts {
   idleMs: number;
 }
 
+/** What aborts an upstream call: the relay's cheap client-abort signal, or any AbortSignal (channel tests). */
+export type UpstreamSignal = AbortSignal | ClientAbortSignal;
+
 export interface UpstreamRequest {
   url: string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body: string | Buffer | undefined;
-  signal: AbortSignal;
+  signal: UpstreamSignal;
 }
 
 export type UpstreamResponse = Dispatcher.ResponseData;
+
+/**
+ * Connections per upstream origin. Each streamed answer holds one connection for its whole length, so this
+ * bounds concurrent streams to one origin: at 256, a thousand slow streams queued behind the first 256
+ * (BENCHMARKS.md, harness finding 3). Still bounded, so a flood cannot open sockets without end.
+ */
+export const upstreamConnectionsPerOrigin = 4096;
 
 /**
  * One keep-alive connection pool per upstream origin (undici Agent keeps a Pool per origin), with the
@@ -33,16 +44,17 @@ export class UpstreamClient {
       bodyTimeout: timeouts.idleMs,
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 600_000,
-      connections: 256,
+      connections: upstreamConnectionsPerOrigin,
       pipelining: 1,
     });
   }
 
   async send(request: UpstreamRequest): Promise<{ ok: true; response: UpstreamResponse } | { ok: false; failure: UpstreamFailure }> {
     try {
+      const target = splitUrl(request.url);
       const response = await this.agent.request({
-        origin: new URL(request.url).origin,
-        path: pathOf(request.url),
+        origin: target.origin,
+        path: target.path,
         method: request.method,
         headers: request.headers,
         body: request.body,
@@ -59,9 +71,20 @@ export class UpstreamClient {
   }
 }
 
-function pathOf(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.pathname}${parsed.search}`;
+// Upstream URLs repeat (a channel's base URL + an endpoint path): parsing each once saves two URL parses
+// per request. Bounded, since model names and query strings can make them many.
+const splitUrls = new Map<string, { origin: string; path: string }>();
+const maxSplitUrls = 1024;
+
+function splitUrl(url: string): { origin: string; path: string } {
+  let split = splitUrls.get(url);
+  if (split === undefined) {
+    const parsed = new URL(url);
+    split = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (splitUrls.size >= maxSplitUrls) splitUrls.clear();
+    splitUrls.set(url, split);
+  }
+  return split;
 }
 
 export function describeFailure(error: unknown): UpstreamFailure {

@@ -6,13 +6,13 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { buildRateChecks } from '../limits/build-rate-checks.js';
 import { rateLimitHeaders } from '../limits/rate-limit-headers.js';
 import type { RateCheck, RateDecision } from '../limits/rate-limiter.js';
+import type { PromptTokens } from './estimate-prompt-tokens.js';
 import type { RelayServices } from './relay-services.js';
 
-export interface AdmissionInput {
+export interface AdmissionInput extends PromptTokens {
   requestId: string;
   caller: AuthenticatedCaller;
   model: string;
-  promptTokens: number;
   /** undefined = the client named no output budget; 0 = the endpoint produces no output tokens. */
   maxOutputTokens: number | undefined;
   /** Per-call models: how many calls (images) the request is. */
@@ -20,13 +20,15 @@ export interface AdmissionInput {
   ip: string;
 }
 
-/** A request let through: its price, its reservation and the rate-limit units it took. */
-export interface Admission {
+/**
+ * A request let through: its price, its reservation (sized from the estimated prompt) and the rate-limit
+ * units it took; `countPromptTokens` gives settlement the exact prompt count when no upstream reports one.
+ */
+export interface Admission extends PromptTokens {
   price: PriceRecord;
   groupRatio: number;
   quotaPerUnit: number;
   reservedAmount: number;
-  promptTokens: number;
   rateChecks: RateCheck[];
   calls: number;
   /** x-ratelimit-* headers for the client's response. */
@@ -52,7 +54,7 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
   const calls = input.calls ?? 1;
   const reservedAmount = isPriced(price)
     ? estimateReservation({
-        promptTokens: input.promptTokens,
+        promptTokens: input.estimatedPromptTokens,
         maxOutputTokens: input.maxOutputTokens,
         defaultMaxOutputTokens: settings.defaultMaxOutputTokens,
         price,
@@ -62,7 +64,7 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
       })
     : 0;
 
-  const estimatedTokens = input.promptTokens + (input.maxOutputTokens ?? settings.defaultMaxOutputTokens);
+  const estimatedTokens = input.estimatedPromptTokens + (input.maxOutputTokens ?? settings.defaultMaxOutputTokens);
   const rateChecks = buildRateChecks(input.caller, input.ip, estimatedTokens, settings);
   const warnings: string[] = [];
   let rateHeaders: Record<string, string> = {};
@@ -90,5 +92,6 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
     const whose = reserved.short === 'token' ? 'this API key' : 'your account';
     throw new GatewayError('insufficient_quota', `Insufficient quota: ${whose} cannot cover this request (needs up to ${reservedAmount} quota units).`);
   }
-  return { price, groupRatio, quotaPerUnit: settings.quotaPerUnit, reservedAmount, promptTokens: input.promptTokens, rateChecks, calls, rateHeaders, warnings };
+  const { estimatedPromptTokens, countPromptTokens } = input;
+  return { price, groupRatio, quotaPerUnit: settings.quotaPerUnit, reservedAmount, estimatedPromptTokens, countPromptTokens, rateChecks, calls, rateHeaders, warnings };
 }

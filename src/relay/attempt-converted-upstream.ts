@@ -6,6 +6,7 @@ import type { ConversionContext } from '../canonical/conversion.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { buildProviderRequest, upstreamStreams } from '../providers/build-provider-request.js';
 import type { UpstreamTextStyle } from '../providers/provider-request.js';
+import type { UpstreamSignal } from '../providers/upstream-client.js';
 import { createSseDecoder } from '../streaming/decode-sse.js';
 import { meterStreamPart } from './meter-stream-part.js';
 import { failedAttemptFrom } from './read-upstream-error.js';
@@ -34,7 +35,7 @@ export interface ConvertedAttemptInput {
   context: ConversionContext;
   reply: FastifyReply;
   meter: UsageMeter;
-  signal: AbortSignal;
+  signal: UpstreamSignal;
   /** Collects what could not be carried across (logged). */
   warnings: string[];
 }

@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { buildProviderRequest } from '../providers/build-provider-request.js';
 import type { UpstreamTextStyle } from '../providers/provider-request.js';
+import type { UpstreamSignal } from '../providers/upstream-client.js';
 import { createSseDecoder } from '../streaming/decode-sse.js';
 import { meterStreamPart } from './meter-stream-part.js';
 import { failedAttemptFrom } from './read-upstream-error.js';
@@ -25,7 +26,7 @@ export interface PassthroughAttemptInput {
   clientHeaders: Record<string, string>;
   reply: FastifyReply;
   meter: UsageMeter;
-  signal: AbortSignal;
+  signal: UpstreamSignal;
 }
 
 /**

@@ -3,19 +3,21 @@ import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
 import { tokenAllowsModel } from '../auth/authorize-model.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { candidateChannels } from '../routing/select-channel.js';
+import { ClientAbortSignal } from '../providers/client-abort-signal.js';
+import type { UpstreamSignal } from '../providers/upstream-client.js';
+import { candidateChannels, type ChannelQuery } from '../routing/select-channel.js';
 import { admitRequest, type Admission } from './admit-request.js';
 import { buildLogRow } from './build-log-row.js';
+import type { PromptTokens } from './estimate-prompt-tokens.js';
 import type { RelayServices } from './relay-services.js';
 import { runFailover, type AttemptOutcome, type FailoverResult } from './run-failover.js';
 import { settleRequest } from './settle-request.js';
 import { UsageMeter } from './usage-meter.js';
 
 /** What a style's route knows about a request once its body is parsed. */
-export interface RelayPlan {
+export interface RelayPlan extends PromptTokens {
   model: string;
   stream: boolean;
-  promptTokens: number;
   maxOutputTokens: number | undefined;
   /** Channel types able to serve it; undefined = any. */
   channelTypes?: ReadonlySet<string>;
@@ -27,7 +29,8 @@ export interface RelayPlan {
 
 export interface AttemptTools {
   meter: UsageMeter;
-  signal: AbortSignal;
+  /** Aborted when the client goes away: pass it to the upstream call. */
+  signal: UpstreamSignal;
   admission: Admission;
   /** Headers every successful answer carries. */
   clientHeaders(channel: ChannelRecord): Record<string, string>;
@@ -57,11 +60,15 @@ export async function runRelayEnvelope(
   const startedAt = services.now();
   const { model } = plan;
   if (!tokenAllowsModel(caller, model)) throw new GatewayError('model_not_allowed', `This API key may not use model ${model}.`, { param: 'model' });
-  ensureSomeChannelServes(services, caller, plan);
+  const query: Omit<ChannelQuery, 'excluded' | 'coolingDown'> =
+    plan.channelTypes === undefined
+      ? { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId }
+      : { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId, channelTypes: plan.channelTypes };
+  ensureSomeChannelServes(services, caller, query);
 
-  const admission = await admitRequest(services, { requestId: request.id, caller, model, promptTokens: plan.promptTokens, maxOutputTokens: plan.maxOutputTokens, ip: request.ip });
+  const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, maxOutputTokens: plan.maxOutputTokens, ip: request.ip });
   const meter = new UsageMeter();
-  const abort = new AbortController();
+  const abort = new ClientAbortSignal();
   const onClientClose = () => {
     if (reply.raw.writableFinished) return;
     meter.clientAborted = true;
@@ -73,18 +80,29 @@ export async function runRelayEnvelope(
   let attemptNumber = 0;
   let result: FailoverResult<{ status: number }> | undefined;
   let failure: GatewayError | undefined;
-  const tools: Omit<AttemptTools, 'clientHeaders'> = { meter, signal: abort.signal, admission, setUpstreamModel: (name) => (upstreamModel = name) };
+  // One tools object for every attempt; attempts run one after another, so the headers read the current one.
+  const tools: AttemptTools = {
+    meter,
+    signal: abort,
+    admission,
+    setUpstreamModel: (name) => (upstreamModel = name),
+    clientHeaders: (channel) => {
+      const headers = { ...admission.rateHeaders };
+      headers['x-request-id'] = request.id;
+      headers['x-relay-channel-id'] = `${channel.id}`;
+      headers['x-relay-attempts'] = `${attemptNumber}`;
+      return headers;
+    },
+  };
 
   try {
     result = await runFailover(services, {
-      query: { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId, ...(plan.channelTypes === undefined ? {} : { channelTypes: plan.channelTypes }) },
+      query,
       retryTimes: services.catalog.snapshot.settings.retryTimes,
       shouldStop: () => meter.clientAborted,
       attempt: async (channel, key) => {
         attemptNumber += 1;
-        const number = attemptNumber;
-        const clientHeaders = () => ({ ...admission.rateHeaders, 'x-request-id': request.id, 'x-relay-channel-id': String(channel.id), 'x-relay-attempts': String(number) });
-        const outcome = await attempt(channel, key, { ...tools, clientHeaders });
+        const outcome = await attempt(channel, key, tools);
         if (outcome.kind === 'served') upstreamAnswered = true;
         return outcome;
       },
@@ -108,14 +126,14 @@ export async function runRelayEnvelope(
         model,
         upstreamModel,
         style: plan.logStyle,
-        path: request.url.split('?', 1)[0] ?? request.url,
+        path: pathOf(request.url),
         stream: plan.stream,
         status: meter.clientAborted ? 499 : result?.kind === 'served' ? result.value.status : (failure?.status ?? 500),
         usage: settlement.usage,
         usageSource: settlement.usageSource,
         charged: settlement.charged,
         attempts: result !== undefined && result.kind !== 'no_channel' ? result.attempts : [],
-        warnings: [...admission.warnings, ...plan.warnings],
+        warnings: admission.warnings.length === 0 ? plan.warnings : [...admission.warnings, ...plan.warnings],
         ip: request.ip,
         error: meter.clientAborted ? 'client disconnected' : (meter.interruption ?? failure?.message),
       }),
@@ -139,12 +157,17 @@ function answerFailure(result: Exclude<FailoverResult<{ status: number }>, { kin
   throw new GatewayError('upstream_error', failure.message, { headers });
 }
 
-function ensureSomeChannelServes(services: RelayServices, caller: AuthenticatedCaller, plan: RelayPlan): void {
+function ensureSomeChannelServes(services: RelayServices, caller: AuthenticatedCaller, query: Omit<ChannelQuery, 'excluded' | 'coolingDown'>): void {
   const channels = services.catalog.snapshot.channels;
-  const query = { group: caller.group, model: plan.model, pinnedChannelId: caller.pinnedChannelId, ...(plan.channelTypes === undefined ? {} : { channelTypes: plan.channelTypes }) };
   if (candidateChannels(channels, query).length > 0) return;
-  if (channels.some((channel) => channel.models.includes(plan.model))) {
-    throw new GatewayError('no_available_channel', `No available channel for model ${plan.model} under group ${caller.group}.`);
+  if (channels.some((channel) => channel.models.includes(query.model))) {
+    throw new GatewayError('no_available_channel', `No available channel for model ${query.model} under group ${caller.group}.`);
   }
-  throw new GatewayError('model_not_found', `The model \`${plan.model}\` does not exist or you do not have access to it.`, { param: 'model' });
+  throw new GatewayError('model_not_found', `The model \`${query.model}\` does not exist or you do not have access to it.`, { param: 'model' });
+}
+
+/** The request path without its query string (the log's `path`). */
+function pathOf(url: string): string {
+  const queryStart = url.indexOf('?');
+  return queryStart < 0 ? url : url.slice(0, queryStart);
 }

@@ -24,19 +24,21 @@ export interface Settlement {
  * upstream reported; else, when it answered, the prompt and the text it produced, counted locally; else
  * nothing. The source is recorded in the log (new-api §10.1 shows what happens without such a rule).
  */
-export function resolveUsage(input: Pick<SettlementInput, 'admission' | 'meter' | 'upstreamAnswered'>): { usage: NormalizedUsage; source: UsageSource } {
+export async function resolveUsage(input: Pick<SettlementInput, 'admission' | 'meter' | 'upstreamAnswered'>): Promise<{ usage: NormalizedUsage; source: UsageSource }> {
   const { meter, admission } = input;
   if (meter.upstreamUsage !== undefined) return { usage: meter.upstreamUsage, source: 'upstream' };
   if (!input.upstreamAnswered) return { usage: { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 } }, source: 'none' };
+  // Exact counts, not the admission estimate: only this path loads the tokenizer (count-tokens.ts).
+  const [promptTokens, outputTokens] = await Promise.all([admission.countPromptTokens(), meter.outputTally.total()]);
   return {
-    usage: { input: { total: admission.promptTokens, cacheRead: 0, cacheWrite: 0 }, output: { total: meter.outputTally.total(), reasoning: 0 } },
+    usage: { input: { total: promptTokens, cacheRead: 0, cacheWrite: 0 }, output: { total: outputTokens, reasoning: 0 } },
     source: 'local',
   };
 }
 
 /** Settles the reservation at the actual charge and returns the rate-limit units (tokens) it over-took. */
 export async function settleRequest(services: RelayServices, input: SettlementInput): Promise<Settlement> {
-  const { usage, source } = resolveUsage(input);
+  const { usage, source } = await resolveUsage(input);
   const { admission } = input;
   // A request that no upstream accepted produced nothing and costs nothing, per-call price or not.
   let actual = 0;

@@ -1,9 +1,11 @@
-import { countTextTokens } from './count-tokens.js';
+import { loadedTokenCounter, loadTokenCounter, type TokenCounter } from './count-tokens.js';
 
 /**
  * Counts streamed text for upstreams that report no usage, with a bounded buffer: text is tokenized in
  * batches, so a very long stream never holds more than `maxPendingChars` (new-api #6159: OOM from
- * accumulating whole outputs). Nothing is tokenized when usage arrives and the tally is never asked.
+ * accumulating whole outputs). Nothing is tokenized when usage arrives and the tally is never asked, and
+ * the tokenizer is not even loaded unless a stream outgrows the buffer (it is then loaded in the
+ * background and the buffer drained once it is there).
  */
 export class TokenTally {
   private pending: string[] = [];
@@ -18,7 +20,10 @@ export class TokenTally {
     this.pending.push(text);
     this.pendingChars += text.length;
     this.pieces += 1;
-    if (this.pendingChars >= this.maxPendingChars) this.flush();
+    if (this.pendingChars < this.maxPendingChars) return;
+    const counter = loadedTokenCounter();
+    if (counter !== undefined) this.flush(counter);
+    else void loadTokenCounter().catch(() => undefined);
   }
 
   /** Whether any text was seen at all. */
@@ -26,14 +31,13 @@ export class TokenTally {
     return this.pieces === 0;
   }
 
-  total(): number {
-    this.flush();
+  async total(): Promise<number> {
+    if (this.pending.length > 0) this.flush(loadedTokenCounter() ?? (await loadTokenCounter()));
     return this.counted;
   }
 
-  private flush(): void {
-    if (this.pending.length === 0) return;
-    this.counted += countTextTokens(this.pending.join(''));
+  private flush(count: TokenCounter): void {
+    this.counted += count(this.pending.join(''));
     this.pending = [];
     this.pendingChars = 0;
   }

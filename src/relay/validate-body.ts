@@ -10,8 +10,18 @@ export function requireObjectBody(body: unknown): Record<string, unknown> {
 
 /** The first schema issue as a 400 naming the parameter, in OpenAI's wording. */
 export function invalidRequestFrom(issue: ZodIssue | undefined): GatewayError {
-  const param = issue?.path.join('.') ?? '';
   if (issue === undefined) return new GatewayError('invalid_request', 'Invalid request body.');
-  const message = issue.code === 'invalid_type' && issue.received === 'undefined' ? `Missing required parameter: '${param}'.` : `Invalid '${param}': ${issue.message}`;
-  return new GatewayError('invalid_request', message, param === '' ? {} : { param });
+  const param = issue.path.join('.');
+  if (issue.code === 'invalid_type' && issue.received === 'undefined') return missingParameter(param);
+  return invalidParameter(param, issue.message);
+}
+
+/** `Missing required parameter: 'messages'.`, as OpenAI words it. */
+export function missingParameter(param: string): GatewayError {
+  return new GatewayError('invalid_request', `Missing required parameter: '${param}'.`, param === '' ? {} : { param });
+}
+
+/** `Invalid 'max_tokens': <reason>`, as OpenAI words it. */
+export function invalidParameter(param: string, reason: string): GatewayError {
+  return new GatewayError('invalid_request', `Invalid '${param}': ${reason}`, param === '' ? {} : { param });
 }

@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 
 const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -9,9 +9,12 @@ export function generateApiKey(): string {
   return key;
 }
 
-/** API keys are random and long, so one SHA-256 is enough: no salt or slow hash is needed. */
+/**
+ * API keys are random and long, so one SHA-256 is enough: no salt or slow hash is needed. One-shot
+ * `crypto.hash` (Node ≥ 20.12): it runs on every request, and a createHash object costs several times more.
+ */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** What an operator sees of a stored key: enough to recognise it, not enough to use it. */

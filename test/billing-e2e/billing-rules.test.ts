@@ -44,10 +44,10 @@ describe('billing by the stated rule for each way a request ends', () => {
     return row;
   }
 
-  it('counts the prompt and reply the way the hand-computed amounts below assume', () => {
-    expect(countTextTokens('Say hello')).toBe(2);
-    expect(countTextTokens(reply)).toBe(6);
-    expect(countTextTokens('Hello')).toBe(1);
+  it('counts the prompt and reply the way the hand-computed amounts below assume', async () => {
+    expect(await countTextTokens('Say hello')).toBe(2);
+    expect(await countTextTokens(reply)).toBe(6);
+    expect(await countTextTokens('Hello')).toBe(1);
   });
 
   it('bills a completed stream at the usage the upstream reported, cache reads and reasoning included', async () => {
@@ -70,8 +70,11 @@ describe('billing by the stated rule for each way a request ends', () => {
     expect(fixture.upstreamA.requests[0]!.body.stream_options).toEqual({ include_usage: true });
 
     const row = await settledRequest();
-    // 6 prompt tokens × 1.5 + 6 reply tokens × 7.5 = 9 + 45 = 54.
+    // 6 prompt tokens × 1.5 + 6 reply tokens × 7.5 = 9 + 45 = 54: the exact count, not the estimate.
     expect(row).toMatchObject({ status: 200, usage_source: 'local', input_tokens: chatPromptTokens, output_tokens: 6, quota: 54, error: null });
+    // The reservation was sized from the admission estimate ('Say' 1 + 'hello' ⌈5/3⌉ = 2, + 4 framing = 7)
+    // and the default output budget: 7 × 1.5 + 4,096 × 7.5 = 30,730.5 → 30,731.
+    expect(await readReservations(fixture.db)).toMatchObject([{ amount: 30_731, settledAmount: 54 }]);
   });
 
   it('bills a client that disconnects mid-stream for the prompt and the text it was sent, counted locally', async () => {

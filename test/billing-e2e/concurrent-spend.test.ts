@@ -16,8 +16,8 @@ function countOutcomes(outcomes: SpendOutcome[]) {
 }
 
 describe('the reservation of the spend request', () => {
-  it('is the hand-computed 759 quota units', () => {
-    expect(spendReservation).toBe(759);
+  it('is the hand-computed 761 quota units', () => {
+    expect(spendReservation).toBe(761);
   });
 });
 
@@ -74,7 +74,7 @@ for (const { dialect, available } of allDialects) {
         expect(outcome.error).toEqual(insufficientQuotaEnvelope('this API key'));
       }
       const balances = await expectConsistentBooks(5, { token: grant, user: plenty });
-      expect(balances.token).toMatchObject({ used: 5 * 759, remain: 400 });
+      expect(balances.token).toMatchObject({ used: 5 * 761, remain: 400 });
     });
 
     it('serves exactly five streaming requests when the user wallet is short, and answers the rest 402 before any stream starts', async () => {
@@ -92,28 +92,28 @@ for (const { dialect, available } of allDialects) {
         expect(outcome.error).toEqual(insufficientQuotaEnvelope('your account'));
       }
       const balances = await expectConsistentBooks(5, { token: plenty, user: grant });
-      expect(balances.user).toMatchObject({ used: 5 * 759, quota: 400 });
+      expect(balances.user).toMatchObject({ used: 5 * 761, quota: 400 });
     });
 
     it('never takes a balance below zero when the upstream reports more than was reserved', async () => {
-      // 6 × $3 + 150 × $15 = 2,268 $·tokens/M → 1,134 quota per request, 375 over its reservation: the
+      // 6 × $3 + 150 × $15 = 2,268 $·tokens/M → 1,134 quota per request, 373 over its reservation: the
       // extra is taken only as far as the token still covers it.
       fixture = await startBillingFixture({ dialect, tokenQuota: grant, userQuota: plenty, upstreamOptions: { promptTokens: 6, completionTokens: 150, chunkDelayMs: 10 } });
       const client = fixture.client;
       const outcomes = await Promise.all(Array.from({ length: concurrentRequests }, (_, index) => sendSpendRequest(client, index % 2 === 0)));
 
       const { served, refused } = countOutcomes(outcomes);
-      // Whatever the timing: each served request costs at least its 759 reservation (so at most 5) and at
-      // most 1,134, and the grant ends fully spent (so at least 4,195 / 1,134 → 4).
+      // Whatever the timing: each served request costs at least its 761 reservation (so at most 5) and at
+      // most 1,134, and the grant ends fully spent (so at least 4,205 / 1,134 → 4).
       expect(served.length).toBeGreaterThanOrEqual(4);
       expect(served.length).toBeLessThanOrEqual(5);
       expect(refused.every((outcome) => outcome.status === 402)).toBe(true);
       const balances = await expectConsistentBooks(served.length, { token: grant, user: plenty });
-      // A refusal means less than 759 was left; an overrun is then capped at what is left, down to zero.
+      // A refusal means less than 761 was left; an overrun is then capped at what is left, down to zero.
       expect(balances.token).toMatchObject({ used: grant, remain: 0 });
       const charges = (await fixture.db.selectFrom('logs').select('quota').execute()).map((row) => Number(row.quota));
       for (const charge of charges) {
-        expect(charge).toBeGreaterThanOrEqual(759);
+        expect(charge).toBeGreaterThanOrEqual(761);
         expect(charge).toBeLessThanOrEqual(1134);
       }
     });

@@ -57,6 +57,9 @@ export interface GatewayProcessOptions {
   configPath: string;
   nodeName: string;
   redisUrl?: string;
+  /** Extra node flags before the script (e.g. `--import` of a loader hook) and extra environment. */
+  nodeArgs?: string[];
+  env?: Record<string, string>;
 }
 
 /**
@@ -77,8 +80,9 @@ export function spawnGatewayProcess(options: GatewayProcessOptions): GatewayProc
     LOG_LEVEL: 'warn',
     SYNC_FREQUENCY: '1',
     ...(options.redisUrl === undefined ? {} : { REDIS_URL: options.redisUrl }),
+    ...options.env,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/relay.ts', 'serve'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...(options.nodeArgs ?? []), 'src/cli/relay.ts', 'serve'], {
     cwd: repositoryRoot,
     env,
     detached: false,

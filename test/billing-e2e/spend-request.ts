@@ -1,23 +1,27 @@
 import OpenAI, { APIError } from 'openai';
 import { expect } from 'vitest';
 import { estimateReservation } from '../../src/billing/estimate-reservation.js';
-import { countTextTokens, tokensPerMessage } from '../../src/relay/count-tokens.js';
 import type { FakeOptions } from '../fakes/fake-openai-upstream.js';
 import { billingPrices } from './start-billing-fixture.js';
 
-const prompt = 'Say hello';
 const maxTokens = 100;
 
 /** A chat request whose reservation is fixed by its `max_tokens`. */
-export const spendRequest = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: prompt }], max_tokens: maxTokens };
+export const spendRequest = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'Say hello' }], max_tokens: maxTokens };
 
 /**
- * What the gateway reserves for {@link spendRequest} (docs/behaviour.md "Billing"): the prompt counted
- * locally plus `max_tokens`, at the model's prices. 2 text tokens + 4 framing = 6 prompt tokens;
- * 6 × $3 + 100 × $15 = 1,518 $·tokens/M = 0.001518 $ × 500,000 = 759 quota.
+ * The prompt's admission estimate (docs/behaviour.md "Billing"), by hand: 'Say' is a letter run of 3 → 1
+ * token, the space joins the next word, 'hello' is a run of 5 → ⌈5/3⌉ = 2; 3 text tokens + 4 framing.
+ * (The tokenizer's exact count is 2 + 4 = 6.)
+ */
+export const spendPromptEstimate = 7;
+
+/**
+ * What the gateway reserves for {@link spendRequest}: the estimated prompt plus `max_tokens`, at the
+ * model's prices. 7 × $3 + 100 × $15 = 1,521 $·tokens/M = 0.001521 $ × 500,000 = 760.5 → 761 quota.
  */
 export const spendReservation = estimateReservation({
-  promptTokens: countTextTokens(prompt) + tokensPerMessage,
+  promptTokens: spendPromptEstimate,
   maxOutputTokens: maxTokens,
   defaultMaxOutputTokens: 4096,
   price: { model: 'gpt-4o-mini', input: billingPrices['gpt-4o-mini'].input, output: billingPrices['gpt-4o-mini'].output, cacheRead: billingPrices['gpt-4o-mini'].cache_read },
@@ -26,7 +30,7 @@ export const spendReservation = estimateReservation({
 });
 
 /** Upstream usage that costs exactly the reservation, so how many requests a balance affords does not depend on timing. */
-export const usageAtReservation: Partial<FakeOptions> = { promptTokens: 6, completionTokens: maxTokens };
+export const usageAtReservation: Partial<FakeOptions> = { promptTokens: spendPromptEstimate, completionTokens: maxTokens };
 
 export type SpendOutcome = { kind: 'served'; text: string } | { kind: 'refused'; status: number; error: unknown; headers: Headers | undefined };
 

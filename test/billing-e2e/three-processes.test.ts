@@ -102,12 +102,12 @@ describe.skipIf(!available)('three gateway processes sharing PostgreSQL and Redi
       return rows.length === 5 && rows.every((row) => row.state === 'settled') ? rows : undefined;
     });
     expect(reservations.every((row) => nodeNames.includes(row.owner))).toBe(true);
-    expect(reservations.map((row) => row.settledAmount)).toEqual([759, 759, 759, 759, 759]);
+    expect(reservations.map((row) => row.settledAmount)).toEqual([761, 761, 761, 761, 761]);
     const logs = await waitForLogRows(db, 5);
     expect(logs.rows).toBe(5);
 
     const balances = await readBalances(db, spenderTokenName);
-    expect(balances.token).toEqual({ used: 5 * 759, remain: 400, requests: 5 });
+    expect(balances.token).toEqual({ used: 5 * 761, remain: 400, requests: 5 });
     expect(balances.token.used + balances.token.remain).toBe(grant);
     expect(balances.user.used + balances.user.quota).toBe(1_000_000_000);
     expect(logs.quota).toBe(balances.token.used);

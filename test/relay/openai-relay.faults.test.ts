@@ -103,7 +103,7 @@ describe('OpenAI-style relay under upstream faults', () => {
     const [row] = await fixture.logs();
     expect(row!.usage_source).toBe('local');
     expect(row!.error).toContain('interrupted');
-    expect(row!.output_tokens).toBe(countTextTokens(text));
+    expect(row!.output_tokens).toBe(await countTextTokens(text));
     expect(row!.input_tokens).toBeGreaterThan(0);
     expect(row!.quota).toBeGreaterThan(0);
     expect((await fixture.token()).used_quota).toBe(row!.quota);

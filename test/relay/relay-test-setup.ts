@@ -66,6 +66,8 @@ export async function startRelayFixture(options: RelayFixtureOptions = {}): Prom
     upstreamB,
     client,
     async logs() {
+      // A request's log row follows its settlement, which may still be running (or loading the tokenizer) when the client has its answer.
+      await gateway.gateway.services.relay.inFlight.drained();
       await gateway.gateway.logWriter.flush();
       const page = await gateway.gateway.services.repositories.logs.list({}, { page: 1, pageSize: 100 });
       return page.items;

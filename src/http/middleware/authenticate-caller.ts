@@ -1,4 +1,4 @@
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { authenticateToken } from '../../auth/authenticate-token.js';
 import { bearerValue } from '../../auth/parse-api-key.js';
 import { GatewayError } from '../../errors/gateway-error.js';
@@ -27,11 +27,18 @@ export function presentedKeyOf(request: FastifyRequest, source: KeySource): stri
   return undefined;
 }
 
-/** A preHandler that authenticates the API key from memory (no database read) and sets request.caller. */
-export function authenticateCaller(services: AppServices, source: KeySource, options: { readOnly?: boolean } = {}): preHandlerAsyncHookHandler {
-  return async function authenticateCallerHook(request) {
+/**
+ * A preHandler that authenticates the API key from memory (no database read) and sets request.caller.
+ * Synchronous (a `done` callback, no promise): it runs on every relay request.
+ */
+export function authenticateCaller(services: AppServices, source: KeySource, options: { readOnly?: boolean } = {}): preHandlerHookHandler {
+  return function authenticateCallerHook(request, _reply, done) {
     const result = authenticateToken(services.catalog.snapshot, presentedKeyOf(request, source), Math.floor(services.now() / 1000), options);
-    if (!result.ok) throw new GatewayError(result.code, result.message);
+    if (!result.ok) {
+      done(new GatewayError(result.code, result.message));
+      return;
+    }
     request.caller = result.caller;
+    done();
   };
 }

@@ -7,8 +7,10 @@ export function errorStyleOf(request: FastifyRequest): ErrorStyle {
   return request.errorStyle ?? request.routeOptions.config?.errorStyle ?? errorStyleForPath(request.url);
 }
 
+/** Every error answer carries the request id (build-app.ts adds no per-request hook on the relay routes). */
 export function sendGatewayError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): FastifyReply {
   const rendered = renderError(error, errorStyleOf(request), request.id);
+  void reply.header('x-request-id', request.id);
   for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
   return reply.code(rendered.status).send(rendered.body);
 }
@@ -47,7 +49,6 @@ export function toGatewayError(error: unknown): GatewayError {
  * request id. Pass it to the Fastify constructor: `Fastify({ frameworkErrors: handleFrameworkError, … })`.
  */
 export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  void reply.header('x-request-id', request.id);
   void sendGatewayError(request, reply, toGatewayError(error));
 }
 

@@ -4,34 +4,37 @@ import { openaiEndpoints } from '../../relay/openai/openai-endpoints.js';
 import { buildChatInbound, buildGeminiInbound, buildParsedInbound } from '../../relay/text/build-text-inbound.js';
 import { runOpenaiRelay } from '../../relay/openai/run-openai-relay.js';
 import { runTextRelay } from '../../relay/text/run-text-relay.js';
-import { invalidRequestFrom as invalidRequest, requireObjectBody as requireObject } from '../../relay/validate-body.js';
+import { validateChatRequest } from '../../relay/openai/validate-chat-request.js';
+import { requireObjectBody as requireObject } from '../../relay/validate-body.js';
 import type { AppServices } from '../app-services.js';
 import { authenticateCaller } from '../middleware/authenticate-caller.js';
 
-/** Text generation in every style (issue #5): Chat Completions, Anthropic Messages, Gemini native. */
+/**
+ * Text generation in every style (issue #5): Chat Completions, Anthropic Messages, Gemini native. Every
+ * answer here sets x-request-id itself (relay client headers, sendGatewayError), hence `setsRequestId`.
+ */
 export async function textRelayRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   const track = (work: () => Promise<void>) => services.relay.inFlight.track(work);
 
-  app.post('/v1/chat/completions', { config: { errorStyle: 'openai' }, preHandler: authenticateCaller(services, 'openai') }, (request, reply) => {
+  app.post('/v1/chat/completions', { config: { errorStyle: 'openai', setsRequestId: true }, preHandler: authenticateCaller(services, 'openai') }, (request, reply) => {
     const body = requireObject(request.body);
-    const parsed = openaiEndpoints.chat.schema.safeParse(body);
-    if (!parsed.success) throw invalidRequest(parsed.error.issues[0]);
+    validateChatRequest(body);
     const inbound = buildChatInbound(body, request.rawBody, openaiEndpoints.chat.maxOutputTokens(body));
     return track(() => runTextRelay(services.relay, inbound, request, reply));
   });
 
-  app.post('/v1/messages', { config: { errorStyle: 'anthropic' }, preHandler: authenticateCaller(services, 'anthropic') }, (request, reply) => {
+  app.post('/v1/messages', { config: { errorStyle: 'anthropic', setsRequestId: true }, preHandler: authenticateCaller(services, 'anthropic') }, (request, reply) => {
     const inbound = buildParsedInbound('anthropic-messages', requireObject(request.body), request.rawBody);
     return track(() => runTextRelay(services.relay, inbound, request, reply));
   });
 
-  app.post('/v1/responses', { config: { errorStyle: 'openai' }, preHandler: authenticateCaller(services, 'openai') }, (request, reply) => {
+  app.post('/v1/responses', { config: { errorStyle: 'openai', setsRequestId: true }, preHandler: authenticateCaller(services, 'openai') }, (request, reply) => {
     const inbound = buildParsedInbound('openai-responses', requireObject(request.body), request.rawBody);
     return track(() => runTextRelay(services.relay, inbound, request, reply));
   });
 
   // Compaction is not streamed and only OpenAI Responses upstreams perform it: bytes through, priced apart.
-  app.post('/v1/responses/compact', { config: { errorStyle: 'openai' }, preHandler: authenticateCaller(services, 'openai') }, (request, reply) =>
+  app.post('/v1/responses/compact', { config: { errorStyle: 'openai', setsRequestId: true }, preHandler: authenticateCaller(services, 'openai') }, (request, reply) =>
     runOpenaiRelay(services.relay, openaiEndpoints['responses-compact'], request, reply),
   );
 
@@ -52,16 +55,16 @@ export async function textRelayRoutes(app: FastifyInstance, services: AppService
         return track(() => runTextRelay(services.relay, inbound, request, reply));
       }
       case 'countTokens': {
-        // Counted locally (no upstream call, nothing billed): an estimate, like every local count.
+        // Counted locally with the exact tokenizer (no upstream call, nothing billed); o200k, not Gemini's own.
         const contents = body.generateContentRequest !== null && typeof body.generateContentRequest === 'object' ? (body.generateContentRequest as Record<string, unknown>) : body;
         const inbound = buildGeminiInbound(contents, undefined, model, false, 'sse');
-        return reply.send({ totalTokens: inbound.promptTokens });
+        return inbound.countPromptTokens().then((totalTokens) => reply.header('x-request-id', request.id).send({ totalTokens }));
       }
       default:
         throw new GatewayError('not_implemented', `Action ${action} is not supported by this gateway.`);
     }
   };
-  const geminiRoute = { config: { errorStyle: 'gemini' as const }, preHandler: authenticateCaller(services, 'gemini') };
+  const geminiRoute = { config: { errorStyle: 'gemini' as const, setsRequestId: true }, preHandler: authenticateCaller(services, 'gemini') };
   app.post('/v1beta/models/*', geminiRoute, gemini);
   app.post('/v1/models/*', geminiRoute, gemini);
 }

@@ -1,9 +1,11 @@
 import type { FastifyReply } from 'fastify';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
+import type { UpstreamSignal } from '../../providers/upstream-client.js';
 import { failedAttemptFrom } from '../read-upstream-error.js';
 import type { AttemptOutcome } from '../run-failover.js';
 import type { RelayServices } from '../relay-services.js';
 import type { UsageMeter } from '../usage-meter.js';
+import { findTopLevelUsage } from './find-top-level-usage.js';
 import type { OpenaiEndpoint } from './openai-endpoints.js';
 import { pipeOpenaiStream } from './pipe-openai-stream.js';
 import { readOpenaiUsage } from './read-openai-usage.js';
@@ -19,7 +21,7 @@ export interface OpenaiAttemptInput {
   clientWantsUsage: boolean;
   reply: FastifyReply;
   meter: UsageMeter;
-  signal: AbortSignal;
+  signal: UpstreamSignal;
   /** Headers for the client once this attempt serves (request id, channel, attempt count). */
   clientHeaders: Record<string, string>;
 }
@@ -79,6 +81,12 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
 
 function noteNonStreamUsage(bytes: Buffer, contentType: string, meter: UsageMeter): void {
   if (!contentType.includes('json')) return;
+  // Usage alone when it can be found cheaply; the whole answer only when usage is missing or unclear.
+  const usage = findTopLevelUsage(bytes);
+  if (usage !== undefined) {
+    meter.upstreamUsage = readOpenaiUsage(usage);
+    return;
+  }
   let json: Record<string, unknown>;
   try {
     json = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;

@@ -6,7 +6,7 @@ export interface PromptText {
   extraTokens: number;
 }
 
-/** The text of a Chat Completions request that the model reads, for local token counts. */
+/** The text of a Chat Completions request that the model reads, for local token counts and estimates. */
 export function collectChatPromptText(body: Record<string, unknown>): PromptText {
   const parts: string[] = [];
   let extraTokens = 0;

@@ -68,7 +68,13 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
 
   try {
     for await (const chunk of input.body) {
-      decoder.push(chunk as Uint8Array);
+      // One socket write for all the events of an upstream chunk, not one per event.
+      response.cork();
+      try {
+        decoder.push(chunk as Uint8Array);
+      } finally {
+        response.uncork();
+      }
       if (needsDrain) {
         needsDrain = false;
         await waitForDrain(response);

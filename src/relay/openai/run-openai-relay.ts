@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
-import { countTextTokens } from '../count-tokens.js';
+import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
 import { runRelayEnvelope } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
 import { invalidRequestFrom, requireObjectBody } from '../validate-body.js';
@@ -27,7 +27,6 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
   const model = `${baseModel}${endpoint.billingSuffix ?? ''}`;
   const stream = endpoint.streams && body.stream === true;
   const clientWantsUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
-  const prompt = endpoint.promptText(body);
 
   await runRelayEnvelope(
     services,
@@ -36,7 +35,7 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
     {
       model,
       stream,
-      promptTokens: countTextTokens(prompt.text) + prompt.extraTokens,
+      ...estimatePromptTokens(endpoint.promptText(body)),
       maxOutputTokens: endpoint.maxOutputTokens(body),
       channelTypes: openaiChannelTypes,
       logStyle: `openai-${endpoint.name}`,

@@ -2,9 +2,9 @@ import type { CanonicalRequest } from '../../canonical/canonical-request.js';
 import type { Converted, InvalidWireRequest } from '../../canonical/conversion.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { collectChatPromptText } from '../openai/collect-prompt-text.js';
-import { countTextTokens } from '../count-tokens.js';
+import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
+import { collectCanonicalPromptText } from './collect-canonical-prompt-text.js';
 import type { TextInbound } from './run-text-relay.js';
-import { countCanonicalPromptTokens } from './count-canonical-prompt-tokens.js';
 import { textStyles } from './text-styles.js';
 
 function isInvalid(result: Converted<CanonicalRequest> | InvalidWireRequest): result is InvalidWireRequest {
@@ -25,7 +25,6 @@ function withModel(rawBody: Buffer | undefined, body: Record<string, unknown>, u
  * only when a channel of another style is tried, so the passthrough path never pays for it.
  */
 export function buildChatInbound(body: Record<string, unknown>, rawBody: Buffer | undefined, maxOutputTokens: number | undefined): TextInbound {
-  const prompt = collectChatPromptText(body);
   const warnings: string[] = [];
   let canonical: CanonicalRequest | undefined;
   const streamOptions = body.stream_options;
@@ -41,7 +40,7 @@ export function buildChatInbound(body: Record<string, unknown>, rawBody: Buffer 
       }
       return canonical;
     },
-    promptTokens: countTextTokens(prompt.text) + prompt.extraTokens,
+    ...estimatePromptTokens(collectChatPromptText(body)),
     maxOutputTokens,
     warnings,
     body,
@@ -60,7 +59,7 @@ export function buildParsedInbound(style: 'anthropic-messages' | 'openai-respons
     model: parsed.value.model,
     stream: body.stream === true,
     canonical: () => parsed.value,
-    promptTokens: countCanonicalPromptTokens(parsed.value),
+    ...estimatePromptTokens(collectCanonicalPromptText(parsed.value)),
     maxOutputTokens: parsed.value.maxOutputTokens,
     warnings: [...parsed.warnings],
     body,
@@ -80,7 +79,7 @@ export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffe
     model,
     stream,
     canonical: () => canonical,
-    promptTokens: countCanonicalPromptTokens(canonical),
+    ...estimatePromptTokens(collectCanonicalPromptText(canonical)),
     maxOutputTokens: canonical.maxOutputTokens,
     warnings: [...parsed.warnings],
     body,

@@ -9,19 +9,19 @@ import { attemptPassthroughUpstream } from '../attempt-passthrough-upstream.js';
 import { attemptOpenaiUpstream } from '../openai/attempt-openai-upstream.js';
 import { buildUpstreamBody } from '../openai/build-upstream-body.js';
 import { openaiEndpoints } from '../openai/openai-endpoints.js';
+import type { PromptTokens } from '../estimate-prompt-tokens.js';
 import { runRelayEnvelope } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
 import type { TextStyleName } from '../text-style.js';
 import { textStyles } from './text-styles.js';
 
 /** A text-generation request as its inbound style parsed it. */
-export interface TextInbound {
+export interface TextInbound extends PromptTokens {
   style: TextStyleName;
   model: string;
   stream: boolean;
   /** The canonical request, parsed on first use: a same-style passthrough never needs it. */
   canonical(): CanonicalRequest;
-  promptTokens: number;
   maxOutputTokens: number | undefined;
   warnings: string[];
   /** The client's body and bytes, for same-style passthrough. */
@@ -51,7 +51,8 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
     {
       model: inbound.model,
       stream: inbound.stream,
-      promptTokens: inbound.promptTokens,
+      estimatedPromptTokens: inbound.estimatedPromptTokens,
+      countPromptTokens: inbound.countPromptTokens,
       maxOutputTokens: inbound.maxOutputTokens,
       channelTypes: textChannelTypes,
       logStyle: inbound.style,

@@ -1,12 +1,13 @@
 import type { CanonicalRequest } from '../../canonical/canonical-request.js';
-import { countTextTokens, estimatedTokensPerImage, tokensPerMessage } from '../count-tokens.js';
+import { estimatedTokensPerImage, tokensPerMessage } from '../count-tokens.js';
+import type { PromptText } from '../openai/collect-prompt-text.js';
 
-/** Local count of what the model reads, for the reservation and for upstreams that report no usage. */
-export function countCanonicalPromptTokens(request: CanonicalRequest): number {
+/** The text of a canonical request that the model reads, for local token counts and estimates. */
+export function collectCanonicalPromptText(request: CanonicalRequest): PromptText {
   const texts: string[] = request.system.map((part) => part.text);
-  let extra = 0;
+  let extraTokens = 0;
   for (const message of request.messages) {
-    extra += tokensPerMessage;
+    extraTokens += tokensPerMessage;
     for (const part of message.content) {
       switch (part.type) {
         case 'text':
@@ -15,7 +16,7 @@ export function countCanonicalPromptTokens(request: CanonicalRequest): number {
           break;
         case 'image':
         case 'file':
-          extra += estimatedTokensPerImage;
+          extraTokens += estimatedTokensPerImage;
           break;
         case 'tool-call':
           texts.push(part.name, part.arguments);
@@ -23,12 +24,12 @@ export function countCanonicalPromptTokens(request: CanonicalRequest): number {
         case 'tool-result':
           for (const inner of part.content) {
             if (inner.type === 'text') texts.push(inner.text);
-            else extra += estimatedTokensPerImage;
+            else extraTokens += estimatedTokensPerImage;
           }
           break;
       }
     }
   }
   if (request.tools.length > 0) texts.push(JSON.stringify(request.tools));
-  return countTextTokens(texts.join('\n')) + extra;
+  return { text: texts.join('\n'), extraTokens };
 }

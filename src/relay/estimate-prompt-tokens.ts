@@ -1,0 +1,20 @@
+import { countTextTokens } from './count-tokens.js';
+import { estimateTextTokens } from './estimate-text-tokens.js';
+import type { PromptText } from './openai/collect-prompt-text.js';
+
+/** A request's prompt size: an estimate now, for admission, and the exact count on demand, for settlement. */
+export interface PromptTokens {
+  /** Cheap upper estimate (no tokenizer): sizes the quota reservation and the tokens-per-minute charge. */
+  estimatedPromptTokens: number;
+  /** The exact local count (o200k), computed once on first call; loads the tokenizer if needed. */
+  countPromptTokens(): Promise<number>;
+}
+
+/** Both counts of a prompt's text plus the tokens that text cannot show (framing, images). */
+export function estimatePromptTokens(prompt: PromptText): PromptTokens {
+  let exact: Promise<number> | undefined;
+  return {
+    estimatedPromptTokens: estimateTextTokens(prompt.text) + prompt.extraTokens,
+    countPromptTokens: () => (exact ??= countTextTokens(prompt.text).then((tokens) => tokens + prompt.extraTokens)),
+  };
+}

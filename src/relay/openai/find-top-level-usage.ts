@@ -1,0 +1,97 @@
+const usageKey = Buffer.from('"usage":');
+
+const quote = 0x22;
+const backslash = 0x5c;
+const openBrace = 0x7b;
+const closeBrace = 0x7d;
+const openBracket = 0x5b;
+const closeBracket = 0x5d;
+
+function isWhitespace(byte: number | undefined): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+/**
+ * The top-level `usage` object of a JSON answer, read without parsing the rest (a chat completion's
+ * choices can be many kilobytes; its usage is a few hundred bytes near the end). Returns undefined whenever
+ * this cheap path is not certain — no `"usage":` key written that way, a usage that is not an object, or
+ * one that is not a member of the root object — and the caller then parses the whole answer.
+ *
+ * Why the last `"usage":` found is a key: in a JSON string every `"` is escaped, so the `"` after `usage`,
+ * preceded by `e`, is a real delimiter, and so is the one before `usage` when no odd run of backslashes
+ * precedes it; between two delimiters `usage` is a string, and a string followed by `:` is a key. Why it is
+ * the root's: from just after the usage object, a string-aware scan must close exactly one object and then
+ * reach the end of the answer. Being the last occurrence, it is the one JSON.parse keeps when the key
+ * repeats. The part of the answer before the key is not validated (the client gets the bytes as sent).
+ */
+export function findTopLevelUsage(bytes: Buffer): Record<string, unknown> | undefined {
+  const keyAt = bytes.lastIndexOf(usageKey);
+  if (keyAt <= 0) return undefined;
+  let backslashes = 0;
+  for (let index = keyAt - 1; index >= 0 && bytes[index] === backslash; index -= 1) backslashes += 1;
+  if (backslashes % 2 === 1) return undefined;
+
+  let start = keyAt + usageKey.length;
+  while (isWhitespace(bytes[start])) start += 1;
+  if (bytes[start] !== openBrace) return undefined;
+  const end = endOfValue(bytes, start);
+  if (end === undefined) return undefined;
+
+  // The rest must close the object holding the key, and that object must be the root.
+  let depth = 0;
+  let index = end;
+  for (; index < bytes.length; index += 1) {
+    const byte = bytes[index];
+    if (byte === quote) {
+      const after = endOfString(bytes, index);
+      if (after === undefined) return undefined;
+      index = after - 1;
+    } else if (byte === openBrace || byte === openBracket) {
+      depth += 1;
+    } else if (byte === closeBrace || byte === closeBracket) {
+      if (depth === 0) {
+        if (byte !== closeBrace) return undefined;
+        break;
+      }
+      depth -= 1;
+    }
+  }
+  if (index >= bytes.length) return undefined;
+  for (index += 1; index < bytes.length; index += 1) if (!isWhitespace(bytes[index])) return undefined;
+
+  try {
+    const usage: unknown = JSON.parse(bytes.toString('utf8', start, end));
+    return usage !== null && typeof usage === 'object' && !Array.isArray(usage) ? (usage as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Index just past the object or array opening at `start`; undefined when the bytes end first. */
+function endOfValue(bytes: Buffer, start: number): number | undefined {
+  let depth = 0;
+  for (let index = start; index < bytes.length; index += 1) {
+    const byte = bytes[index];
+    if (byte === quote) {
+      const after = endOfString(bytes, index);
+      if (after === undefined) return undefined;
+      index = after - 1;
+    } else if (byte === openBrace || byte === openBracket) {
+      depth += 1;
+    } else if (byte === closeBrace || byte === closeBracket) {
+      depth -= 1;
+      if (depth === 0) return index + 1;
+    }
+  }
+  return undefined;
+}
+
+/** Index just past the string whose opening quote is at `start` (UTF-8 continuation bytes are never `"` or `\`). */
+function endOfString(bytes: Buffer, start: number): number | undefined {
+  for (let index = start + 1; index < bytes.length; index += 1) {
+    const byte = bytes[index];
+    if (byte === backslash) index += 1;
+    else if (byte === quote) return index + 1;
+  }
+  return undefined;
+}

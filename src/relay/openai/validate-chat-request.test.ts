@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { invalidRequestFrom } from '../validate-body.js';
+import { openaiEndpoints } from './openai-endpoints.js';
+import { validateChatRequest } from './validate-chat-request.js';
+
+/** What the client gets: undefined when the body passes. */
+function outcomeOf(check: () => void): { message: string; param: string | undefined } | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    return { message: error.message, param: error.param };
+  }
+}
+
+function byZod(body: Record<string, unknown>) {
+  return outcomeOf(() => {
+    const parsed = openaiEndpoints.chat.schema.safeParse(body);
+    if (!parsed.success) throw invalidRequestFrom(parsed.error.issues[0]);
+  });
+}
+
+const byHand = (body: Record<string, unknown>) => outcomeOf(() => validateChatRequest(body));
+
+// Every JSON kind, plus the edge values each field's rules turn on.
+const anyJson: unknown[] = [undefined, null, true, false, 0, -0, 1, -1, 1.5, -2.5, 1e400, -1e400, '', 'x', [], [1], {}, { a: 1 }];
+const candidates: Record<string, unknown[]> = {
+  model: [...anyJson, 'gpt-4o-mini'],
+  messages: [
+    ...anyJson,
+    [{ role: 'user', content: 'hi' }],
+    [{ role: '' }],
+    [{ content: 'no role' }],
+    [{ role: 7 }],
+    [{ role: null }],
+    [null],
+    ['text'],
+    [[]],
+    [{ role: 'user' }, { role: 'assistant' }, 5],
+    [{ role: 'user' }, { role: false }],
+  ],
+  stream: anyJson,
+  max_tokens: [...anyJson, 64, 2 ** 53],
+  max_completion_tokens: [...anyJson, 64],
+  tools: [...anyJson, [{ type: 'function' }], [{ function: {} }], [{ type: 1 }], [null], [{ type: 'function' }, 'x']],
+  stream_options: [...anyJson, { include_usage: true }, { include_usage: 'yes' }, { include_usage: null }, { other: 1 }],
+};
+const validBody = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };
+const validValues: Record<string, unknown[]> = {
+  model: ['gpt-4o-mini'],
+  messages: [[{ role: 'user', content: 'hi' }]],
+  stream: [undefined, true, false],
+  max_tokens: [undefined, null, 0, 64],
+  max_completion_tokens: [undefined, null, 64],
+  tools: [undefined, null, [], [{ type: 'function' }]],
+  stream_options: [undefined, null, {}, { include_usage: true }],
+};
+
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('validateChatRequest', () => {
+  it('lets a valid body through, unknown fields included', () => {
+    expect(byHand({ ...validBody, temperature: 0.2, whatever: { nested: true }, stream: true, stream_options: { include_usage: true }, max_tokens: 0, tools: [{ type: 'function', function: { name: 'f' } }] })).toBeUndefined();
+  });
+
+  it('names the missing parameter as OpenAI does', () => {
+    expect(byHand({ messages: validBody.messages })).toEqual({ message: "Missing required parameter: 'model'.", param: 'model' });
+    expect(byHand({ model: 'm', messages: [{ role: 'user' }, {}] })).toEqual({ message: "Missing required parameter: 'messages.1.role'.", param: 'messages.1.role' });
+  });
+
+  it('refuses wrong types and bad budgets with the parameter named', () => {
+    expect(byHand({ model: 'm', messages: 'hello' })).toEqual({ message: "Invalid 'messages': Expected array, received string", param: 'messages' });
+    expect(byHand({ ...validBody, max_tokens: -1 })).toEqual({ message: "Invalid 'max_tokens': Number must be greater than or equal to 0", param: 'max_tokens' });
+    expect(byHand({ ...validBody, max_completion_tokens: 1.5 })).toEqual({ message: "Invalid 'max_completion_tokens': Expected integer, received float", param: 'max_completion_tokens' });
+    expect(byHand({ ...validBody, stream: 'yes' })).toEqual({ message: "Invalid 'stream': Expected boolean, received string", param: 'stream' });
+  });
+
+  it('answers each field alone exactly as the zod schema does', () => {
+    for (const [field, values] of Object.entries(candidates)) {
+      for (const value of values) {
+        const body: Record<string, unknown> = { ...validBody };
+        if (value === undefined) delete body[field];
+        else body[field] = value;
+        expect({ field, value, outcome: byHand(body) }).toEqual({ field, value, outcome: byZod(body) });
+      }
+    }
+  });
+
+  it('answers random combinations exactly as the zod schema does (the first failing field wins)', () => {
+    const random = seededRandom(6);
+    const fields = Object.entries(candidates);
+    let refused = 0;
+    for (let round = 0; round < 5_000; round += 1) {
+      const body: Record<string, unknown> = {};
+      for (const [field, values] of fields) {
+        // Mostly valid fields, so that refusals come from one or two fields and which one wins is tested.
+        const pool = random() < 0.85 ? (validValues[field] ?? []) : values;
+        const value = pool[Math.floor(random() * pool.length)];
+        if (value !== undefined) body[field] = value;
+      }
+      const expected = byZod(body);
+      if (expected !== undefined) refused += 1;
+      expect({ body, outcome: byHand(body) }).toEqual({ body, outcome: expected });
+    }
+    // Both outcomes occur, so the comparison means something.
+    expect(refused).toBeGreaterThan(100);
+    expect(refused).toBeLessThan(5_000);
+  });
+});
