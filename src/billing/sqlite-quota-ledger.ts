@@ -1,9 +1,10 @@
 import type { Database as SqliteConnection, Statement } from 'better-sqlite3';
-import { SqliteGroupCommit } from '../storage/sqlite-group-commit.js';
+import { ExpectedFailure, SqliteGroupCommit } from '../storage/sqlite-group-commit.js';
 import type { QuotaLedger, RecoveredReservation, Reservation, ReserveOutcome, SettleInput, SettleOutcome } from './quota-ledger.js';
 import { quotaAmount, staleReservationMs } from './sql-quota-ledger.js';
 
-class Short extends Error {
+/** Thrown only once the step has undone its own writes: the group commit rejects this request alone. */
+class Short extends ExpectedFailure {
   constructor(readonly wallet: 'token' | 'user') {
     super(`${wallet} cannot cover the reservation`);
   }
@@ -15,16 +16,18 @@ const wallets = { token: { table: 'tokens', balance: 'remain_quota' }, user: { t
  * The quota ledger on the embedded SQLite database: the same rules and statements as SqlQuotaLedger, each
  * reserve or settle one synchronous step (microseconds, no await inside) instead of a dozen awaited round
  * trips through the query builder. SQLite has one writer anyway, and a commit costs more than the
- * statements: the steps queued during one event-loop turn share one transaction, each in its own savepoint
- * (SqliteGroupCommit), so a short balance or a fault rolls back that request's step alone. Each balance
+ * statements: the steps queued during one event-loop turn share one transaction (SqliteGroupCommit). A step
+ * that finds a balance short undoes its own writes before saying so; any other fault makes the group
+ * commit roll back and replay the batch, so either way that request's step alone fails. Each balance
  * change is still one guarded UPDATE, so several processes on one database file cannot overdraw either.
  */
 export class SqliteQuotaLedger implements QuotaLedger {
   private readonly statements;
   private readonly groupCommit: SqliteGroupCommit;
 
-  constructor(private readonly connection: SqliteConnection, private readonly owner: string, maxBatch?: number) {
-    this.groupCommit = new SqliteGroupCommit(connection, maxBatch);
+  /** `groupCommit`: the connection's shared one (the log rows ride it too), or a batch cap for a private one. */
+  constructor(private readonly connection: SqliteConnection, private readonly owner: string, groupCommit?: SqliteGroupCommit | number) {
+    this.groupCommit = groupCommit instanceof SqliteGroupCommit ? groupCommit : new SqliteGroupCommit(connection, groupCommit);
     const prepare = (text: string): Statement => connection.prepare(text);
     const debit = (wallet: 'token' | 'user') => {
       const { table, balance } = wallets[wallet];
@@ -42,6 +45,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
       insert: prepare(`insert into quota_reservations (id, token_id, user_id, amount, owner, state, settled_amount, created_at, settled_at) values (?, ?, ?, ?, ?, 'reserved', null, ?, null)`),
       debitToken: debit('token'),
       debitUser: debit('user'),
+      creditToken: prepare(`update tokens set remain_quota = case when unlimited_quota = 1 then remain_quota else remain_quota + ? end where id = ?`),
       claim: prepare(`update quota_reservations set state = 'settled', settled_at = ? where id = ? and state = 'reserved'`),
       read: prepare(`select amount, token_id, user_id from quota_reservations where id = ?`),
       tokenBalance: balanceOf('token'),
@@ -87,15 +91,23 @@ export class SqliteQuotaLedger implements QuotaLedger {
     return { settled, quota };
   }
 
-  /** Runs inside its own savepoint (SqliteGroupCommit): a throw, Short included, undoes the insert too. */
+  /**
+   * Runs directly in the group commit's transaction, so a Short must leave no trace: the row is inserted
+   * last, a short token has written nothing yet, a short user has its token debit credited back.
+   */
   private reserveStep(reservation: Reservation, amount: number, now: number): void {
     const s = this.statements;
+    if (amount > 0) {
+      if (s.debitToken.run(amount, reservation.tokenId, amount).changes !== 1) throw new Short('token');
+      if (s.debitUser.run(amount, reservation.userId, amount).changes !== 1) {
+        s.creditToken.run(amount, reservation.tokenId);
+        throw new Short('user');
+      }
+    }
     s.insert.run(reservation.id, reservation.tokenId, reservation.userId, amount, this.owner, now);
-    if (amount === 0) return;
-    if (s.debitToken.run(amount, reservation.tokenId, amount).changes !== 1) throw new Short('token');
-    if (s.debitUser.run(amount, reservation.userId, amount).changes !== 1) throw new Short('user');
   }
 
+  /** Writes nothing unless the claim succeeds; a failure after it is a fault (the group commit replays). */
   private settleStep(id: string, actual: number, channelId: number | undefined, now: number): SettleOutcome {
     const s = this.statements;
     if (s.claim.run(now, id).changes === 0) return { applied: false, charged: 0 };

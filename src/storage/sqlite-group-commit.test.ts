@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase, { type Database as SqliteConnection } from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteGroupCommit } from './sqlite-group-commit.js';
+import { ExpectedFailure, SqliteGroupCommit } from './sqlite-group-commit.js';
 
 describe('SqliteGroupCommit', () => {
   let directory: string;
@@ -17,6 +17,7 @@ describe('SqliteGroupCommit', () => {
     connection = new SqliteDatabase(file);
     connection.pragma('journal_mode = WAL');
     connection.exec('create table items (name text primary key)');
+    connection.exec("create table counters (name text primary key, value integer not null); insert into counters values ('hits', 0)");
     observer = new SqliteDatabase(file, { readonly: true });
   });
   afterEach(() => {
@@ -27,6 +28,15 @@ describe('SqliteGroupCommit', () => {
 
   const insert = (name: string) => () => connection.prepare('insert into items (name) values (?)').run(name).changes;
   const committed = () => (observer.prepare('select name from items order by name').all() as { name: string }[]).map((row) => row.name);
+  const committedHits = () => (observer.prepare("select value from counters where name = 'hits'").get() as { value: number }).value;
+  /** Counts its runs; each run adds one to the shared counter (an effect that must be committed exactly once). */
+  const counted = (name: string, runs: Map<string, number>, after?: () => void) => () => {
+    runs.set(name, (runs.get(name) ?? 0) + 1);
+    connection.prepare("update counters set value = value + 1 where name = 'hits'").run();
+    insert(name)();
+    after?.();
+    return name;
+  };
 
   it('runs the operations queued in one event-loop turn in one transaction and settles them after its commit', async () => {
     const groupCommit = new SqliteGroupCommit(connection);
@@ -63,6 +73,92 @@ describe('SqliteGroupCommit', () => {
     expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
     expect(committed()).toEqual(['a', 'c']);
     expect(connection.inTransaction).toBe(false);
+  });
+
+  it('rejects an ExpectedFailure alone and goes on in the same transaction, running nothing twice', async () => {
+    const groupCommit = new SqliteGroupCommit(connection);
+    const runs = new Map<string, number>();
+    const seenByOthers: string[][] = [];
+    const results = await Promise.allSettled([
+      groupCommit.run(counted('a', runs)),
+      groupCommit.run(() => {
+        runs.set('declined', (runs.get('declined') ?? 0) + 1);
+        // Fails at its first write: SQLite undoes the failing statement by itself, nothing else to undo.
+        try {
+          connection.prepare("insert into items (name) values ('a')").run();
+        } catch {
+          throw new ExpectedFailure('taken');
+        }
+      }),
+      groupCommit.run(() => {
+        runs.set('undone', (runs.get('undone') ?? 0) + 1);
+        connection.prepare("insert into items (name) values ('undone')").run();
+        // Undoes its own write before declaring the expected failure.
+        connection.prepare("delete from items where name = 'undone'").run();
+        throw new ExpectedFailure('changed its mind');
+      }),
+      groupCommit.run(
+        counted('c', runs, () => {
+          seenByOthers.push(committed());
+        }),
+      ),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(ExpectedFailure);
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ message: 'changed its mind' });
+    // One transaction, no replay: 'a' was not yet committed when 'c' ran, and every operation ran once.
+    expect(seenByOthers).toEqual([[]]);
+    expect(Object.fromEntries(runs)).toEqual({ a: 1, declined: 1, undone: 1, c: 1 });
+    expect(committed()).toEqual(['a', 'c']);
+    expect(committedHits()).toBe(2);
+    expect(connection.inTransaction).toBe(false);
+  });
+
+  it('rolls back a batch with an unexpected error and replays it: every other operation takes effect exactly once', async () => {
+    const groupCommit = new SqliteGroupCommit(connection);
+    const runs = new Map<string, number>();
+    const failing = (name: string) => () => {
+      runs.set(name, (runs.get(name) ?? 0) + 1);
+      connection.prepare("update counters set value = value + 1 where name = 'hits'").run();
+      insert(name)();
+      throw new Error(`${name} fails after two writes`);
+    };
+    const results = await Promise.allSettled([
+      groupCommit.run(counted('a', runs)),
+      groupCommit.run(counted('b', runs)),
+      groupCommit.run(failing('bad-1')),
+      groupCommit.run(counted('c', runs)),
+      groupCommit.run(failing('bad-2')),
+      groupCommit.run(counted('d', runs)),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ message: 'bad-1 fails after two writes' });
+    expect((results[4] as PromiseRejectedResult).reason).toMatchObject({ message: 'bad-2 fails after two writes' });
+    expect(results.filter((result) => result.status === 'fulfilled').map((result) => result.value)).toEqual(['a', 'b', 'c', 'd']);
+    // Each healthy operation's writes are committed once, whatever number of runs the replay took.
+    expect(committed()).toEqual(['a', 'b', 'c', 'd']);
+    expect(committedHits()).toBe(4);
+    // a, b: first try, then replayed before bad-1; c: after bad-1, then replayed before bad-2; d: once.
+    expect(Object.fromEntries(runs)).toEqual({ a: 2, b: 2, 'bad-1': 2, c: 2, 'bad-2': 2, d: 1 });
+    expect(connection.inTransaction).toBe(false);
+  });
+
+  it('does not fail the other operations of the batch when one of them breaks a constraint', async () => {
+    const groupCommit = new SqliteGroupCommit(connection);
+    const runs = new Map<string, number>();
+    const results = await Promise.allSettled([
+      groupCommit.run(counted('a', runs)),
+      // As a batch of log rows whose insert fails: not an ExpectedFailure, so the batch is replayed.
+      groupCommit.run(() => {
+        connection.prepare("insert into items (name) values ('rows-1')").run();
+        return insert('a')();
+      }),
+      groupCommit.run(counted('b', runs)),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+    expect(committed()).toEqual(['a', 'b']);
+    expect(committedHits()).toBe(2);
   });
 
   it('rolls back an operation that throws alone in its batch', async () => {

@@ -12,38 +12,57 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 export const defaultMaxBatch = 256;
 
 /**
+ * Thrown by an operation that fails the way it declares it can (a short balance, say) AFTER leaving the
+ * transaction exactly as it found it — nothing written, or its writes undone by itself. Only that
+ * operation's promise is rejected; the rest of the batch goes on in the same transaction.
+ */
+export class ExpectedFailure extends Error {}
+
+/** An operation of the batch threw something else: the batch's transaction is rolled back, then replayed. */
+class UnexpectedFailure {
+  constructor(readonly index: number) {}
+}
+
+/**
  * Group commit on the embedded SQLite database: the synchronous operations queued during one event-loop
- * turn share ONE write transaction (`BEGIN IMMEDIATE` … `COMMIT`), each in a savepoint of its own. A
- * commit costs far more than the few statements of a reserve or a settle, so 50 requests in flight pay
- * for one commit instead of 50 (bench/micro/ledger.mjs).
+ * turn share ONE write transaction (`BEGIN IMMEDIATE` … `COMMIT`) and run directly in it, one after the
+ * other. A commit costs far more than the few statements of a reserve or a settle, so 50 requests in
+ * flight pay for one commit instead of 50 (bench/micro/ledger.mjs); and no savepoint per operation (two
+ * more statements each) on the happy path.
  *
- * - An operation that throws rolls back its own savepoint and rejects only its own promise.
- * - A promise settles only after the COMMIT: durability is what one transaction per operation gave.
+ * - An operation that throws an ExpectedFailure has undone its own writes (SQLite rolls back a failing
+ *   statement by itself, so failing at the first write needs nothing): it alone is rejected.
+ * - Any other error: nobody knows what the operation had written, so the whole transaction rolls back and
+ *   the batch is replayed — the operations before the faulty one in one transaction, the faulty one alone
+ *   in its own (whatever it throws then rejects it, and its transaction rolls back), the rest again as a
+ *   batch. Only the faulty operation fails, and every other one takes effect exactly once, because an
+ *   operation is a synchronous function of the database state (it must not have other side effects: it
+ *   may run more than once, only its last run is committed).
+ * - A promise settles only after the COMMIT of the transaction its operation took effect in: durability
+ *   is what one transaction per operation gave.
  * - If the transaction itself is lost (COMMIT fails, or an error made SQLite roll back everything), every
- *   operation of the batch is rejected: none of them was committed.
+ *   operation of that transaction is rejected: none of them was committed.
  * - The flush waits while the shared connection is inside another transaction (the query builder's
  *   transactions span awaits), exactly as a direct call had to.
  */
 export class SqliteGroupCommit {
   private queue: QueuedOperation[] = [];
   private scheduled = false;
-  private readonly inSavepoint;
   private readonly batchTransaction;
+  private readonly aloneTransaction;
 
   constructor(
     private readonly connection: SqliteConnection,
     private readonly maxBatch = defaultMaxBatch,
   ) {
-    // Called inside the batch's transaction, better-sqlite3 runs a transaction function as a SAVEPOINT.
-    this.inSavepoint = connection.transaction((operation: QueuedOperation) => operation.run());
-    this.batchTransaction = connection.transaction((batch: QueuedOperation[]): Outcome[] => {
-      // Alone in its transaction, an operation needs no savepoint: if it throws, the transaction rolls back.
-      if (batch.length === 1) return [{ ok: true, value: (batch[0] as QueuedOperation).run() }];
-      return batch.map((operation) => this.runOne(operation));
-    });
+    this.batchTransaction = connection.transaction((batch: QueuedOperation[]): Outcome[] => batch.map((operation, index) => this.runInBatch(operation, index)));
+    this.aloneTransaction = connection.transaction((operation: QueuedOperation): unknown => operation.run());
   }
 
-  /** Runs `operation` (synchronous, atomic in its savepoint) in the next batch; settles after the commit. */
+  /**
+   * Runs `operation` (synchronous; a function of the database state, as it may run more than once) in the
+   * next batch; settles after the commit. It throws an ExpectedFailure only after undoing its own writes.
+   */
   run<T>(operation: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ run: operation, resolve: resolve as (value: unknown) => void, reject });
@@ -65,10 +84,31 @@ export class SqliteGroupCommit {
     if (this.connection.inTransaction) return this.schedule();
     const batch = this.queue.splice(0, this.maxBatch);
     if (this.queue.length > 0) this.schedule();
+    this.commit(batch);
+  }
+
+  /** Commits `batch` in one transaction, or — after an unexpected error — in the fewest that isolate it. */
+  private commit(batch: QueuedOperation[]): void {
+    let rest = batch;
+    while (rest.length > 0) {
+      const faulty = this.commitTogether(rest);
+      if (faulty === undefined) return;
+      // Rerun before the faulty one: the same state as the first time, so the same outcomes.
+      this.commit(rest.slice(0, faulty));
+      this.commitAlone(rest[faulty] as QueuedOperation);
+      rest = rest.slice(faulty + 1);
+    }
+  }
+
+  /** One transaction for the whole batch; returns the index of an operation that failed unexpectedly. */
+  private commitTogether(batch: QueuedOperation[]): number | undefined {
+    // Alone in its transaction, whatever an operation throws is rolled back with the transaction.
+    if (batch.length === 1) return this.commitAlone(batch[0] as QueuedOperation);
     let outcomes: Outcome[];
     try {
       outcomes = this.batchTransaction.immediate(batch);
     } catch (error) {
+      if (error instanceof UnexpectedFailure) return error.index;
       return this.rejectAll(batch, error);
     }
     outcomes.forEach((outcome, index) => {
@@ -76,20 +116,35 @@ export class SqliteGroupCommit {
       if (outcome.ok) operation.resolve(outcome.value);
       else operation.reject(outcome.error);
     });
+    return undefined;
   }
 
-  private runOne(operation: QueuedOperation): Outcome {
+  private commitAlone(operation: QueuedOperation): undefined {
+    let value: unknown;
     try {
-      return { ok: true, value: this.inSavepoint(operation) };
+      value = this.aloneTransaction.immediate(operation);
     } catch (error) {
-      // Some errors (SQLITE_FULL, SQLITE_IOERR, …) roll back the whole transaction, not just the
-      // savepoint; going on would run the next operations outside it. Abort: the batch is rejected.
+      operation.reject(error);
+      return;
+    }
+    operation.resolve(value);
+  }
+
+  private runInBatch(operation: QueuedOperation, index: number): Outcome {
+    try {
+      return { ok: true, value: operation.run() };
+    } catch (error) {
+      // Some errors (SQLITE_FULL, SQLITE_IOERR, RAISE(ROLLBACK), …) roll back the whole transaction;
+      // going on would run the next operations outside it. Abort: the batch is rejected.
       if (!this.connection.inTransaction) throw error;
-      return { ok: false, error };
+      if (error instanceof ExpectedFailure) return { ok: false, error };
+      // Thrown out of the transaction function: better-sqlite3 rolls the transaction back.
+      throw new UnexpectedFailure(index);
     }
   }
 
-  private rejectAll(batch: QueuedOperation[], error: unknown): void {
+  private rejectAll(batch: QueuedOperation[], error: unknown): undefined {
     for (const operation of batch) operation.reject(error);
+    return undefined;
   }
 }

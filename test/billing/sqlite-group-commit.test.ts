@@ -43,15 +43,34 @@ describe('SqliteQuotaLedger group commit', () => {
     expect(outcomes).toEqual([{ ok: true }, { ok: true }, { ok: true }, { ok: false, short: 'token' }, { ok: true }]);
     expect(await balances(rich)).toMatchObject({ token: 100, user: 9_100 });
     expect(await balances(poor)).toMatchObject({ token: 10, user: 9_960 });
-    // The refused reservation left no row behind: its savepoint rolled back the insert too.
+    // The refused reservation left no row behind (it writes its row last), and nothing was replayed.
     expect(await reservationStates()).toEqual({ 'rich-1': 'reserved', 'poor-1': 'reserved', 'rich-2': 'reserved', 'rich-3': 'reserved' });
   });
 
   it('refuses on the user wallet within a batch while the token wallet of the same request is left untouched', async () => {
     const first = await database.createAccount({ user: 100, token: 1_000 });
-    const outcomes = await Promise.all([ledger.reserve({ id: 'u-1', ...first, amount: 80 }, now), ledger.reserve({ id: 'u-2', ...first, amount: 80 }, now)]);
-    expect(outcomes).toEqual([{ ok: true }, { ok: false, short: 'user' }]);
-    expect(await balances(first)).toMatchObject({ token: 920, user: 20 });
+    const other = await database.createAccount({ user: 10_000, token: 1_000 });
+    const outcomes = await Promise.all([
+      ledger.reserve({ id: 'u-1', ...first, amount: 80 }, now),
+      // Its token debit succeeds, its user debit does not: the token is credited back, no row is written.
+      ledger.reserve({ id: 'u-2', ...first, amount: 80 }, now),
+      ledger.reserve({ id: 'o-1', ...other, amount: 100 }, now),
+      // Sees the token balance as u-2 left it, in the same transaction: 920, not 840.
+      ledger.reserve({ id: 'u-3', ...first, amount: 20 }, now),
+      ledger.reserve({ id: 'u-4', ...first, amount: 900 }, now),
+    ]);
+    expect(outcomes).toEqual([{ ok: true }, { ok: false, short: 'user' }, { ok: true }, { ok: true }, { ok: false, short: 'user' }]);
+    expect(await balances(first)).toMatchObject({ token: 900, user: 0 });
+    expect(await balances(other)).toMatchObject({ token: 900, user: 9_900 });
+    expect(await reservationStates()).toEqual({ 'u-1': 'reserved', 'o-1': 'reserved', 'u-3': 'reserved' });
+  });
+
+  it('refuses an unlimited token whose user is short without touching the token', async () => {
+    const account = await database.createAccount({ user: 50, token: null });
+    const outcomes = await Promise.all([ledger.reserve({ id: 'x-1', ...account, amount: 80 }, now), ledger.reserve({ id: 'x-2', ...account, amount: 30 }, now)]);
+    expect(outcomes).toEqual([{ ok: false, short: 'user' }, { ok: true }]);
+    expect(await balances(account)).toMatchObject({ token: 0, user: 20 });
+    expect(await reservationStates()).toEqual({ 'x-2': 'reserved' });
   });
 
   it('mixes reserves and settles in one batch, each with its own outcome', async () => {
@@ -94,6 +113,39 @@ describe('SqliteQuotaLedger group commit', () => {
     expect(await balances(healthy)).toMatchObject({ token: 800, user: 9_800 });
     expect(await balances(broken)).toMatchObject({ token: 1_000, user: 10_000 });
     expect(await reservationStates()).toEqual({ 'healthy-1': 'reserved', 'healthy-2': 'reserved' });
+  });
+
+  it('replays a batch with a faulty settle so that every other step takes effect exactly once', async () => {
+    const healthy = await database.createAccount({ user: 10_000, token: 1_000 });
+    const broken = await database.createAccount({ user: 10_000, token: 1_000 });
+    const channelId = await database.createChannel();
+    await ledger.reserve({ id: 'healthy-old', ...healthy, amount: 100 }, now);
+    await ledger.reserve({ id: 'broken-old', ...broken, amount: 100 }, now);
+    // The broken user's settlement update changes no row: the guarded settle (actual > reserved) finds the
+    // balance "changed" after its claim and its token settlement were written — a fault, not a Short.
+    await sql.raw(`create trigger skip_user_settle before update on users when new.id = ${broken.userId} and new.used_quota <> old.used_quota begin select raise(ignore); end`).execute(database.handle.db);
+    const results = await Promise.allSettled([
+      ledger.reserve({ id: 'healthy-1', ...healthy, amount: 100 }, now),
+      ledger.settle('healthy-old', { actualAmount: 150, channelId }, now),
+      // Refused, before the fault: must stay refused and leave no trace after the replay.
+      ledger.reserve({ id: 'healthy-short', ...healthy, amount: 5_000 }, now),
+      ledger.settle('broken-old', { actualAmount: 150, channelId }, now),
+      ledger.reserve({ id: 'healthy-2', ...healthy, amount: 100 }, now),
+      ledger.settle('healthy-1', { actualAmount: 40, channelId }, now),
+    ]);
+    expect(results[0]).toEqual({ status: 'fulfilled', value: { ok: true } });
+    expect(results[1]).toEqual({ status: 'fulfilled', value: { applied: true, charged: 150 } });
+    expect(results[2]).toEqual({ status: 'fulfilled', value: { ok: false, short: 'token' } });
+    expect(results[3]).toMatchObject({ status: 'rejected', reason: { message: `user ${broken.userId} balance changed during settlement` } });
+    expect(results[4]).toEqual({ status: 'fulfilled', value: { ok: true } });
+    expect(results[5]).toEqual({ status: 'fulfilled', value: { applied: true, charged: 40 } });
+    // 1000 − 150 − 40 charged − 100 still reserved by healthy-2: each debit and charge counted once.
+    expect(await balances(healthy)).toMatchObject({ token: 710, tokenUsed: 190, user: 9_710, userUsed: 190 });
+    // The faulty settle's claim and token settlement were rolled back: still reserved, nothing charged.
+    expect(await balances(broken)).toMatchObject({ token: 900, tokenUsed: 0, user: 9_900, userUsed: 0 });
+    const channel = await database.handle.db.selectFrom('channels').select(['used_quota', 'request_count']).where('id', '=', channelId).executeTakeFirstOrThrow();
+    expect({ used: Number(channel.used_quota), requests: Number(channel.request_count) }).toEqual({ used: 190, requests: 2 });
+    expect(await reservationStates()).toEqual({ 'healthy-old': 'settled:150', 'broken-old': 'reserved', 'healthy-1': 'settled:40', 'healthy-2': 'reserved' });
   });
 
   it('waits for a query-builder transaction on the shared connection instead of joining it', async () => {
