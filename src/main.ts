@@ -11,6 +11,7 @@ import type { Environment } from './config/read-environment.js';
 import type { AppServices } from './http/app-services.js';
 import { buildApp } from './http/build-app.js';
 import { createLogWriter, type LogWriter } from './logging/log-writer.js';
+import { sqliteLogRowSink } from './logging/sqlite-log-rows.js';
 import { createSecretBox } from './security/secret-box.js';
 import { createQuotaLedger } from './billing/create-quota-ledger.js';
 import { MemoryRateLimiter } from './limits/memory-rate-limiter.js';
@@ -90,7 +91,8 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     firstByteMs: environment.firstByteTimeoutSeconds * 1000,
     idleMs: environment.streamingTimeoutSeconds * 1000,
   });
-  const logWriter = createLogWriter(repositories.logs, {
+  const logRowSink = database.sqliteConnection !== undefined && database.sqliteGroupCommit !== undefined ? sqliteLogRowSink(database.sqliteConnection, database.sqliteGroupCommit) : repositories.logs;
+  const logWriter = createLogWriter(logRowSink, {
     flushIntervalMs: 500,
     // Small batches: on SQLite an insert runs synchronously on the connection every request shares.
     maxBatch: 100,
@@ -146,7 +148,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
       await upstream.close();
       await rateLimiter.close();
       await catalog.stop();
-      await database.db.destroy();
+      await database.close();
     },
   };
 }

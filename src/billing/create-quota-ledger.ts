@@ -8,7 +8,7 @@ import { StoredRoutineQuotaLedger } from './stored-routine-quota-ledger.js';
  * stored routines (one round trip per operation).
  */
 export function createQuotaLedger(database: DatabaseHandle, owner: string): QuotaLedger {
-  if (database.sqliteConnection !== undefined) return new SqliteQuotaLedger(database.sqliteConnection, owner);
+  if (database.sqliteConnection !== undefined) return new SqliteQuotaLedger(database.sqliteConnection, owner, database.sqliteGroupCommit);
   if (database.dialect === 'sqlite') throw new Error('the SQLite quota ledger needs the database connection of createDatabase');
   return new StoredRoutineQuotaLedger(database.db, database.dialect, owner);
 }

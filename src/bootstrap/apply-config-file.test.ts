@@ -74,7 +74,7 @@ for (const { dialect, available } of allDialects) {
     });
 
     afterAll(async () => {
-      await handle?.db.destroy();
+      await handle?.close();
       await testDatabase?.drop();
     });
 

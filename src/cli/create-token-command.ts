@@ -50,6 +50,6 @@ export async function createTokenCommand(environment: Environment, args: string[
     process.stdout.write(`${key}\n`);
     return 0;
   } finally {
-    await database.db.destroy();
+    await database.close();
   }
 }

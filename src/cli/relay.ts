@@ -30,7 +30,7 @@ async function main(argv: string[]): Promise<number> {
       const database = await createDatabase(environment.databaseUrl);
       const applied = await runMigrations(database.db, database.dialect);
       process.stdout.write(applied.length === 0 ? 'Schema is up to date.\n' : `Applied: ${applied.join(', ')}\n`);
-      await database.db.destroy();
+      await database.close();
       return 0;
     }
     case 'config': {

@@ -12,7 +12,7 @@ import { runMigrations } from '../storage/run-migrations.js';
 export async function serveCluster(environment: Environment, workers: number): Promise<void> {
   const database = await createDatabase(environment.databaseUrl);
   await runMigrations(database.db, database.dialect);
-  await database.db.destroy();
+  await database.close();
   const baseName = environment.nodeName ?? `${(await import('node:os')).hostname()}:${environment.port}`;
   const indexOf = new Map<number, number>();
   let stopping = false;

@@ -1,4 +1,9 @@
-import type { LogRow, LogsRepository } from '../storage/logs-repository.js';
+import type { LogRow } from '../storage/logs-repository.js';
+
+/** Where batches of rows go: the logs repository, or the embedded database's group commit. */
+export interface LogRowSink {
+  insertMany(rows: LogRow[]): Promise<void>;
+}
 
 export interface LogWriter {
   write(row: LogRow): void;
@@ -16,7 +21,7 @@ export interface LogWriterOptions {
  * Log rows are written in batches off the hot path; close() drains what is buffered, so a clean
  * shutdown loses nothing. A failed batch is retried once with the next one.
  */
-export function createLogWriter(logs: LogsRepository, options: LogWriterOptions): LogWriter {
+export function createLogWriter(logs: LogRowSink, options: LogWriterOptions): LogWriter {
   let buffer: LogRow[] = [];
   let retry: LogRow[] = [];
   let flushing: Promise<void> = Promise.resolve();

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database, DatabaseSchema, DialectName } from './database-schema.js';
+import { SqliteGroupCommit } from './sqlite-group-commit.js';
 import { startWalCheckpointer, type WalCheckpointOptions } from './start-wal-checkpointer.js';
 
 export interface DatabaseHandle {
@@ -11,6 +12,10 @@ export interface DatabaseHandle {
   description: string;
   /** The embedded database's own connection, for the few hot paths that run synchronous transactions. */
   sqliteConnection?: import('better-sqlite3').Database;
+  /** The one group commit of that connection: the ledger's reserves and settles and the log rows share it. */
+  sqliteGroupCommit?: SqliteGroupCommit;
+  /** Closes the pool or connection, and on SQLite waits for the checkpoint worker to finish. */
+  close(): Promise<void>;
 }
 
 /** Parses a DATABASE_URL into a dialect; the one place the dialect is chosen. */
@@ -30,17 +35,25 @@ export async function createDatabase(databaseUrl: string, options: DatabaseOptio
   const dialect = dialectOf(databaseUrl);
   switch (dialect) {
     case 'sqlite': {
-      const { db, connection } = await createSqlite(databaseUrl, options);
-      return { db, dialect, description: databaseUrl, sqliteConnection: connection };
+      const { db, connection, checkpointerStopped } = await createSqlite(databaseUrl, options);
+      const close = async () => {
+        await db.destroy();
+        await checkpointerStopped();
+      };
+      return { db, dialect, description: databaseUrl, sqliteConnection: connection, sqliteGroupCommit: new SqliteGroupCommit(connection), close };
     }
-    case 'postgres':
-      return { db: await createPostgres(databaseUrl), dialect, description: redact(databaseUrl) };
-    case 'mysql':
-      return { db: await createMysql(databaseUrl), dialect, description: redact(databaseUrl) };
+    case 'postgres': {
+      const db = await createPostgres(databaseUrl);
+      return { db, dialect, description: redact(databaseUrl), close: () => db.destroy() };
+    }
+    case 'mysql': {
+      const db = await createMysql(databaseUrl);
+      return { db, dialect, description: redact(databaseUrl), close: () => db.destroy() };
+    }
   }
 }
 
-async function createSqlite(databaseUrl: string, options: DatabaseOptions): Promise<{ db: Database; connection: import('better-sqlite3').Database }> {
+async function createSqlite(databaseUrl: string, options: DatabaseOptions): Promise<{ db: Database; connection: import('better-sqlite3').Database; checkpointerStopped: () => Promise<void> }> {
   const { default: SqliteDatabase } = await import('better-sqlite3');
   const location = databaseUrl === ':memory:' || databaseUrl === 'sqlite::memory:' ? ':memory:' : databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
   if (location !== ':memory:') mkdirSync(dirname(resolve(location)), { recursive: true });
@@ -58,7 +71,12 @@ async function createSqlite(databaseUrl: string, options: DatabaseOptions): Prom
     connection.close();
     void checkpointer?.stop();
   };
-  return { db: new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(connection, close) }) }), connection };
+  return {
+    db: new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(connection, close) }) }),
+    connection,
+    // Kysely's destroy() does not wait for the worker; DatabaseHandle.close() does (stop() is idempotent).
+    checkpointerStopped: async () => checkpointer?.stop(),
+  };
 }
 
 /**

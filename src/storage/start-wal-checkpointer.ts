@@ -82,6 +82,8 @@ export function startWalCheckpointer(connection: SqliteConnection, file: string,
     stop() {
       if (!stopping) {
         stopping = true;
+        // Whoever awaits the stop must be kept alive until the worker has closed its connection.
+        worker.ref();
         worker.postMessage('stop');
       }
       return exited;

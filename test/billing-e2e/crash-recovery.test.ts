@@ -25,7 +25,7 @@ for (const { dialect, available } of dialects) {
 
     afterEach(async () => {
       for (const gateway of processes) await gateway.crash();
-      await inspector?.db.destroy();
+      await inspector?.close();
       await upstream?.close();
       if (database !== undefined) {
         if (dialect === 'postgres') await waitUntilDisconnected(database.url);

@@ -56,7 +56,7 @@ describe('the exact tokenizer in a gateway process', () => {
 
   afterAll(async () => {
     await gateway?.stop();
-    await inspector?.db.destroy();
+    await inspector?.close();
     await upstream?.close();
     await database?.drop();
     removeConfig();

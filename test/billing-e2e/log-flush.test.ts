@@ -44,7 +44,7 @@ for (const { dialect, available } of allDialects) {
         // 17 prompt tokens × 1.5 + 9 output tokens × 7.5 = 25.5 + 67.5 = 93 quota per request (fake's usage, prices ×500 000/1M).
         expect(logs.quota).toBe(20 * 93);
       } finally {
-        await reopened.db.destroy();
+        await reopened.close();
       }
     });
 
@@ -71,7 +71,7 @@ for (const { dialect, available } of allDialects) {
         expect((await readBalances(reopened.db, spenderTokenName)).token.used).toBe(6 * 93);
         expect(logs.quota).toBe(6 * 93);
       } finally {
-        await reopened.db.destroy();
+        await reopened.close();
       }
     });
   });

@@ -62,7 +62,7 @@ describe.skipIf(!available)('three gateway processes sharing PostgreSQL and Redi
 
   afterAll(async () => {
     await Promise.all(processes.map((gateway) => gateway.stop()));
-    await inspector?.db.destroy();
+    await inspector?.close();
     if (redis !== undefined) {
       if (rateKey !== '') await redis.del(rateKey);
       redis.disconnect();

@@ -93,8 +93,8 @@ export async function openLedgerDatabase(dialect: DialectName): Promise<LedgerDa
       return extra;
     },
     async close() {
-      for (const extra of extraHandles) await extra.db.destroy();
-      await handle.db.destroy();
+      for (const extra of extraHandles) await extra.close();
+      await handle.close();
       if (dialect === 'postgres') await waitUntilDisconnected(database.url);
       await database.drop();
     },

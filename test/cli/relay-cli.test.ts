@@ -58,7 +58,7 @@ describe('relay CLI', { timeout: 90_000 }, () => {
     expect(key).toMatch(/^sk-[A-Za-z0-9]{48}$/);
     const database = await createDatabase(environment.DATABASE_URL);
     const row = await database.db.selectFrom('tokens').selectAll().where('name', '=', 'cli-key').executeTakeFirstOrThrow();
-    await database.db.destroy();
+    await database.close();
     expect(row.key_hash).toBe(hashApiKey(key));
     expect(row.remain_quota).toBe(1000);
   });

@@ -37,7 +37,7 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   switch (dialect) {
     case 'sqlite': {
       const directory = mkdtempSync(join(tmpdir(), 'relay-test-'));
-      return { url: `sqlite:${join(directory, 'relay.db')}`, drop: async () => rmSync(directory, { recursive: true, force: true }) };
+      return { url: `sqlite:${join(directory, 'relay.db')}`, drop: async () => rmSync(directory, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }) };
     }
     case 'postgres': {
       const base = requireUrl('postgres');
