@@ -46,3 +46,65 @@ describe('pipeOpenaiStream', () => {
     expect(client.isEnded()).toBe(true);
   });
 });
+
+const usageChunk = (usage: unknown, choices: unknown[] = []) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices, usage })}\n\n`;
+const withNullUsage = (content: string) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }], usage: null })}\n\n`;
+const usage = { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 };
+
+describe('pipeOpenaiStream usage and local count', () => {
+  const pipe = async (events: string[], clientWantsUsage = false) => {
+    const client = recordingReply();
+    const meter = new UsageMeter();
+    let clock = 0;
+    const result = await pipeOpenaiStream({ body: Readable.from(events.map((event) => Buffer.from(event))), reply: client.reply, headers: {}, meter, clientWantsUsage, maxEventBytes: 65_536, now: () => (clock += 1) });
+    return { result, meter, texts: client.writes.map((write) => write.text) };
+  };
+
+  it("counts every chunk's text locally when the upstream reports no usage (chunks after the first text are parsed only then)", async () => {
+    const { meter, texts } = await pipe([chunk(''), chunk('Hello'), withNullUsage(' there,'), chunk(' friend'), 'data: [DONE]\n\n']);
+    expect(meter.upstreamUsage).toBeUndefined();
+    // The same text as one string: the tally counts what was produced, whatever the chunking.
+    const { countTextTokens } = await import('../count-tokens.js');
+    expect(await meter.outputTally.total()).toBe(await countTextTokens('Hello there, friend'));
+    expect(texts).toHaveLength(5);
+  });
+
+  it('takes the upstream usage from a late chunk, drops the usage-only chunk the client did not ask for', async () => {
+    const { meter, texts } = await pipe([chunk('Hi'), withNullUsage('!'), usageChunk(usage), 'data: [DONE]\n\n']);
+    expect(meter.upstreamUsage).toMatchObject({ input: { total: 9, cacheRead: 0, cacheWrite: 0 }, output: { total: 4, reasoning: 0 } });
+    expect(texts).toEqual([chunk('Hi'), withNullUsage('!'), 'data: [DONE]\n\n']);
+  });
+
+  it('forwards the usage chunk when the client asked for it', async () => {
+    const { meter, texts } = await pipe([chunk('Hi'), usageChunk(usage), 'data: [DONE]\n\n'], true);
+    expect(meter.upstreamUsage?.output.total).toBe(4);
+    expect(texts).toEqual([chunk('Hi'), usageChunk(usage), 'data: [DONE]\n\n']);
+  });
+
+  it('reads usage carried by a chunk that also has text, written with spaces', async () => {
+    const spaced = `data: {"id":"c","choices":[{"index":0,"delta":{"content":"!"}}], "usage" : {"prompt_tokens":2,"completion_tokens":3,"total_tokens":5}}\n\n`;
+    const { meter } = await pipe([chunk('Hi'), spaced, 'data: [DONE]\n\n']);
+    expect(meter.upstreamUsage?.input.total).toBe(2);
+    expect(meter.upstreamUsage?.output.total).toBe(3);
+  });
+
+  it('records the first-token time at the first chunk with text, not at the role chunk', async () => {
+    const { meter } = await pipe([chunk(''), chunk(''), chunk('Hi'), chunk('!'), 'data: [DONE]\n\n']);
+    // now() ticks once per call: the role chunks did not call it, the first text did.
+    expect(meter.firstTokenAt).toBe(1);
+  });
+});
+
+describe('mayCarryUsage', () => {
+  it('is false only when every "usage" key is null, and true for anything else', async () => {
+    const { mayCarryUsage } = await import('./pipe-openai-stream.js');
+    expect(mayCarryUsage('{"choices":[],"usage":null}')).toBe(false);
+    expect(mayCarryUsage('{"choices":[], "usage" : null}')).toBe(false);
+    expect(mayCarryUsage('{"choices":[{"delta":{"content":"say \\"usage\\": {}"}}]}')).toBe(false);
+    expect(mayCarryUsage('{"choices":[]}')).toBe(false);
+    expect(mayCarryUsage('{"usage":{"prompt_tokens":1}}')).toBe(true);
+    expect(mayCarryUsage('{"usage" : {"prompt_tokens":1}}')).toBe(true);
+    expect(mayCarryUsage('{"usage":null,"x":{"usage":{"a":1}}}')).toBe(true);
+    expect(mayCarryUsage('{"type":"usage","usage":{}}')).toBe(true);
+  });
+});

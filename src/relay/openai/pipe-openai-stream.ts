@@ -21,9 +21,11 @@ export type PipeStreamResult = { kind: 'completed' } | { kind: 'failed_before_fi
 
 /**
  * OpenAI SSE upstream → OpenAI SSE client, event by event as they arrive, with backpressure. Events are
- * forwarded as the upstream framed their data (no JSON re-serialization); each is parsed once to read
- * usage and count text. The client's headers go out with the first event, so a stream that fails before
- * producing anything can still be retried on another channel.
+ * forwarded as the upstream framed their data (no JSON re-serialization). Events are parsed until the
+ * first text (the log's first-token time) and whenever they may carry a usage object; the others are only
+ * held as text, and parsed for a local count only if the stream ends without upstream usage (bounded:
+ * past `heldTextLimit` characters they are counted on the spot). The client's headers go out with the
+ * first event, so a stream that fails before producing anything can still be retried on another channel.
  */
 export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStreamResult> {
   const { reply, meter } = input;
@@ -39,11 +41,29 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
     if (!response.write(text)) needsDrain = true;
   };
 
+  const forward = (event: { event?: string | undefined; data: string }) => write(event.event === undefined ? `data: ${event.data}\n\n` : `event: ${event.event}\ndata: ${event.data}\n\n`);
+
+  // Chunks not parsed yet: their text is only needed if the upstream never reports usage.
+  let held: string[] = [];
+  let heldChars = 0;
+  const countHeld = () => {
+    for (const data of held) tallyData(data, input);
+    held = [];
+    heldChars = 0;
+  };
+
   const decoder = createSseDecoder({
     maxEventBytes: input.maxEventBytes,
     onEvent(event) {
       if (event.data === '[DONE]') {
         write('data: [DONE]\n\n');
+        return;
+      }
+      if (meter.firstTokenAt !== undefined && !mayCarryUsage(event.data)) {
+        held.push(event.data);
+        heldChars += event.data.length;
+        if (heldChars >= heldTextLimit) countHeld();
+        forward(event);
         return;
       }
       let usageOnly = false;
@@ -61,43 +81,83 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
         }
         if (Array.isArray(choices)) tallyChoices(choices, input);
       }
-      if (usageOnly && !input.clientWantsUsage) return;
-      write(event.event === undefined ? `data: ${event.data}\n\n` : `event: ${event.event}\ndata: ${event.data}\n\n`);
+      if (!usageOnly || input.clientWantsUsage) forward(event);
     },
   });
 
   try {
-    for await (const chunk of input.body) {
-      // One socket write for all the events of an upstream chunk, not one per event.
-      response.cork();
-      try {
-        decoder.push(chunk as Uint8Array);
-      } finally {
-        response.uncork();
+    return await relayEvents();
+  } finally {
+    // Whatever the ending, a stream the upstream did not report usage for is billed by its text.
+    if (meter.upstreamUsage === undefined) countHeld();
+  }
+
+  async function relayEvents(): Promise<PipeStreamResult> {
+    try {
+      for await (const chunk of input.body) {
+        // One socket write for all the events of an upstream chunk, not one per event.
+        response.cork();
+        try {
+          decoder.push(chunk as Uint8Array);
+        } finally {
+          response.uncork();
+        }
+        if (needsDrain) {
+          needsDrain = false;
+          await waitForDrain(response);
+        }
+        if (meter.clientAborted) break;
       }
-      if (needsDrain) {
-        needsDrain = false;
-        await waitForDrain(response);
-      }
-      if (meter.clientAborted) break;
+      if (!meter.clientAborted) decoder.end();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (meter.clientAborted) return { kind: 'interrupted', message: 'client disconnected' };
+      if (!meter.committed) return { kind: 'failed_before_first_byte', message };
+      meter.interruption = `upstream stream interrupted: ${message}`;
+      // Tell the client in-band: OpenAI SDKs raise an APIError for a data event carrying `error`.
+      response.end(`data: ${JSON.stringify({ error: { message: 'The upstream stream was interrupted.', type: 'upstream_error', param: null, code: 'stream_interrupted' } })}\n\n`);
+      return { kind: 'interrupted', message };
     }
-    if (!meter.clientAborted) decoder.end();
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (meter.clientAborted) return { kind: 'interrupted', message: 'client disconnected' };
-    if (!meter.committed) return { kind: 'failed_before_first_byte', message };
-    meter.interruption = `upstream stream interrupted: ${message}`;
-    // Tell the client in-band: OpenAI SDKs raise an APIError for a data event carrying `error`.
-    response.end(`data: ${JSON.stringify({ error: { message: 'The upstream stream was interrupted.', type: 'upstream_error', param: null, code: 'stream_interrupted' } })}\n\n`);
-    return { kind: 'interrupted', message };
+    if (meter.clientAborted) {
+      input.body.destroy();
+      return { kind: 'interrupted', message: 'client disconnected' };
+    }
+    if (!meter.committed) write('');
+    response.end();
+    return { kind: 'completed' };
   }
-  if (meter.clientAborted) {
-    input.body.destroy();
-    return { kind: 'interrupted', message: 'client disconnected' };
+}
+
+/** Held events beyond this many characters are counted at once, so a long stream holds no more. */
+const heldTextLimit = 256 * 1024;
+
+/**
+ * Whether an event may carry a usage object: some `"usage"` key not followed by `null`. A quote inside a
+ * JSON string is escaped, so `"usage"` with both quotes bare is a key (or the string value "usage", which
+ * errs on the safe side: the event is parsed).
+ */
+export function mayCarryUsage(data: string): boolean {
+  for (let at = data.indexOf('"usage"'); at !== -1; at = data.indexOf('"usage"', at + 7)) {
+    let index = at + 7;
+    while (data.charCodeAt(index) === 0x20) index += 1;
+    if (data.charCodeAt(index) !== 0x3a) return true;
+    index += 1;
+    while (data.charCodeAt(index) === 0x20) index += 1;
+    if (!data.startsWith('null', index)) return true;
   }
-  if (!meter.committed) write('');
-  response.end();
-  return { kind: 'completed' };
+  return false;
+}
+
+/** The text of a held event, for the local count. */
+function tallyData(data: string, input: PipeStreamInput): void {
+  let chunk: unknown;
+  try {
+    chunk = JSON.parse(data);
+  } catch {
+    return;
+  }
+  const choices = (chunk as { choices?: unknown } | null)?.choices;
+  if (Array.isArray(choices)) tallyChoices(choices, input);
 }
 
 function tallyChoices(choices: unknown[], input: PipeStreamInput): void {
