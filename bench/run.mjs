@@ -550,7 +550,7 @@ async function profileRun({ fakeUrl, databaseUrl, configPath, gatewayHeaders }) 
     ...summary,
   };
   writeFileSync(join(benchDir, 'results', `profile${suffix}.json`), `${JSON.stringify(profile, null, 2)}\n`);
-  log(`profile: ${round(load.requestsPerSec, 0)} req/s under the profiler; top self time:`);
+  log(`profile: ${round(load.requestsPerSec, 0)} req/s under the profiler (errors: ${load.errors} socket, ${load.timeouts} timeouts, ${load.non2xx} non-2xx); top self time:`);
   for (const row of summary.topFunctions.slice(0, 15)) log(`  ${row.selfPercent.toFixed(1).padStart(5)} %  ${row.function}  ${row.location}`);
   if (!args['no-report']) {
     updateBenchmarksMd(join(repoRoot, 'BENCHMARKS.md'), undefined, profile);

@@ -5,9 +5,12 @@ import type { Database as SqliteConnection } from 'better-sqlite3';
 export interface WalCheckpointOptions {
   /** How often the worker runs a PASSIVE checkpoint. */
   intervalMs?: number;
-  /** A WAL file larger than this gets a TRUNCATE checkpoint instead, so it cannot grow without bound. */
-  truncateBytes?: number;
-  /** How long the worker's TRUNCATE checkpoint waits for the writer and readers. */
+  /**
+   * The serving connection keeps an automatic checkpoint this many WAL pages apart as a backstop: under
+   * writes that never pause, the worker's checkpoints cannot let the WAL start over, and this bounds it.
+   */
+  backstopPages?: number;
+  /** How long the worker's connection waits for locks. */
   busyTimeoutMs?: number;
 }
 
@@ -16,7 +19,7 @@ export interface WalCheckpointer {
   stop(): Promise<void>;
 }
 
-const defaults = { intervalMs: 500, truncateBytes: 64 * 2 ** 20, busyTimeoutMs: 5_000 } satisfies Required<WalCheckpointOptions>;
+const defaults = { intervalMs: 500, backstopPages: 10_000, busyTimeoutMs: 5_000 } satisfies Required<WalCheckpointOptions>;
 
 /**
  * CommonJS, run with `eval: true`: the same text works under vitest/tsx (sources) and from dist/, where a
@@ -24,15 +27,13 @@ const defaults = { intervalMs: 500, truncateBytes: 64 * 2 ** 20, busyTimeoutMs: 
  */
 const workerScript = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { statSync } = require('node:fs');
 const Database = require(workerData.driverPath);
 const connection = new Database(workerData.file);
 connection.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 connection.pragma('journal_mode = WAL');
-const walBytes = () => { try { return statSync(workerData.file + '-wal').size; } catch { return 0; } };
-const timer = setInterval(() => {
-  connection.pragma(walBytes() > workerData.truncateBytes ? 'wal_checkpoint(TRUNCATE)' : 'wal_checkpoint(PASSIVE)');
-}, workerData.intervalMs);
+// PASSIVE only: it never blocks the serving connection's writes. (A TRUNCATE checkpoint here made the
+// serving connection's BEGIN IMMEDIATE fail with SQLITE_BUSY under load, busy_timeout notwithstanding.)
+const timer = setInterval(() => connection.pragma('wal_checkpoint(PASSIVE)'), workerData.intervalMs);
 parentPort.on('message', (message) => {
   if (message !== 'stop') return;
   clearInterval(timer);
@@ -46,9 +47,12 @@ parentPort.postMessage('ready');
  * Moves WAL checkpoints off the event loop. SQLite's automatic checkpoint runs inside whichever commit
  * crosses 1000 pages, on the serving connection: strace showed the gateway's main thread fsyncing the WAL
  * there (5–9 ms) every 100–200 requests — the one-connection p99. Here a worker thread with a connection
- * of its own checkpoints on a timer; once it is running, the serving connection's automatic checkpoint is
- * turned off. If the worker cannot start or fails later, the automatic checkpoint is turned back on: a
- * slower p99, never an unbounded WAL. Returns undefined when no worker could be created.
+ * of its own checkpoints (PASSIVE) on a timer; once it is running, the serving connection's automatic
+ * checkpoint moves from every 1,000 WAL pages to a backstop every `backstopPages` (10,000, ~40 MB): the
+ * worker has copied most pages by then, so the rare backstop checkpoint is short, and the WAL stays
+ * bounded even when writes never pause long enough for it to start over. If the worker cannot start or
+ * fails later, the automatic checkpoint goes back to its default: a slower p99, never an unbounded WAL.
+ * Returns undefined when no worker could be created.
  */
 export function startWalCheckpointer(connection: SqliteConnection, file: string, options: WalCheckpointOptions = {}): WalCheckpointer | undefined {
   const settings = { ...defaults, ...options };
@@ -66,7 +70,7 @@ export function startWalCheckpointer(connection: SqliteConnection, file: string,
     if (connection.open) connection.pragma(`wal_autocheckpoint = ${pages}`);
   };
   worker.on('message', (message) => {
-    if (message === 'ready' && !stopping) setAutomatic(0);
+    if (message === 'ready' && !stopping) setAutomatic(settings.backstopPages);
   });
   // Correctness first and nothing noisy: a failing worker only hands checkpoints back to SQLite.
   worker.on('error', () => undefined);
