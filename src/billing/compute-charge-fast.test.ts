@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../test/support/seeded-random.js';
 import type { PriceRecord } from '../catalog/catalog-records.js';
 import { computeCharge, computeChargeExact } from './compute-charge.js';
 import { computeChargeFast } from './compute-charge-fast.js';
 import type { NormalizedUsage } from './normalized-usage.js';
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const random = seededRandom(20_261_126);
 const integer = (below: number) => Math.floor(random() * below);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../test/support/seeded-random.js';
 import { findTopLevelUsage } from './find-top-level-usage.js';
 
 const usage = { prompt_tokens: 14, completion_tokens: 12, total_tokens: 26, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
@@ -16,17 +17,6 @@ function completion(content: string, extra: Record<string, unknown> = {}): Recor
 }
 
 const find = (text: string) => findTopLevelUsage(Buffer.from(text, 'utf8'));
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('findTopLevelUsage', () => {
   it('reads the usage of a chat completion without parsing its choices', () => {

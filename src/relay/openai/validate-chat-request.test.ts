@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../test/support/seeded-random.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { invalidRequestFrom } from '../validate-body.js';
 import { openaiEndpoints } from './openai-endpoints.js';
@@ -57,17 +58,6 @@ const validValues: Record<string, unknown[]> = {
   tools: [undefined, null, [], [{ type: 'function' }]],
   stream_options: [undefined, null, {}, { include_usage: true }],
 };
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('validateChatRequest', () => {
   it('lets a valid body through, unknown fields included', () => {
