@@ -38,6 +38,20 @@ describe('SqliteGroupCommit', () => {
     return name;
   };
 
+  it('retries a transaction refused with SQLITE_BUSY instead of failing its operations', async () => {
+    // No busy handler: SQLite answers SQLITE_BUSY at once while another connection holds the write lock.
+    connection.pragma('busy_timeout = 0');
+    const other = new SqliteDatabase(join(directory, 'test.db'));
+    other.exec('begin immediate');
+    const groupCommit = new SqliteGroupCommit(connection);
+    const together = [groupCommit.run(insert('a')), groupCommit.run(insert('b'))];
+    const alone = new Promise((resolve) => setImmediate(resolve)).then(() => groupCommit.run(insert('c')));
+    setTimeout(() => other.exec('commit'), 60);
+    await expect(Promise.all([...together, alone])).resolves.toEqual([1, 1, 1]);
+    expect(committed()).toEqual(['a', 'b', 'c']);
+    other.close();
+  });
+
   it('runs the operations queued in one event-loop turn in one transaction and settles them after its commit', async () => {
     const groupCommit = new SqliteGroupCommit(connection);
     const seenByOthers: string[][] = [];

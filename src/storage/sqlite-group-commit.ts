@@ -4,6 +4,18 @@ interface QueuedOperation {
   run(): unknown;
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  /** Transactions of this operation refused with SQLITE_BUSY so far. */
+  busyRetries?: number;
+}
+
+/** A transaction refused with SQLITE_BUSY is retried this often, this far apart, before its operations fail. */
+const maxBusyRetries = 100;
+const busyRetryDelayMs = 10;
+
+/** SQLITE_BUSY and its extended codes: the transaction did not happen (better-sqlite3 rolled back what began). */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -44,6 +56,9 @@ class UnexpectedFailure {
  *   operation of that transaction is rejected: none of them was committed.
  * - The flush waits while the shared connection is inside another transaction (the query builder's
  *   transactions span awaits), exactly as a direct call had to.
+ * - A transaction refused with SQLITE_BUSY — which SQLite can return without waiting out busy_timeout,
+ *   e.g. while another connection checkpoints — committed nothing: its operations are queued again and
+ *   retried shortly (up to a second), then rejected.
  */
 export class SqliteGroupCommit {
   private queue: QueuedOperation[] = [];
@@ -109,6 +124,7 @@ export class SqliteGroupCommit {
       outcomes = this.batchTransaction.immediate(batch);
     } catch (error) {
       if (error instanceof UnexpectedFailure) return error.index;
+      if (isBusy(error)) return this.retryLater(batch, error);
       return this.rejectAll(batch, error);
     }
     outcomes.forEach((outcome, index) => {
@@ -124,6 +140,7 @@ export class SqliteGroupCommit {
     try {
       value = this.aloneTransaction.immediate(operation);
     } catch (error) {
+      if (isBusy(error)) return this.retryLater([operation], error);
       operation.reject(error);
       return;
     }
@@ -141,6 +158,20 @@ export class SqliteGroupCommit {
       // Thrown out of the transaction function: better-sqlite3 rolls the transaction back.
       throw new UnexpectedFailure(index);
     }
+  }
+
+  /** Back to the front of the queue for a later flush; an operation refused too often fails with `error`. */
+  private retryLater(batch: QueuedOperation[], error: unknown): undefined {
+    const again = batch.filter((operation) => {
+      operation.busyRetries = (operation.busyRetries ?? 0) + 1;
+      if (operation.busyRetries <= maxBusyRetries) return true;
+      operation.reject(error);
+      return false;
+    });
+    if (again.length === 0) return undefined;
+    this.queue.unshift(...again);
+    setTimeout(() => this.schedule(), busyRetryDelayMs);
+    return undefined;
   }
 
   private rejectAll(batch: QueuedOperation[], error: unknown): undefined {
