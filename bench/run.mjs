@@ -467,15 +467,7 @@ async function workersRun({ fakeUrl, configPath, gatewayHeaders }) {
     const g = await startGateway({ repoRoot, directory: dir, configPath, databaseUrl, redisUrl: storage.redisUrl, serveArgs: ['--workers', String(count)], name: `gateway-w${count}` });
     started.push(g.handle);
     await sleep(2000);
-    const result = await runJsonChild(`load workers ${count}`, loadScript, {
-      url: `${g.url}/v1/chat/completions`,
-      method: 'POST',
-      headers: gatewayHeaders,
-      body: JSON.stringify(chatBody),
-      connections: settings.connections,
-      durationSec: settings.durationSec,
-      warmupSec: settings.warmupSec,
-    }, { core: loadCore });
+    const result = await runJsonChild(`load workers ${count}`, loadScript, chatLoad(g.url, gatewayHeaders), { core: loadCore });
     perWorkers[count] = { requestsPerSec: result.requestsPerSec, latencyMs: result.latencyMs, totalErrors: result.totalErrors };
     await stopProcess(g.handle);
     await sleep(1000);
@@ -498,6 +490,11 @@ async function sanityCheck(direct, relay) {
   log('sanity check passed (non-streaming + streaming, direct and through the gateway)');
 }
 
+/** The load child's spec for scenario 1's requests against a gateway at `url`. */
+function chatLoad(url, headers) {
+  return { url: `${url}/v1/chat/completions`, method: 'POST', headers, body: JSON.stringify(chatBody), connections: settings.connections, durationSec: settings.durationSec, warmupSec: settings.warmupSec };
+}
+
 /** --profile: the gateway under --cpu-prof for scenario 1 only; the profile's top self-time functions. */
 async function profileRun({ fakeUrl, databaseUrl, configPath, gatewayHeaders }) {
   const profileDir = join(workDir, 'cpu-profile');
@@ -516,15 +513,7 @@ async function profileRun({ fakeUrl, databaseUrl, configPath, gatewayHeaders }) 
   log(`profiling the gateway (pid ${g.handle.pid}) under scenario 1 for ${settings.durationSec} s`);
   const cpu = cpuMeter([g.handle.pid]);
   const loadStartUs = Number(process.hrtime.bigint() / 1000n);
-  const load = await runJsonChild('load profile', loadScript, {
-    url: `${g.url}/v1/chat/completions`,
-    method: 'POST',
-    headers: gatewayHeaders,
-    body: JSON.stringify(chatBody),
-    connections: settings.connections,
-    durationSec: settings.durationSec,
-    warmupSec: settings.warmupSec,
-  }, { core: loadCore });
+  const load = await runJsonChild('load profile', loadScript, chatLoad(g.url, gatewayHeaders), { core: loadCore });
   const loadEndUs = Number(process.hrtime.bigint() / 1000n);
   const usage = cpu.stop()[g.handle.pid];
   await stopProcess(g.handle);

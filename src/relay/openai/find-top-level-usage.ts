@@ -38,26 +38,9 @@ export function findTopLevelUsage(bytes: Buffer): Record<string, unknown> | unde
   if (end === undefined) return undefined;
 
   // The rest must close the object holding the key, and that object must be the root.
-  let depth = 0;
-  let index = end;
-  for (; index < bytes.length; index += 1) {
-    const byte = bytes[index];
-    if (byte === quote) {
-      const after = endOfString(bytes, index);
-      if (after === undefined) return undefined;
-      index = after - 1;
-    } else if (byte === openBrace || byte === openBracket) {
-      depth += 1;
-    } else if (byte === closeBrace || byte === closeBracket) {
-      if (depth === 0) {
-        if (byte !== closeBrace) return undefined;
-        break;
-      }
-      depth -= 1;
-    }
-  }
-  if (index >= bytes.length) return undefined;
-  for (index += 1; index < bytes.length; index += 1) if (!isWhitespace(bytes[index])) return undefined;
+  const closeAt = closingIndex(bytes, end, 1);
+  if (closeAt === undefined || bytes[closeAt] !== closeBrace) return undefined;
+  for (let index = closeAt + 1; index < bytes.length; index += 1) if (!isWhitespace(bytes[index])) return undefined;
 
   try {
     const usage: unknown = JSON.parse(bytes.toString('utf8', start, end));
@@ -69,8 +52,16 @@ export function findTopLevelUsage(bytes: Buffer): Record<string, unknown> | unde
 
 /** Index just past the object or array opening at `start`; undefined when the bytes end first. */
 function endOfValue(bytes: Buffer, start: number): number | undefined {
-  let depth = 0;
-  for (let index = start; index < bytes.length; index += 1) {
+  const closeAt = closingIndex(bytes, start + 1, 1);
+  return closeAt === undefined ? undefined : closeAt + 1;
+}
+
+/**
+ * From `from`, `depth` brackets deep, the index of the bracket that closes the outermost of them (strings
+ * skipped); undefined when the bytes end first.
+ */
+function closingIndex(bytes: Buffer, from: number, depth: number): number | undefined {
+  for (let index = from; index < bytes.length; index += 1) {
     const byte = bytes[index];
     if (byte === quote) {
       const after = endOfString(bytes, index);
@@ -80,7 +71,7 @@ function endOfValue(bytes: Buffer, start: number): number | undefined {
       depth += 1;
     } else if (byte === closeBrace || byte === closeBracket) {
       depth -= 1;
-      if (depth === 0) return index + 1;
+      if (depth === 0) return index;
     }
   }
   return undefined;
