@@ -30,8 +30,7 @@ describe('billing by the stated rule for each way a request ends', () => {
   /** Waits for the request to be settled and logged, then returns its log row and checks the books agree with it. */
   async function settledRequest() {
     const { gateway, db } = fixture;
-    await gateway.gateway.services.relay.inFlight.drained();
-    await gateway.gateway.logWriter.flush();
+    await gateway.settled();
     const rows = await db.selectFrom('logs').selectAll().execute();
     expect(rows).toHaveLength(1);
     const row = rows[0]!;

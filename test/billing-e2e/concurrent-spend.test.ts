@@ -32,9 +32,7 @@ for (const { dialect, available } of allDialects) {
     /** The ledger, the logs and the fake upstreams agree, and no balance moved past its grant. */
     async function expectConsistentBooks(served: number, grants: { token: number; user: number }) {
       const { db, gateway } = fixture!;
-      // Clients have their answers before settlement and the log row are written: wait for those.
-      await gateway.gateway.services.relay.inFlight.drained();
-      await gateway.gateway.logWriter.flush();
+      await gateway.settled();
       const balances = await readBalances(db, spenderTokenName);
       const reservations = await readReservations(db);
       const logs = await readLogSummary(db);

@@ -53,7 +53,7 @@ export async function startCrossStyleFixture(): Promise<CrossStyleFixture> {
     anthropic: new Anthropic({ apiKey: crossKey, baseURL: gateway.url, maxRetries: 0 }),
     gemini: new GoogleGenAI({ apiKey: crossKey, httpOptions: { baseUrl: gateway.url } }),
     async lastLog() {
-      await gateway.gateway.logWriter.flush();
+      await gateway.settled();
       const page = await gateway.gateway.services.repositories.logs.list({}, { page: 1, pageSize: 1 });
       const [row] = page.items;
       if (row === undefined) throw new Error('no log row');

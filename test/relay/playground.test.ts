@@ -30,7 +30,10 @@ describe('POST /pg/chat/completions (console login session)', () => {
     expect(login.status).toBe(200);
     const cookie = login.headers.get('set-cookie')!.split(';', 1)[0]!;
     const { db } = fixture.gateway.gateway.services.database;
-    const wallet = () => db.selectFrom('users').select(['quota', 'used_quota']).where('username', '=', 'alice').executeTakeFirstOrThrow();
+    const wallet = async () => {
+      await fixture.gateway.settled();
+      return db.selectFrom('users').select(['quota', 'used_quota']).where('username', '=', 'alice').executeTakeFirstOrThrow();
+    };
     const before = await wallet();
     const response = await fetch(`${fixture.gateway.url}/pg/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: chat });
     expect(response.status).toBe(200);

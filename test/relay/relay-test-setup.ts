@@ -66,13 +66,12 @@ export async function startRelayFixture(options: RelayFixtureOptions = {}): Prom
     upstreamB,
     client,
     async logs() {
-      // A request's log row follows its settlement, which may still be running (or loading the tokenizer) when the client has its answer.
-      await gateway.gateway.services.relay.inFlight.drained();
-      await gateway.gateway.logWriter.flush();
+      await gateway.settled();
       const page = await gateway.gateway.services.repositories.logs.list({}, { page: 1, pageSize: 100 });
       return page.items;
     },
     async token() {
+      await gateway.settled();
       return db.selectFrom('tokens').select(['remain_quota', 'used_quota']).where('name', '=', 'alice-key').executeTakeFirstOrThrow();
     },
     async close() {

@@ -45,7 +45,7 @@ describe('POST /v1/responses and /v1/responses/compact (official openai SDK)', (
   });
 
   const lastLog = async () => {
-    await gateway.gateway.logWriter.flush();
+    await gateway.settled();
     return (await gateway.gateway.services.repositories.logs.list({}, { page: 1, pageSize: 1 })).items[0]!;
   };
 

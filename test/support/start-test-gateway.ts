@@ -12,6 +12,11 @@ export interface TestGateway {
   adminKey: string;
   databaseUrl: string;
   announced: string[];
+  /**
+   * Waits until every request in flight is settled and its log row written. Clients have their answers
+   * before that (settlement and logging follow the answer), so read balances and logs after this.
+   */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,6 +55,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     adminKey: testAdminKey,
     databaseUrl: database.url,
     announced,
+    async settled() {
+      await gateway.services.relay.inFlight.drained();
+      await gateway.logWriter.flush();
+    },
     async close() {
       await gateway.close();
       await database.drop();
