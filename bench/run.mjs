@@ -34,6 +34,7 @@ const loadScript = join(benchDir, 'lib', 'load.mjs');
 const streamScript = join(benchDir, 'lib', 'stream-client.mjs');
 const fakeScript = join(benchDir, 'fake-upstream.mjs');
 const baselineScript = join(benchDir, 'baseline-proxy.mjs');
+const rawProxyScript = join(benchDir, 'raw-proxy.mjs');
 
 const { values: args } = parseArgs({
   options: {
@@ -206,18 +207,11 @@ async function main() {
     log(`  added latency p50 ${fmt(pair.addedMs.p50 * 1000)} µs, p99 ${fmt(pair.addedMs.p99 * 1000)} µs`);
   }
 
-  // Calibration: a bare Fastify + undici pass-through on the same core with the same load.
-  if (!args['no-baseline'] && (results.scenarios.nonStreaming !== undefined || results.scenarios.streaming !== undefined || results.scenarios.oneConnection !== undefined)) {
-    log('calibration: bare Fastify + undici pass-through (no governance) on the gateway core');
-    results.scenarios.baselineProxy = await baselineRun(fakeUrl, directHeaders, results);
-  }
-
   // 4. Streaming with 20 ms between chunks: added time to first token and per-chunk delay.
   if (wants(4)) {
     log('scenario 4: streaming, 20 chunks × 20 ms, one stream at a time');
     // One stream at a time: nothing else runs on the gateway's event loop, so what is measured is the relay's own cost.
-    const spec = { concurrency: 1, durationSec: settings.durationSec, warmupSec: settings.warmupSec, expectChunks: 20, stallMs: 1000, body: streamBody({ chunks: 20, delay_ms: 20, ts: true }) };
-    const pair = await streamPair(direct, relay, spec);
+    const pair = await streamPair(direct, relay, timedStreamSpec());
     const d = pair.direct;
     const g = pair.gateway;
     pair.added = {
@@ -235,6 +229,17 @@ async function main() {
     };
     results.scenarios.streamingTimed = pair;
     log(`  added TTFT p50 ${fmt(pair.added.ttftMsP50 * 1000)} µs; added per-chunk gap ${fmt(pair.added.perStreamGapUsMedian)} µs (median stream; mean over all gaps ${fmt(pair.added.perChunkGapUsMean)} µs); extra hop per chunk p50 ${fmt(pair.added.deliveryUsP50)} µs`);
+  }
+
+  // Calibration: pass-throughs with no governance on the same core under the same loads (scenarios 1–4).
+  const calibrated = ['nonStreaming', 'streaming', 'oneConnection', 'streamingTimed'].some((key) => results.scenarios[key] !== undefined);
+  if (!args['no-baseline'] && calibrated) {
+    log('calibration: bare Fastify + undici pass-through (no governance) on the gateway core');
+    results.scenarios.baselineProxy = await baselineRun(baselineScript, fakeUrl, directHeaders, results);
+    if (results.scenarios.oneConnection !== undefined || results.scenarios.streamingTimed !== undefined) {
+      log('calibration: raw node:http pass-through (no framework, no governance) on the gateway core');
+      results.scenarios.rawProxy = await baselineRun(rawProxyScript, fakeUrl, directHeaders, results);
+    }
   }
 
   // 5. Many concurrent slow streams.
@@ -340,32 +345,58 @@ async function loadPair(direct, relay, load) {
   return { direct: d, gateway: g, ratio: g.requestsPerSec / d.requestsPerSec };
 }
 
-/** Calibration: the thinnest Fastify + undici pass-through on the gateway's core, scenarios 1, 2 and 3. */
-async function baselineRun(fakeUrl, directHeaders, results) {
-  const proxy = startProcess('baseline-proxy', process.execPath, [baselineScript, '--upstream', fakeUrl], { core: gatewayCore, cwd: repoRoot });
+/**
+ * Calibration: a pass-through with no governance (`bench/baseline-proxy.mjs`, Fastify + undici, for
+ * scenarios 1–4; `bench/raw-proxy.mjs`, bare node:http, for 3 and 4) on the gateway's core under the same
+ * loads as the gateway. What it adds over direct is the floor of any gateway built the same way on this machine.
+ */
+async function baselineRun(script, fakeUrl, directHeaders, results) {
+  const raw = script === rawProxyScript;
+  const name = raw ? 'raw proxy' : 'baseline proxy';
+  const proxy = startProcess(name.replace(' ', '-'), process.execPath, [script, '--upstream', fakeUrl], { core: gatewayCore, cwd: repoRoot });
   started.push(proxy);
   const url = JSON.parse(await waitForLine(proxy, (line) => line.startsWith('{"listening"'))).listening;
-  const target = { name: 'baseline proxy', url: `${url}/v1/chat/completions`, headers: directHeaders };
+  const target = { name, url: `${url}/v1/chat/completions`, headers: directHeaders };
   const out = {};
-  for (const [key, body, connections] of [
+  const loads = [
     ['nonStreaming', JSON.stringify(chatBody), settings.connections],
     ['streaming', JSON.stringify(streamBody({ chunks: 20 })), settings.connections],
     // One connection: the latency a bare proxy process adds is the floor of any gateway on this machine.
     ['oneConnection', JSON.stringify(chatBody), 1],
-  ]) {
+  ];
+  for (const [key, body, connections] of loads) {
     const pair = results.scenarios[key];
-    if (pair === undefined) continue;
+    if (pair === undefined || (raw && key !== 'oneConnection')) continue;
     const r = await runLoad(target, { connections, body }, proxy.pid);
     out[key] = { requestsPerSec: r.requestsPerSec, latencyMs: r.latencyMs, totalErrors: r.totalErrors, cpuPercent: r.gatewayCpuPercent, cpuUsPerRequest: r.gatewayCpuUsPerRequest, rssPeakMb: r.gatewayRssPeakMb, ratio: r.requestsPerSec / pair.direct.requestsPerSec, gatewayShareOfBaseline: pair.gateway.requestsPerSec / r.requestsPerSec };
     if (key === 'oneConnection') {
       out[key].addedMs = { p50: r.latencyMs.p50 - pair.direct.latencyMs.p50, p99: r.latencyMs.p99 - pair.direct.latencyMs.p99 };
-      log(`  baseline proxy, one connection: added p50 ${fmt(out[key].addedMs.p50 * 1000)} µs, p99 ${fmt(out[key].addedMs.p99 * 1000)} µs, CPU ${fmt(r.gatewayCpuUsPerRequest)} µs/request`);
+      log(`  ${name}, one connection: added p50 ${fmt(out[key].addedMs.p50 * 1000)} µs, p99 ${fmt(out[key].addedMs.p99 * 1000)} µs, CPU ${fmt(r.gatewayCpuUsPerRequest)} µs/request`);
       continue;
     }
-    log(`  baseline proxy ${key}: ${fmt(r.requestsPerSec)}/s (${pct(out[key].ratio)}), CPU ${fmt(r.gatewayCpuUsPerRequest)} µs/request; governed gateway = ${(out[key].gatewayShareOfBaseline * 100).toFixed(1)} % of it`);
+    log(`  ${name} ${key}: ${fmt(r.requestsPerSec)}/s (${pct(out[key].ratio)}), CPU ${fmt(r.gatewayCpuUsPerRequest)} µs/request; governed gateway = ${(out[key].gatewayShareOfBaseline * 100).toFixed(1)} % of it`);
+  }
+  const timed = results.scenarios.streamingTimed;
+  if (timed !== undefined) {
+    const spec = { ...timedStreamSpec(), url: target.url, headers: target.headers };
+    const r = await runJsonChild(`streams ${name}`, streamScript, spec, { core: loadCore });
+    out.streamingTimed = {
+      completed: r.completed,
+      failed: r.failed,
+      ttftMs: r.ttftMs,
+      deliveryUs: r.deliveryUs,
+      added: { ttftMsP50: r.ttftMs.p50 - timed.direct.ttftMs.p50, deliveryUsP50: r.deliveryUs.p50 - timed.direct.deliveryUs.p50, perStreamGapUsMedian: (r.perStreamMeanGapMs.p50 - timed.direct.perStreamMeanGapMs.p50) * 1000 },
+    };
+    log(`  ${name}, streaming 20 × 20 ms: added TTFT p50 ${fmt(out.streamingTimed.added.ttftMsP50 * 1000)} µs, extra hop per chunk p50 ${fmt(out.streamingTimed.added.deliveryUsP50)} µs`);
+    await sleep(1000);
   }
   await stopProcess(proxy);
   return out;
+}
+
+/** Scenario 4's load: one stream at a time, 20 chunks 20 ms apart, each stamped by the fake. */
+function timedStreamSpec() {
+  return { concurrency: 1, durationSec: settings.durationSec, warmupSec: settings.warmupSec, expectChunks: 20, stallMs: 1000, body: streamBody({ chunks: 20, delay_ms: 20, ts: true }) };
 }
 
 /** The streaming client against the fake directly, then through the gateway. */
