@@ -82,3 +82,33 @@ describe('candidateChannels with channel types', () => {
     expect(candidateChannels(channels, query).map((candidate) => candidate.id)).toEqual([1, 2]);
   });
 });
+
+describe('candidateChannels cache', () => {
+  it('answers a repeated group and model from the same channel list with the same (frozen) array', () => {
+    const channels = [channel(1), channel(2, { models: ['other'] }), channel(3)];
+    const first = candidateChannels(channels, query);
+    expect(first.map((candidate) => candidate.id)).toEqual([1, 3]);
+    expect(candidateChannels(channels, query)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+  });
+
+  it('keeps answers apart per channel list, group, model and channel-type set', () => {
+    const openaiOnly = new Set(['openai']);
+    const channels = [channel(1, { type: 'anthropic', groups: ['default', 'vip'] }), channel(2, { models: ['gpt-4o-mini', 'other'] })];
+    expect(candidateChannels(channels, query).map((candidate) => candidate.id)).toEqual([1, 2]);
+    expect(candidateChannels(channels, { ...query, channelTypes: openaiOnly }).map((candidate) => candidate.id)).toEqual([2]);
+    expect(candidateChannels(channels, { ...query, group: 'vip' }).map((candidate) => candidate.id)).toEqual([1]);
+    expect(candidateChannels(channels, { ...query, model: 'other' }).map((candidate) => candidate.id)).toEqual([2]);
+    // A new catalog snapshot is a new list: a channel disabled there is no longer a candidate.
+    const reloaded = [channel(1, { type: 'anthropic', groups: ['default', 'vip'], status: 'disabled' }), channel(2, { models: ['gpt-4o-mini', 'other'] })];
+    expect(candidateChannels(reloaded, query).map((candidate) => candidate.id)).toEqual([2]);
+    expect(candidateChannels(channels, query).map((candidate) => candidate.id)).toEqual([1, 2]);
+  });
+
+  it('does not keep empty answers, so unknown model names sent by clients fill nothing', () => {
+    const channels = [channel(1)];
+    const empty = candidateChannels(channels, { ...query, model: 'no-such-model' });
+    expect(empty).toEqual([]);
+    expect(candidateChannels(channels, { ...query, model: 'no-such-model' })).not.toBe(empty);
+  });
+});

@@ -13,8 +13,47 @@ export interface ChannelQuery {
   channelTypes?: ReadonlySet<string>;
 }
 
-/** Channels that could ever serve this group and model (enabled, listing the model, in the group). */
-export function candidateChannels(channels: readonly ChannelRecord[], query: Pick<ChannelQuery, 'group' | 'model' | 'pinnedChannelId' | 'channelTypes'>): ChannelRecord[] {
+type CandidateQuery = Pick<ChannelQuery, 'group' | 'model' | 'pinnedChannelId' | 'channelTypes'>;
+
+/**
+ * Candidates found so far, per channel list (a catalog snapshot's list never changes: a new list is a new
+ * key, and the old entries go with the old list), per channel-type set (weakly held, by identity: the
+ * routes pass constants), per group and model. Only non-empty answers are kept, so their number is
+ * bounded by the catalog's own groups × models, not by the model names clients send; a cap guards the rest.
+ */
+interface CandidateCache {
+  anyType: Map<string, readonly ChannelRecord[]>;
+  byTypes: WeakMap<ReadonlySet<string>, Map<string, readonly ChannelRecord[]>>;
+}
+const candidatesByList = new WeakMap<readonly ChannelRecord[], CandidateCache>();
+const maxCachedPerSet = 4096;
+
+/**
+ * Channels that could ever serve this group and model (enabled, listing the model, in the group). The
+ * answer for a channel list is computed once: a request would otherwise scan every channel's model list,
+ * twice (the envelope's existence check and the failover's choice), per request.
+ */
+export function candidateChannels(channels: readonly ChannelRecord[], query: CandidateQuery): readonly ChannelRecord[] {
+  if (query.pinnedChannelId !== undefined) return scanCandidates(channels, query);
+  let cache = candidatesByList.get(channels);
+  if (cache === undefined) {
+    cache = { anyType: new Map(), byTypes: new WeakMap() };
+    candidatesByList.set(channels, cache);
+  }
+  let byGroupModel = query.channelTypes === undefined ? cache.anyType : cache.byTypes.get(query.channelTypes);
+  if (byGroupModel === undefined) {
+    byGroupModel = new Map();
+    cache.byTypes.set(query.channelTypes as ReadonlySet<string>, byGroupModel);
+  }
+  const key = `${query.group}\u0000${query.model}`;
+  const known = byGroupModel.get(key);
+  if (known !== undefined) return known;
+  const found = scanCandidates(channels, query);
+  if (found.length > 0 && byGroupModel.size < maxCachedPerSet) byGroupModel.set(key, Object.freeze(found));
+  return found;
+}
+
+function scanCandidates(channels: readonly ChannelRecord[], query: CandidateQuery): ChannelRecord[] {
   const servable = (channel: ChannelRecord) =>
     channel.status === 'enabled' && channel.models.includes(query.model) && (query.channelTypes === undefined || query.channelTypes.has(channel.type));
   if (query.pinnedChannelId !== undefined) return channels.filter((channel) => channel.id === query.pinnedChannelId && servable(channel));
