@@ -2,7 +2,7 @@
 /**
  * Unified Relay benchmark harness (issue 6). `npm run bench` builds, then runs this file.
  *
- *   node bench/run.mjs [--quick] [--duration S] [--warmup S] [--soak-seconds S] [--connections N]
+ *   node bench/run.mjs [--quick] [--duration S] [--warmup S] [--soak-seconds S] [--connections N] [--rounds N]
  *                      [--only 1,2,3,4,5,6,7] [--pg] [--redis] [--workers N] [--no-pin]
  *                      [--slow-streams N] [--profile] [--no-report] [--out FILE]
  *
@@ -49,6 +49,7 @@ const { values: args } = parseArgs({
     workers: { type: 'string' },
     'no-pin': { type: 'boolean', default: false },
     'slow-streams': { type: 'string', default: '1000' },
+    rounds: { type: 'string' },
     profile: { type: 'boolean', default: false },
     'no-report': { type: 'boolean', default: false },
     'no-baseline': { type: 'boolean', default: false },
@@ -65,6 +66,8 @@ const settings = {
   soakSec: Number(args['soak-seconds'] ?? (quick ? 30 : 120)),
   connections: Number(args.connections),
   slowStreams: Number(args['slow-streams']),
+  /** Alternating direct/gateway rounds in scenarios 1–3 (the median round is reported). */
+  rounds: Number(args.rounds ?? (quick ? 1 : 3)),
   workers: args.workers === undefined ? undefined : Number(args.workers),
   only: args.only === undefined ? undefined : new Set(args.only.split(',').map((s) => s.trim())),
   /** Extra node flags for the gateway process (experiments: heap sizing, GC); the default is none. */
@@ -181,7 +184,7 @@ async function main() {
     const pair = await loadPair(direct, relay, { connections: settings.connections, body: JSON.stringify(chatBody) });
     results.scenarios.nonStreaming = pair;
     notePeak(pair.gateway.gatewayRssPeakMb);
-    log(`  direct ${fmt(pair.direct.requestsPerSec)} req/s, gateway ${fmt(pair.gateway.requestsPerSec)} req/s (${pct(pair.ratio)}), errors ${pair.gateway.totalErrors}`);
+    log(`  direct ${fmt(pair.direct.requestsPerSec)} req/s, gateway ${fmt(pair.gateway.requestsPerSec)} req/s (${pct(pair.ratio)}; rounds ${pair.roundRatios.map((r) => `${(r * 100).toFixed(1)} %`).join(', ')}), errors ${pair.gatewayErrorsAllRounds}`);
   }
 
   // 2. Streaming chat (20 chunks) at N connections.
@@ -190,7 +193,7 @@ async function main() {
     const pair = await loadPair(direct, relay, { connections: settings.connections, body: JSON.stringify(streamBody({ chunks: 20 })) });
     results.scenarios.streaming = pair;
     notePeak(pair.gateway.gatewayRssPeakMb);
-    log(`  direct ${fmt(pair.direct.requestsPerSec)} streams/s, gateway ${fmt(pair.gateway.requestsPerSec)} streams/s (${pct(pair.ratio)}), errors ${pair.gateway.totalErrors}`);
+    log(`  direct ${fmt(pair.direct.requestsPerSec)} streams/s, gateway ${fmt(pair.gateway.requestsPerSec)} streams/s (${pct(pair.ratio)}; rounds ${pair.roundRatios.map((r) => `${(r * 100).toFixed(1)} %`).join(', ')}), errors ${pair.gatewayErrorsAllRounds}`);
   }
 
   // 3. One connection: added latency.
@@ -338,11 +341,21 @@ async function runLoad(target, { connections, body }, watch) {
   return result;
 }
 
-/** A non-streaming or streaming autocannon run against the fake directly, then through the gateway. */
+/**
+ * A non-streaming or streaming autocannon run against the fake directly, then through the gateway, in
+ * `settings.rounds` alternating rounds (direct, gateway, direct, gateway, …): the host's speed drifts
+ * between runs, and alternating puts each gateway run next to a direct one. The round with the median
+ * ratio is reported (its direct and gateway runs as measured); every round's ratio is kept.
+ */
 async function loadPair(direct, relay, load) {
-  const d = await runLoad(direct, load);
-  const g = await runLoad(relay, load, gateway.handle.pid);
-  return { direct: d, gateway: g, ratio: g.requestsPerSec / d.requestsPerSec };
+  const rounds = [];
+  for (let round = 0; round < settings.rounds; round += 1) {
+    const d = await runLoad(direct, load);
+    const g = await runLoad(relay, load, gateway.handle.pid);
+    rounds.push({ direct: d, gateway: g, ratio: g.requestsPerSec / d.requestsPerSec });
+  }
+  const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor((rounds.length - 1) / 2)];
+  return { ...median, roundRatios: rounds.map((round) => round.ratio), gatewayErrorsAllRounds: rounds.reduce((sum, round) => sum + round.gateway.totalErrors, 0) };
 }
 
 /**
