@@ -31,6 +31,8 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
   const { reply, meter } = input;
   const response = reply.raw;
   let needsDrain = false;
+  // The events of one upstream chunk, joined: one write to the client per upstream chunk, not one per event.
+  let pending = '';
 
   const write = (text: string) => {
     if (!meter.committed) {
@@ -38,6 +40,12 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
       void reply.hijack();
       response.writeHead(200, { ...sseResponseHeaders, ...input.headers });
     }
+    pending += text;
+  };
+  const flush = () => {
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
     if (!response.write(text)) needsDrain = true;
   };
 
@@ -95,24 +103,24 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
   async function relayEvents(): Promise<PipeStreamResult> {
     try {
       for await (const chunk of input.body) {
-        // One socket write for all the events of an upstream chunk, not one per event.
-        response.cork();
-        try {
-          decoder.push(chunk as Uint8Array);
-        } finally {
-          response.uncork();
-        }
+        decoder.push(chunk as Uint8Array);
+        flush();
         if (needsDrain) {
           needsDrain = false;
           await waitForDrain(response);
         }
         if (meter.clientAborted) break;
       }
-      if (!meter.clientAborted) decoder.end();
+      if (!meter.clientAborted) {
+        decoder.end();
+        flush();
+      }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (meter.clientAborted) return { kind: 'interrupted', message: 'client disconnected' };
       if (!meter.committed) return { kind: 'failed_before_first_byte', message };
+      // Events already decoded from the last chunk go out before the error that ends the stream.
+      flush();
       meter.interruption = `upstream stream interrupted: ${message}`;
       // Tell the client in-band: OpenAI SDKs raise an APIError for a data event carrying `error`.
       response.end(`data: ${JSON.stringify({ error: { message: 'The upstream stream was interrupted.', type: 'upstream_error', param: null, code: 'stream_interrupted' } })}\n\n`);
