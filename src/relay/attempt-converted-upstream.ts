@@ -14,7 +14,7 @@ import type { RelayServices } from './relay-services.js';
 import type { AttemptOutcome } from './run-failover.js';
 import type { TextStyleConverters } from './text-style.js';
 import type { UsageMeter } from './usage-meter.js';
-import { sseResponseHeaders, waitForDrain } from './write-to-client.js';
+import { ClientStreamWriter, sseResponseHeaders } from './write-to-client.js';
 
 export interface ConvertedAttemptInput {
   services: RelayServices;
@@ -71,18 +71,13 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   const decoder = input.upstream.createDecoder();
   const collected: CanonicalStreamPart[] = [];
   const encoder = input.clientStreams ? input.inbound.createEncoder(input.context, { includeUsage: input.includeUsage }) : undefined;
-  const response$ = reply.raw;
-  let needsDrain = false;
   let arrayOpened = false;
+  const client = new ClientStreamWriter(reply, meter, () => {
+    const contentType = input.clientFraming === 'json-array' ? { 'content-type': 'application/json; charset=utf-8' } : sseResponseHeaders;
+    return { ...sseResponseHeaders, ...contentType, ...input.clientHeaders };
+  });
   const write = (text: string) => {
-    if (text === '') return;
-    if (!meter.committed) {
-      meter.committed = true;
-      void reply.hijack();
-      const contentType = input.clientFraming === 'json-array' ? { 'content-type': 'application/json; charset=utf-8' } : sseResponseHeaders;
-      response$.writeHead(200, { ...sseResponseHeaders, ...contentType, ...input.clientHeaders });
-    }
-    if (!response$.write(text)) needsDrain = true;
+    if (text !== '') client.write(text);
   };
   const emit = (parts: CanonicalStreamPart[]) => {
     for (const part of parts) {
@@ -106,10 +101,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   try {
     for await (const chunk of response.body) {
       sse.push(chunk as Uint8Array);
-      if (needsDrain) {
-        needsDrain = false;
-        await waitForDrain(response$);
-      }
+      await client.flushAndDrain();
     }
     sse.end();
     emit(decoder.end());
@@ -122,7 +114,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
       write(frame(encoder.encode({ type: 'error', message: 'The upstream stream was interrupted.', code: 'stream_interrupted' })));
       write(closing(encoder.end(), input.clientFraming, arrayOpened));
     }
-    response$.end();
+    client.end();
     return { kind: 'served', value: { status }, status };
   } finally {
     input.warnings.push(...decoder.warnings, ...(encoder?.warnings ?? []));
@@ -130,7 +122,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   if (encoder === undefined) return sendWhole(input, collectStreamParts(collected), status);
   write(closing(encoder.end(), input.clientFraming, arrayOpened));
   if (!meter.committed) write(input.clientFraming === 'json-array' ? '[]' : ': empty\n\n');
-  response$.end();
+  client.end();
   return { kind: 'served', value: { status }, status };
 }
 

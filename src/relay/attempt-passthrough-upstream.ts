@@ -10,7 +10,7 @@ import type { RelayServices } from './relay-services.js';
 import type { AttemptOutcome } from './run-failover.js';
 import type { TextStyleConverters } from './text-style.js';
 import type { UsageMeter } from './usage-meter.js';
-import { sseResponseHeaders, waitForDrain } from './write-to-client.js';
+import { ClientStreamWriter, sseResponseHeaders } from './write-to-client.js';
 
 export interface PassthroughAttemptInput {
   services: RelayServices;
@@ -61,16 +61,8 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   }
 
   const decoder = input.converters.createDecoder();
-  const client = reply.raw;
-  let needsDrain = false;
-  const write = (text: string) => {
-    if (!meter.committed) {
-      meter.committed = true;
-      void reply.hijack();
-      client.writeHead(200, { ...sseResponseHeaders, ...input.clientHeaders });
-    }
-    if (!client.write(text)) needsDrain = true;
-  };
+  const client = new ClientStreamWriter(reply, meter, () => ({ ...sseResponseHeaders, ...input.clientHeaders }));
+  const write = (text: string) => client.write(text);
   const sse = createSseDecoder({
     maxEventBytes: services.settings.maxStreamEventBytes,
     onEvent(event) {
@@ -81,10 +73,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   try {
     for await (const chunk of response.body) {
       sse.push(chunk as Uint8Array);
-      if (needsDrain) {
-        needsDrain = false;
-        await waitForDrain(client);
-      }
+      await client.flushAndDrain();
     }
     sse.end();
     for (const part of decoder.end()) meterStreamPart(meter, part, services.now);

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import { createSseDecoder } from '../../streaming/decode-sse.js';
 import type { UsageMeter } from '../usage-meter.js';
-import { sseResponseHeaders, waitForDrain } from '../write-to-client.js';
+import { ClientStreamWriter, sseResponseHeaders } from '../write-to-client.js';
 import { readOpenaiUsage } from './read-openai-usage.js';
 
 export interface PipeStreamInput {
@@ -29,25 +29,8 @@ export type PipeStreamResult = { kind: 'completed' } | { kind: 'failed_before_fi
  */
 export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStreamResult> {
   const { reply, meter } = input;
-  const response = reply.raw;
-  let needsDrain = false;
-  // The events of one upstream chunk, joined: one write to the client per upstream chunk, not one per event.
-  let pending = '';
-
-  const write = (text: string) => {
-    if (!meter.committed) {
-      meter.committed = true;
-      void reply.hijack();
-      response.writeHead(200, { ...sseResponseHeaders, ...input.headers });
-    }
-    pending += text;
-  };
-  const flush = () => {
-    if (pending === '') return;
-    const text = pending;
-    pending = '';
-    if (!response.write(text)) needsDrain = true;
-  };
+  const client = new ClientStreamWriter(reply, meter, () => ({ ...sseResponseHeaders, ...input.headers }));
+  const write = (text: string) => client.write(text);
 
   const forward = (event: { event?: string | undefined; data: string }) => write(event.event === undefined ? `data: ${event.data}\n\n` : `event: ${event.event}\ndata: ${event.data}\n\n`);
 
@@ -104,26 +87,17 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
     try {
       for await (const chunk of input.body) {
         decoder.push(chunk as Uint8Array);
-        flush();
-        if (needsDrain) {
-          needsDrain = false;
-          await waitForDrain(response);
-        }
+        await client.flushAndDrain();
         if (meter.clientAborted) break;
       }
-      if (!meter.clientAborted) {
-        decoder.end();
-        flush();
-      }
+      if (!meter.clientAborted) decoder.end();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (meter.clientAborted) return { kind: 'interrupted', message: 'client disconnected' };
       if (!meter.committed) return { kind: 'failed_before_first_byte', message };
-      // Events already decoded from the last chunk go out before the error that ends the stream.
-      flush();
       meter.interruption = `upstream stream interrupted: ${message}`;
-      // Tell the client in-band: OpenAI SDKs raise an APIError for a data event carrying `error`.
-      response.end(`data: ${JSON.stringify({ error: { message: 'The upstream stream was interrupted.', type: 'upstream_error', param: null, code: 'stream_interrupted' } })}\n\n`);
+      // Tell the client in-band (after the events already decoded): OpenAI SDKs raise an APIError for a data event carrying `error`.
+      client.end(`data: ${JSON.stringify({ error: { message: 'The upstream stream was interrupted.', type: 'upstream_error', param: null, code: 'stream_interrupted' } })}\n\n`);
       return { kind: 'interrupted', message };
     }
     if (meter.clientAborted) {
@@ -131,7 +105,7 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
       return { kind: 'interrupted', message: 'client disconnected' };
     }
     if (!meter.committed) write('');
-    response.end();
+    client.end();
     return { kind: 'completed' };
   }
 }

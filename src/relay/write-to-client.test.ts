@@ -1,0 +1,76 @@
+import { EventEmitter } from 'node:events';
+import type { FastifyReply } from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { ClientStreamWriter } from './write-to-client.js';
+
+/** A ServerResponse stand-in: records writes; `full` makes write() report a full buffer until 'drain'. */
+function fakeReply(full = false) {
+  const raw = Object.assign(new EventEmitter(), {
+    heads: [] as Record<string, string>[],
+    writes: [] as string[],
+    ended: undefined as string | undefined | null,
+    destroyed: false,
+    writableEnded: false,
+    writeHead(_status: number, headers: Record<string, string>) {
+      raw.heads.push(headers);
+      return raw;
+    },
+    write(text: string) {
+      raw.writes.push(text);
+      return !full;
+    },
+    end(last?: string) {
+      raw.ended = last ?? null;
+      raw.writableEnded = true;
+    },
+  });
+  let hijacked = 0;
+  const reply = { raw, hijack: () => (hijacked += 1) } as unknown as FastifyReply;
+  return { reply, raw, hijacked: () => hijacked };
+}
+
+describe('ClientStreamWriter', () => {
+  it('sends the headers with the first text and everything queued in one write per flush', () => {
+    const { reply, raw, hijacked } = fakeReply();
+    const meter = { committed: false };
+    const writer = new ClientStreamWriter(reply, meter, () => ({ 'x-request-id': 'r' }));
+    writer.write('data: a\n\n');
+    expect(meter.committed).toBe(true);
+    expect(hijacked()).toBe(1);
+    writer.write('data: b\n\n');
+    expect(raw.writes).toEqual([]);
+    writer.flush();
+    writer.flush();
+    writer.write('data: c\n\n');
+    writer.end('data: [DONE]\n\n');
+    expect(raw.heads).toEqual([{ 'x-request-id': 'r' }]);
+    expect(raw.writes).toEqual(['data: a\n\ndata: b\n\n', 'data: c\n\n']);
+    expect(raw.ended).toBe('data: [DONE]\n\n');
+  });
+
+  it('commits with an empty first text, so an empty stream still gets its headers', () => {
+    const { reply, raw } = fakeReply();
+    const meter = { committed: false };
+    const writer = new ClientStreamWriter(reply, meter, () => ({}));
+    writer.write('');
+    writer.end();
+    expect(meter.committed).toBe(true);
+    expect(raw.heads).toHaveLength(1);
+    expect(raw.writes).toEqual([]);
+    expect(raw.ended).toBeNull();
+  });
+
+  it('waits for the client to drain when its buffer is full', async () => {
+    const { reply, raw } = fakeReply(true);
+    const writer = new ClientStreamWriter(reply, { committed: false }, () => ({}));
+    writer.write('data: a\n\n');
+    let drained = false;
+    const waiting = writer.flushAndDrain().then(() => (drained = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(drained).toBe(false);
+    raw.emit('drain');
+    await waiting;
+    expect(drained).toBe(true);
+    expect(raw.writes).toEqual(['data: a\n\n']);
+  });
+});
