@@ -4,7 +4,7 @@
  *
  *   node bench/run.mjs [--quick] [--duration S] [--warmup S] [--soak-seconds S] [--connections N] [--rounds N]
  *                      [--only 1,2,3,4,5,6,7] [--pg] [--redis] [--workers N] [--no-pin]
- *                      [--slow-streams N] [--profile] [--no-report] [--out FILE]
+ *                      [--slow-streams N] [--profile] [--profile-streaming] [--no-report] [--out FILE]
  *
  * Processes: the fake upstream (bench/fake-upstream.mjs), the gateway (dist/cli/relay.js serve, governed
  * config, fresh SQLite file or PostgreSQL/Redis) and one load process per measurement (autocannon or the
@@ -13,7 +13,8 @@
  * same tool and settings. Results: bench/results/latest.json and the tables of BENCHMARKS.md.
  *
  * `--profile` runs the gateway under `node --cpu-prof` for scenario 1 only and writes the top self-time
- * functions into BENCHMARKS.md ("Profile") and bench/results/profile.json.
+ * functions into BENCHMARKS.md ("Profile") and bench/results/profile.json. `--profile-streaming` does the
+ * same under scenario 2's load (20-chunk streams) and writes bench/results/profile-streaming.json only.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -51,6 +52,7 @@ const { values: args } = parseArgs({
     'slow-streams': { type: 'string', default: '1000' },
     rounds: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    'profile-streaming': { type: 'boolean', default: false },
     'no-report': { type: 'boolean', default: false },
     'no-baseline': { type: 'boolean', default: false },
     out: { type: 'string' },
@@ -148,7 +150,7 @@ async function main() {
   const gatewayHeaders = { authorization: `Bearer ${tokenKey}`, 'content-type': 'application/json' };
   const directHeaders = { authorization: 'Bearer sk-bench-upstream-key', 'content-type': 'application/json' };
 
-  if (args.profile) return profileRun({ fakeUrl, databaseUrl, configPath, gatewayHeaders });
+  if (args.profile || args['profile-streaming']) return profileRun({ fakeUrl, databaseUrl, configPath, gatewayHeaders });
 
   // The inspector (loopback, no session attached until scenario 6) lets the soak read the V8 heap.
   gateway = await startGateway({ repoRoot, directory: workDir, configPath, databaseUrl, redisUrl: storage.redisUrl, core: gatewayCore, nodeFlags: [...settings.nodeFlags, '--inspect=127.0.0.1:0'] });
@@ -539,7 +541,7 @@ function chatLoad(url, headers) {
   return { url: `${url}/v1/chat/completions`, method: 'POST', headers, body: JSON.stringify(chatBody), connections: settings.connections, durationSec: settings.durationSec, warmupSec: settings.warmupSec };
 }
 
-/** --profile: the gateway under --cpu-prof for scenario 1 only; the profile's top self-time functions. */
+/** --profile: the gateway under --cpu-prof for scenario 1 only (scenario 2 with --profile-streaming); the top self-time functions. */
 async function profileRun({ fakeUrl, databaseUrl, configPath, gatewayHeaders }) {
   const profileDir = join(workDir, 'cpu-profile');
   mkdirSync(profileDir, { recursive: true });
@@ -554,17 +556,20 @@ async function profileRun({ fakeUrl, databaseUrl, configPath, gatewayHeaders }) 
     name: 'gateway-profiled',
   });
   started.push(g.handle);
-  log(`profiling the gateway (pid ${g.handle.pid}) under scenario 1 for ${settings.durationSec} s`);
+  const streaming = args['profile-streaming'];
+  log(`profiling the gateway (pid ${g.handle.pid}) under scenario ${streaming ? 2 : 1} for ${settings.durationSec} s`);
   const cpu = cpuMeter([g.handle.pid]);
   const loadStartUs = Number(process.hrtime.bigint() / 1000n);
-  const load = await runJsonChild('load profile', loadScript, chatLoad(g.url, gatewayHeaders), { core: loadCore });
+  const spec = chatLoad(g.url, gatewayHeaders);
+  if (streaming) spec.body = JSON.stringify(streamBody({ chunks: 20 }));
+  const load = await runJsonChild('load profile', loadScript, spec, { core: loadCore });
   const loadEndUs = Number(process.hrtime.bigint() / 1000n);
   const usage = cpu.stop()[g.handle.pid];
   await stopProcess(g.handle);
   const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
   if (file === undefined) throw new Error('the gateway wrote no .cpuprofile (did it exit cleanly on SIGTERM?)');
-  const suffix = storageLabel === 'sqlite' ? '' : `-${storageLabel.replace('+', '-')}`;
-  const kept = join(benchDir, 'results', `gateway-scenario1${suffix}.cpuprofile`);
+  const suffix = (storageLabel === 'sqlite' ? '' : `-${storageLabel.replace('+', '-')}`) + (streaming ? '-streaming' : '');
+  const kept = join(benchDir, 'results', `gateway-scenario${streaming ? 2 : 1}${suffix}.cpuprofile`);
   mkdirSync(dirname(kept), { recursive: true });
   renameSync(join(profileDir, file), kept);
   // Only the measured load window counts (warm-up, start-up and shutdown are left out).
@@ -578,14 +583,14 @@ async function profileRun({ fakeUrl, databaseUrl, configPath, gatewayHeaders }) 
     storage: storageLabel,
     pinning,
     load: { requestsPerSec: load.requestsPerSec, totalErrors: load.totalErrors, latencyMs: load.latencyMs, gatewayCpuPercent: round(usage.percent, 1) },
-    profileFile: `bench/results/gateway-scenario1${suffix}.cpuprofile`,
+    profileFile: `bench/results/gateway-scenario${streaming ? 2 : 1}${suffix}.cpuprofile`,
     windowUs: [measuredFromUs, loadEndUs],
     ...summary,
   };
   writeFileSync(join(benchDir, 'results', `profile${suffix}.json`), `${JSON.stringify(profile, null, 2)}\n`);
   log(`profile: ${round(load.requestsPerSec, 0)} req/s under the profiler (errors: ${load.errors} socket, ${load.timeouts} timeouts, ${load.non2xx} non-2xx); top self time:`);
   for (const row of summary.topFunctions.slice(0, 15)) log(`  ${row.selfPercent.toFixed(1).padStart(5)} %  ${row.function}  ${row.location}`);
-  if (!args['no-report']) {
+  if (!args['no-report'] && !streaming) {
     updateBenchmarksMd(join(repoRoot, 'BENCHMARKS.md'), undefined, profile);
     log('BENCHMARKS.md profile section updated');
   }
