@@ -14,7 +14,7 @@ import type { RelayServices } from './relay-services.js';
 import type { AttemptOutcome } from './run-failover.js';
 import type { TextStyleConverters } from './text-style.js';
 import type { UsageMeter } from './usage-meter.js';
-import { ClientStreamWriter, sseResponseHeaders } from './write-to-client.js';
+import { ClientStreamWriter, sseContentType, streamResponseHeaders } from './write-to-client.js';
 
 export interface ConvertedAttemptInput {
   services: RelayServices;
@@ -72,10 +72,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   const collected: CanonicalStreamPart[] = [];
   const encoder = input.clientStreams ? input.inbound.createEncoder(input.context, { includeUsage: input.includeUsage }) : undefined;
   let arrayOpened = false;
-  const client = new ClientStreamWriter(reply, meter, () => {
-    const contentType = input.clientFraming === 'json-array' ? { 'content-type': 'application/json; charset=utf-8' } : sseResponseHeaders;
-    return { ...sseResponseHeaders, ...contentType, ...input.clientHeaders };
-  });
+  const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.clientHeaders, input.clientFraming === 'json-array' ? 'application/json; charset=utf-8' : sseContentType));
   const write = (text: string) => {
     if (text !== '') client.write(text);
   };
@@ -139,20 +136,23 @@ function sendWhole(input: ConvertedAttemptInput, response: Parameters<TextStyleC
   return { kind: 'served', value: { status }, status };
 }
 
-/** Each upstream style asks for a stream its own way; OpenAI also needs to be asked for usage. */
+/**
+ * Each upstream style asks for a stream its own way; OpenAI also needs to be asked for usage.
+ * Object.assign, not spreads: V8 (Node 20) makes adding keys to a `{ ...body }` clone cost µs.
+ */
 function withStreamFlags(style: UpstreamTextStyle, body: Record<string, unknown>, streams: boolean, fallbackMaxTokens: number): Record<string, unknown> {
   switch (style) {
     case 'openai-chat':
-      return streams ? { ...body, stream: true, stream_options: { include_usage: true } } : { ...body, stream: false };
+      return Object.assign({}, body, streams ? { stream: true, stream_options: { include_usage: true } } : { stream: false });
     case 'openai-responses':
-      return { ...body, stream: streams };
+      return Object.assign({}, body, { stream: streams });
     case 'anthropic-messages': {
       // Anthropic requires max_tokens; a request converted from a style where it is optional gets the
       // default — kept above the thinking budget, which Anthropic requires to be smaller.
       const thinking = body.thinking as { budget_tokens?: unknown } | undefined;
       const budget = typeof thinking?.budget_tokens === 'number' ? thinking.budget_tokens : 0;
       const fallback = Math.max(fallbackMaxTokens, budget + 1024);
-      return { ...body, stream: streams, max_tokens: body.max_tokens ?? fallback };
+      return Object.assign({}, body, { stream: streams, max_tokens: body.max_tokens ?? fallback });
     }
     case 'gemini':
       return body;

@@ -10,7 +10,7 @@ import type { RelayServices } from './relay-services.js';
 import type { AttemptOutcome } from './run-failover.js';
 import type { TextStyleConverters } from './text-style.js';
 import type { UsageMeter } from './usage-meter.js';
-import { ClientStreamWriter, sseResponseHeaders } from './write-to-client.js';
+import { ClientStreamWriter, streamResponseHeaders } from './write-to-client.js';
 
 export interface PassthroughAttemptInput {
   services: RelayServices;
@@ -61,7 +61,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   }
 
   const decoder = input.converters.createDecoder();
-  const client = new ClientStreamWriter(reply, meter, () => ({ ...sseResponseHeaders, ...input.clientHeaders }));
+  const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.clientHeaders));
   const write = (text: string) => client.write(text);
   const sse = createSseDecoder({
     maxEventBytes: services.settings.maxStreamEventBytes,

@@ -7,7 +7,7 @@ import { ClientStreamWriter } from './write-to-client.js';
 function fakeReply(full = false) {
   const raw = Object.assign(new EventEmitter(), {
     heads: [] as Record<string, string>[],
-    writes: [] as string[],
+    writes: [] as (string | Uint8Array)[],
     ended: undefined as string | undefined | null,
     destroyed: false,
     writableEnded: false,
@@ -15,7 +15,7 @@ function fakeReply(full = false) {
       raw.heads.push(headers);
       return raw;
     },
-    write(text: string) {
+    write(text: string | Uint8Array) {
       raw.writes.push(text);
       return !full;
     },
@@ -46,6 +46,21 @@ describe('ClientStreamWriter', () => {
     expect(raw.heads).toEqual([{ 'x-request-id': 'r' }]);
     expect(raw.writes).toEqual(['data: a\n\ndata: b\n\n', 'data: c\n\n']);
     expect(raw.ended).toBe('data: [DONE]\n\n');
+  });
+
+  it('keeps text and forwarded bytes in order, joining neighbouring texts, and sends the bytes uncopied', () => {
+    const { reply, raw } = fakeReply();
+    const meter = { committed: false };
+    const writer = new ClientStreamWriter(reply, meter, () => ({}));
+    const upstreamRead = Buffer.from('data: b\n\n');
+    writer.writeBytes(upstreamRead);
+    expect(meter.committed).toBe(true);
+    writer.write('data: c\n\n');
+    writer.write('data: d\n\n');
+    writer.writeBytes(new Uint8Array(0));
+    writer.flush();
+    expect(raw.writes).toEqual([upstreamRead, 'data: c\n\ndata: d\n\n']);
+    expect(raw.writes[0]).toBe(upstreamRead);
   });
 
   it('commits with an empty first text, so an empty stream still gets its headers', () => {

@@ -15,23 +15,29 @@ export function waitForDrain(response: ServerResponse): Promise<void> {
   });
 }
 
-export const sseResponseHeaders = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache',
-  connection: 'keep-alive',
-  // Tells nginx-style proxies in front of the gateway not to buffer the stream.
-  'x-accel-buffering': 'no',
-} as const;
+export const sseContentType = 'text/event-stream; charset=utf-8';
 
 /**
- * The client side of a relayed stream. The status line and headers go out with the first text; the texts
- * written while one upstream read is decoded are joined and sent by `flush` in one write — one write to
- * the client per upstream read, not one per event. `committed` (the meter's) turns true with the first
- * text: from then on the request cannot be retried on another channel.
+ * A stream's response headers: the content type, no caching, keep-alive, and `x-accel-buffering: no`
+ * (tells nginx-style proxies in front of the gateway not to buffer the stream), then `extra`. A literal
+ * with the spread last: V8 (Node 20) makes adding keys to a `{ ...spread }` clone cost µs.
+ */
+export function streamResponseHeaders(extra: Record<string, string>, contentType: string = sseContentType): Record<string, string> {
+  return { 'content-type': contentType, 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no', ...extra };
+}
+
+/**
+ * The client side of a relayed stream. The status line and headers go out with the first write; what is
+ * written while one upstream read is handled is queued and sent by `flush` — text joined into one string,
+ * bytes (ranges of the upstream's read, forwarded as received) as they are — with the socket corked until
+ * the end of the event-loop turn's I/O phase, so one upstream read costs one writev to the client.
+ * `committed` (the meter's) turns true with the first write: from then on the request cannot be retried
+ * on another channel.
  */
 export class ClientStreamWriter {
-  private pending = '';
+  private readonly pending: (string | Uint8Array)[] = [];
   private needsDrain = false;
+  private corked = false;
 
   constructor(
     private readonly reply: FastifyReply,
@@ -41,20 +47,27 @@ export class ClientStreamWriter {
 
   /** Queues `text` for the next flush; the first call (even with '') commits the response. */
   write(text: string): void {
-    if (!this.meter.committed) {
-      this.meter.committed = true;
-      void this.reply.hijack();
-      this.reply.raw.writeHead(200, this.headers());
-    }
-    this.pending += text;
+    if (!this.meter.committed) this.commit();
+    if (text === '') return;
+    const last = this.pending.length - 1;
+    if (last >= 0 && typeof this.pending[last] === 'string') this.pending[last] += text;
+    else this.pending.push(text);
   }
 
-  /** Sends what was queued, in one write. */
+  /** Queues bytes for the next flush, without copying them: they must not change until written. */
+  writeBytes(bytes: Uint8Array): void {
+    if (!this.meter.committed) this.commit();
+    if (bytes.length > 0) this.pending.push(bytes);
+  }
+
+  /** Sends what was queued. */
   flush(): void {
-    if (this.pending === '') return;
-    const text = this.pending;
-    this.pending = '';
-    if (!this.reply.raw.write(text)) this.needsDrain = true;
+    const count = this.pending.length;
+    if (count === 0) return;
+    this.corkUntilImmediate();
+    const raw = this.reply.raw;
+    for (let index = 0; index < count; index++) if (!raw.write(this.pending[index]!)) this.needsDrain = true;
+    this.pending.length = 0;
   }
 
   /** Sends what was queued, then waits for the client to take it when its buffer is full (backpressure). */
@@ -68,7 +81,31 @@ export class ClientStreamWriter {
   /** Sends what was queued and `last`, and ends the response. */
   end(last?: string): void {
     this.flush();
+    this.corkUntilImmediate();
     if (last === undefined) this.reply.raw.end();
     else this.reply.raw.end(last);
+  }
+
+  private commit(): void {
+    this.meter.committed = true;
+    void this.reply.hijack();
+    this.reply.raw.writeHead(200, this.headers());
+  }
+
+  /**
+   * Holds the socket's writes until the end of this event-loop turn's I/O phase: node:http uncorks on the
+   * next tick, so an upstream read that carried the stream's end (the usual case for a short answer) cost
+   * a second syscall for the chunked terminator; held until setImmediate, the status line, the events and
+   * the terminator leave in one writev.
+   */
+  private corkUntilImmediate(): void {
+    const socket = this.reply.raw.socket;
+    if (this.corked || !socket || socket.destroyed) return;
+    this.corked = true;
+    socket.cork();
+    setImmediate(() => {
+      this.corked = false;
+      socket.uncork();
+    });
   }
 }

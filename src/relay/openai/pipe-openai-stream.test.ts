@@ -10,8 +10,8 @@ function recordingReply() {
   let ended = false;
   const raw = {
     writeHead: () => raw,
-    write(text: string) {
-      writes.push({ text });
+    write(text: string | Uint8Array) {
+      writes.push({ text: typeof text === 'string' ? text : Buffer.from(text).toString('utf8') });
       return true;
     },
     end() {
@@ -83,6 +83,52 @@ describe('pipeOpenaiStream usage and local count', () => {
     const { meter } = await pipe([chunk(''), chunk(''), chunk('Hi'), chunk('!'), 'data: [DONE]\n\n']);
     // now() ticks once per call: the role chunks did not call it, the first text did.
     expect(meter.firstTokenAt).toBe(1);
+  });
+});
+
+describe('pipeOpenaiStream, however the upstream cuts its reads', () => {
+  const run = async (reads: Buffer[], clientWantsUsage = false) => {
+    const client = recordingReply();
+    const meter = new UsageMeter();
+    let clock = 0;
+    const result = await pipeOpenaiStream({ body: Readable.from(reads), reply: client.reply, headers: {}, meter, clientWantsUsage, maxEventBytes: 65_536, now: () => (clock += 1) });
+    return { result, meter, output: client.writes.map((write) => write.text).join('') };
+  };
+  const cuts = (text: string): Buffer[][] => {
+    const bytes = Buffer.from(text);
+    const ways: Buffer[][] = [[bytes]];
+    for (let cut = 1; cut < bytes.length; cut += 7) ways.push([bytes.subarray(0, cut), bytes.subarray(cut)]);
+    return ways;
+  };
+
+  it('gives the client the same bytes and the meter the same usage for every cut', async () => {
+    const text = chunk('') + chunk('Héllo') + withNullUsage(' wörld') + usageChunk(usage) + 'data: [DONE]\n\n';
+    for (const reads of cuts(text)) {
+      const { result, meter, output } = await run(reads);
+      expect(result).toEqual({ kind: 'completed' });
+      expect(output).toBe(chunk('') + chunk('Héllo') + withNullUsage(' wörld') + 'data: [DONE]\n\n');
+      expect(meter.upstreamUsage?.output.total).toBe(4);
+      expect(meter.firstTokenAt).toBe(1);
+    }
+  });
+
+  it('counts the held text of a stream without usage, however it was cut', async () => {
+    const text = chunk('Hello') + chunk(' there,') + chunk(' friend') + 'data: [DONE]\n\n';
+    const { countTextTokens } = await import('../count-tokens.js');
+    for (const reads of cuts(text)) {
+      const { meter, output } = await run(reads);
+      expect(output).toBe(text);
+      expect(await meter.outputTally.total()).toBe(await countTextTokens('Hello there, friend'));
+    }
+  });
+
+  it('re-frames what follows an event of another shape (a keep-alive comment, CRLF), as the full decoder reads it', async () => {
+    const text = chunk('Hi') + ': keep-alive\r\n\r\n' + chunk('!').replace('\n\n', '\r\n\r\n') + usageChunk(usage) + 'data: [DONE]\r\n\r\n';
+    for (const reads of cuts(text)) {
+      const { meter, output } = await run(reads);
+      expect(output).toBe(chunk('Hi') + chunk('!') + 'data: [DONE]\n\n');
+      expect(meter.upstreamUsage?.output.total).toBe(4);
+    }
   });
 });
 

@@ -1,8 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import { createSseDecoder } from '../../streaming/decode-sse.js';
+import { createDataFrameScanner } from '../../streaming/scan-data-frames.js';
 import type { UsageMeter } from '../usage-meter.js';
-import { ClientStreamWriter, sseResponseHeaders } from '../write-to-client.js';
+import { ClientStreamWriter, streamResponseHeaders } from '../write-to-client.js';
 import { readOpenaiUsage } from './read-openai-usage.js';
 
 export interface PipeStreamInput {
@@ -21,60 +22,98 @@ export type PipeStreamResult = { kind: 'completed' } | { kind: 'failed_before_fi
 
 /**
  * OpenAI SSE upstream → OpenAI SSE client, event by event as they arrive, with backpressure. Events are
- * forwarded as the upstream framed their data (no JSON re-serialization). Events are parsed until the
- * first text (the log's first-token time) and whenever they may carry a usage object; the others are only
- * held as text, and parsed for a local count only if the stream ends without upstream usage (bounded:
- * past `heldTextLimit` characters they are counted on the spot). The client's headers go out with the
- * first event, so a stream that fails before producing anything can still be retried on another channel.
+ * forwarded as the upstream framed them: while the upstream sends plain `data: …\n\n` frames (every
+ * OpenAI-style server does), as the very bytes received, looked at without decoding
+ * (`scan-data-frames.ts`); from the first frame of another shape on, through the full SSE decoder and
+ * re-framed as `data:` (and `event:`) lines. Events are parsed until the first text (the log's
+ * first-token time) and whenever they may carry a usage object; the others are only held, and parsed
+ * for a local count only if the stream ends without upstream usage (bounded: past `heldTextLimit` they
+ * are counted on the spot). The client's headers go out with the first event, so a stream that fails
+ * before producing anything can still be retried on another channel.
  */
 export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStreamResult> {
   const { reply, meter } = input;
-  const client = new ClientStreamWriter(reply, meter, () => ({ ...sseResponseHeaders, ...input.headers }));
-  const write = (text: string) => client.write(text);
+  const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.headers));
 
-  const forward = (event: { event?: string | undefined; data: string }) => write(event.event === undefined ? `data: ${event.data}\n\n` : `event: ${event.event}\ndata: ${event.data}\n\n`);
-
-  // Chunks not parsed yet: their text is only needed if the upstream never reports usage.
-  let held: string[] = [];
-  let heldChars = 0;
+  // Events not parsed yet (text, or the payload's bytes): needed only if the upstream never reports usage.
+  let held: (string | Buffer)[] = [];
+  let heldSize = 0;
+  const hold = (data: string | Buffer) => {
+    held.push(data);
+    heldSize += data.length;
+    if (heldSize >= heldTextLimit) countHeld();
+  };
   const countHeld = () => {
-    for (const data of held) tallyData(data, input);
+    for (const data of held) tallyData(typeof data === 'string' ? data : data.toString('utf8'), input);
     held = [];
-    heldChars = 0;
+    heldSize = 0;
   };
 
+  /** Parses an event for its usage and text; returns whether the client gets it. */
+  const inspect = (data: string): boolean => {
+    let usageOnly = false;
+    let chunk: Record<string, unknown> | undefined;
+    try {
+      chunk = JSON.parse(data) as Record<string, unknown>;
+    } catch {
+      chunk = undefined;
+    }
+    if (chunk !== undefined) {
+      const choices = chunk.choices;
+      if (chunk.usage !== undefined && chunk.usage !== null) {
+        meter.upstreamUsage = readOpenaiUsage(chunk.usage) ?? meter.upstreamUsage;
+        usageOnly = Array.isArray(choices) && choices.length === 0;
+      }
+      if (Array.isArray(choices)) tallyChoices(choices, input);
+    }
+    return !usageOnly || input.clientWantsUsage;
+  };
+
+  const forward = (event: { event?: string | undefined; data: string }) => client.write(event.event === undefined ? `data: ${event.data}\n\n` : `event: ${event.event}\ndata: ${event.data}\n\n`);
   const decoder = createSseDecoder({
     maxEventBytes: input.maxEventBytes,
     onEvent(event) {
       if (event.data === '[DONE]') {
-        write('data: [DONE]\n\n');
+        client.write('data: [DONE]\n\n');
         return;
       }
       if (meter.firstTokenAt !== undefined && !mayCarryUsage(event.data)) {
-        held.push(event.data);
-        heldChars += event.data.length;
-        if (heldChars >= heldTextLimit) countHeld();
+        hold(event.data);
         forward(event);
         return;
       }
-      let usageOnly = false;
-      let chunk: Record<string, unknown> | undefined;
-      try {
-        chunk = JSON.parse(event.data) as Record<string, unknown>;
-      } catch {
-        chunk = undefined;
-      }
-      if (chunk !== undefined) {
-        const choices = chunk.choices;
-        if (chunk.usage !== undefined && chunk.usage !== null) {
-          meter.upstreamUsage = readOpenaiUsage(chunk.usage) ?? meter.upstreamUsage;
-          usageOnly = Array.isArray(choices) && choices.length === 0;
-        }
-        if (Array.isArray(choices)) tallyChoices(choices, input);
-      }
-      if (!usageOnly || input.clientWantsUsage) forward(event);
+      if (inspect(event.data)) forward(event);
     },
   });
+
+  const usageKeys = new UsageKeyFinder();
+  const scanner = createDataFrameScanner(input.maxEventBytes, {
+    onFrame(bytes, start, end) {
+      if (end - start === doneBytes.length && bytes.compare(doneBytes, 0, doneBytes.length, start, end) === 0) return true;
+      if (meter.firstTokenAt !== undefined && !mayCarryUsageIn(bytes, start, end, usageKeys)) {
+        hold(bytes.subarray(start, end));
+        return true;
+      }
+      return inspect(bytes.toString('utf8', start, end));
+    },
+    onForward(bytes, start, end) {
+      client.writeBytes(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end));
+    },
+  });
+  // Plain frames so far: the scanner; from the first other frame on, the full decoder.
+  let scanning = true;
+  const push = (chunk: Buffer) => {
+    if (!scanning) return decoder.push(chunk);
+    const rest = scanner.push(chunk);
+    if (rest === undefined) return;
+    scanning = false;
+    decoder.push(rest);
+  };
+  const endOfStream = () => {
+    const rest = scanning ? scanner.rest() : undefined;
+    if (rest !== undefined) decoder.push(rest);
+    decoder.end();
+  };
 
   try {
     return await relayEvents();
@@ -86,11 +125,11 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
   async function relayEvents(): Promise<PipeStreamResult> {
     try {
       for await (const chunk of input.body) {
-        decoder.push(chunk as Uint8Array);
+        push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
         await client.flushAndDrain();
         if (meter.clientAborted) break;
       }
-      if (!meter.clientAborted) decoder.end();
+      if (!meter.clientAborted) endOfStream();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (meter.clientAborted) return { kind: 'interrupted', message: 'client disconnected' };
@@ -104,11 +143,14 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
       input.body.destroy();
       return { kind: 'interrupted', message: 'client disconnected' };
     }
-    if (!meter.committed) write('');
+    if (!meter.committed) client.write('');
     client.end();
     return { kind: 'completed' };
   }
 }
+
+const doneBytes = Buffer.from('[DONE]');
+const usageKeyBytes = Buffer.from('"usage"');
 
 /** Held events beyond this many characters are counted at once, so a long stream holds no more. */
 const heldTextLimit = 256 * 1024;
@@ -126,6 +168,37 @@ export function mayCarryUsage(data: string): boolean {
     index += 1;
     while (data.charCodeAt(index) === 0x20) index += 1;
     if (!data.startsWith('null', index)) return true;
+  }
+  return false;
+}
+
+/**
+ * Finds `"usage"` keys in one upstream read. `Buffer#indexOf` searches to the end of the buffer, so a
+ * result is kept until the scan has passed it: a read of many events is searched once, not once per event.
+ */
+class UsageKeyFinder {
+  private bytes: Buffer | undefined;
+  private found = -1;
+
+  /** The first `"usage"` at or after `from` in `bytes`, or -1. */
+  next(bytes: Buffer, from: number): number {
+    if (bytes !== this.bytes || (this.found !== -1 && this.found < from)) {
+      this.bytes = bytes;
+      this.found = bytes.indexOf(usageKeyBytes, from);
+    }
+    return this.found;
+  }
+}
+
+/** `mayCarryUsage` over the payload bytes[start, end) (a payload has no line feed, so no key straddles `end`). */
+function mayCarryUsageIn(bytes: Buffer, start: number, end: number, keys: UsageKeyFinder): boolean {
+  for (let at = keys.next(bytes, start); at !== -1 && at < end; at = keys.next(bytes, at + usageKeyBytes.length)) {
+    let index = at + usageKeyBytes.length;
+    while (index < end && bytes[index] === 0x20) index += 1;
+    if (index === end || bytes[index] !== 0x3a) return true;
+    index += 1;
+    while (index < end && bytes[index] === 0x20) index += 1;
+    if (!(end - index >= 4 && bytes[index] === 0x6e && bytes[index + 1] === 0x75 && bytes[index + 2] === 0x6c && bytes[index + 3] === 0x6c)) return true;
   }
   return false;
 }

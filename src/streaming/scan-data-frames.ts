@@ -1,0 +1,88 @@
+/**
+ * The fast path of an SSE relay: splits bytes into the one frame shape OpenAI-style servers send —
+ * `data: <payload>\n\n` — as byte ranges of the read, without decoding them to text. A relay that only
+ * needs to look at a few frames forwards the rest as the very bytes it received.
+ *
+ * Anything else ends the fast path: CR line endings, `event:`/`id:`/comment lines, `data:` without its
+ * space, several `data:` lines in one event, a byte order mark. `push` then returns the bytes from the
+ * first such frame on (the frames before it were delivered), and the caller hands them and the rest of
+ * the stream to the full decoder (`createSseDecoder`), which starts at an event boundary and so in the
+ * same state it would have reached itself. For a stream of simple frames the two paths deliver the same
+ * events; the size limit is the full decoder's (the bytes of the `data:` line, without its line ending).
+ */
+import { SseEventTooLargeError } from './decode-sse.js';
+
+export interface DataFrameHandler {
+  /**
+   * One complete frame: its payload is bytes[dataStart, dataEnd), the frame itself (with `data: ` and
+   * the blank line) bytes[dataStart - 6, dataEnd + 2). Returns whether the frame is forwarded.
+   */
+  onFrame(bytes: Buffer, dataStart: number, dataEnd: number): boolean;
+  /** Contiguous forwarded frames, as one range of the read (no copy). */
+  onForward(bytes: Buffer, start: number, end: number): void;
+}
+
+export interface DataFrameScanner {
+  /** Scans one read; returns undefined, or the bytes the full decoder must take from here on. */
+  push(chunk: Buffer): Buffer | undefined;
+  /** The bytes after the last complete frame (an unterminated frame at the end of the stream), if any. */
+  rest(): Buffer | undefined;
+}
+
+const lineFeed = 0x0a;
+const carriageReturn = 0x0d;
+const dataPrefix = Buffer.from('data: ');
+const prefixLength = dataPrefix.length;
+
+export function createDataFrameScanner(maxEventBytes: number, handler: DataFrameHandler): DataFrameScanner {
+  // An unfinished frame from the previous read.
+  let carried: Buffer | undefined;
+
+  function push(chunk: Buffer): Buffer | undefined {
+    const bytes = carried === undefined ? chunk : Buffer.concat([carried, chunk]);
+    carried = undefined;
+    const length = bytes.length;
+    // The first CR at or after `position`; searched again only once passed.
+    let nextCarriageReturn = bytes.indexOf(carriageReturn);
+    let position = 0;
+    let runStart = 0;
+    while (position < length) {
+      const lineEnd = bytes.indexOf(lineFeed, position);
+      if (lineEnd === -1 || lineEnd + 1 === length) {
+        // The frame is not complete yet (or its blank line is still to come).
+        checkLineSize(lineEnd === -1 ? length - position : lineEnd - position);
+        break;
+      }
+      if (nextCarriageReturn !== -1 && nextCarriageReturn < position) nextCarriageReturn = bytes.indexOf(carriageReturn, position);
+      const simple = bytes[lineEnd + 1] === lineFeed && (nextCarriageReturn === -1 || nextCarriageReturn > lineEnd) && startsWithDataPrefix(bytes, position, lineEnd);
+      if (!simple) {
+        if (runStart < position) handler.onForward(bytes, runStart, position);
+        return bytes.subarray(position);
+      }
+      checkLineSize(lineEnd - position);
+      if (!handler.onFrame(bytes, position + prefixLength, lineEnd)) {
+        if (runStart < position) handler.onForward(bytes, runStart, position);
+        runStart = lineEnd + 2;
+      }
+      position = lineEnd + 2;
+    }
+    if (runStart < position) handler.onForward(bytes, runStart, position);
+    if (position < length) carried = bytes.subarray(position);
+    return undefined;
+  }
+
+  function checkLineSize(lineBytes: number): void {
+    if (lineBytes > maxEventBytes) throw new SseEventTooLargeError(maxEventBytes);
+  }
+
+  return {
+    push,
+    rest: () => carried,
+  };
+}
+
+function startsWithDataPrefix(bytes: Buffer, start: number, lineEnd: number): boolean {
+  if (lineEnd - start < prefixLength) return false;
+  for (let index = 0; index < prefixLength; index++) if (bytes[start + index] !== dataPrefix[index]) return false;
+  return true;
+}
