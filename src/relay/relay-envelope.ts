@@ -86,13 +86,8 @@ export async function runRelayEnvelope(
     signal: abort,
     admission,
     setUpstreamModel: (name) => (upstreamModel = name),
-    clientHeaders: (channel) => {
-      const headers = { ...admission.rateHeaders };
-      headers['x-request-id'] = request.id;
-      headers['x-relay-channel-id'] = `${channel.id}`;
-      headers['x-relay-attempts'] = `${attemptNumber}`;
-      return headers;
-    },
+    // Literal first, spread last: V8 (Node 20) makes adding keys to a `{ ...spread }` clone cost µs.
+    clientHeaders: (channel) => ({ 'x-request-id': request.id, 'x-relay-channel-id': `${channel.id}`, 'x-relay-attempts': `${attemptNumber}`, ...admission.rateHeaders }),
   };
 
   try {

@@ -44,7 +44,7 @@ export async function runFailover<T>(services: RelayServices, input: FailoverInp
   const maxAttempts = input.query.pinnedChannelId === undefined ? input.retryTimes + 1 : 1;
 
   while (attempts.length < maxAttempts) {
-    const channel = selectChannel(services.catalog.snapshot.channels, { ...input.query, excluded, coolingDown: services.health.coolingDown(services.now()) }, services.random);
+    const channel = selectChannel(services.catalog.snapshot.channels, { excluded, coolingDown: services.health.coolingDown(services.now()), ...input.query }, services.random);
     if (channel === undefined) break;
     excluded.add(channel.id);
     const picked = services.health.pickKey(channel);

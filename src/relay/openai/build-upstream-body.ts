@@ -10,11 +10,12 @@ export function buildUpstreamBody(
 ): string | Buffer {
   const modelChanges = upstreamModel !== undefined && body.model !== upstreamModel;
   if (!modelChanges && !askForStreamUsage && rawBody !== undefined) return rawBody;
-  const rewritten: Record<string, unknown> = { ...body };
+  // Object.assign, not a spread: V8 (Node 20) makes adding keys to a `{ ...body }` clone cost µs.
+  const rewritten: Record<string, unknown> = Object.assign({}, body);
   if (modelChanges) rewritten.model = upstreamModel;
   if (askForStreamUsage) {
     const options = body.stream_options !== null && typeof body.stream_options === 'object' ? body.stream_options : {};
-    rewritten.stream_options = { ...options, include_usage: true };
+    rewritten.stream_options = Object.assign({}, options, { include_usage: true });
   }
   return JSON.stringify(rewritten);
 }
