@@ -17,7 +17,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions):
   const app = Fastify({
     logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
     bodyLimit: options.bodyLimitBytes,
-    genReqId: generateRequestId,
+    genReqId: () => generateRequestId(),
     // Per-request lines cost time on the hot path; the request log table records every relay call.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: true,
