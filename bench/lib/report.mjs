@@ -220,7 +220,7 @@ function renderResults(results) {
     push(`| idle, after start-up and a sanity request | ${num(memory.idleMb)} MB |`);
     push(`| peak under ${s.nonStreaming?.gateway.connections ?? 50} connections (scenarios 1, 2 and the soak) | ${num(memory.underLoadPeakMb)} MB |`);
     if (s.slowStreams !== undefined) push(`| peak with ${s.slowStreams.gateway.concurrency} slow streams (scenario 5) | ${num(s.slowStreams.gateway.gatewayRssPeakMb)} MB |`);
-    push(`| after load (5 s idle after scenarios 1–5) | ${num(memory.afterLoadMb)} MB |`);
+    push(`| after load (5 s idle after scenarios 1–4; the soak runs before scenario 5) | ${num(memory.afterLoadMb)} MB |`);
     if (memory.soak !== undefined) {
       const soak = memory.soak;
       push(`| soak (${soak.seconds} s, ${int(soak.requests)} requests, ${int(soak.requestsPerSec)}/s, ${soak.totalErrors} errors): first quarter → last quarter median | ${num(soak.firstQuarterMedianMb)} → ${num(soak.lastQuarterMedianMb)} MB (${soak.growthMb >= 0 ? '+' : ''}${num(soak.growthMb)} MB, slope ${num(soak.slopeMbPerMin, 2)} MB/min) |`);
