@@ -14,6 +14,7 @@ import type { RelayServices } from './relay-services.js';
 import type { AttemptOutcome } from './run-failover.js';
 import type { TextStyleConverters } from './text-style.js';
 import type { UsageMeter } from './usage-meter.js';
+import { readBodyChunks } from './read-body-chunks.js';
 import { ClientStreamWriter, sseContentType, streamResponseHeaders } from './write-to-client.js';
 
 export interface ConvertedAttemptInput {
@@ -96,10 +97,10 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   };
   const sse = createSseDecoder({ maxEventBytes: services.settings.maxStreamEventBytes, onEvent: (event) => emit(decoder.push(event)) });
   try {
-    for await (const chunk of response.body) {
-      sse.push(chunk as Uint8Array);
-      await client.flushAndDrain();
-    }
+    await readBodyChunks(response.body, (chunk) => {
+      sse.push(chunk);
+      return client.flushAndDrain();
+    });
     sse.end();
     emit(decoder.end());
   } catch (error) {

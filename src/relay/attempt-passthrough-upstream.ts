@@ -10,6 +10,7 @@ import type { RelayServices } from './relay-services.js';
 import type { AttemptOutcome } from './run-failover.js';
 import type { TextStyleConverters } from './text-style.js';
 import type { UsageMeter } from './usage-meter.js';
+import { readBodyChunks } from './read-body-chunks.js';
 import { ClientStreamWriter, streamResponseHeaders } from './write-to-client.js';
 
 export interface PassthroughAttemptInput {
@@ -71,10 +72,10 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
     },
   });
   try {
-    for await (const chunk of response.body) {
-      sse.push(chunk as Uint8Array);
-      await client.flushAndDrain();
-    }
+    await readBodyChunks(response.body, (chunk) => {
+      sse.push(chunk);
+      return client.flushAndDrain();
+    });
     sse.end();
     for (const part of decoder.end()) meterStreamPart(meter, part, services.now);
   } catch (error) {

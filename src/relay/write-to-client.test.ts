@@ -48,6 +48,13 @@ describe('ClientStreamWriter', () => {
     expect(raw.ended).toBe('data: [DONE]\n\n');
   });
 
+  it('returns no promise when the client took everything', () => {
+    const { reply } = fakeReply();
+    const writer = new ClientStreamWriter(reply, { committed: false }, () => ({}));
+    writer.write('data: a\n\n');
+    expect(writer.flushAndDrain()).toBeUndefined();
+  });
+
   it('keeps text and forwarded bytes in order, joining neighbouring texts, and sends the bytes uncopied', () => {
     const { reply, raw } = fakeReply();
     const meter = { committed: false };
@@ -80,7 +87,9 @@ describe('ClientStreamWriter', () => {
     const writer = new ClientStreamWriter(reply, { committed: false }, () => ({}));
     writer.write('data: a\n\n');
     let drained = false;
-    const waiting = writer.flushAndDrain().then(() => (drained = true));
+    const pending = writer.flushAndDrain();
+    expect(pending).toBeInstanceOf(Promise);
+    const waiting = pending!.then(() => (drained = true));
     await new Promise((resolve) => setImmediate(resolve));
     expect(drained).toBe(false);
     raw.emit('drain');

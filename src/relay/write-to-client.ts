@@ -70,12 +70,15 @@ export class ClientStreamWriter {
     this.pending.length = 0;
   }
 
-  /** Sends what was queued, then waits for the client to take it when its buffer is full (backpressure). */
-  async flushAndDrain(): Promise<void> {
+  /**
+   * Sends what was queued; when the client's buffer is full (backpressure), returns a promise that settles
+   * once the client took it — otherwise undefined, so the common case allocates no promise.
+   */
+  flushAndDrain(): Promise<void> | undefined {
     this.flush();
-    if (!this.needsDrain) return;
+    if (!this.needsDrain) return undefined;
     this.needsDrain = false;
-    await waitForDrain(this.reply.raw);
+    return waitForDrain(this.reply.raw);
   }
 
   /** Sends what was queued and `last`, and ends the response. */

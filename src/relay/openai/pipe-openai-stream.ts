@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { createSseDecoder } from '../../streaming/decode-sse.js';
 import { createDataFrameScanner } from '../../streaming/scan-data-frames.js';
 import type { UsageMeter } from '../usage-meter.js';
+import { readBodyChunks } from '../read-body-chunks.js';
 import { ClientStreamWriter, streamResponseHeaders } from '../write-to-client.js';
 import { readOpenaiUsage } from './read-openai-usage.js';
 
@@ -124,12 +125,12 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
 
   async function relayEvents(): Promise<PipeStreamResult> {
     try {
-      for await (const chunk of input.body) {
-        push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
-        await client.flushAndDrain();
-        if (meter.clientAborted) break;
-      }
-      if (!meter.clientAborted) endOfStream();
+      const ending = await readBodyChunks(input.body, (chunk) => {
+        push(chunk);
+        const drained = client.flushAndDrain();
+        return meter.clientAborted ? 'stop' : drained;
+      });
+      if (ending === 'ended' && !meter.clientAborted) endOfStream();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (meter.clientAborted) return { kind: 'interrupted', message: 'client disconnected' };
