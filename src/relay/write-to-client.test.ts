@@ -48,6 +48,19 @@ describe('ClientStreamWriter', () => {
     expect(raw.ended).toBe('data: [DONE]\n\n');
   });
 
+  it('corks the socket for the rest of the event-loop turn, so the writes of one read and the end leave together', async () => {
+    const { reply, raw } = fakeReply();
+    const socket = { destroyed: false, corks: 0, uncorks: 0, cork: () => (socket.corks += 1), uncork: () => (socket.uncorks += 1) };
+    Object.assign(raw, { socket });
+    const writer = new ClientStreamWriter(reply, { committed: false }, () => ({}));
+    writer.write('data: a\n\n');
+    writer.flush();
+    writer.end('data: [DONE]\n\n');
+    expect({ corks: socket.corks, uncorks: socket.uncorks }).toEqual({ corks: 1, uncorks: 0 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect({ corks: socket.corks, uncorks: socket.uncorks }).toEqual({ corks: 1, uncorks: 1 });
+  });
+
   it('returns no promise when the client took everything', () => {
     const { reply } = fakeReply();
     const writer = new ClientStreamWriter(reply, { committed: false }, () => ({}));

@@ -125,6 +125,16 @@ describe('createDataFrameScanner', () => {
     expect(() => scanner.push(Buffer.from('a'))).toThrow(SseEventTooLargeError);
   });
 
+  it('assembles a large frame that arrives in many small reads', () => {
+    const payload = `{"b64":"${'A'.repeat(64 * 1024)}"}`;
+    const bytes = Buffer.from(frame(payload) + frame('[DONE]'));
+    const reads: Buffer[] = [];
+    for (let start = 0; start < bytes.length; start += 1000) reads.push(bytes.subarray(start, start + 1000));
+    const result = relayThrough(reads);
+    expect(result.payloads).toEqual([payload, '[DONE]']);
+    expect(result.forwarded).toBe(bytes.toString());
+  });
+
   it('keeps an unfinished frame for the next read, and gives it back at the end of the stream', () => {
     const scanner = createDataFrameScanner(1024, { onFrame: () => true, onForward: () => undefined });
     scanner.push(Buffer.from(frame('1') + 'data: 2\n'));

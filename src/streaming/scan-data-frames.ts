@@ -35,12 +35,21 @@ const dataPrefix = Buffer.from('data: ');
 const prefixLength = dataPrefix.length;
 
 export function createDataFrameScanner(maxEventBytes: number, handler: DataFrameHandler): DataFrameScanner {
-  // An unfinished frame from the previous read.
-  let carried: Buffer | undefined;
+  // An unfinished frame from the previous reads, in pieces: while no line feed has arrived, a read is only
+  // appended (a large frame in many small reads is copied once, not once per read).
+  let carried: Buffer[] = [];
+  let carriedLength = 0;
+  let carriedHasLineFeed = false;
 
   function push(chunk: Buffer): Buffer | undefined {
-    const bytes = carried === undefined ? chunk : Buffer.concat([carried, chunk]);
-    carried = undefined;
+    if (carried.length > 0 && !carriedHasLineFeed && chunk.indexOf(lineFeed) === -1) {
+      checkLineSize(carriedLength + chunk.length);
+      carry(chunk);
+      return undefined;
+    }
+    const bytes = carried.length === 0 ? chunk : Buffer.concat([...carried, chunk], carriedLength + chunk.length);
+    carried = [];
+    carriedLength = 0;
     const length = bytes.length;
     // The first CR at or after `position`; searched again only once passed.
     let nextCarriageReturn = bytes.indexOf(carriageReturn);
@@ -67,8 +76,15 @@ export function createDataFrameScanner(maxEventBytes: number, handler: DataFrame
       position = lineEnd + 2;
     }
     if (runStart < position) handler.onForward(bytes, runStart, position);
-    if (position < length) carried = bytes.subarray(position);
+    if (position < length) carry(bytes.subarray(position));
     return undefined;
+  }
+
+  function carry(piece: Buffer): void {
+    if (carried.length === 0) carriedHasLineFeed = false;
+    carried.push(piece);
+    carriedLength += piece.length;
+    if (!carriedHasLineFeed && piece.indexOf(lineFeed) !== -1) carriedHasLineFeed = true;
   }
 
   function checkLineSize(lineBytes: number): void {
@@ -77,7 +93,7 @@ export function createDataFrameScanner(maxEventBytes: number, handler: DataFrame
 
   return {
     push,
-    rest: () => carried,
+    rest: () => (carried.length === 0 ? undefined : carried.length === 1 ? carried[0] : Buffer.concat(carried, carriedLength)),
   };
 }
 

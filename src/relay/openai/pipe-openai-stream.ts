@@ -140,10 +140,8 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
       client.end(`data: ${JSON.stringify({ error: { message: 'The upstream stream was interrupted.', type: 'upstream_error', param: null, code: 'stream_interrupted' } })}\n\n`);
       return { kind: 'interrupted', message };
     }
-    if (meter.clientAborted) {
-      input.body.destroy();
-      return { kind: 'interrupted', message: 'client disconnected' };
-    }
+    // readBodyChunks destroyed the body when it stopped; one that ended needs nothing.
+    if (meter.clientAborted) return { kind: 'interrupted', message: 'client disconnected' };
     if (!meter.committed) client.write('');
     client.end();
     return { kind: 'completed' };
