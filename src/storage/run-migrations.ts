@@ -2,10 +2,15 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, DialectName } from './database-schema.js';
 import { initialMigration } from './migrations/001-initial.js';
 import { ledgerRoutinesMigration } from './migrations/002-ledger-routines.js';
+import { sqliteReservationPagesMigration } from './migrations/003-sqlite-reservation-pages.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
-  return { '001-initial': initialMigration(dialect), '002-ledger-routines': ledgerRoutinesMigration(dialect) };
+  return {
+    '001-initial': initialMigration(dialect),
+    '002-ledger-routines': ledgerRoutinesMigration(dialect),
+    '003-sqlite-reservation-pages': sqliteReservationPagesMigration(dialect),
+  };
 }
 
 export async function runMigrations(db: Database, dialect: DialectName): Promise<string[]> {
