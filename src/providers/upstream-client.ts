@@ -1,6 +1,8 @@
-import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
+import { EventEmitter } from 'node:events';
+import { Agent, errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
 import type { UpstreamFailure } from '../routing/classify-upstream-failure.js';
 import type { ClientAbortSignal } from './client-abort-signal.js';
+import { UpstreamBody } from './upstream-body.js';
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -21,7 +23,14 @@ export interface UpstreamRequest {
   signal: UpstreamSignal;
 }
 
-export type UpstreamResponse = Dispatcher.ResponseData;
+export interface UpstreamResponse {
+  statusCode: number;
+  /** Lower-case names; a repeated header is an array. */
+  headers: Record<string, string | string[] | undefined>;
+  body: UpstreamBody;
+}
+
+type SendResult = { ok: true; response: UpstreamResponse } | { ok: false; failure: UpstreamFailure };
 
 /**
  * Connections per upstream origin. Each streamed answer holds one connection for its whole length, so this
@@ -49,21 +58,66 @@ export class UpstreamClient {
     });
   }
 
-  async send(request: UpstreamRequest): Promise<{ ok: true; response: UpstreamResponse } | { ok: false; failure: UpstreamFailure }> {
-    try {
-      const target = splitUrl(request.url);
-      const response = await this.agent.request({
-        origin: target.origin,
-        path: target.path,
-        method: request.method,
-        headers: request.headers,
-        body: request.body,
-        signal: request.signal,
-      });
-      return { ok: true, response };
-    } catch (error) {
-      return { ok: false, failure: describeFailure(error) };
-    }
+  /**
+   * Dispatches the request with a handler of our own (upstream-body.ts): resolves at the response headers,
+   * or with the failure that came first. The signal aborts the request before the headers, and destroys the
+   * body (which aborts the request) after them.
+   */
+  send(request: UpstreamRequest): Promise<SendResult> {
+    return new Promise((resolve) => {
+      let target: { origin: string; path: string };
+      try {
+        target = splitUrl(request.url);
+      } catch (error) {
+        resolve({ ok: false, failure: describeFailure(error) });
+        return;
+      }
+      const { signal } = request;
+      let abortRequest: ((reason: Error) => void) | undefined;
+      let body: UpstreamBody | undefined;
+      let settled = false;
+      const abortReason = () => (signal.reason instanceof Error ? signal.reason : new undiciErrors.RequestAbortedError());
+      const onAbort = () => {
+        if (body !== undefined) body.destroy(abortReason());
+        else abortRequest?.(abortReason());
+      };
+      const stopListening = listenForAbort(signal, onAbort);
+      const fail = (error: Error) => {
+        stopListening();
+        if (body !== undefined) body.fail(error);
+        else if (!settled) {
+          settled = true;
+          resolve({ ok: false, failure: describeFailure(error) });
+        }
+      };
+      const handler: Dispatcher.DispatchHandler = {
+        onConnect(abort) {
+          if (signal.aborted) abort(abortReason());
+          else abortRequest = abort;
+        },
+        onHeaders(statusCode, rawHeaders, resume) {
+          if (statusCode < 200) return true;
+          const headers = undiciUtil.parseHeaders(rawHeaders) as UpstreamResponse['headers'];
+          body = new UpstreamBody(resume, (reason) => abortRequest?.(reason));
+          settled = true;
+          resolve({ ok: true, response: { statusCode, headers, body } });
+          return true;
+        },
+        onData(chunk) {
+          return body === undefined ? true : body.push(chunk);
+        },
+        onComplete() {
+          stopListening();
+          body?.complete();
+        },
+        onError: fail,
+      };
+      try {
+        this.agent.dispatch({ origin: target.origin, path: target.path, method: request.method, headers: request.headers, body: request.body }, handler);
+      } catch (error) {
+        fail(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
   }
 
   async close(): Promise<void> {
@@ -85,6 +139,16 @@ function splitUrl(url: string): { origin: string; path: string } {
     splitUrls.set(url, split);
   }
   return split;
+}
+
+/** Calls `onAbort` once when the signal fires (the relay's EventEmitter signal or an AbortSignal); returns the remover. */
+function listenForAbort(signal: UpstreamSignal, onAbort: () => void): () => void {
+  if (signal instanceof EventEmitter) {
+    signal.once('abort', onAbort);
+    return () => signal.off('abort', onAbort);
+  }
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => signal.removeEventListener('abort', onAbort);
 }
 
 export function describeFailure(error: unknown): UpstreamFailure {

@@ -46,7 +46,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   if (!contentType.includes('text/event-stream')) {
     let bytes: Buffer;
     try {
-      bytes = Buffer.from(await response.body.arrayBuffer());
+      bytes = await response.body.bytes();
     } catch (error) {
       return { kind: 'failed', failure: { kind: 'connection', message: `Reading the upstream answer failed: ${(error as Error).message}` } };
     }

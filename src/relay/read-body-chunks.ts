@@ -1,4 +1,14 @@
-import type { Readable } from 'node:stream';
+/** What readBodyChunks reads: a Readable, or an upstream answer's UpstreamBody. */
+export interface ChunkSource {
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  once(event: string, listener: (...args: any[]) => void): unknown;
+  off(event: string, listener: (...args: any[]) => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+  destroy(): unknown;
+  readonly errored: Error | null;
+  readonly destroyed: boolean;
+}
 
 /** What `onChunk` asks for: go on (undefined), stop reading ('stop'), or pause until the promise settles. */
 export type ChunkVerdict = undefined | 'stop' | Promise<void>;
@@ -14,7 +24,7 @@ export type ChunkVerdict = undefined | 'stop' | Promise<void>;
  * closes before its end. After 'stopped' or a rejection caused by `onChunk`, the body is destroyed, as
  * leaving a `for await` loop early does, so the upstream connection is released.
  */
-export function readBodyChunks(body: Readable, onChunk: (chunk: Buffer) => ChunkVerdict): Promise<'ended' | 'stopped'> {
+export function readBodyChunks(body: ChunkSource, onChunk: (chunk: Buffer) => ChunkVerdict): Promise<'ended' | 'stopped'> {
   return new Promise((resolve, reject) => {
     let done = false;
     const finish = (settle: () => void, destroy: boolean) => {

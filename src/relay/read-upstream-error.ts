@@ -1,3 +1,5 @@
+import { readBodyChunks, type ChunkSource } from './read-body-chunks.js';
+
 /** How much of an upstream error body is read: enough for any real error, bounded against abuse. */
 export const maxErrorBodyBytes = 64 * 1024;
 
@@ -33,7 +35,7 @@ function messageOf(json: unknown): string | undefined {
 
 /** An upstream answered with an error status: its body read (bounded), as a failed attempt. */
 export async function failedAttemptFrom(
-  body: AsyncIterable<Uint8Array> & { destroy(): void },
+  body: ChunkSource,
   status: number,
 ): Promise<{ kind: 'failed'; failure: { kind: 'status'; status: number; message: string }; errorBody: UpstreamErrorBody }> {
   const text = await readBounded(body, maxErrorBodyBytes).catch(() => '');
@@ -41,16 +43,13 @@ export async function failedAttemptFrom(
   return { kind: 'failed', failure: { kind: 'status', status, message: errorBody.message }, errorBody };
 }
 
-async function readBounded(body: AsyncIterable<Uint8Array> & { destroy(): void }, limit: number): Promise<string> {
+async function readBounded(body: ChunkSource, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body) {
-    chunks.push(Buffer.from(chunk));
+  await readBodyChunks(body, (chunk) => {
+    chunks.push(chunk);
     size += chunk.length;
-    if (size >= limit) {
-      body.destroy();
-      break;
-    }
-  }
+    return size >= limit ? 'stop' : undefined;
+  });
   return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }

@@ -64,7 +64,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   // Non-streaming answers are complete JSON documents: read whole (to learn usage), then sent as received.
   let bytes: Buffer;
   try {
-    bytes = Buffer.from(await response.body.arrayBuffer());
+    bytes = await response.body.bytes();
   } catch (error) {
     return { kind: 'failed', failure: { kind: 'connection', message: `Reading the upstream answer failed: ${(error as Error).message}` } };
   }

@@ -1,14 +1,13 @@
 import type { FastifyReply } from 'fastify';
-import type { Readable } from 'node:stream';
 import { createSseDecoder } from '../../streaming/decode-sse.js';
 import { createDataFrameScanner } from '../../streaming/scan-data-frames.js';
 import type { UsageMeter } from '../usage-meter.js';
-import { readBodyChunks } from '../read-body-chunks.js';
+import { readBodyChunks, type ChunkSource } from '../read-body-chunks.js';
 import { ClientStreamWriter, streamResponseHeaders } from '../write-to-client.js';
 import { readOpenaiUsage } from './read-openai-usage.js';
 
 export interface PipeStreamInput {
-  body: Readable;
+  body: ChunkSource;
   reply: FastifyReply;
   /** Headers for the client (request id, channel, attempts), sent with the first event. */
   headers: Record<string, string>;
