@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readBodyChunks } from '../relay/read-body-chunks.js';
 import { ClientAbortSignal } from './client-abort-signal.js';
 import { UpstreamClient, upstreamConnectionsPerOrigin } from './upstream-client.js';
 
@@ -93,5 +94,70 @@ describe('UpstreamClient', () => {
       if (sent.ok) await sent.response.body.text();
     }
     expect(seen).toEqual(['/v1/chat/completions', '/v1beta/models/gemini:streamGenerateContent?alt=sse', '/v1/chat/completions']);
+  });
+
+  it('delivers a large body through a reader that pauses, reading the socket again after each pause', async () => {
+    // 2 MB in 16 KB writes: far above the body's 64 KB high-water mark, so undici must stop and go on.
+    const piece = Buffer.alloc(16 * 1024, 'x');
+    const pieces = 128;
+    const { server, url } = await listen((_request, response) => {
+      let written = 0;
+      const writeMore = () => {
+        while (written < pieces) {
+          written += 1;
+          if (!response.write(piece)) return void response.once('drain', writeMore);
+        }
+        response.end();
+      };
+      writeMore();
+    });
+    const client = new UpstreamClient(timeouts);
+    track(server, client);
+    const sent = await client.send({ url: `${url}/big`, method: 'POST', headers: {}, body: '{}', signal: new ClientAbortSignal() });
+    if (!sent.ok) throw new Error(sent.failure.message);
+    let received = 0;
+    let pauses = 0;
+    const ending = await readBodyChunks(sent.response.body, (chunk) => {
+      received += chunk.length;
+      // A slow client: every fourth chunk waits a moment before the next.
+      if (received % 4 !== 0 || pauses > 50) return undefined;
+      pauses += 1;
+      return new Promise<void>((resolve) => setTimeout(resolve, 2));
+    });
+    expect(ending).toBe('ended');
+    expect(received).toBe(piece.length * pieces);
+  });
+
+  it('closes the upstream connection when the body is dropped before its end, and reuses it after a full read', async () => {
+    const sockets = new Set<unknown>();
+    const closedSockets = new Set<unknown>();
+    const { server, url } = await listen((request, response) => {
+      if (!sockets.has(request.socket)) request.socket.once('close', () => closedSockets.add(request.socket));
+      sockets.add(request.socket);
+      if (request.url === '/endless') {
+        response.write('data: 1\n\n');
+        return; // never ends
+      }
+      response.end('{"ok":true}');
+    });
+    const client = new UpstreamClient(timeouts);
+    track(server, client);
+    const send = (path: string) => client.send({ url: `${url}${path}`, method: 'POST', headers: {}, body: '{}', signal: new ClientAbortSignal() });
+    for (let index = 0; index < 20; index += 1) {
+      const sent = await send('/whole');
+      if (sent.ok) expect(await sent.response.body.text()).toBe('{"ok":true}');
+    }
+    // Twenty calls read to the end, one after the other, on kept-alive connections (undici may open a
+    // second while the first is being released), none closed.
+    expect(sockets.size).toBeLessThanOrEqual(2);
+    expect(closedSockets.size).toBe(0);
+    const endless = await send('/endless');
+    if (!endless.ok) throw new Error(endless.failure.message);
+    expect(await readBodyChunks(endless.response.body, () => 'stop')).toBe('stopped');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Dropped half-read: its connection is closed, not returned to the pool.
+    expect(closedSockets.size).toBe(1);
+    const after = await send('/whole');
+    if (after.ok) expect(await after.response.body.text()).toBe('{"ok":true}');
   });
 });
