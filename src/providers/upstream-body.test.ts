@@ -112,7 +112,7 @@ describe('UpstreamBody', () => {
     await expect(unread.text()).rejects.toThrow('reset');
   });
 
-  it('reads a whole body as bytes, text, JSON or an ArrayBuffer', async () => {
+  it('reads a whole body as bytes, text or JSON', async () => {
     const make = () => {
       const { body } = createBody();
       body.push(Buffer.from('{"n":'));
@@ -123,6 +123,5 @@ describe('UpstreamBody', () => {
     expect((await make().bytes()).toString()).toBe('{"n":1}');
     expect(await make().text()).toBe('{"n":1}');
     expect(await make().json()).toEqual({ n: 1 });
-    expect(Buffer.from(await make().arrayBuffer()).toString()).toBe('{"n":1}');
   });
 });

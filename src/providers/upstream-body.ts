@@ -129,11 +129,6 @@ export class UpstreamBody extends EventEmitter {
     return JSON.parse(await this.text());
   }
 
-  async arrayBuffer(): Promise<ArrayBuffer> {
-    const bytes = await this.bytes();
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  }
-
   private deliverHeld(): void {
     while (this.held.length > 0 && !this.paused && !this.destroyed) {
       const chunk = this.held.shift() as Buffer;

@@ -75,7 +75,6 @@ export class UpstreamClient {
       const { signal } = request;
       let abortRequest: ((reason: Error) => void) | undefined;
       let body: UpstreamBody | undefined;
-      let settled = false;
       const abortReason = () => (signal.reason instanceof Error ? signal.reason : new undiciErrors.RequestAbortedError());
       const onAbort = () => {
         if (body !== undefined) body.destroy(abortReason());
@@ -85,10 +84,7 @@ export class UpstreamClient {
       const fail = (error: Error) => {
         stopListening();
         if (body !== undefined) body.fail(error);
-        else if (!settled) {
-          settled = true;
-          resolve({ ok: false, failure: describeFailure(error) });
-        }
+        else resolve({ ok: false, failure: describeFailure(error) });
       };
       const handler: Dispatcher.DispatchHandler = {
         onConnect(abort) {
@@ -99,7 +95,6 @@ export class UpstreamClient {
           if (statusCode < 200) return true;
           const headers = undiciUtil.parseHeaders(rawHeaders) as UpstreamResponse['headers'];
           body = new UpstreamBody(resume, (reason) => abortRequest?.(reason));
-          settled = true;
           resolve({ ok: true, response: { statusCode, headers, body } });
           return true;
         },
@@ -141,10 +136,13 @@ function splitUrl(url: string): { origin: string; path: string } {
   return split;
 }
 
-/** Calls `onAbort` once when the signal fires (the relay's EventEmitter signal or an AbortSignal); returns the remover. */
+/**
+ * Calls `onAbort` when the signal fires (the relay's EventEmitter signal, which fires once, or an
+ * AbortSignal); returns the remover.
+ */
 function listenForAbort(signal: UpstreamSignal, onAbort: () => void): () => void {
   if (signal instanceof EventEmitter) {
-    signal.once('abort', onAbort);
+    signal.on('abort', onAbort);
     return () => signal.off('abort', onAbort);
   }
   signal.addEventListener('abort', onAbort, { once: true });
