@@ -4,7 +4,6 @@ import type { FastifyInstance } from 'fastify';
 import { applyConfigFile } from './bootstrap/apply-config-file.js';
 import { ensureRootAndAdminKey } from './bootstrap/ensure-root-and-admin-key.js';
 import { Catalog } from './catalog/catalog.js';
-import { createRedisChangeNotifier } from './catalog/redis-change-notifier.js';
 import type { ConfigFile } from './config/config-file-schema.js';
 import { loadConfigFile } from './config/load-config-file.js';
 import type { Environment } from './config/read-environment.js';
@@ -15,7 +14,6 @@ import { sqliteLogRowSink } from './logging/sqlite-log-rows.js';
 import { createSecretBox } from './security/secret-box.js';
 import { createQuotaLedger } from './billing/create-quota-ledger.js';
 import { MemoryRateLimiter } from './limits/memory-rate-limiter.js';
-import { createRedisRateLimiter } from './limits/redis-rate-limiter.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import { UpstreamClient } from './providers/upstream-client.js';
 import { buildRecoveryLogRow } from './relay/build-recovery-log-row.js';
@@ -57,7 +55,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   const now = options.now ?? Date.now;
   const config = options.config ?? (environment.configPath === undefined ? undefined : await loadConfigFile(environment.configPath));
 
-  const database = await createDatabase(environment.databaseUrl);
+  const database = await createDatabase(environment.databaseUrl, { cacheMb: environment.sqliteCacheMb });
   await runMigrations(database.db, database.dialect);
   const secrets = createSecretBox(environment.cryptoSecret);
   const repositories = {
@@ -72,7 +70,8 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   const bootstrap = await ensureRootAndAdminKey(repositories.users, repositories.options, config?.admin_key ?? environment.adminKey, now());
   const generatedTokens = config === undefined ? [] : await applyConfigWithRetry(config, repositories, now);
 
-  const notifier = environment.redisUrl === undefined ? undefined : createRedisChangeNotifier(environment.redisUrl);
+  // ioredis is loaded only when Redis is configured (its code is ~1 MB of heap a SQLite-only gateway never uses).
+  const notifier = environment.redisUrl === undefined ? undefined : (await import('./catalog/redis-change-notifier.js')).createRedisChangeNotifier(environment.redisUrl);
   const catalog = new Catalog(repositories, notifier, () => randomUUID());
   await catalog.load();
   await catalog.startSync(environment.syncFrequencySeconds * 1000);
@@ -85,7 +84,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   });
   if (recovered.settled > 0) announce(`Settled ${recovered.settled} reservation(s) left open by a crash (${recovered.quota} quota units charged as reserved).`);
 
-  const rateLimiter: RateLimiter = environment.redisUrl === undefined ? new MemoryRateLimiter() : createRedisRateLimiter(environment.redisUrl);
+  const rateLimiter: RateLimiter = environment.redisUrl === undefined ? new MemoryRateLimiter() : (await import('./limits/redis-rate-limiter.js')).createRedisRateLimiter(environment.redisUrl);
   const upstream = new UpstreamClient({
     connectMs: environment.connectTimeoutSeconds * 1000,
     firstByteMs: environment.firstByteTimeoutSeconds * 1000,

@@ -8,6 +8,7 @@ import { createDatabase } from '../storage/create-database.js';
 import { runMigrations } from '../storage/run-migrations.js';
 import { createTokenCommand } from './create-token-command.js';
 import { serveCluster } from './serve-cluster.js';
+import { tuneHeapGrowth } from './tune-heap-growth.js';
 
 const usage = `Usage: relay <command>
 
@@ -61,6 +62,7 @@ async function serve(args: string[]): Promise<number> {
     await serveCluster(environment, workers);
     return 0;
   }
+  tuneHeapGrowth(environment.heapGrowingPercent);
   const gateway = await startGateway({ environment });
   process.stdout.write(`Unified Relay listening on ${gateway.url} (database: ${gateway.services.database.description})\n`);
   let closing = false;

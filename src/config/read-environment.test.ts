@@ -12,6 +12,8 @@ describe('readEnvironment', () => {
       configPath: undefined,
       adminKey: undefined,
       logLevel: 'info',
+      sqliteCacheMb: 4,
+      heapGrowingPercent: 50,
     });
     expect(usesInsecureDefaultSecret(environment)).toBe(true);
   });
@@ -27,6 +29,8 @@ describe('readEnvironment', () => {
       CRYPTO_SECRET: 'crypto',
       SESSION_SECRET: 'session',
       LOG_LEVEL: 'debug',
+      SQLITE_CACHE_MB: '32',
+      HEAP_GROWING_PERCENT: '0',
     });
     expect(environment).toMatchObject({
       port: 8080,
@@ -38,6 +42,8 @@ describe('readEnvironment', () => {
       cryptoSecret: 'crypto',
       sessionSecret: 'session',
       logLevel: 'debug',
+      sqliteCacheMb: 32,
+      heapGrowingPercent: 0,
     });
     expect(usesInsecureDefaultSecret(environment)).toBe(false);
   });

@@ -18,6 +18,13 @@ export interface Environment {
   firstByteTimeoutSeconds: number;
   /** Names this instance for its quota reservations; default `hostname:port`. */
   nodeName: string | undefined;
+  /** SQLite: the serving connection's page cache in MB. */
+  sqliteCacheMb: number;
+  /**
+   * How far V8 lets the old generation grow past what survived its last full collection, in percent;
+   * 0 keeps V8's own factor (up to 300 % on a machine with much memory). See tune-heap-growth.ts.
+   */
+  heapGrowingPercent: number;
 }
 
 const defaultDatabaseUrl = 'sqlite:./data/relay.db';
@@ -41,6 +48,8 @@ export function readEnvironment(env: Record<string, string | undefined>): Enviro
     connectTimeoutSeconds: integerSetting(env, 'RELAY_CONNECT_TIMEOUT', 10),
     firstByteTimeoutSeconds: integerSetting(env, 'RELAY_FIRST_BYTE_TIMEOUT', 300),
     nodeName: nonEmpty(env.NODE_NAME),
+    sqliteCacheMb: integerSetting(env, 'SQLITE_CACHE_MB', 4),
+    heapGrowingPercent: integerSetting(env, 'HEAP_GROWING_PERCENT', 50),
   };
 }
 

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createSecretBox } from '../../src/security/secret-box.js';
 import { ChannelsRepository, type ChannelFields } from '../../src/storage/channels-repository.js';
 import { createDatabase, type DatabaseHandle } from '../../src/storage/create-database.js';
@@ -444,3 +447,20 @@ for (const { dialect, available } of allDialects) {
     });
   });
 }
+
+describe('the embedded SQLite database', () => {
+  it('gives its serving connection a 4 MB page cache by default, or the size asked for', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'relay-cache-'));
+    const sized = await createDatabase(`sqlite:${join(directory, 'sized.db')}`, { cacheMb: 3, walCheckpoint: false });
+    const standard = await createDatabase(`sqlite:${join(directory, 'standard.db')}`, { walCheckpoint: false });
+    try {
+      // Negative values are KiB; better-sqlite3's own default would be -16000.
+      expect(sized.sqliteConnection?.pragma('cache_size', { simple: true })).toBe(-3072);
+      expect(standard.sqliteConnection?.pragma('cache_size', { simple: true })).toBe(-4096);
+    } finally {
+      await sized.close();
+      await standard.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
