@@ -5,7 +5,8 @@ import { setFlagsFromString } from 'node:v8';
  * 4× on a machine with much memory. The gateway's retained heap is ~30 MB, and under steady load it
  * promotes ~1 MB/s (log rows waiting for their batch, reservations and sockets in flight at a scavenge),
  * so the old generation filled to 70–120 MB before a mark-compact: most of the RSS peak (session 6,
- * BENCHMARKS.md). With 50 % it is collected at ~45 MB, a full collection every ~15 s under load.
+ * BENCHMARKS.md). At 100 % (the default) it is collected at ~60 MB: RSS peak 183-193 -> 155-162 MB under
+ * 50 connections. 50 % saves a few MB more but cost ~5 % CPU per request in one A/B (more mark-compacts).
  *
  * Applied at run time (V8 reads the flag at each full collection); `--heap-growing-percent` on node's own
  * command line wins, and 0 keeps V8's factor. Returns whether the flag was set.

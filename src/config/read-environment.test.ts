@@ -13,7 +13,7 @@ describe('readEnvironment', () => {
       adminKey: undefined,
       logLevel: 'info',
       sqliteCacheMb: 4,
-      heapGrowingPercent: 50,
+      heapGrowingPercent: 100,
     });
     expect(usesInsecureDefaultSecret(environment)).toBe(true);
   });

@@ -49,7 +49,7 @@ export function readEnvironment(env: Record<string, string | undefined>): Enviro
     firstByteTimeoutSeconds: integerSetting(env, 'RELAY_FIRST_BYTE_TIMEOUT', 300),
     nodeName: nonEmpty(env.NODE_NAME),
     sqliteCacheMb: integerSetting(env, 'SQLITE_CACHE_MB', 4),
-    heapGrowingPercent: integerSetting(env, 'HEAP_GROWING_PERCENT', 50),
+    heapGrowingPercent: integerSetting(env, 'HEAP_GROWING_PERCENT', 100),
   };
 }
 
