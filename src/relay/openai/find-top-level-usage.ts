@@ -1,4 +1,8 @@
+import { lastIndexOfQuoted } from '../../streaming/find-quoted-key.js';
+
 const usageKey = Buffer.from('"usage":');
+/** The key without its opening quote: what lastIndexOfQuoted searches for. */
+const usageKeyTail = usageKey.subarray(1);
 
 const quote = 0x22;
 const backslash = 0x5c;
@@ -25,7 +29,7 @@ function isWhitespace(byte: number | undefined): boolean {
  * repeats. The part of the answer before the key is not validated (the client gets the bytes as sent).
  */
 export function findTopLevelUsage(bytes: Buffer): Record<string, unknown> | undefined {
-  const keyAt = bytes.lastIndexOf(usageKey);
+  const keyAt = lastIndexOfQuoted(bytes, usageKeyTail);
   if (keyAt <= 0) return undefined;
   let backslashes = 0;
   for (let index = keyAt - 1; index >= 0 && bytes[index] === backslash; index -= 1) backslashes += 1;

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { createSseDecoder } from '../../streaming/decode-sse.js';
+import { indexOfQuoted } from '../../streaming/find-quoted-key.js';
 import { createDataFrameScanner } from '../../streaming/scan-data-frames.js';
 import type { UsageMeter } from '../usage-meter.js';
 import { readBodyChunks, type ChunkSource } from '../read-body-chunks.js';
@@ -149,6 +150,8 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
 
 const doneBytes = Buffer.from('[DONE]');
 const usageKeyBytes = Buffer.from('"usage"');
+/** The key without its opening quote: what indexOfQuoted searches for. */
+const usageKeyTail = usageKeyBytes.subarray(1);
 
 /** Held events beyond this many characters are counted at once, so a long stream holds no more. */
 const heldTextLimit = 256 * 1024;
@@ -182,7 +185,7 @@ class UsageKeyFinder {
   next(bytes: Buffer, from: number): number {
     if (bytes !== this.bytes || (this.found !== -1 && this.found < from)) {
       this.bytes = bytes;
-      this.found = bytes.indexOf(usageKeyBytes, from);
+      this.found = indexOfQuoted(bytes, usageKeyTail, from);
     }
     return this.found;
   }
