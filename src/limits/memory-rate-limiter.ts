@@ -22,6 +22,9 @@ export interface MemoryRateLimiterOptions {
 interface WindowCounter {
   used: number;
   endsAtMs: number;
+  /** The limiter's use counter at this window's last use, and when it took its place in the Map's order. */
+  lastUse: number;
+  placedAt: number;
 }
 
 export const defaultMaxKeys = 100_000;
@@ -32,15 +35,19 @@ const sweepSlack = 2;
 /**
  * Fixed-window counters for one process. Memory is one small record per live key, whatever the limit
  * (new-api kept one timestamp per request and ran out of memory with GLOBAL_API_RATE_LIMIT=1000000,
- * new-api#6732), and never more than `maxKeys` records. Work per check is O(1): the Map's insertion
- * order is the LRU order (touch = delete + set), and a persistent cursor sweeps a few entries per call
- * instead of timers per key.
+ * new-api#6732), and never more than `maxKeys` records. Work per check is O(1) and a use changes no Map
+ * entry: eviction is second-chance (CLOCK) over the Map's insertion order — a window used since it took
+ * its place moves to the back, the first one that was not is dropped. (Moving every window on every use,
+ * a delete and a set, churned the Map's tables: 7 per request, most of the limiter's garbage.) A
+ * persistent cursor sweeps a few ended windows per call instead of timers per key.
  */
 export class MemoryRateLimiter implements RateLimiter {
   private readonly windows = new Map<string, WindowCounter>();
   private readonly maxKeys: number;
   private sweepCursor: Iterator<[string, WindowCounter]> | undefined;
   private evicted = 0;
+  /** Counts uses: the windows' recency for eviction. */
+  private uses = 0;
 
   constructor(options: MemoryRateLimiterOptions = {}) {
     const maxKeys = options.maxKeys ?? defaultMaxKeys;
@@ -62,22 +69,17 @@ export class MemoryRateLimiter implements RateLimiter {
     assertValidRateChecks(checks);
     this.sweep(checks.length + sweepSlack, nowMs);
     const live = checks.map((check) => this.liveWindow(check.key, nowMs));
-    const pendingByKey = new Map<string, number>();
-    const before = checks.map((check, index) => {
-      // A key named twice in one call counts both costs, as the Redis script does.
-      const used = (live[index]?.used ?? 0) + (pendingByKey.get(check.key) ?? 0);
-      pendingByKey.set(check.key, (pendingByKey.get(check.key) ?? 0) + check.cost);
-      return { used, fits: fitsWindow(used, check.cost, check.limit) };
-    });
-    const allowed = before.every((reading) => reading.fits);
+    // Before consuming: `used` as found (plus what earlier checks of the call put on the same key), whether it fits.
     const readings: RateWindowReading[] = checks.map((check, index) => {
-      const reading = before[index] as { used: number; fits: boolean };
+      const used = (live[index]?.used ?? 0) + costNamedEarlier(checks, index);
+      return { used, resetMs: 0, fits: fitsWindow(used, check.cost, check.limit) };
+    });
+    const allowed = readings.every((reading) => reading.fits);
+    checks.forEach((check, index) => {
+      const reading = readings[index] as RateWindowReading;
       const window = allowed ? this.add(check, check.cost, nowMs) : live[index];
-      return {
-        used: allowed ? (window?.used ?? reading.used) : reading.used,
-        resetMs: window === undefined ? windowMsOf(check) : window.endsAtMs - nowMs,
-        fits: reading.fits,
-      };
+      if (allowed && window !== undefined) reading.used = window.used;
+      reading.resetMs = window === undefined ? windowMsOf(check) : window.endsAtMs - nowMs;
     });
     return composeRateDecision(checks, readings);
   }
@@ -97,13 +99,15 @@ export class MemoryRateLimiter implements RateLimiter {
     this.sweepCursor = undefined;
   }
 
-  /** The key's window if it has not ended, moved to the most-recently-used end; an ended one is dropped. */
+  /** The key's window if it has not ended, marked used; an ended one is dropped. */
   private liveWindow(key: string, nowMs: number): WindowCounter | undefined {
     const window = this.windows.get(key);
     if (window === undefined) return undefined;
-    this.windows.delete(key);
-    if (window.endsAtMs <= nowMs) return undefined;
-    this.windows.set(key, window);
+    if (window.endsAtMs <= nowMs) {
+      this.windows.delete(key);
+      return undefined;
+    }
+    window.lastUse = ++this.uses;
     return window;
   }
 
@@ -116,18 +120,27 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     if (units === 0) return undefined;
     if (existing === undefined && this.windows.size >= this.maxKeys) this.evictLeastRecentlyUsed(nowMs);
-    const opened = { used: units, endsAtMs: nowMs + windowMsOf(window) };
+    const use = ++this.uses;
+    const opened: WindowCounter = { used: units, endsAtMs: nowMs + windowMsOf(window), lastUse: use, placedAt: use };
     this.windows.delete(window.key);
     this.windows.set(window.key, opened);
     return opened;
   }
 
+  /** Second chance: windows used since they took their place move to the back; the first one not used is dropped. */
   private evictLeastRecentlyUsed(nowMs: number): void {
-    const oldest = this.windows.entries().next();
-    if (oldest.done === true) return;
-    const [key, window] = oldest.value;
-    this.windows.delete(key);
-    if (window.endsAtMs > nowMs) this.evicted += 1;
+    for (;;) {
+      const oldest = this.windows.entries().next();
+      if (oldest.done === true) return;
+      const [key, window] = oldest.value;
+      this.windows.delete(key);
+      if (window.lastUse === window.placedAt) {
+        if (window.endsAtMs > nowMs) this.evicted += 1;
+        return;
+      }
+      window.placedAt = window.lastUse;
+      this.windows.set(key, window);
+    }
   }
 
   /** Drops up to `budget` ended windows, resuming where the last call stopped (Map iterators survive deletes). */
@@ -143,4 +156,15 @@ export class MemoryRateLimiter implements RateLimiter {
       if (window.endsAtMs <= nowMs) this.windows.delete(key);
     }
   }
+}
+
+/** Units that earlier checks of the same call put on `checks[index]`'s key (a key named twice counts both, as the Redis script does). */
+function costNamedEarlier(checks: readonly RateCheck[], index: number): number {
+  const key = (checks[index] as RateCheck).key;
+  let cost = 0;
+  for (let earlier = 0; earlier < index; earlier += 1) {
+    const check = checks[earlier] as RateCheck;
+    if (check.key === key) cost += check.cost;
+  }
+  return cost;
 }

@@ -30,6 +30,22 @@ describe('createLogWriter', () => {
     expect(sink.batches).toEqual([['a', 'b'], ['c']]);
   });
 
+  it('with flushEachTurn hands the rows of one turn to the sink at the end of that turn', async () => {
+    const sink = recordingSink();
+    const writer = createLogWriter(sink, { flushIntervalMs: 60_000, maxBatch: 100, flushEachTurn: true, onError: () => {} });
+    writer.write(row('a'));
+    writer.write(row('b'));
+    expect(sink.batches).toEqual([]);
+    await nextTurn();
+    await nextTurn();
+    expect(sink.batches).toEqual([['a', 'b']]);
+    writer.write(row('c'));
+    await nextTurn();
+    await nextTurn();
+    expect(sink.batches).toEqual([['a', 'b'], ['c']]);
+    await writer.close();
+  });
+
   it('retries a failed batch once with the next one and reports the error', async () => {
     const errors: unknown[] = [];
     const batches: string[][] = [];

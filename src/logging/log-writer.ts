@@ -14,6 +14,13 @@ export interface LogWriter {
 export interface LogWriterOptions {
   flushIntervalMs: number;
   maxBatch: number;
+  /**
+   * Also flush at the end of the event-loop turn a row arrives in: for a sink that costs little per call
+   * (the embedded database's group commit, which the row joins). Rows then live for a turn or two and die
+   * young; kept for the interval they outlived the garbage collector's young generation and were copied
+   * into the old one (BENCHMARKS.md, session 7).
+   */
+  flushEachTurn?: boolean;
   onError(error: unknown): void;
 }
 
@@ -25,6 +32,7 @@ export function createLogWriter(logs: LogRowSink, options: LogWriterOptions): Lo
   let buffer: LogRow[] = [];
   let retry: LogRow[] = [];
   let flushing: Promise<void> = Promise.resolve();
+  let turnFlushScheduled = false;
   const timer = setInterval(() => void flush(), options.flushIntervalMs);
   timer.unref();
 
@@ -51,6 +59,13 @@ export function createLogWriter(logs: LogRowSink, options: LogWriterOptions): Lo
     write(row) {
       buffer.push(row);
       if (buffer.length >= options.maxBatch) void flush();
+      else if (options.flushEachTurn === true && !turnFlushScheduled) {
+        turnFlushScheduled = true;
+        setImmediate(() => {
+          turnFlushScheduled = false;
+          void flush();
+        });
+      }
     },
     flush,
     async close() {
