@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -67,6 +67,32 @@ describe('the WAL checkpoint worker', () => {
     expect(sizeOf(file)).toBeGreaterThan(12_000_000);
     // 12 MB were written, all of it into the WAL first; checkpoints let later transactions reuse it from its start.
     expect(largestWal).toBeLessThan(8_000_000);
+  });
+
+  it('starts the WAL over on its own connection after a complete checkpoint, so no request commit pays the header fsync', async () => {
+    handle = await createDatabase(`sqlite:${file}`, { walCheckpoint: { intervalMs: 20 } });
+    await sql`select 1`.execute(handle.db);
+    await eventually('the serving connection to hand checkpoints to the worker', () => automaticCheckpointPages() === 10_000);
+    const connection = handle.sqliteConnection!;
+    connection.exec('create table filler (id integer primary key, payload blob)');
+    const insert = connection.prepare('insert into filler (payload) values (randomblob(100))');
+    // The WAL header's checkpoint sequence number and salts (bytes 12–24) change exactly when the WAL starts over.
+    const walGeneration = () => readFileSync(`${file}-wal`).subarray(12, 24).toString('hex');
+    insert.run();
+    const afterWrite = walGeneration();
+    // Nothing is written on the serving connection meanwhile: only the worker can start the WAL over.
+    await eventually('the worker to start the WAL over', () => walGeneration() !== afterWrite);
+    const startedOver = walGeneration();
+    // The serving connection's next commits append to that WAL instead of starting it over themselves.
+    insert.run();
+    insert.run();
+    expect(walGeneration()).toBe(startedOver);
+    // And with nothing written, the worker does not keep starting it over (no write, no fsync, every interval).
+    await eventually('the worker to take the new frames', () => walGeneration() !== startedOver);
+    const idle = walGeneration();
+    await sleep(300);
+    expect(walGeneration()).toBe(idle);
+    expect((connection.prepare('select count(*) as count from filler').get() as { count: number }).count).toBe(3);
   });
 
   it('keeps a backstop: past backstopPages of WAL the serving connection checkpoints itself', async () => {

@@ -31,9 +31,34 @@ const Database = require(workerData.driverPath);
 const connection = new Database(workerData.file);
 connection.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 connection.pragma('journal_mode = WAL');
+// A write that changes nothing but page 1: the first write after a complete checkpoint starts the WAL over.
+const startWalOver = connection.transaction(() => {
+  connection.pragma('user_version = ' + connection.pragma('user_version', { simple: true }));
+});
+// Other connections' commits since the last look (data_version ignores this connection's own).
+let seenVersion;
+let startedOver = false;
 // PASSIVE only: it never blocks the serving connection's writes. (A TRUNCATE checkpoint here made the
 // serving connection's BEGIN IMMEDIATE fail with SQLITE_BUSY under load, busy_timeout notwithstanding.)
-const timer = setInterval(() => connection.pragma('wal_checkpoint(PASSIVE)'), workerData.intervalMs);
+const timer = setInterval(() => {
+  const version = connection.pragma('data_version', { simple: true });
+  // Nothing written since the WAL started over here: copying this connection's own frame would only make
+  // the next request start it over again.
+  if (startedOver && version === seenVersion) return;
+  seenVersion = version;
+  startedOver = false;
+  const [state] = connection.pragma('wal_checkpoint(PASSIVE)');
+  // Every frame copied: the next write starts the WAL over, and SQLite fsyncs the new WAL header in that
+  // commit. Make it this connection's, not a request's on the event loop (~1 ms per checkpoint at low load).
+  if (state !== undefined && state.busy === 0 && state.log > 0 && state.checkpointed === state.log) {
+    try {
+      startWalOver.immediate();
+      startedOver = true;
+    } catch {
+      // Busy past busy_timeout: the serving connection is writing, and starts the WAL over itself.
+    }
+  }
+}, workerData.intervalMs);
 parentPort.on('message', (message) => {
   if (message !== 'stop') return;
   clearInterval(timer);
@@ -47,7 +72,9 @@ parentPort.postMessage('ready');
  * Moves WAL checkpoints off the event loop. SQLite's automatic checkpoint runs inside whichever commit
  * crosses 1000 pages, on the serving connection: strace showed the gateway's main thread fsyncing the WAL
  * there (5–9 ms) every 100–200 requests — the one-connection p99. Here a worker thread with a connection
- * of its own checkpoints (PASSIVE) on a timer; once it is running, the serving connection's automatic
+ * of its own checkpoints (PASSIVE) on a timer, and when a checkpoint has copied every frame, writes once
+ * itself (page 1, unchanged) so that the WAL starts over in its commit: the first commit of a new WAL
+ * fsyncs the WAL header, and under light load that was the next request's reserve, every 500 ms; once it is running, the serving connection's automatic
  * checkpoint moves from every 1,000 WAL pages to a backstop every `backstopPages` (10,000, ~40 MB): the
  * worker has copied most pages by then, so the rare backstop checkpoint is short, and the WAL stays
  * bounded even when writes never pause long enough for it to start over. If the worker cannot start or
