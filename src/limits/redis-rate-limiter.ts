@@ -151,8 +151,8 @@ export class RedisRateLimiter implements RateLimiter {
     if (this.queued.length >= maxAdjustmentsPerCall) this.sendQueuedAdjustments();
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    // setImmediate, not a microtask: a caller awaiting adjust for one window after another (as
-    // settleRequest does) still lands all of them in the same batch.
+    // setImmediate, not a microtask: a caller awaiting adjust for one window after another still lands
+    // all of them in the same batch.
     setImmediate(() => {
       this.flushScheduled = false;
       this.sendQueuedAdjustments();

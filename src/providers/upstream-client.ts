@@ -72,45 +72,11 @@ export class UpstreamClient {
         resolve({ ok: false, failure: describeFailure(error) });
         return;
       }
-      const { signal } = request;
-      let abortRequest: ((reason: Error) => void) | undefined;
-      let body: UpstreamBody | undefined;
-      const abortReason = () => (signal.reason instanceof Error ? signal.reason : new undiciErrors.RequestAbortedError());
-      const onAbort = () => {
-        if (body !== undefined) body.destroy(abortReason());
-        else abortRequest?.(abortReason());
-      };
-      const stopListening = listenForAbort(signal, onAbort);
-      const fail = (error: Error) => {
-        stopListening();
-        if (body !== undefined) body.fail(error);
-        else resolve({ ok: false, failure: describeFailure(error) });
-      };
-      const handler: Dispatcher.DispatchHandler = {
-        onConnect(abort) {
-          if (signal.aborted) abort(abortReason());
-          else abortRequest = abort;
-        },
-        onHeaders(statusCode, rawHeaders, resume) {
-          if (statusCode < 200) return true;
-          const headers = undiciUtil.parseHeaders(rawHeaders) as UpstreamResponse['headers'];
-          body = new UpstreamBody(resume, (reason) => abortRequest?.(reason));
-          resolve({ ok: true, response: { statusCode, headers, body } });
-          return true;
-        },
-        onData(chunk) {
-          return body === undefined ? true : body.push(chunk);
-        },
-        onComplete() {
-          stopListening();
-          body?.complete();
-        },
-        onError: fail,
-      };
+      const dispatch = new UpstreamDispatch(request.signal, resolve);
       try {
-        this.agent.dispatch({ origin: target.origin, path: target.path, method: request.method, headers: request.headers, body: request.body }, handler);
+        this.agent.dispatch({ origin: target.origin, path: target.path, method: request.method, headers: request.headers, body: request.body }, dispatch);
       } catch (error) {
-        fail(error instanceof Error ? error : new Error(String(error)));
+        dispatch.onError(error instanceof Error ? error : new Error(String(error)));
       }
     });
   }
@@ -137,16 +103,69 @@ function splitUrl(url: string): { origin: string; path: string } {
 }
 
 /**
- * Calls `onAbort` when the signal fires (the relay's EventEmitter signal, which fires once, or an
- * AbortSignal); returns the remover.
+ * One upstream call: undici's handler, the abort listener and the resolver of `send`'s promise in one object
+ * (its methods are shared, not closures made per request). Until the response headers arrive, a failure
+ * resolves the promise and the abort signal aborts the request; after them, both go to the body.
  */
-function listenForAbort(signal: UpstreamSignal, onAbort: () => void): () => void {
-  if (signal instanceof EventEmitter) {
-    signal.on('abort', onAbort);
-    return () => signal.off('abort', onAbort);
+class UpstreamDispatch implements Dispatcher.DispatchHandler {
+  private abortRequest: ((reason: Error) => void) | undefined;
+  private body: UpstreamBody | undefined;
+  private listening = true;
+
+  constructor(
+    private readonly signal: UpstreamSignal,
+    private readonly resolve: (result: SendResult) => void,
+  ) {
+    // The relay's EventEmitter signal fires once; an AbortSignal is listened to once.
+    if (signal instanceof EventEmitter) signal.on('abort', this.onAbort);
+    else signal.addEventListener('abort', this.onAbort, { once: true });
   }
-  signal.addEventListener('abort', onAbort, { once: true });
-  return () => signal.removeEventListener('abort', onAbort);
+
+  onConnect(abort: (reason?: Error) => void): void {
+    if (this.signal.aborted) abort(this.abortReason());
+    else this.abortRequest = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    if (statusCode < 200) return true;
+    const headers = undiciUtil.parseHeaders(rawHeaders) as UpstreamResponse['headers'];
+    const body = new UpstreamBody(resume, (reason) => this.abortRequest?.(reason));
+    this.body = body;
+    this.resolve({ ok: true, response: { statusCode, headers, body } });
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    return this.body === undefined ? true : this.body.push(chunk);
+  }
+
+  onComplete(): void {
+    this.stopListening();
+    this.body?.complete();
+  }
+
+  onError(error: Error): void {
+    this.stopListening();
+    if (this.body !== undefined) this.body.fail(error);
+    else this.resolve({ ok: false, failure: describeFailure(error) });
+  }
+
+  private readonly onAbort = (): void => {
+    if (this.body !== undefined) this.body.destroy(this.abortReason());
+    else this.abortRequest?.(this.abortReason());
+  };
+
+  private abortReason(): Error {
+    const { reason } = this.signal;
+    return reason instanceof Error ? reason : new undiciErrors.RequestAbortedError();
+  }
+
+  private stopListening(): void {
+    if (!this.listening) return;
+    this.listening = false;
+    if (this.signal instanceof EventEmitter) this.signal.off('abort', this.onAbort);
+    else this.signal.removeEventListener('abort', this.onAbort);
+  }
 }
 
 export function describeFailure(error: unknown): UpstreamFailure {

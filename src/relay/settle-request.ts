@@ -56,7 +56,9 @@ export async function settleRequest(services: RelayServices, input: SettlementIn
   for (const check of admission.rateChecks) {
     if (check.kind !== 'tokens') continue;
     const delta = usedTokens - check.cost;
-    if (delta !== 0) await services.rateLimiter.adjust({ key: check.key, windowSeconds: check.windowSeconds }, delta, services.now()).catch(() => undefined);
+    // Not awaited: a limiter takes the adjustment when called (ahead of any later consume, rate-limiter.ts),
+    // and its promise says nothing more; a failure only leaves the window at the estimate.
+    if (delta !== 0) void services.rateLimiter.adjust({ key: check.key, windowSeconds: check.windowSeconds }, delta, services.now()).catch(() => undefined);
   }
   return { usage, usageSource: source, charged: settled.charged };
 }
