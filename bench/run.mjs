@@ -24,6 +24,7 @@ import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { benchModel, cliSupportsWorkers, startGateway, writeGatewayConfig } from './lib/gateway.mjs';
 import { coreBusyPercent, coreTimes, cpuMeter, establishedTo, rssMb, samplePeak, waitForQuiet, runJsonChild, sampleRss, sleep, startProcess, stopProcess, tasksetAvailable, waitForLine } from './lib/processes.mjs';
+import { gatewayFirstTokens } from './lib/gateway-log.mjs';
 import { connectInspector } from './lib/inspector.mjs';
 import { summarizeProfile } from './lib/profile-summary.mjs';
 import { evaluateTargets, updateBenchmarksMd } from './lib/report.mjs';
@@ -266,9 +267,13 @@ async function main() {
     const n = settings.slowStreams;
     log(`scenario 5: ${n} concurrent slow streams (20 chunks × 50 ms)`);
     const spec = { concurrency: n, durationSec: Math.max(settings.durationSec, 5), warmupSec: 0, expectChunks: 20, stallMs: 1000, streamTimeoutSec: 120, body: streamBody({ chunks: 20, delay_ms: 50 }) };
+    const since = Date.now();
     const pair = await streamPair(direct, relay, spec);
+    // The gateway's own first tokens, from its request log: the client's include the load core's delays.
+    pair.gateway.ownFirstToken = gatewayFirstTokens(databaseUrl, since, spec.stallMs);
     results.scenarios.slowStreams = pair;
-    log(`  gateway: ${pair.gateway.completed}/${pair.gateway.streams} complete, stalls ${pair.gateway.midStreamStalls}, slow first token ${pair.gateway.slowFirstToken}, RSS peak ${fmt(pair.gateway.gatewayRssPeakMb)} MB, upstream connections peak ${pair.gateway.upstreamConnectionsPeak}`);
+    const own = pair.gateway.ownFirstToken;
+    log(`  gateway: ${pair.gateway.completed}/${pair.gateway.streams} complete, stalls ${pair.gateway.midStreamStalls}, slow first token ${pair.gateway.slowFirstToken}${own === undefined ? '' : ` (by the gateway's own log: ${own.slow} of ${own.streams} over ${spec.stallMs} ms, p99 ${fmt(own.ms.p99)} ms)`}, RSS peak ${fmt(pair.gateway.gatewayRssPeakMb)} MB, upstream connections peak ${pair.gateway.upstreamConnectionsPeak}`);
   }
 
   memory.underLoadPeakMb ??= undefined;
