@@ -96,7 +96,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     // Small batches: on SQLite an insert runs synchronously on the connection every request shares.
     maxBatch: 100,
     // On SQLite the rows join the group commit of the next turn; elsewhere each batch is a round trip.
-    flushEachTurn: logRowSink !== repositories.logs,
+    ...(logRowSink === repositories.logs ? {} : { turnFlushRows: 16 }),
     onError: (error) => process.stderr.write(`writing log rows failed: ${String(error)}\n`),
   });
   const health = new ChannelHealth({ failureThreshold: 3, cooldownMs: 30_000 });

@@ -30,19 +30,20 @@ describe('createLogWriter', () => {
     expect(sink.batches).toEqual([['a', 'b'], ['c']]);
   });
 
-  it('with flushEachTurn hands the rows of one turn to the sink at the end of that turn', async () => {
+  it('with turnFlushRows hands the rows to the sink at the end of the turn in which that many are waiting', async () => {
     const sink = recordingSink();
-    const writer = createLogWriter(sink, { flushIntervalMs: 60_000, maxBatch: 100, flushEachTurn: true, onError: () => {} });
+    const writer = createLogWriter(sink, { flushIntervalMs: 60_000, maxBatch: 100, turnFlushRows: 2, onError: () => {} });
     writer.write(row('a'));
+    await nextTurn();
+    await nextTurn();
+    // One row is not enough: it waits for more, the interval or the batch.
+    expect(sink.batches).toEqual([]);
     writer.write(row('b'));
+    writer.write(row('c'));
     expect(sink.batches).toEqual([]);
     await nextTurn();
     await nextTurn();
-    expect(sink.batches).toEqual([['a', 'b']]);
-    writer.write(row('c'));
-    await nextTurn();
-    await nextTurn();
-    expect(sink.batches).toEqual([['a', 'b'], ['c']]);
+    expect(sink.batches).toEqual([['a', 'b', 'c']]);
     await writer.close();
   });
 

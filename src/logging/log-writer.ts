@@ -15,12 +15,13 @@ export interface LogWriterOptions {
   flushIntervalMs: number;
   maxBatch: number;
   /**
-   * Also flush at the end of the event-loop turn a row arrives in: for a sink that costs little per call
-   * (the embedded database's group commit, which the row joins). Rows then live for a turn or two and die
-   * young; kept for the interval they outlived the garbage collector's young generation and were copied
-   * into the old one (BENCHMARKS.md, session 7).
+   * Also flush at the end of the event-loop turn in which this many rows are waiting: for a sink that
+   * costs little per call (the embedded database's group commit, which the rows join). Under load rows
+   * then live a few milliseconds and die young; held for a batch of 100 they outlived a scavenge and were
+   * copied (~7 µs of CPU per request at 50 connections, BENCHMARKS.md session 7). Not every turn: each
+   * commit with log rows rewrites the last page of the logs table and of each of its indexes.
    */
-  flushEachTurn?: boolean;
+  turnFlushRows?: number;
   onError(error: unknown): void;
 }
 
@@ -59,7 +60,7 @@ export function createLogWriter(logs: LogRowSink, options: LogWriterOptions): Lo
     write(row) {
       buffer.push(row);
       if (buffer.length >= options.maxBatch) void flush();
-      else if (options.flushEachTurn === true && !turnFlushScheduled) {
+      else if (options.turnFlushRows !== undefined && buffer.length >= options.turnFlushRows && !turnFlushScheduled) {
         turnFlushScheduled = true;
         setImmediate(() => {
           turnFlushScheduled = false;
