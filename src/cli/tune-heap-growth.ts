@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 /**
  * After each full collection V8 lets the old generation grow to a multiple of what survived it — up to
  * 4× on a machine with much memory. The gateway's retained heap is ~30 MB, and under steady load it
- * promotes ~1 MB/s (log rows waiting for their batch, reservations and sockets in flight at a scavenge),
+ * promoted ~1 MB/s (session 6: log rows waiting for their batch, reservations and sockets in flight),
  * so the old generation filled to 70–120 MB before a mark-compact: most of the RSS peak (session 6,
  * BENCHMARKS.md). At 100 % (the default) it is collected at ~60 MB: RSS peak 183-193 -> 155-162 MB under
  * 50 connections. 50 % saves a few MB more but cost ~5 % CPU per request in one A/B (more mark-compacts).

@@ -74,11 +74,12 @@ parentPort.postMessage('ready');
  * there (5–9 ms) every 100–200 requests — the one-connection p99. Here a worker thread with a connection
  * of its own checkpoints (PASSIVE) on a timer, and when a checkpoint has copied every frame, writes once
  * itself (page 1, unchanged) so that the WAL starts over in its commit: the first commit of a new WAL
- * fsyncs the WAL header, and under light load that was the next request's reserve, every 500 ms; once it is running, the serving connection's automatic
- * checkpoint moves from every 1,000 WAL pages to a backstop every `backstopPages` (10,000, ~40 MB): the
- * worker has copied most pages by then, so the rare backstop checkpoint is short, and the WAL stays
- * bounded even when writes never pause long enough for it to start over. If the worker cannot start or
- * fails later, the automatic checkpoint goes back to its default: a slower p99, never an unbounded WAL.
+ * fsyncs the WAL header, and under light load that was the next request's reserve, every 500 ms. Once the
+ * worker is running, the serving connection's automatic checkpoint moves from every 1,000 WAL pages to a
+ * backstop every `backstopPages` (10,000, ~40 MB): the worker has copied most pages by then, so the rare
+ * backstop checkpoint is short, and the WAL stays bounded even when writes never pause long enough for it
+ * to start over. If the worker cannot start or fails later, the automatic checkpoint goes back to its
+ * default: a slower p99, never an unbounded WAL.
  * Returns undefined when no worker could be created.
  */
 export function startWalCheckpointer(connection: SqliteConnection, file: string, options: WalCheckpointOptions = {}): WalCheckpointer | undefined {
