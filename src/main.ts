@@ -89,6 +89,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     connectMs: environment.connectTimeoutSeconds * 1000,
     firstByteMs: environment.firstByteTimeoutSeconds * 1000,
     idleMs: environment.streamingTimeoutSeconds * 1000,
+    maxWholeBodyBytes: environment.maxUpstreamResponseMb * 1024 * 1024,
   });
   const logRowSink = database.sqliteConnection !== undefined && database.sqliteGroupCommit !== undefined ? sqliteLogRowSink(database.sqliteConnection, database.sqliteGroupCommit) : repositories.logs;
   const logWriter = createLogWriter(logRowSink, {

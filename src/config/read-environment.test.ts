@@ -13,6 +13,7 @@ describe('readEnvironment', () => {
       adminKey: undefined,
       logLevel: 'info',
       sqliteCacheMb: 4,
+      maxUpstreamResponseMb: 64,
       heapGrowingPercent: 100,
     });
     expect(usesInsecureDefaultSecret(environment)).toBe(true);
@@ -30,6 +31,7 @@ describe('readEnvironment', () => {
       SESSION_SECRET: 'session',
       LOG_LEVEL: 'debug',
       SQLITE_CACHE_MB: '32',
+      MAX_UPSTREAM_RESPONSE_MB: '8',
       HEAP_GROWING_PERCENT: '0',
     });
     expect(environment).toMatchObject({
@@ -43,6 +45,7 @@ describe('readEnvironment', () => {
       sessionSecret: 'session',
       logLevel: 'debug',
       sqliteCacheMb: 32,
+      maxUpstreamResponseMb: 8,
       heapGrowingPercent: 0,
     });
     expect(usesInsecureDefaultSecret(environment)).toBe(false);
@@ -81,5 +84,10 @@ describe('readEnvironment', () => {
 
   it.each(['abc', '-1', '3.5'])('refuses PORT=%s naming the variable', (value) => {
     expect(() => readEnvironment({ PORT: value })).toThrow(/PORT/);
+  });
+
+  it.each(['SQLITE_CACHE_MB', 'MAX_UPSTREAM_RESPONSE_MB'])('refuses %s=0: a cache or a bound of nothing', (name) => {
+    expect(() => readEnvironment({ [name]: '0' })).toThrow(`Environment variable ${name} must be an integer of at least 1, got "0"`);
+    expect(readEnvironment({ [name]: '1' })).toBeDefined();
   });
 });

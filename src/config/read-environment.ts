@@ -18,6 +18,8 @@ export interface Environment {
   firstByteTimeoutSeconds: number;
   /** Names this instance for its quota reservations; default `hostname:port`. */
   nodeName: string | undefined;
+  /** The most of an upstream answer that is read whole (non-streaming answers), in MiB. */
+  maxUpstreamResponseMb: number;
   /** SQLite: the serving connection's page cache in MB. */
   sqliteCacheMb: number;
   /**
@@ -48,7 +50,8 @@ export function readEnvironment(env: Record<string, string | undefined>): Enviro
     connectTimeoutSeconds: integerSetting(env, 'RELAY_CONNECT_TIMEOUT', 10),
     firstByteTimeoutSeconds: integerSetting(env, 'RELAY_FIRST_BYTE_TIMEOUT', 300),
     nodeName: nonEmpty(env.NODE_NAME),
-    sqliteCacheMb: integerSetting(env, 'SQLITE_CACHE_MB', 4),
+    maxUpstreamResponseMb: integerSetting(env, 'MAX_UPSTREAM_RESPONSE_MB', 64, 1),
+    sqliteCacheMb: integerSetting(env, 'SQLITE_CACHE_MB', 4, 1),
     heapGrowingPercent: integerSetting(env, 'HEAP_GROWING_PERCENT', 100),
   };
 }
@@ -61,12 +64,14 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
-function integerSetting(env: Record<string, string | undefined>, name: string, fallback: number): number {
+/** A whole number ≥ `minimum` (0 unless a zero would make no sense: a cache or a bound of size 0). */
+function integerSetting(env: Record<string, string | undefined>, name: string, fallback: number, minimum = 0): number {
   const raw = nonEmpty(env[name]);
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) {
-    throw new Error(`Environment variable ${name} must be a non-negative integer, got "${raw}"`);
+  if (!Number.isInteger(value) || value < minimum) {
+    const what = minimum === 0 ? 'a non-negative integer' : `an integer of at least ${minimum}`;
+    throw new Error(`Environment variable ${name} must be ${what}, got "${raw}"`);
   }
   return value;
 }

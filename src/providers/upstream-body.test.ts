@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { readBodyChunks } from '../relay/read-body-chunks.js';
-import { UpstreamBody } from './upstream-body.js';
+import { UpstreamBody, UpstreamBodyTooLarge } from './upstream-body.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-function createBody(highWaterMark?: number) {
+function createBody(highWaterMark?: number, maxWholeBytes?: number) {
   const calls = { resumed: 0, aborted: [] as Error[] };
   const body = new UpstreamBody(
     () => (calls.resumed += 1),
     (reason) => calls.aborted.push(reason),
     highWaterMark,
+    maxWholeBytes,
   );
   return { body, calls };
 }
@@ -123,5 +124,27 @@ describe('UpstreamBody', () => {
     expect((await make().bytes()).toString()).toBe('{"n":1}');
     expect(await make().text()).toBe('{"n":1}');
     expect(await make().json()).toEqual({ n: 1 });
+  });
+
+  it('gives up a whole-body read past its bound, aborting the upstream request and dropping what it held', async () => {
+    const { body, calls } = createBody(undefined, 10);
+    const read = body.bytes();
+    body.push(Buffer.from('0123456789'));
+    await tick();
+    // Exactly at the bound: still reading.
+    expect(body.destroyed).toBe(false);
+    body.push(Buffer.from('x'));
+    const error = await read.catch((reason: unknown) => reason);
+    expect(error).toBeInstanceOf(UpstreamBodyTooLarge);
+    expect((error as Error).message).toBe('the upstream answer is larger than 10 bytes (MAX_UPSTREAM_RESPONSE_MB)');
+    expect(body.destroyed).toBe(true);
+    expect(calls.aborted).toEqual([error]);
+    // What arrives after the abort is refused, not held.
+    expect(body.push(Buffer.from('more'))).toBe(false);
+
+    const { body: atBound } = createBody(undefined, 10);
+    atBound.push(Buffer.from('0123456789'));
+    atBound.complete();
+    expect((await atBound.bytes()).toString()).toBe('0123456789');
   });
 });

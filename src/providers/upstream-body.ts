@@ -1,5 +1,15 @@
 import { EventEmitter } from 'node:events';
 
+/** Default bound of a whole-body read: 64 MiB, above any JSON answer (a 4K image as base64 is ~30 MB). */
+export const defaultMaxWholeBodyBytes = 64 * 1024 * 1024;
+
+/** A whole-body read passed its bound. */
+export class UpstreamBodyTooLarge extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`the upstream answer is larger than ${limitBytes} bytes (MAX_UPSTREAM_RESPONSE_MB)`);
+  }
+}
+
 /**
  * An upstream answer's body as undici's dispatcher hands it over, chunk by chunk, with the part of a
  * Readable the relay uses: 'data' / 'end' / 'error' / 'close' events, pause(), resume(), destroy(),
@@ -33,6 +43,8 @@ export class UpstreamBody extends EventEmitter {
     /** Aborts the upstream request (its connection is closed, never reused). */
     private readonly abortUpstream: (reason: Error) => void,
     private readonly highWaterMark = 64 * 1024,
+    /** The most a whole-body read (bytes/text/json) takes before it gives up (MAX_UPSTREAM_RESPONSE_MB). */
+    private readonly maxWholeBytes = defaultMaxWholeBodyBytes,
   ) {
     super();
   }
@@ -101,14 +113,29 @@ export class UpstreamBody extends EventEmitter {
     return this;
   }
 
-  /** The whole body. Rejects with the body's error or when it is destroyed first. */
+  /**
+   * The whole body. Rejects with the body's error, when it is destroyed first, or with an
+   * UpstreamBodyTooLarge as soon as it passes `maxWholeBytes` (the body is destroyed then, which aborts
+   * the upstream request): an upstream cannot make the gateway hold an answer of any size.
+   */
   bytes(): Promise<Buffer> {
     return new Promise((resolve, reject) => {
       if (this.errored !== null) return reject(this.errored);
       if (this.destroyed) return reject(new Error('Premature close'));
       const chunks: Buffer[] = [];
+      let size = 0;
       let ended = false;
-      this.on('data', (chunk: Buffer) => chunks.push(chunk));
+      this.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > this.maxWholeBytes) {
+          const tooLarge = new UpstreamBodyTooLarge(this.maxWholeBytes);
+          chunks.length = 0;
+          reject(tooLarge);
+          this.destroy(tooLarge);
+          return;
+        }
+        chunks.push(chunk);
+      });
       this.once('end', () => {
         ended = true;
         resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));

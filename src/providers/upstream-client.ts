@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Agent, errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
 import type { UpstreamFailure } from '../routing/classify-upstream-failure.js';
 import type { ClientAbortSignal } from './client-abort-signal.js';
-import { UpstreamBody } from './upstream-body.js';
+import { defaultMaxWholeBodyBytes, UpstreamBody } from './upstream-body.js';
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -10,6 +10,8 @@ export interface UpstreamTimeouts {
   firstByteMs: number;
   /** Silence allowed between two body chunks (STREAMING_TIMEOUT). */
   idleMs: number;
+  /** The most a whole-body read of an answer holds (MAX_UPSTREAM_RESPONSE_MB); default 64 MiB. */
+  maxWholeBodyBytes?: number;
 }
 
 /** What aborts an upstream call: the relay's cheap client-abort signal, or any AbortSignal (channel tests). */
@@ -72,7 +74,7 @@ export class UpstreamClient {
         resolve({ ok: false, failure: describeFailure(error) });
         return;
       }
-      const dispatch = new UpstreamDispatch(request.signal, resolve);
+      const dispatch = new UpstreamDispatch(request.signal, resolve, this.timeouts.maxWholeBodyBytes ?? defaultMaxWholeBodyBytes);
       try {
         this.agent.dispatch({ origin: target.origin, path: target.path, method: request.method, headers: request.headers, body: request.body }, dispatch);
       } catch (error) {
@@ -115,6 +117,7 @@ class UpstreamDispatch implements Dispatcher.DispatchHandler {
   constructor(
     private readonly signal: UpstreamSignal,
     private readonly resolve: (result: SendResult) => void,
+    private readonly maxWholeBodyBytes: number,
   ) {
     // The relay's EventEmitter signal fires once; an AbortSignal is listened to once.
     if (signal instanceof EventEmitter) signal.on('abort', this.onAbort);
@@ -129,7 +132,7 @@ class UpstreamDispatch implements Dispatcher.DispatchHandler {
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     if (statusCode < 200) return true;
     const headers = undiciUtil.parseHeaders(rawHeaders) as UpstreamResponse['headers'];
-    const body = new UpstreamBody(resume, (reason) => this.abortRequest?.(reason));
+    const body = new UpstreamBody(resume, (reason) => this.abortRequest?.(reason), undefined, this.maxWholeBodyBytes);
     this.body = body;
     this.resolve({ ok: true, response: { statusCode, headers, body } });
     return true;

@@ -11,7 +11,7 @@ describe('OpenAI-style relay under upstream faults', () => {
   let channelB: number;
 
   beforeEach(async () => {
-    fixture = await startRelayFixture({ env: { RELAY_FIRST_BYTE_TIMEOUT: '1', STREAMING_TIMEOUT: '1' } });
+    fixture = await startRelayFixture({ env: { RELAY_FIRST_BYTE_TIMEOUT: '1', STREAMING_TIMEOUT: '1', MAX_UPSTREAM_RESPONSE_MB: '1' } });
     const channels = fixture.gateway.gateway.services.catalog.snapshot.channels;
     channelA = channels.find((channel) => channel.name === 'channel-a')!.id;
     channelB = channels.find((channel) => channel.name === 'channel-b')!.id;
@@ -50,6 +50,18 @@ describe('OpenAI-style relay under upstream faults', () => {
     expect(completion.choices[0]?.message.content).toBe('Hello from the fake upstream!');
     const [row] = await fixture.logs();
     expect(attemptsOf(row!)).toEqual([[channelA, null], [channelB, 200]]);
+  });
+
+  it('gives up an answer larger than MAX_UPSTREAM_RESPONSE_MB without holding it, and bills the channel that answered', async () => {
+    const huge = { id: 'chatcmpl-huge', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'x'.repeat(2 * 1024 * 1024) }, finish_reason: 'stop' }] };
+    fixture.upstreamA.enqueueFault({ kind: 'status', status: 200, body: huge });
+    const completion = await fixture.client.chat.completions.create(chat);
+    expect(completion.choices[0]?.message.content).toBe('Hello from the fake upstream!');
+    const [row] = await fixture.logs();
+    expect(attemptsOf(row!)).toEqual([[channelA, null], [channelB, 200]]);
+    expect(String((row!.attempts[0] as { error: string }).error)).toContain('larger than 1048576 bytes');
+    expect(row!.quota).toBe(4);
+    expect((await fixture.token()).used_quota).toBe(4);
   });
 
   it('moves to another channel when the first byte is slower than the timeout', async () => {
