@@ -1,8 +1,7 @@
 import type { CatalogSnapshot } from '../catalog/catalog.js';
 import type { TokenRecord, UserRecord } from '../catalog/catalog-records.js';
 import type { GatewayErrorCode } from '../errors/gateway-error.js';
-import { hashApiKey } from '../security/api-keys.js';
-import { parseApiKey } from './parse-api-key.js';
+import { digestPresentedKey } from './digest-presented-key.js';
 
 export interface AuthenticatedCaller {
   token: TokenRecord;
@@ -32,9 +31,9 @@ export function authenticateToken(
   if (presentedKey === undefined || presentedKey === '') {
     return { ok: false, code: 'missing_api_key', message: 'No API key provided. Send it as `Authorization: Bearer <key>`.' };
   }
-  const parsed = parseApiKey(presentedKey);
-  const token = parsed === undefined ? undefined : snapshot.tokensByHash.get(hashApiKey(parsed.key));
-  if (parsed === undefined || token === undefined) {
+  const digest = digestPresentedKey(presentedKey);
+  const token = digest === null ? undefined : snapshot.tokensByHash.get(digest.hash);
+  if (digest === null || token === undefined) {
     return { ok: false, code: 'invalid_api_key', message: 'Incorrect API key provided.' };
   }
   if (!token.enabled) return { ok: false, code: 'token_disabled', message: 'This API key has been disabled.' };
@@ -51,8 +50,8 @@ export function authenticateToken(
   if (group !== user.group && user.role === 'user') {
     return { ok: false, code: 'group_not_allowed', message: `This API key may not use group "${group}".` };
   }
-  if (parsed.channelId !== undefined && user.role === 'user') {
+  if (digest.channelId !== undefined && user.role === 'user') {
     return { ok: false, code: 'channel_pin_forbidden', message: 'Only administrators may pin a request to a channel.' };
   }
-  return { ok: true, caller: { token, user, group, pinnedChannelId: parsed.channelId } };
+  return { ok: true, caller: { token, user, group, pinnedChannelId: digest.channelId } };
 }

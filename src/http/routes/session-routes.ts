@@ -26,54 +26,59 @@ function sessionUserView(user: UserRecord) {
  * user id and expiry. Stateless, so every replica accepts it with no session table.
  */
 export async function sessionRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
-  // Called with the root instance: @fastify/cookie is non-encapsulated, so setCookie is available everywhere.
-  await app.register(cookie, { secret: services.environment.sessionSecret });
+  // On the root instance: the admin and playground routes read sessionUser too.
   if (!app.hasRequestDecorator('sessionUser')) app.decorateRequest('sessionUser', undefined);
+  // @fastify/cookie in this scope alone, with no parsing hook: only login and logout set cookies, and the
+  // session check parses the Cookie header itself. Registered on the root, its hooks ran on every request
+  // (a parse and a Map on each, an onSend step on each answer), relay calls included.
+  await app.register(async (scope) => {
+    await scope.register(cookie, { secret: services.environment.sessionSecret, hook: false });
 
-  // An unknown username still costs one scrypt, so response time does not reveal which usernames exist.
-  let timingDecoy: Promise<string> | undefined;
-  const config = { errorStyle: 'api' as const };
+    // An unknown username still costs one scrypt, so response time does not reveal which usernames exist.
+    let timingDecoy: Promise<string> | undefined;
+    const config = { errorStyle: 'api' as const };
 
-  app.post('/api/user/login', { config }, async (request, reply) => {
-    const body = parseRequestBody(loginBodySchema, request.body);
-    const stored = await services.repositories.users.passwordHashOf(body.username);
-    if (stored === undefined || stored.passwordHash === null) {
-      // No such user, or one without a password (root before one is set): never a match, but just as slow.
-      timingDecoy ??= hashPassword(randomBytes(32).toString('hex'));
-      await verifyPassword(body.password, await timingDecoy);
-      throw new GatewayError('invalid_api_key', invalidCredentials);
-    }
-    if (!(await verifyPassword(body.password, stored.passwordHash))) throw new GatewayError('invalid_api_key', invalidCredentials);
-    const user = await services.repositories.users.get(stored.id);
-    if (user === undefined) throw new GatewayError('invalid_api_key', invalidCredentials);
-    if (!user.enabled) throw new GatewayError('user_disabled', 'This account has been disabled.');
-    const expiresAtSeconds = Math.floor(services.now() / 1000) + sessionLifetimeSeconds;
-    void reply.setCookie(sessionCookieName, sessionCookieValue(user.id, expiresAtSeconds), {
-      signed: true,
-      httpOnly: true,
-      sameSite: 'strict',
-      // Secure whenever the request came over HTTPS (directly or through a proxy), so plain-HTTP local use still works.
-      secure: 'auto',
-      path: '/',
-      maxAge: sessionLifetimeSeconds,
+    scope.post('/api/user/login', { config }, async (request, reply) => {
+      const body = parseRequestBody(loginBodySchema, request.body);
+      const stored = await services.repositories.users.passwordHashOf(body.username);
+      if (stored === undefined || stored.passwordHash === null) {
+        // No such user, or one without a password (root before one is set): never a match, but just as slow.
+        timingDecoy ??= hashPassword(randomBytes(32).toString('hex'));
+        await verifyPassword(body.password, await timingDecoy);
+        throw new GatewayError('invalid_api_key', invalidCredentials);
+      }
+      if (!(await verifyPassword(body.password, stored.passwordHash))) throw new GatewayError('invalid_api_key', invalidCredentials);
+      const user = await services.repositories.users.get(stored.id);
+      if (user === undefined) throw new GatewayError('invalid_api_key', invalidCredentials);
+      if (!user.enabled) throw new GatewayError('user_disabled', 'This account has been disabled.');
+      const expiresAtSeconds = Math.floor(services.now() / 1000) + sessionLifetimeSeconds;
+      void reply.setCookie(sessionCookieName, sessionCookieValue(user.id, expiresAtSeconds), {
+        signed: true,
+        httpOnly: true,
+        sameSite: 'strict',
+        // Secure whenever the request came over HTTPS (directly or through a proxy), so plain-HTTP local use still works.
+        secure: 'auto',
+        path: '/',
+        maxAge: sessionLifetimeSeconds,
+      });
+      return successEnvelope(sessionUserView(user));
     });
-    return successEnvelope(sessionUserView(user));
-  });
 
-  app.post('/api/user/logout', { config }, async (_request, reply) => {
-    void reply.clearCookie(sessionCookieName, { path: '/', httpOnly: true, sameSite: 'strict', secure: 'auto' });
-    return successEnvelope(null);
-  });
+    scope.post('/api/user/logout', { config }, async (_request, reply) => {
+      void reply.clearCookie(sessionCookieName, { path: '/', httpOnly: true, sameSite: 'strict', secure: 'auto' });
+      return successEnvelope(null);
+    });
 
-  app.get('/api/user/self', { config, preHandler: authenticateSession(services) }, async (request) => {
-    const user = request.sessionUser;
-    if (user === undefined) throw new Error('self runs after authenticateSession');
-    return successEnvelope({
-      ...sessionUserView(user),
-      quota: user.quota,
-      unlimited_quota: user.unlimitedQuota,
-      used_quota: user.usedQuota,
-      request_count: user.requestCount,
+    scope.get('/api/user/self', { config, preHandler: authenticateSession(services) }, async (request) => {
+      const user = request.sessionUser;
+      if (user === undefined) throw new Error('self runs after authenticateSession');
+      return successEnvelope({
+        ...sessionUserView(user),
+        quota: user.quota,
+        unlimited_quota: user.unlimitedQuota,
+        used_quota: user.usedQuota,
+        request_count: user.requestCount,
+      });
     });
   });
 }
