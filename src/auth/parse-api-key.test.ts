@@ -40,7 +40,17 @@ describe('bearerValue', () => {
     expect(bearerValue(`bearer   ${key48}  `)).toBe(key48);
   });
 
-  it.each([undefined, '', 'Basic dXNlcjpwYXNz', 'Bearer', `Token ${key48}`])('answers undefined for %j', (header) => {
+  it.each([
+    [`Bearer \u00a0${key48}`, key48],
+    [`Bearer ${key48}\t`, key48],
+    [`Bearer \t${key48}`, key48],
+    ['Bearer a b', 'a b'],
+    [`Bearer ${key48}`, key48],
+  ])('reads %j as the regular expression does, plain form or not', (header, expected) => {
+    expect(bearerValue(header)).toBe(expected);
+  });
+
+  it.each([undefined, '', 'Basic dXNlcjpwYXNz', 'Bearer', 'Bearer ', `Token ${key48}`])('answers undefined for %j', (header) => {
     expect(bearerValue(header)).toBeUndefined();
   });
 });

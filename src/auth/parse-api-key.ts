@@ -23,6 +23,15 @@ export function parseApiKey(raw: string): ParsedApiKey | undefined {
 /** The Bearer value of an Authorization header, or undefined when the header is absent or not Bearer. */
 export function bearerValue(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
+  // The usual form, `Bearer <key>` with nothing around it, is read without the regular expression (same answer).
+  if (header.startsWith('Bearer ') && header.length > 7 && !isBlank(header.charCodeAt(7)) && !isBlank(header.charCodeAt(header.length - 1))) {
+    return header.slice(7);
+  }
   const match = /^Bearer\s+(.+)$/i.exec(header.trim());
   return match?.[1]?.trim();
+}
+
+/** Whether trim() or a regular expression's \s would take this character (header values are Latin-1). */
+function isBlank(code: number): boolean {
+  return code <= 0x20 || code === 0xa0 || code >= 0x1680;
 }

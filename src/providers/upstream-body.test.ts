@@ -147,4 +147,32 @@ describe('UpstreamBody', () => {
     atBound.complete();
     expect((await atBound.bytes()).toString()).toBe('0123456789');
   });
+
+  it('reads whole what it held and what comes after, resuming an upstream that waited, as the only reader', async () => {
+    const { body, calls } = createBody(4);
+    expect(body.push(Buffer.from('abcd'))).toBe(false);
+    const read = body.bytes();
+    // Held past the high-water mark: undici waited, and is asked to go on at once.
+    expect(calls.resumed).toBe(1);
+    await expect(body.bytes()).rejects.toThrow('already being read');
+    expect(body.push(Buffer.from('efgh'))).toBe(true);
+    body.complete();
+    expect((await read).toString()).toBe('abcdefgh');
+    expect(calls.aborted).toEqual([]);
+  });
+
+  it('rejects a whole-body read when the body fails or is destroyed before its end', async () => {
+    const failing = createBody().body;
+    const failed = failing.bytes();
+    failing.push(Buffer.from('part'));
+    failing.fail(new Error('other side closed'));
+    await expect(failed).rejects.toThrow('other side closed');
+
+    const { body, calls } = createBody();
+    const destroyed = body.bytes();
+    body.push(Buffer.from('part'));
+    body.destroy();
+    await expect(destroyed).rejects.toThrow('Premature close');
+    expect(calls.aborted).toHaveLength(1);
+  });
 });

@@ -10,6 +10,13 @@ export class UpstreamBodyTooLarge extends Error {
   }
 }
 
+interface WholeRead {
+  chunks: Buffer[];
+  size: number;
+  resolve(bytes: Buffer): void;
+  reject(error: Error): void;
+}
+
 /**
  * An upstream answer's body as undici's dispatcher hands it over, chunk by chunk, with the part of a
  * Readable the relay uses: 'data' / 'end' / 'error' / 'close' events, pause(), resume(), destroy(),
@@ -24,6 +31,8 @@ export class UpstreamBodyTooLarge extends Error {
  *   are held (pausing and resuming the parser for every small answer cost more than it saved).
  * - destroy() before the end aborts the upstream request, so its connection is not reused half-read.
  * - An error is emitted only to 'error' listeners (none: it is kept in `errored`), never thrown.
+ * - A whole-body read (bytes/text/json) is the body's only reader: it takes the chunks as undici hands them
+ *   over, with no 'data' events and no tick (a non-streaming answer is read this way on every request).
  */
 export class UpstreamBody extends EventEmitter {
   errored: Error | null = null;
@@ -36,6 +45,8 @@ export class UpstreamBody extends EventEmitter {
   private paused = false;
   private ended = false;
   private endEmitted = false;
+  /** A whole-body read in progress: chunks go straight to it, with no events and no tick. */
+  private whole: WholeRead | undefined;
 
   constructor(
     /** Tells undici to read the socket again after push() returned false. */
@@ -61,6 +72,7 @@ export class UpstreamBody extends EventEmitter {
   /** From the dispatcher: one chunk. False asks undici to stop reading until resumeUpstream(). */
   push(chunk: Buffer): boolean {
     if (this.destroyed) return false;
+    if (this.whole !== undefined) return this.collect(this.whole, chunk);
     if (!this.flowing || this.paused || this.held.length > 0) {
       this.held.push(chunk);
       this.heldBytes += chunk.length;
@@ -76,7 +88,8 @@ export class UpstreamBody extends EventEmitter {
   complete(): void {
     if (this.destroyed) return;
     this.ended = true;
-    if (this.flowing && !this.paused && this.held.length === 0) this.emitEnd();
+    if (this.whole !== undefined) this.finishWhole(this.whole);
+    else if (this.flowing && !this.paused && this.held.length === 0) this.emitEnd();
   }
 
   /** From the dispatcher: the request failed after the headers (reset, body timeout, abort). */
@@ -86,6 +99,7 @@ export class UpstreamBody extends EventEmitter {
     this.errored = error;
     this.held = [];
     this.heldBytes = 0;
+    this.abandonWhole(error);
     if (this.listenerCount('error') > 0) this.emit('error', error);
     this.emit('close');
   }
@@ -108,6 +122,7 @@ export class UpstreamBody extends EventEmitter {
     this.destroyed = true;
     this.held = [];
     this.heldBytes = 0;
+    this.abandonWhole(new Error('Premature close'));
     if (!this.ended) this.abortUpstream(error ?? new Error('The upstream body was destroyed before its end'));
     process.nextTick(() => this.emit('close'));
     return this;
@@ -122,29 +137,20 @@ export class UpstreamBody extends EventEmitter {
     return new Promise((resolve, reject) => {
       if (this.errored !== null) return reject(this.errored);
       if (this.destroyed) return reject(new Error('Premature close'));
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let ended = false;
-      this.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > this.maxWholeBytes) {
-          const tooLarge = new UpstreamBodyTooLarge(this.maxWholeBytes);
-          chunks.length = 0;
-          reject(tooLarge);
-          this.destroy(tooLarge);
-          return;
-        }
-        chunks.push(chunk);
-      });
-      this.once('end', () => {
-        ended = true;
-        resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
-      });
-      this.once('error', reject);
-      // 'close' follows 'end' too: only an early one is a failure (and only then is an Error built).
-      this.once('close', () => {
-        if (!ended) reject(this.errored ?? new Error('Premature close'));
-      });
+      if (this.flowing || this.whole !== undefined) return reject(new Error('The upstream body is already being read'));
+      // The only reader from here on: what is held is taken at once, the rest as it comes (push).
+      const whole: WholeRead = { chunks: [], size: 0, resolve, reject };
+      this.whole = whole;
+      this.flowing = true;
+      const held = this.held;
+      this.held = [];
+      this.heldBytes = 0;
+      for (const chunk of held) if (!this.collect(whole, chunk)) return;
+      if (this.ended) this.finishWhole(whole);
+      else if (this.upstreamWaits) {
+        this.upstreamWaits = false;
+        this.resumeUpstream();
+      }
     });
   }
 
@@ -154,6 +160,33 @@ export class UpstreamBody extends EventEmitter {
 
   async json(): Promise<unknown> {
     return JSON.parse(await this.text());
+  }
+
+  /** One chunk into the whole-body read; past the bound the read fails and the body is destroyed. */
+  private collect(whole: WholeRead, chunk: Buffer): boolean {
+    whole.size += chunk.length;
+    if (whole.size <= this.maxWholeBytes) {
+      whole.chunks.push(chunk);
+      return true;
+    }
+    const tooLarge = new UpstreamBodyTooLarge(this.maxWholeBytes);
+    this.abandonWhole(tooLarge);
+    this.destroy(tooLarge);
+    return false;
+  }
+
+  private finishWhole(whole: WholeRead): void {
+    this.whole = undefined;
+    whole.resolve(whole.chunks.length === 1 ? (whole.chunks[0] as Buffer) : Buffer.concat(whole.chunks, whole.size));
+    this.emitEnd();
+  }
+
+  private abandonWhole(error: Error): void {
+    const whole = this.whole;
+    if (whole === undefined) return;
+    this.whole = undefined;
+    whole.chunks = [];
+    whole.reject(error);
   }
 
   private deliverHeld(): void {

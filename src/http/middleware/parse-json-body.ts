@@ -39,6 +39,8 @@ const protoKey = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:
 const constructorKey = /"(?:c|\\u0063)(?:o|\\u006[Ff])(?:n|\\u006[Ee])(?:s|\\u0073)(?:t|\\u0074)(?:r|\\u0072)(?:u|\\u0075)(?:c|\\u0063)(?:t|\\u0074)(?:o|\\u006[Ff])(?:r|\\u0072)"\s*:/;
 
 function poisonedKeyOf(text: string, value: unknown): string | undefined {
+  // Without a \u escape either key can only be written literally: two plain searches settle most bodies.
+  if (!text.includes('\\u') && !text.includes('__proto__') && !text.includes('constructor')) return undefined;
   if (!protoKey.test(text) && !constructorKey.test(text)) return undefined;
   const pending: unknown[] = [value];
   while (pending.length > 0) {
