@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+/**
+ * Instructions per request, counted by valgrind (callgrind), for builds too close to tell apart by CPU time.
+ *
+ * On a shared VM the gateway's CPU per request moves by ±20 % from one 5 s round to the next (BENCHMARKS.md,
+ * session 8); the number of instructions its main thread executes per request moves by ~±1.5 %. For each
+ * build directory given (a checkout or a copy holding `dist/`, `package.json` and `node_modules`): the
+ * fake upstream, the gateway under `valgrind --tool=callgrind` with instrumentation off, a warm-up of
+ * `--warm` requests (the JIT settles), then instrumentation on for `--requests` requests at 50 connections,
+ * and a dump per thread. Prints, per build, the main thread's and all threads' instructions per request
+ * (the other threads are V8's compiler and GC helpers, whose share varies far more).
+ *
+ * Compare builds only at the same settings: fewer requests or a shorter warm-up leave more of the JIT's
+ * work in the window (500 after 3,000 counted ~10 % more per request than 1,000 after 5,000).
+ *
+ * Usage: node bench/instructions.mjs [--stream] [--requests 1000] [--warm 5000] [--keep DIR] [BUILD_DIR ...]
+ *   (no build directory: this checkout). `--keep DIR` keeps each build's main-thread callgrind file and the
+ *   gateway's perf map (`--perf-basic-prof`, which names JIT frames) in DIR, for callgrind_annotate.
+ * Needs valgrind and `npm run build`. Slow: ~1 min per build for chat at the defaults.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { writeGatewayConfig, benchModel } from './lib/gateway.mjs';
+import { runJsonChild, sleep, startProcess, stopProcess, waitForLine } from './lib/processes.mjs';
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const { values: options, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    stream: { type: 'boolean', default: false },
+    requests: { type: 'string', default: '1000' },
+    warm: { type: 'string', default: '5000' },
+    keep: { type: 'string' },
+  },
+});
+const builds = positionals.length > 0 ? positionals.map((path) => resolve(path)) : [resolve(benchDir, '..')];
+const requests = Number(options.requests);
+// valgrind names its vgdb pipes after USER and HOST; callgrind_control must see the same two.
+const vgEnv = { USER: process.env.USER ?? 'bench', HOST: '127.0.0.1' };
+const control = (pid, ...args) => execFileSync('callgrind_control', [...args, String(pid)], { env: { ...process.env, ...vgEnv }, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+
+const chat = { model: benchModel, messages: [{ role: 'system', content: 'You are a helpful assistant.' }, { role: 'user', content: 'Say hello in five words.' }] };
+const body = options.stream ? { ...chat, stream: true, stream_options: { include_usage: true }, bench: { chunks: 20 } } : chat;
+
+const fake = startProcess('fake-upstream', process.execPath, [join(benchDir, 'fake-upstream.mjs'), '--port', '0'], { core: 1 });
+const fakeUrl = JSON.parse(await waitForLine(fake, (line) => line.startsWith('{"listening"'))).listening;
+
+try {
+  for (const build of builds) console.log(await measure(build));
+} finally {
+  await stopProcess(fake);
+}
+
+async function measure(build) {
+  const cli = join(build, 'dist', 'cli', 'relay.js');
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` there first`);
+  const workDir = mkdtempSync(join(tmpdir(), 'relay-instructions-'));
+  const { path: configPath, tokenKey } = writeGatewayConfig(workDir, fakeUrl);
+  const secret = 'unified-relay-bench-secret-not-for-production';
+  const env = {
+    ...vgEnv,
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: `sqlite:${join(workDir, 'relay.db')}`,
+    RELAY_CONFIG: configPath,
+    LOG_LEVEL: 'warn',
+    NODE_NAME: 'bench-instructions',
+    SESSION_SECRET: secret,
+    CRYPTO_SECRET: secret,
+  };
+  const out = join(workDir, 'callgrind.out');
+  const valgrindArgs = ['--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${out}`];
+  const nodeFlags = options.keep === undefined ? [] : ['--perf-basic-prof'];
+  const gateway = startProcess('gateway', 'valgrind', [...valgrindArgs, process.execPath, ...nodeFlags, cli, 'serve'], { core: 0, env, cwd: workDir });
+  try {
+    const line = await waitForLine(gateway, (text) => text.startsWith('Unified Relay listening on '), 600_000);
+    const url = `${/listening on (\S+)/.exec(line)[1].replace('0.0.0.0', '127.0.0.1')}/v1/chat/completions`;
+    const load = (amount) => runJsonChild('load', join(benchDir, 'lib', 'fixed-load.mjs'), { url, headers: { authorization: `Bearer ${tokenKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body), connections: 50, amount }, { core: 1 });
+    await load(Number(options.warm));
+    await sleep(1000);
+    control(gateway.pid, '-i', 'on');
+    const result = await load(requests);
+    await sleep(300);
+    control(gateway.pid, '-d');
+    await sleep(500);
+    if (result.failed > 0) throw new Error(`${result.failed} of ${requests} requests failed`);
+    const perThread = readdirSync(workDir)
+      .filter((name) => name.startsWith('callgrind.out'))
+      .map((name) => ({ name, instructions: Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(join(workDir, name), 'utf8'))?.[1] ?? 0) }))
+      .filter((thread) => thread.instructions > 0);
+    const main = perThread.find((thread) => thread.name.endsWith('-01'));
+    if (main === undefined) throw new Error('callgrind wrote no file for the main thread');
+    if (options.keep !== undefined) {
+      mkdirSync(options.keep, { recursive: true });
+      const label = basename(build);
+      copyFileSync(join(workDir, main.name), join(options.keep, `${label}.callgrind`));
+      const map = `/tmp/perf-${gateway.pid}.map`;
+      if (existsSync(map)) copyFileSync(map, join(options.keep, `${label}.perf.map`));
+    }
+    const all = perThread.reduce((sum, thread) => sum + thread.instructions, 0);
+    const k = (instructions) => `${(instructions / result.ok / 1000).toFixed(1)}k`;
+    return `${build}: ${options.stream ? 'streams' : 'chat'}, ${result.ok} requests; main thread ${k(main.instructions)} instructions per request, all threads ${k(all)}`;
+  } finally {
+    await stopProcess(gateway, 60_000);
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
