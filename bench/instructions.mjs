@@ -3,12 +3,14 @@
  * Instructions per request, counted by valgrind (callgrind), for builds too close to tell apart by CPU time.
  *
  * On a shared VM the gateway's CPU per request moves by ±20 % from one 5 s round to the next (BENCHMARKS.md,
- * session 8); the number of instructions its main thread executes per request moves by ~±1.5 %. For each
- * build directory given (a checkout or a copy holding `dist/`, `package.json` and `node_modules`): the
- * fake upstream, the gateway under `valgrind --tool=callgrind` with instrumentation off, a warm-up of
- * `--warm` requests (the JIT settles), then instrumentation on for `--requests` requests at 50 connections,
- * and a dump per thread. Prints, per build, the main thread's and all threads' instructions per request
- * (the other threads are V8's compiler and GC helpers, whose share varies far more).
+ * session 8); the number of instructions its main thread executes per request mostly moves by ~±1.5 %
+ * (but a run now and then lands ~6 % off: run each build three times or more, alternating, and compare
+ * medians). For each build directory given (a checkout or a copy holding `dist/`, `package.json` and
+ * `node_modules`): the fake upstream, the gateway under `valgrind --tool=callgrind` with instrumentation
+ * off, a warm-up of `--warm` requests (the JIT settles), then instrumentation on for `--requests` requests
+ * at 50 connections, and a dump per thread. Prints, per build, the main thread's and all threads'
+ * instructions per request (the other threads are V8's compiler and GC helpers, whose share varies far
+ * more).
  *
  * Compare builds only at the same settings: fewer requests or a shorter warm-up leave more of the JIT's
  * work in the window (500 after 3,000 counted ~10 % more per request than 1,000 after 5,000).
