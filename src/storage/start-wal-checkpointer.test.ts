@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -93,6 +93,43 @@ describe('the WAL checkpoint worker', () => {
     await sleep(300);
     expect(walGeneration()).toBe(idle);
     expect((connection.prepare('select count(*) as count from filler').get() as { count: number }).count).toBe(3);
+  });
+
+  it('writes only to start the WAL over, never a frame into a WAL the serving connection keeps writing', async () => {
+    handle = await createDatabase(`sqlite:${file}`, { walCheckpoint: { intervalMs: 20 } });
+    await sql`select 1`.execute(handle.db);
+    await eventually('the serving connection to hand checkpoints to the worker', () => automaticCheckpointPages() === 10_000);
+    const connection = handle.sqliteConnection!;
+    connection.exec('create table filler (id integer primary key, payload blob)');
+    const insert = connection.prepare('insert into filler (payload) values (randomblob(100))');
+    const wal = openSync(`${file}-wal`, 'r');
+    const header = Buffer.alloc(24);
+    // The checkpoint sequence number and salts: they change exactly when the WAL starts over.
+    const walGeneration = () => (readSync(wal, header, 0, 24, 0), header.subarray(12, 24).toString('hex'));
+    // data_version changes when another connection committed: here only the worker can.
+    const version = () => connection.pragma('data_version', { simple: true });
+    let previous = { version: version(), generation: walGeneration() };
+    let workerWrites = 0;
+    let appendedByWorker = 0;
+    // Commits back to back for 40 of the worker's intervals; it runs on its own thread meanwhile (its
+    // checkpoints overlap these commits, except in the pauses a collection makes).
+    const until = Date.now() + 800;
+    try {
+      while (Date.now() < until) {
+        insert.run();
+        const now = { version: version(), generation: walGeneration() };
+        if (now.version !== previous.version) {
+          workerWrites += 1;
+          if (now.generation === previous.generation) appendedByWorker += 1;
+        }
+        previous = now;
+      }
+    } finally {
+      closeSync(wal);
+    }
+    // Before: a write after every complete checkpoint, most of them a frame appended to a WAL in use, each
+    // discarding the serving connection's page cache and holding the write lock its BEGIN then slept on.
+    expect(appendedByWorker, `${workerWrites} writes by the worker`).toBe(0);
   });
 
   it('keeps a backstop: past backstopPages of WAL the serving connection checkpoints itself', async () => {

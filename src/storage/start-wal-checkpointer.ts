@@ -32,8 +32,12 @@ const connection = new Database(workerData.file);
 connection.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 connection.pragma('journal_mode = WAL');
 // A write that changes nothing but page 1: the first write after a complete checkpoint starts the WAL over.
-const startWalOver = connection.transaction(() => {
+// Only if no other connection has committed since \`sinceVersion\` (read again under the write lock): then
+// the checkpoint before it copied every frame. Otherwise it commits nothing at all.
+const startWalOver = connection.transaction((sinceVersion) => {
+  if (connection.pragma('data_version', { simple: true }) !== sinceVersion) return false;
   connection.pragma('user_version = ' + connection.pragma('user_version', { simple: true }));
+  return true;
 });
 // Other connections' commits since the last look (data_version ignores this connection's own).
 let seenVersion;
@@ -50,10 +54,13 @@ const timer = setInterval(() => {
   const [state] = connection.pragma('wal_checkpoint(PASSIVE)');
   // Every frame copied: the next write starts the WAL over, and SQLite fsyncs the new WAL header in that
   // commit. Make it this connection's, not a request's on the event loop (~1 ms per checkpoint at low load).
-  if (state !== undefined && state.busy === 0 && state.log > 0 && state.checkpointed === state.log) {
+  // Only when nobody committed during the checkpoint: frames written meanwhile keep the WAL from starting
+  // over, and this write would only add a frame, discard the serving connection's page cache and hold the
+  // write lock its next BEGIN IMMEDIATE then sleeps on (under steady load that was every interval).
+  const quiet = connection.pragma('data_version', { simple: true }) === version;
+  if (quiet && state !== undefined && state.busy === 0 && state.log > 0 && state.checkpointed === state.log) {
     try {
-      startWalOver.immediate();
-      startedOver = true;
+      startedOver = startWalOver.immediate(version);
     } catch {
       // Busy past busy_timeout: the serving connection is writing, and starts the WAL over itself.
     }
@@ -74,7 +81,8 @@ parentPort.postMessage('ready');
  * there (5–9 ms) every 100–200 requests — the one-connection p99. Here a worker thread with a connection
  * of its own checkpoints (PASSIVE) on a timer, and when a checkpoint has copied every frame, writes once
  * itself (page 1, unchanged) so that the WAL starts over in its commit: the first commit of a new WAL
- * fsyncs the WAL header, and under light load that was the next request's reserve, every 500 ms. Once the
+ * fsyncs the WAL header, and under light load that was the next request's reserve, every 500 ms (only when
+ * nobody committed during the checkpoint: otherwise the WAL cannot start over, see the worker). Once the
  * worker is running, the serving connection's automatic checkpoint moves from every 1,000 WAL pages to a
  * backstop every `backstopPages` (10,000, ~40 MB): the worker has copied most pages by then, so the rare
  * backstop checkpoint is short, and the WAL stays bounded even when writes never pause long enough for it
