@@ -49,6 +49,16 @@ describe('the WAL checkpoint worker', () => {
     })();
   };
 
+  /** The database with its worker running (every 20 ms), a `filler` table and an insert of one small row. */
+  const startWithSmallRows = async () => {
+    handle = await createDatabase(`sqlite:${file}`, { walCheckpoint: { intervalMs: 20 } });
+    await sql`select 1`.execute(handle.db);
+    await eventually('the serving connection to hand checkpoints to the worker', () => automaticCheckpointPages() === 10_000);
+    const connection = handle.sqliteConnection!;
+    connection.exec('create table filler (id integer primary key, payload blob)');
+    return { connection, insert: connection.prepare('insert into filler (payload) values (randomblob(100))') };
+  };
+
   it('takes checkpoints over from the serving connection and keeps the WAL bounded', async () => {
     handle = await createDatabase(`sqlite:${file}`, { walCheckpoint: { intervalMs: 20 } });
     await sql`select 1`.execute(handle.db);
@@ -70,12 +80,7 @@ describe('the WAL checkpoint worker', () => {
   });
 
   it('starts the WAL over on its own connection after a complete checkpoint, so no request commit pays the header fsync', async () => {
-    handle = await createDatabase(`sqlite:${file}`, { walCheckpoint: { intervalMs: 20 } });
-    await sql`select 1`.execute(handle.db);
-    await eventually('the serving connection to hand checkpoints to the worker', () => automaticCheckpointPages() === 10_000);
-    const connection = handle.sqliteConnection!;
-    connection.exec('create table filler (id integer primary key, payload blob)');
-    const insert = connection.prepare('insert into filler (payload) values (randomblob(100))');
+    const { connection, insert } = await startWithSmallRows();
     // The WAL header's checkpoint sequence number and salts (bytes 12–24) change exactly when the WAL starts over.
     const walGeneration = () => readFileSync(`${file}-wal`).subarray(12, 24).toString('hex');
     insert.run();
@@ -96,12 +101,7 @@ describe('the WAL checkpoint worker', () => {
   });
 
   it('writes only to start the WAL over, never a frame into a WAL the serving connection keeps writing', async () => {
-    handle = await createDatabase(`sqlite:${file}`, { walCheckpoint: { intervalMs: 20 } });
-    await sql`select 1`.execute(handle.db);
-    await eventually('the serving connection to hand checkpoints to the worker', () => automaticCheckpointPages() === 10_000);
-    const connection = handle.sqliteConnection!;
-    connection.exec('create table filler (id integer primary key, payload blob)');
-    const insert = connection.prepare('insert into filler (payload) values (randomblob(100))');
+    const { connection, insert } = await startWithSmallRows();
     const wal = openSync(`${file}-wal`, 'r');
     const header = Buffer.alloc(24);
     // The checkpoint sequence number and salts: they change exactly when the WAL starts over.
