@@ -26,8 +26,9 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { writeGatewayConfig, benchModel } from './lib/gateway.mjs';
+import { startGateway, writeGatewayConfig } from './lib/gateway.mjs';
 import { runJsonChild, sleep, startProcess, stopProcess, waitForLine } from './lib/processes.mjs';
+import { chatBody, streamBody } from './lib/requests.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const { values: options, positionals } = parseArgs({
@@ -45,8 +46,7 @@ const requests = Number(options.requests);
 const vgEnv = { USER: process.env.USER ?? 'bench', HOST: '127.0.0.1' };
 const control = (pid, ...args) => execFileSync('callgrind_control', [...args, String(pid)], { env: { ...process.env, ...vgEnv }, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
 
-const chat = { model: benchModel, messages: [{ role: 'system', content: 'You are a helpful assistant.' }, { role: 'user', content: 'Say hello in five words.' }] };
-const body = options.stream ? { ...chat, stream: true, stream_options: { include_usage: true }, bench: { chunks: 20 } } : chat;
+const body = options.stream ? streamBody({ chunks: 20 }) : chatBody;
 
 const fake = startProcess('fake-upstream', process.execPath, [join(benchDir, 'fake-upstream.mjs'), '--port', '0'], { core: 1 });
 const fakeUrl = JSON.parse(await waitForLine(fake, (line) => line.startsWith('{"listening"'))).listening;
@@ -58,32 +58,16 @@ try {
 }
 
 async function measure(build) {
-  const cli = join(build, 'dist', 'cli', 'relay.js');
-  if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` there first`);
   const workDir = mkdtempSync(join(tmpdir(), 'relay-instructions-'));
   const { path: configPath, tokenKey } = writeGatewayConfig(workDir, fakeUrl);
-  const secret = 'unified-relay-bench-secret-not-for-production';
-  const env = {
-    ...vgEnv,
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    NODE_ENV: 'production',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL: `sqlite:${join(workDir, 'relay.db')}`,
-    RELAY_CONFIG: configPath,
-    LOG_LEVEL: 'warn',
-    NODE_NAME: 'bench-instructions',
-    SESSION_SECRET: secret,
-    CRYPTO_SECRET: secret,
-  };
   const out = join(workDir, 'callgrind.out');
-  const valgrindArgs = ['--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${out}`];
+  const launcher = ['valgrind', '--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${out}`];
   const nodeFlags = options.keep === undefined ? [] : ['--perf-basic-prof'];
-  const gateway = startProcess('gateway', 'valgrind', [...valgrindArgs, process.execPath, ...nodeFlags, cli, 'serve'], { core: 0, env, cwd: workDir });
+  let gateway;
   try {
-    const line = await waitForLine(gateway, (text) => text.startsWith('Unified Relay listening on '), 600_000);
-    const url = `${/listening on (\S+)/.exec(line)[1].replace('0.0.0.0', '127.0.0.1')}/v1/chat/completions`;
+    const started = await startGateway({ repoRoot: build, directory: workDir, configPath, databaseUrl: `sqlite:${join(workDir, 'relay.db')}`, core: 0, nodeFlags, launcher, extraEnv: vgEnv, startTimeoutMs: 600_000 });
+    gateway = started.handle;
+    const url = `${started.url}/v1/chat/completions`;
     const load = (amount) => runJsonChild('load', join(benchDir, 'lib', 'fixed-load.mjs'), { url, headers: { authorization: `Bearer ${tokenKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body), connections: 50, amount }, { core: 1 });
     await load(Number(options.warm));
     await sleep(1000);
@@ -110,7 +94,7 @@ async function measure(build) {
     const k = (instructions) => `${(instructions / result.ok / 1000).toFixed(1)}k`;
     return `${build}: ${options.stream ? 'streams' : 'chat'}, ${result.ok} requests; main thread ${k(main.instructions)} instructions per request, all threads ${k(all)}`;
   } finally {
-    await stopProcess(gateway, 60_000);
+    if (gateway !== undefined) await stopProcess(gateway, 60_000);
     rmSync(workDir, { recursive: true, force: true });
   }
 }

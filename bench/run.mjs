@@ -22,7 +22,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
-import { benchModel, cliSupportsWorkers, startGateway, writeGatewayConfig } from './lib/gateway.mjs';
+import { cliSupportsWorkers, startGateway, writeGatewayConfig } from './lib/gateway.mjs';
+import { chatBody, streamBody } from './lib/requests.mjs';
 import { coreBusyPercent, coreTimes, cpuMeter, establishedTo, rssMb, samplePeak, waitForQuiet, runJsonChild, sampleRss, sleep, startProcess, stopProcess, tasksetAvailable, waitForLine } from './lib/processes.mjs';
 import { gatewayFirstTokens } from './lib/gateway-log.mjs';
 import { connectInspector } from './lib/inspector.mjs';
@@ -114,19 +115,6 @@ function fail(message) {
 }
 
 const log = (line) => process.stdout.write(`[bench] ${line}\n`);
-
-// ---- Requests ----
-const chatBody = {
-  model: benchModel,
-  messages: [
-    { role: 'system', content: 'You are a helpful assistant.' },
-    { role: 'user', content: 'Say hello in five words.' },
-  ],
-};
-// The client asks for usage itself, so the gateway passes the body through untouched and the client gets
-// the same bytes directly and through the gateway (without it the gateway re-serializes the body once to
-// ask the upstream for usage, and drops the usage chunk on the way back).
-const streamBody = (bench) => ({ ...chatBody, stream: true, stream_options: { include_usage: true }, bench });
 
 // ---- Runs ----
 const workDir = mkdtempSync(join(tmpdir(), 'relay-bench-'));

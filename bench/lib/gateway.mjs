@@ -57,9 +57,10 @@ export function writeGatewayConfig(directory, upstreamUrl) {
 
 /**
  * Starts the built gateway. `databaseUrl` and `redisUrl` choose the storage; `nodeFlags` go to node
- * (e.g. --cpu-prof), `serveArgs` to `relay serve` (e.g. --workers 2).
+ * (e.g. --cpu-prof), `serveArgs` to `relay serve` (e.g. --workers 2); `launcher` runs node under another
+ * program (e.g. valgrind and its arguments), with `extraEnv` added to the gateway's environment.
  */
-export async function startGateway({ repoRoot, directory, configPath, databaseUrl, redisUrl, core, nodeFlags = [], serveArgs = [], name = 'gateway' }) {
+export async function startGateway({ repoRoot, directory, configPath, databaseUrl, redisUrl, core, nodeFlags = [], serveArgs = [], name = 'gateway', launcher = [], extraEnv = {}, startTimeoutMs = 120_000 }) {
   const cli = join(repoRoot, 'dist', 'cli', 'relay.js');
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` first`);
   // Fixed, so that a persistent database (--pg) can decrypt the channel key a previous run stored.
@@ -76,11 +77,13 @@ export async function startGateway({ repoRoot, directory, configPath, databaseUr
     NODE_NAME: `bench-${process.pid}`,
     SESSION_SECRET: secret,
     CRYPTO_SECRET: secret,
+    ...extraEnv,
   };
   if (redisUrl !== undefined) env.REDIS_URL = redisUrl;
   // The working directory is the run's temp directory, so no .env of the checkout leaks in.
-  const handle = startProcess(name, process.execPath, [...nodeFlags, cli, 'serve', ...serveArgs], { core, env, cwd: directory });
-  const line = await waitForLine(handle, (text) => text.startsWith('Unified Relay listening on '), 120_000);
+  const [command, ...launcherArgs] = [...launcher, process.execPath];
+  const handle = startProcess(name, command, [...launcherArgs, ...nodeFlags, cli, 'serve', ...serveArgs], { core, env, cwd: directory });
+  const line = await waitForLine(handle, (text) => text.startsWith('Unified Relay listening on '), startTimeoutMs);
   const url = /listening on (\S+)/.exec(line)[1];
   return { handle, url: url.replace('0.0.0.0', '127.0.0.1') };
 }
