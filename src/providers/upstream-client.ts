@@ -4,7 +4,8 @@ import type { UpstreamFailure } from '../routing/classify-upstream-failure.js';
 import type { ClientAbortSignal } from './client-abort-signal.js';
 import { defaultMaxWholeBodyBytes, UpstreamBody } from './upstream-body.js';
 
-export interface UpstreamTimeouts {
+/** The three timeouts of issue #3, and the bound of a whole-body read. */
+export interface UpstreamClientOptions {
   connectMs: number;
   /** Time until the response headers arrive. */
   firstByteMs: number;
@@ -47,12 +48,14 @@ export const upstreamConnectionsPerOrigin = 4096;
  */
 export class UpstreamClient {
   private readonly agent: Agent;
+  private readonly maxWholeBodyBytes: number;
 
-  constructor(private readonly timeouts: UpstreamTimeouts) {
+  constructor(options: UpstreamClientOptions) {
+    this.maxWholeBodyBytes = options.maxWholeBodyBytes ?? defaultMaxWholeBodyBytes;
     this.agent = new Agent({
-      connect: { timeout: timeouts.connectMs },
-      headersTimeout: timeouts.firstByteMs,
-      bodyTimeout: timeouts.idleMs,
+      connect: { timeout: options.connectMs },
+      headersTimeout: options.firstByteMs,
+      bodyTimeout: options.idleMs,
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 600_000,
       connections: upstreamConnectionsPerOrigin,
@@ -74,7 +77,7 @@ export class UpstreamClient {
         resolve({ ok: false, failure: describeFailure(error) });
         return;
       }
-      const dispatch = new UpstreamDispatch(request.signal, resolve, this.timeouts.maxWholeBodyBytes ?? defaultMaxWholeBodyBytes);
+      const dispatch = new UpstreamDispatch(request.signal, resolve, this.maxWholeBodyBytes);
       try {
         this.agent.dispatch({ origin: target.origin, path: target.path, method: request.method, headers: request.headers, body: request.body }, dispatch);
       } catch (error) {
