@@ -434,16 +434,23 @@ async function streamPair(direct, relay, spec) {
 
 /**
  * Mixed non-streaming + streaming load for the soak; RSS sampled every second. The retained V8 heap (after
- * a forced full GC, through the inspector) is read at 10 %, 40 %, 70 % of the soak and after it: growing
- * RSS with a flat retained heap is the collector's laziness, a growing retained heap is a leak.
+ * a forced full GC, through the inspector) is read twice inside the middle half of the soak and after it:
+ * growing RSS with a flat retained heap is the collector's laziness, a growing retained heap is a leak.
  */
+/** When, as shares of the soak, the retained heap is read: inside the middle half, clear of both compared quarters. */
+const retainedHeapShares = [0.375, 0.54];
+
 async function soakRun(relay) {
   const inspector = await connectInspector(gateway.handle).catch((error) => {
     log(`  (no heap readings: ${error.message})`);
     return undefined;
   });
   const retainedHeap = [];
-  const checkpoints = inspector === undefined ? [] : [0.1, 0.4, 0.7].map((share) =>
+  // A forced full GC drops RSS by ~20 MB and restarts the old generation's sawtooth (~10 s per tooth at
+  // 50 connections), so no reading may fall in or just before the quarters compared below (10-32.5 % and
+  // 77.5-100 %). Session 9: a reading at 10 % lowered only the first quarter's median and turned a flat
+  // sawtooth into "growth" (BENCHMARKS.md).
+  const checkpoints = inspector === undefined ? [] : retainedHeapShares.map((share) =>
     setTimeout(() => {
       void inspector.heap({ gc: true }).then((heap) => retainedHeap.push([round(share * settings.soakSec, 1), round(heap.usedMb, 1)]), () => undefined);
     }, share * settings.soakSec * 1000),
