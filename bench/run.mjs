@@ -28,6 +28,7 @@ import { coreBusyPercent, coreTimes, cpuMeter, establishedTo, rssMb, samplePeak,
 import { gatewayFirstTokens } from './lib/gateway-log.mjs';
 import { connectInspector } from './lib/inspector.mjs';
 import { summarizeProfile } from './lib/profile-summary.mjs';
+import { calibrateHost } from './lib/host-calibration.mjs';
 import { evaluateTargets, updateBenchmarksMd } from './lib/report.mjs';
 import { median, round, slope } from './lib/stats.mjs';
 
@@ -129,6 +130,10 @@ async function main() {
   if (busy > cores * 0.25) log(`warning: load average ${busy.toFixed(2)} on ${cores} cores — other processes compete for the cores and the numbers will be noisy; run on a quiet machine`);
   log(`storage: ${storageLabel}; per scenario ${settings.durationSec} s (+${settings.warmupSec} s warm-up), soak ${settings.soakSec} s`);
 
+  const profiling = args.profile || args['profile-streaming'];
+  const host = profiling ? undefined : await calibrateHost(benchDir, { gatewayCore, loadCore });
+  if (host !== undefined) log(`idle cost: ${host.work.backToBackUs.p50} µs of JavaScript takes ${host.work.afterIdleUs.p50} µs after ${host.idleMs} ms idle (×${host.work.factor}); a loopback round trip between the cores ${host.roundTrip.backToBackUs.p50} µs, ${host.roundTrip.afterIdleUs.p50} µs after ${host.idleMs} ms idle`);
+
   fake = startProcess('fake-upstream', process.execPath, [fakeScript, '--port', '0'], { core: loadCore });
   started.push(fake);
   const fakeUrl = JSON.parse(await waitForLine(fake, (line) => line.startsWith('{"listening"'))).listening;
@@ -139,7 +144,7 @@ async function main() {
   const gatewayHeaders = { authorization: `Bearer ${tokenKey}`, 'content-type': 'application/json' };
   const directHeaders = { authorization: 'Bearer sk-bench-upstream-key', 'content-type': 'application/json' };
 
-  if (args.profile || args['profile-streaming']) return profileRun({ fakeUrl, databaseUrl, configPath, gatewayHeaders });
+  if (profiling) return profileRun({ fakeUrl, databaseUrl, configPath, gatewayHeaders });
 
   // The inspector (loopback, no session attached until scenario 6) lets the soak read the V8 heap.
   gateway = await startGateway({ repoRoot, directory: workDir, configPath, databaseUrl, redisUrl: storage.redisUrl, core: gatewayCore, nodeFlags: [...settings.nodeFlags, '--inspect=127.0.0.1:0'] });
@@ -153,7 +158,7 @@ async function main() {
   const results = {
     meta: {
       date: new Date().toISOString(),
-      machine: { cores, cpuModel, memoryGb: round(totalmem() / 2 ** 30, 1), loadAverageAtStart: loadavg().map((v) => round(v, 2)) },
+      machine: { cores, cpuModel, memoryGb: round(totalmem() / 2 ** 30, 1), loadAverageAtStart: loadavg().map((v) => round(v, 2)), idleCost: host },
       node: process.version,
       autocannon: readAutocannonVersion(),
       commit: gitCommit(),
