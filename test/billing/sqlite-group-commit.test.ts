@@ -179,4 +179,63 @@ describe('SqliteQuotaLedger group commit', () => {
     expect(outcomes.slice(10)).toEqual([{ ok: false, short: 'token' }, { ok: false, short: 'token' }]);
     expect(await balances(account)).toMatchObject({ token: 0, user: 999_000 });
   });
+
+  describe('settling what this instance reserved', () => {
+    /** Counts the reads of open reservations by `subject` (its prepared statement, wrapped). */
+    const countRowReads = (subject: SqliteQuotaLedger) => {
+      const statement = (subject as unknown as { statements: { openReservation: { get(...args: unknown[]): unknown } } }).statements.openReservation;
+      const read = statement.get.bind(statement);
+      const counter = { reads: 0 };
+      statement.get = (...args: unknown[]) => {
+        counter.reads += 1;
+        return read(...args);
+      };
+      return counter;
+    };
+    const sqliteLedger = (owner: string) => new SqliteQuotaLedger(database.handle.sqliteConnection!, owner);
+
+    it('takes the amount and wallets from memory instead of reading the row back, and reads the rows of reservations it did not make', async () => {
+      const account = await database.createAccount({ user: 10_000, token: 1_000 });
+      const channelId = await database.createChannel();
+      const first = sqliteLedger('node-a');
+      const reads = countRowReads(first);
+      expect(await first.reserve({ id: 'own', ...account, amount: 300 }, now)).toEqual({ ok: true });
+      expect(await first.settle('own', { actualAmount: 120, channelId }, now)).toEqual({ applied: true, charged: 120 });
+      expect(reads.reads).toBe(0);
+      // A reservation another instance made (or this one before a restart): its row is read.
+      const second = sqliteLedger('node-a');
+      expect(await second.reserve({ id: 'other', ...account, amount: 200 }, now)).toEqual({ ok: true });
+      expect(await first.settle('other', { actualAmount: 250, channelId }, now)).toEqual({ applied: true, charged: 250 });
+      expect(reads.reads).toBe(1);
+      expect(await balances(account)).toMatchObject({ token: 630, tokenUsed: 370, user: 9_630, userUsed: 370 });
+      expect(await reservationStates()).toEqual({ own: 'settled:120', other: 'settled:250' });
+    });
+
+    it('charges once when one reservation is settled twice in the same batch', async () => {
+      const account = await database.createAccount({ user: 10_000, token: 1_000 });
+      const subject = sqliteLedger('node-a');
+      await subject.reserve({ id: 'twice', ...account, amount: 300 }, now);
+      const outcomes = await Promise.all([subject.settle('twice', { actualAmount: 100, channelId: undefined }, now), subject.settle('twice', { actualAmount: 200, channelId: undefined }, now)]);
+      expect(outcomes).toEqual([
+        { applied: true, charged: 100 },
+        { applied: false, charged: 0 },
+      ]);
+      expect(await balances(account)).toMatchObject({ token: 900, tokenUsed: 100, user: 9_900, userUsed: 100 });
+      // Forgotten once settled: a later settle reads the row and finds it settled.
+      const reads = countRowReads(subject);
+      expect(await subject.settle('twice', { actualAmount: 50, channelId: undefined }, now)).toEqual({ applied: false, charged: 0 });
+      expect(reads.reads).toBe(1);
+    });
+
+    it('does not settle again a remembered reservation that something else settled meanwhile', async () => {
+      const account = await database.createAccount({ user: 10_000, token: 1_000 });
+      const subject = sqliteLedger('node-a');
+      await subject.reserve({ id: 'recovered', ...account, amount: 300 }, now);
+      // As another instance's recovery would: settled at its reserved amount, behind this instance's back.
+      await sql.raw(`update quota_reservations set state = 'settled', settled_amount = amount where id = 'recovered'`).execute(database.handle.db);
+      expect(await subject.settle('recovered', { actualAmount: 100, channelId: undefined }, now)).toEqual({ applied: false, charged: 0 });
+      expect(await balances(account)).toMatchObject({ token: 700, tokenUsed: 0, user: 9_700, userUsed: 0 });
+      expect(await reservationStates()).toEqual({ recovered: 'settled:300' });
+    });
+  });
 });
