@@ -437,14 +437,14 @@ async function streamPair(direct, relay, spec) {
   return { direct: d, gateway: g, ratio: g.streamsPerSec / d.streamsPerSec };
 }
 
+/** When, as shares of the soak, the retained heap is read: inside the middle half, clear of both compared quarters. */
+const retainedHeapShares = [0.375, 0.54];
+
 /**
  * Mixed non-streaming + streaming load for the soak; RSS sampled every second. The retained V8 heap (after
  * a forced full GC, through the inspector) is read twice inside the middle half of the soak and after it:
  * growing RSS with a flat retained heap is the collector's laziness, a growing retained heap is a leak.
  */
-/** When, as shares of the soak, the retained heap is read: inside the middle half, clear of both compared quarters. */
-const retainedHeapShares = [0.375, 0.54];
-
 async function soakRun(relay) {
   const inspector = await connectInspector(gateway.handle).catch((error) => {
     log(`  (no heap readings: ${error.message})`);
