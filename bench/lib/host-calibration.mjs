@@ -6,27 +6,19 @@
  * processes wakes an idle core.
  */
 import { join } from 'node:path';
-import { startProcess, stopProcess, waitForLine } from './processes.mjs';
+import { runJsonChild, startProcess, stopProcess, waitForLine } from './processes.mjs';
 import { round } from './stats.mjs';
-
-async function runProbe(script, args, core) {
-  const handle = startProcess('host-probe', process.execPath, [script, ...args], { core });
-  const { code, signal } = await handle.exited;
-  const last = [...handle.lines].reverse().find((line) => line.startsWith('{'));
-  if (code !== 0 || last === undefined) throw new Error(`host probe ${args[0]} failed (code ${code}, signal ${signal})\n${handle.stderr}`);
-  return JSON.parse(last);
-}
 
 const roundedTimes = ({ p50, p90 }) => ({ p50: round(p50, 1), p90: round(p90, 1) });
 
 /** { work: { backToBackUs, afterIdleUs, factor }, roundTrip: { backToBackUs, afterIdleUs }, idleMs } in µs (p50/p90). */
 export async function calibrateHost(benchDir, { gatewayCore, loadCore }) {
   const script = join(benchDir, 'lib', 'host-probe.mjs');
-  const work = await runProbe(script, ['work'], gatewayCore);
-  const echo = startProcess('host-echo', process.execPath, [script, 'echo'], { core: gatewayCore });
+  const work = await runJsonChild('host-probe work', script, { mode: 'work' }, { core: gatewayCore });
+  const echo = startProcess('host-echo', process.execPath, [script, JSON.stringify({ mode: 'echo' })], { core: gatewayCore });
   try {
     const port = JSON.parse(await waitForLine(echo, (line) => line.startsWith('{"listening"'))).listening;
-    const roundTrip = await runProbe(script, ['ping', String(port)], loadCore);
+    const roundTrip = await runJsonChild('host-probe ping', script, { mode: 'ping', port }, { core: loadCore });
     return {
       idleMs: work.idleMs,
       work: { backToBackUs: roundedTimes(work.backToBackUs), afterIdleUs: roundedTimes(work.afterIdleUs), factor: round(work.afterIdleUs.p50 / work.backToBackUs.p50, 1) },

@@ -3,10 +3,13 @@
  * What this machine charges for idleness, measured without the gateway (bench/lib/host-calibration.mjs
  * starts it, pinned). Prints one JSON line.
  *
- *   node host-probe.mjs work          the same small piece of JavaScript (a JSON.parse and 200 Map reads,
- *                                     a few µs), timed back to back and after each of 20 ms idle
- *   node host-probe.mjs echo          a loopback TCP server that answers each byte with a byte
- *   node host-probe.mjs ping PORT     round trips to the echo server, back to back and after 20 ms idle
+ *   node host-probe.mjs '{"mode":"work"}'           the same small piece of JavaScript (a JSON.parse and
+ *                                                   200 Map reads, a few µs), timed back to back and after
+ *                                                   each of 20 ms idle
+ *   node host-probe.mjs '{"mode":"echo"}'           a loopback TCP server that answers each byte with a byte
+ *   node host-probe.mjs '{"mode":"ping","port":N}'  round trips to the echo server, back to back and after
+ *                                                   20 ms idle
+ * (one JSON argument, as every harness client takes it: processes.mjs#runJsonChild)
  *
  * 20 ms is scenario 4's gap between chunks: on virtual machines whose idle vCPU is descheduled, code that
  * runs after such a gap finds its caches and TLB cold, and every hop between processes on different cores
@@ -79,12 +82,12 @@ async function ping(port) {
   return { backToBackUs: backToBack, afterIdleUs: afterIdle, idleMs };
 }
 
-const [mode, port] = process.argv.slice(2);
+const { mode, port } = JSON.parse(process.argv[2] ?? '{}');
 if (mode === 'echo') echo();
 else {
-  const result = mode === 'work' ? await work() : mode === 'ping' ? await ping(Number(port)) : undefined;
+  const result = mode === 'work' ? await work() : mode === 'ping' ? await ping(port) : undefined;
   if (result === undefined) {
-    process.stderr.write('usage: host-probe.mjs work | echo | ping PORT\n');
+    process.stderr.write('usage: host-probe.mjs \'{"mode":"work"}\' | \'{"mode":"echo"}\' | \'{"mode":"ping","port":N}\'\n');
     process.exit(2);
   }
   process.stdout.write(`${JSON.stringify(result)}\n`);
