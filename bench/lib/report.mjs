@@ -44,13 +44,7 @@ export function evaluateTargets(results) {
       : { name: 'Added time to first token (p50)', target: '≤ 0.5 ms', measured: us(timed.added.ttftMsP50), pass: timed.added.ttftMsP50 <= 0.5, miss: `${us(timed.added.ttftMsP50 - 0.5)} over${floorNote(s, 'streamingTimed', (c) => c.added.ttftMsP50)}${idleNote(results.meta.machine.idleCost)}` },
     timed === undefined
       ? { name: 'Per-chunk overhead', target: '≤ 10 µs', measured: 'not run', pass: undefined }
-      : {
-          name: 'Per-chunk overhead (added gap between chunks, median stream)',
-          target: '≤ 10 µs',
-          measured: `${num(timed.added.perStreamGapUsMedian, 1)} µs (mean over all gaps ${num(timed.added.perChunkGapUsMean, 1)} µs, p99 gap ${signedUs(timed.added.gapMsP99)})`,
-          pass: timed.added.perStreamGapUsMedian <= 10,
-          miss: `${num(timed.added.perStreamGapUsMedian - 10, 1)} µs over`,
-        },
+      : perChunkTarget(timed.added),
   );
 
   const slow = s.slowStreams;
@@ -102,6 +96,25 @@ export function evaluateTargets(results) {
 }
 
 /** What the pass-throughs without governance added in the same run: the floor under the gateway's number. */
+
+/**
+ * Per-chunk overhead: what the gateway adds to the spacing of chunks. Measured as the drift of each
+ * chunk's delivery latency (the fake's own stamp → the client), which takes the fake's timer jitter out of
+ * the comparison; runs recorded before the drift existed show the added gap between chunks instead.
+ */
+function perChunkTarget(added) {
+  const gaps = `${num(added.perStreamGapUsMedian, 1)} µs (mean over all gaps ${num(added.perChunkGapUsMean, 1)} µs, p99 gap ${signedUs(added.gapMsP99)})`;
+  if (added.perChunkDriftUsMedian === undefined) {
+    return { name: 'Per-chunk overhead (added gap between chunks, median stream)', target: '≤ 10 µs', measured: gaps, pass: added.perStreamGapUsMedian <= 10, miss: `${num(added.perStreamGapUsMedian - 10, 1)} µs over` };
+  }
+  return {
+    name: 'Per-chunk overhead (added drift of delivery latency per chunk, median stream)',
+    target: '≤ 10 µs',
+    measured: `${num(added.perChunkDriftUsMedian, 1)} µs; the added gap between chunks as the client sees it, with the fake's timer jitter in it: ${gaps}`,
+    pass: added.perChunkDriftUsMedian <= 10,
+    miss: `${num(added.perChunkDriftUsMedian - 10, 1)} µs over`,
+  };
+}
 function floorNote(s, key, added) {
   const floors = [
     ['raw node:http pass-through', s.rawProxy?.[key]],
@@ -195,6 +208,9 @@ function renderResults(results) {
     push(`| streams measured (complete / failed) | ${d.completed} / ${d.failed} | ${g.completed} / ${g.failed} | |`);
     push(`| time to first token p50 | ${us(d.ttftMs.p50)} | ${us(g.ttftMs.p50)} | **${us(timed.added.ttftMsP50)}** |`);
     push(`| time to first token p99 | ${us(d.ttftMs.p99)} | ${us(g.ttftMs.p99)} | ${us(timed.added.ttftMsP99)} |`);
+    if (timed.added.perChunkDriftUsMedian !== undefined) {
+      push(`| each chunk's delivery later than the one before (drift of delivery latency per chunk, median stream; the fake's spacing taken out) | ${num(d.perStreamDriftUs.p50, 1)} µs | ${num(g.perStreamDriftUs.p50, 1)} µs | **${num(timed.added.perChunkDriftUsMedian, 1)} µs** |`);
+    }
     push(`| gap between chunks, median stream's mean gap | ${us(d.perStreamMeanGapMs.p50)} | ${us(g.perStreamMeanGapMs.p50)} | **${num(timed.added.perStreamGapUsMedian, 1)} µs** |`);
     push(`| gap between chunks, mean over all gaps | ${us(d.gapMs.mean)} | ${us(g.gapMs.mean)} | ${num(timed.added.perChunkGapUsMean, 1)} µs |`);
     push(`| gap between chunks, p50 / p99 | ${us(d.gapMs.p50)} / ${us(d.gapMs.p99)} | ${us(g.gapMs.p50)} / ${us(g.gapMs.p99)} | |`);

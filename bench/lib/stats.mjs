@@ -22,6 +22,21 @@ export function mean(samples) {
   return sum / samples.length;
 }
 
+/** Least-squares slope of `values` over their index (0, 1, 2, …): the change per step; NaN below two values. */
+export function slopePerStep(values) {
+  const n = values.length;
+  if (n < 2) return Number.NaN;
+  const meanIndex = (n - 1) / 2;
+  const meanValue = mean(values);
+  let covariance = 0;
+  let variance = 0;
+  for (let index = 0; index < n; index++) {
+    covariance += (index - meanIndex) * (values[index] - meanValue);
+    variance += (index - meanIndex) ** 2;
+  }
+  return covariance / variance;
+}
+
 /** p50/p90/p99/p999/max/mean/count of raw samples (any unit). */
 export function summarize(samples) {
   const s = sorted(samples);

@@ -4,13 +4,14 @@
  * for `durationSec` (a finished stream is replaced at once) and measures each one with the monotonic
  * clock: time to first token (request sent → first data event), the gaps between data events, and —
  * when the fake stamps its chunks (`bench.ts`) — each chunk's delivery latency (fake wrote it → client
- * read it; CLOCK_MONOTONIC is shared by all processes of the machine). Prints one JSON line.
+ * read it; CLOCK_MONOTONIC is shared by all processes of the machine) and how that latency drifts from
+ * chunk to chunk. Prints one JSON line.
  *
  * Input: one JSON argument { url, headers, body, concurrency, durationSec, warmupSec, expectChunks,
  * stallMs, streamTimeoutSec, keepSamples }.
  */
 import http from 'node:http';
-import { summarize } from './stats.mjs';
+import { slopePerStep, summarize } from './stats.mjs';
 
 const spec = JSON.parse(process.argv[2]);
 const target = new URL(spec.url);
@@ -115,6 +116,13 @@ const stallMs = spec.stallMs ?? 1000;
 const errorKinds = {};
 for (const record of failed) errorKinds[record.error] = (errorKinds[record.error] ?? 0) + 1;
 const perStreamMeanGap = ok.filter((record) => record.gapsMs.length > 0).map((record) => record.gapsMs.reduce((a, b) => a + b, 0) / record.gapsMs.length);
+/**
+ * Per stream, how much later each chunk arrives than the one before beyond the fake's own spacing: the
+ * slope of its delivery latencies over the chunk index. A client's gap between chunks k and k+1 is the
+ * fake's gap plus (latency k+1 − latency k), so this is the added gap with the fake's timer jitter taken
+ * out. The first chunk is left out: it also carries the response's start (TTFT measures that).
+ */
+const perStreamDrift = ok.filter((record) => record.deliveryUs.length >= 3).map((record) => slopePerStep(record.deliveryUs.slice(1)));
 const output = {
   concurrency: spec.concurrency,
   durationSec: elapsedSec,
@@ -129,6 +137,7 @@ const output = {
   maxGapMs: summarize(ok.map((record) => record.maxGapMs)),
   totalMs: summarize(ok.map((record) => record.totalMs)),
   deliveryUs: summarize(ok.flatMap((record) => record.deliveryUs)),
+  perStreamDriftUs: summarize(perStreamDrift),
   /** Streams that went silent for longer than stallMs after their first token, or never finished. */
   midStreamStalls: ok.filter((record) => record.maxGapMs > stallMs).length + failed.length,
   /** Streams whose first token took longer than stallMs beyond the configured first-byte latency. */
