@@ -220,7 +220,10 @@ function renderResults(results) {
       if (calibration === undefined) continue;
       push(`| calibration: ${label}, TTFT p50 / chunk delivery p50 | | ${us(calibration.ttftMs.p50)} / ${num(calibration.deliveryUs.p50, 0)} µs | ${us(calibration.added.ttftMsP50)} / ${num(calibration.added.deliveryUsP50, 0)} µs |`);
     }
-    push('', 'The added gap is what the gateway adds to the spacing of chunks (the target; the median stream is robust to a few event-loop stalls, which show in the mean and the p99 gap instead); the added delivery latency is the extra loopback hop every chunk takes through a second process, paid once per chunk but not accumulated.', '');
+    const gapRole = timed.added.perChunkDriftUsMedian === undefined
+      ? 'The added gap is what the gateway adds to the spacing of chunks (the target; the median stream is robust to a few event-loop stalls, which show in the mean and the p99 gap instead)'
+      : "The drift is what the gateway adds to the spacing of chunks, with the fake's timer jitter taken out (the target: each chunk's delivery latency against its index, least-squares slope over chunks 2–20, median stream); the gaps as the client sees them measure the same thing with that jitter in, and show event-loop stalls in their mean and p99";
+    push('', `${gapRole}; the added delivery latency is the extra loopback hop every chunk takes through a second process, paid once per chunk but not accumulated.`, '');
   }
 
   const slow = s.slowStreams;
