@@ -57,7 +57,7 @@ export function evaluateTargets(results) {
       target: 'all complete, 0 stalls (no gap or first token > 1 s)',
       measured: `${int(g.completed)}/${int(g.streams)} complete, ${g.midStreamStalls} mid-stream stalls, ${g.slowFirstToken} first tokens > 1 s (TTFT p99 ${msv(g.ttftMs.p99)}), RSS ${num(g.gatewayRssPeakMb)} MB`,
       pass,
-      miss: `${g.failed} failed, ${g.midStreamStalls} stalled, ${g.slowFirstToken} waited > 1 s for the first token${g.ownFirstToken === undefined ? '' : ` (${g.ownFirstToken.slow} of them by the gateway's own log)`}`,
+      miss: `${g.failed} failed, ${g.midStreamStalls} stalled, ${g.slowFirstToken} waited > 1 s for the first token${g.ownFirstToken === undefined ? '' : ` (${g.ownFirstToken.slow} of them by the gateway's own log, which starts at its route handler: a connection's wait in the accept queue before it is not in it)`}`,
     });
   }
 
