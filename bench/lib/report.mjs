@@ -95,8 +95,6 @@ export function evaluateTargets(results) {
   return targets;
 }
 
-/** What the pass-throughs without governance added in the same run: the floor under the gateway's number. */
-
 /**
  * Per-chunk overhead: what the gateway adds to the spacing of chunks. Measured as the drift of each
  * chunk's delivery latency (the fake's own stamp → the client), which takes the fake's timer jitter out of
@@ -115,6 +113,8 @@ function perChunkTarget(added) {
     miss: `${num(added.perChunkDriftUsMedian - 10, 1)} µs over`,
   };
 }
+
+/** What the pass-throughs without governance added in the same run: the floor under the gateway's number. */
 function floorNote(s, key, added) {
   const floors = [
     ['raw node:http pass-through', s.rawProxy?.[key]],
