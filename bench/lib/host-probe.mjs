@@ -16,10 +16,10 @@
  * wakes an idle core.
  */
 import net from 'node:net';
+import { sleep } from './processes.mjs';
 import { summarize } from './stats.mjs';
 
 const idleMs = 20;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const elapsedUs = (startedAt) => Number(process.hrtime.bigint() - startedAt) / 1000;
 
 /** Times `run` (which resolves when one sample is done) `count` times, after `gapMs` of idle each when > 0. */
