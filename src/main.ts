@@ -76,7 +76,9 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   await catalog.load();
   await catalog.startSync(environment.syncFrequencySeconds * 1000);
 
-  const ledger = createQuotaLedger(database, environment.nodeName ?? `${hostname()}:${environment.port}`);
+  const ledger = createQuotaLedger(database, environment.nodeName ?? `${hostname()}:${environment.port}`, (error) =>
+    process.stderr.write(`a quota ledger batch failed and its calls were run one by one: ${String(error)}\n`),
+  );
   const recovered = await ledger.recoverOpenReservations(now(), async (reservation) => {
     const row = buildRecoveryLogRow(reservation, catalog.snapshot.tokensById.get(reservation.tokenId)?.name);
     // The charge itself is settled already; a row that cannot be written must not stop the start.

@@ -1,5 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import type { Database } from '../storage/database-schema.js';
+import { LedgerCallBatcher, type LedgerBatch, type LedgerBatchAnswer, type ReserveCall, type SettleCall } from './ledger-call-batcher.js';
 import type { QuotaLedger, RecoveredReservation, Reservation, ReserveOutcome, SettleInput, SettleOutcome } from './quota-ledger.js';
 import { quotaAmount, recoverOpenReservations } from './sql-quota-ledger.js';
 
@@ -11,32 +12,53 @@ const calls: Record<RoutineDialect, { reserve: string; settle: string }> = {
   mysql: { reserve: 'call relay_reserve(?, ?, ?, ?, ?, ?)', settle: 'call relay_settle(?, ?, ?, ?)' },
 };
 
+/** PostgreSQL's batch routine (migration 004); MySQL has none yet and makes one call per operation. */
+const postgresBatch = 'select reserve_outcomes, settle_charges from relay_ledger_batch($1, $2, $3, $4, $5, $6, $7, $8, $9)';
+
+/**
+ * One batch out at a time: the calls that arrive while it commits make the next. With 50 connections on
+ * one token, 1 batch in flight did 3,373 requests/s, 2 did 2,696–2,870, 4 did 2,460 (bench, PostgreSQL +
+ * Redis, 3 s each): a second batch on the same rows only waits for the first one's locks, and is
+ * smaller. At most 200 calls per batch, so that one transaction holds its locks briefly.
+ */
+const batchOptions = { maxInFlight: 1, maxCalls: 200 };
+
 /**
  * The quota ledger on PostgreSQL and MySQL: reserve and settle are each one call of a stored routine
  * (src/storage/migrations/002-ledger-routines.ts), so one round trip and one transaction on the server
- * instead of BEGIN, five to seven statements and COMMIT each awaited from here. The routines keep every
- * rule: guarded delta UPDATEs (no balance below zero, whatever number of processes), token before user,
- * over-reservation capped by both balances, idempotent settle. The query is compiled once; Kysely only
- * lends the pooled connection.
+ * instead of BEGIN, five to seven statements and COMMIT each awaited from here. On PostgreSQL the calls
+ * of a turn go together, as one call of the batch routine (migration 004): one round trip and one commit
+ * for all of them. The routines keep every rule: guarded delta UPDATEs (no balance below zero, whatever
+ * number of processes), token before user, over-reservation capped by both balances, idempotent settle.
+ * The queries are compiled once; Kysely only lends the pooled connection.
  *
  * Unlimited tokens and users (`unlimited_quota = 1`) are never short and their balance never moves;
  * their `used_quota` and `request_count` still grow.
  */
 export class StoredRoutineQuotaLedger implements QuotaLedger {
+  /** PostgreSQL: the calls of a turn go as one batch (src/billing/ledger-call-batcher.ts). */
+  private readonly batcher: LedgerCallBatcher | undefined;
+
   constructor(
     private readonly db: Database,
     private readonly dialect: RoutineDialect,
     /** Stable across restarts of the same instance, so it can recover what its crashed self left open. */
     private readonly owner: string,
-  ) {}
+    /** Hears why a batch failed (its calls are then run one by one). */
+    onBatchFailed?: (error: unknown) => void,
+  ) {
+    this.batcher =
+      dialect === 'postgres'
+        ? new LedgerCallBatcher(
+            { batch: (batch) => this.callBatch(batch), reserve: (call) => this.callReserve(call), settle: (call) => this.callSettle(call) },
+            { ...batchOptions, onBatchFailed },
+          )
+        : undefined;
+  }
 
   async reserve(reservation: Reservation, now: number): Promise<ReserveOutcome> {
-    const amount = quotaAmount(reservation.amount, 'reservation amount');
-    const row = await this.call(calls[this.dialect].reserve, [reservation.id, reservation.tokenId, reservation.userId, amount, this.owner, now]);
-    const outcome = row?.['outcome'];
-    if (outcome === 'ok') return { ok: true };
-    if (outcome === 'token' || outcome === 'user') return { ok: false, short: outcome };
-    throw new Error(`relay_reserve answered ${JSON.stringify(outcome)}`);
+    const call = { ...reservation, amount: quotaAmount(reservation.amount, 'reservation amount'), now };
+    return this.batcher === undefined ? this.callReserve(call) : this.batcher.reserve(call);
   }
 
   /**
@@ -45,15 +67,44 @@ export class StoredRoutineQuotaLedger implements QuotaLedger {
    * reserve/settle cycle and the log, the token and the user agree on what the request cost.
    */
   async settle(reservationId: string, input: SettleInput, now: number): Promise<SettleOutcome> {
-    const actual = quotaAmount(input.actualAmount, 'actual amount');
-    const row = await this.call(calls[this.dialect].settle, [reservationId, actual, input.channelId ?? null, now]);
-    const charged = row?.['charged'];
-    if (charged === null || charged === undefined) return { applied: false, charged: 0 };
-    return { applied: true, charged: Number(charged) };
+    const call = { reservationId, actual: quotaAmount(input.actualAmount, 'actual amount'), channelId: input.channelId ?? null, now };
+    return this.batcher === undefined ? this.callSettle(call) : this.batcher.settle(call);
   }
 
   async recoverOpenReservations(now: number, onSettled?: (reservation: RecoveredReservation) => Promise<void>): Promise<{ settled: number; quota: number }> {
     return recoverOpenReservations(this.db, this.owner, now, (id, input, at) => this.settle(id, input, at), onSettled);
+  }
+
+  private async callReserve(call: ReserveCall): Promise<ReserveOutcome> {
+    const row = await this.call(calls[this.dialect].reserve, [call.id, call.tokenId, call.userId, call.amount, this.owner, call.now]);
+    return reserveOutcome(row?.['outcome']);
+  }
+
+  private async callSettle(call: SettleCall): Promise<SettleOutcome> {
+    const row = await this.call(calls[this.dialect].settle, [call.reservationId, call.actual, call.channelId, call.now]);
+    return settleOutcome(row?.['charged']);
+  }
+
+  /** One transaction, stamped with the latest time any of its calls was asked at. */
+  private async callBatch({ reserves, settles }: LedgerBatch): Promise<LedgerBatchAnswer> {
+    const now = Math.max(...reserves.map((call) => call.now), ...settles.map((call) => call.now));
+    const row = await this.call(postgresBatch, [
+      reserves.map((reservation) => reservation.id),
+      reserves.map((reservation) => reservation.tokenId),
+      reserves.map((reservation) => reservation.userId),
+      reserves.map((reservation) => reservation.amount),
+      settles.map((call) => call.reservationId),
+      settles.map((call) => call.actual),
+      settles.map((call) => call.channelId),
+      this.owner,
+      now,
+    ]);
+    const outcomes = row?.['reserve_outcomes'];
+    const charges = row?.['settle_charges'];
+    if (!Array.isArray(outcomes) || outcomes.length !== reserves.length || !Array.isArray(charges) || charges.length !== settles.length) {
+      throw new Error(`relay_ledger_batch answered ${JSON.stringify(row)} for ${reserves.length} reserves and ${settles.length} settles`);
+    }
+    return { reserves: outcomes.map(reserveOutcome), settles: charges.map(settleOutcome) };
   }
 
   /** The routine's one-row answer. MySQL's CALL answers with its result sets, then a status packet. */
@@ -62,4 +113,16 @@ export class StoredRoutineQuotaLedger implements QuotaLedger {
     const first = rows[0];
     return (Array.isArray(first) ? first[0] : first) as Record<string, unknown> | undefined;
   }
+}
+
+function reserveOutcome(outcome: unknown): ReserveOutcome {
+  if (outcome === 'ok') return { ok: true };
+  if (outcome === 'token' || outcome === 'user') return { ok: false, short: outcome };
+  throw new Error(`relay_reserve answered ${JSON.stringify(outcome)}`);
+}
+
+/** What relay_settle answered: the charge (a string inside an int8 array), or null when nothing was open. */
+function settleOutcome(charged: unknown): SettleOutcome {
+  if (charged === null || charged === undefined) return { applied: false, charged: 0 };
+  return { applied: true, charged: Number(charged) };
 }

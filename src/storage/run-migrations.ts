@@ -3,6 +3,7 @@ import type { Database, DialectName } from './database-schema.js';
 import { initialMigration } from './migrations/001-initial.js';
 import { ledgerRoutinesMigration } from './migrations/002-ledger-routines.js';
 import { sqliteReservationPagesMigration } from './migrations/003-sqlite-reservation-pages.js';
+import { ledgerBatchRoutineMigration } from './migrations/004-ledger-batch-routine.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -10,6 +11,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '001-initial': initialMigration(dialect),
     '002-ledger-routines': ledgerRoutinesMigration(dialect),
     '003-sqlite-reservation-pages': sqliteReservationPagesMigration(dialect),
+    '004-ledger-batch-routine': ledgerBatchRoutineMigration(dialect),
   };
 }
 

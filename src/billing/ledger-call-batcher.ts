@@ -1,0 +1,130 @@
+import type { Reservation, ReserveOutcome, SettleOutcome } from './quota-ledger.js';
+
+/** A reserve as the routines take it: the amount already checked; `now` is unix milliseconds. */
+export interface ReserveCall extends Reservation {
+  now: number;
+}
+
+/** A settle as the routines take it: the amount already checked, the channel or null. */
+export interface SettleCall {
+  reservationId: string;
+  actual: number;
+  channelId: number | null;
+  now: number;
+}
+
+export interface LedgerBatch {
+  reserves: ReserveCall[];
+  settles: SettleCall[];
+}
+
+/** One answer per call, in the batch's order. */
+export interface LedgerBatchAnswer {
+  reserves: ReserveOutcome[];
+  settles: SettleOutcome[];
+}
+
+/** How the calls reach the database: all of them in one transaction, or one on its own. */
+export interface LedgerCalls {
+  batch(batch: LedgerBatch): Promise<LedgerBatchAnswer>;
+  reserve(call: ReserveCall): Promise<ReserveOutcome>;
+  settle(call: SettleCall): Promise<SettleOutcome>;
+}
+
+export interface LedgerCallBatcherOptions {
+  /** Batches sent and not yet answered; calls that arrive meanwhile wait for the next one. */
+  maxInFlight: number;
+  /** Calls per batch; the rest go in the next. */
+  maxCalls: number;
+  /** Hears why a batch failed before its calls were run again one by one (a deadlock would show here). */
+  onBatchFailed?(error: unknown): void;
+}
+
+interface Waiting<Call, Outcome> {
+  call: Call;
+  resolve(outcome: Outcome): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Group commit for a ledger on a database server: the reserves and settles asked for during one
+ * event-loop turn (and while the batches before them are still out) go to the server as one batch, one
+ * transaction, so concurrent requests share a round trip and a commit instead of queueing on the
+ * token's and user's row locks one commit at a time.
+ *
+ * - A call alone (one request in flight) goes through the single routine: no batch overhead where there
+ *   is nothing to share.
+ * - A batch is one transaction: if it fails, none of it was committed, and each of its calls is run
+ *   again on its own, so an error reaches only the call that causes it. A reserve whose batch did commit
+ *   before the connection broke fails on its own retry (its id is taken), which is what a single call
+ *   lost the same way did; a settle is idempotent.
+ * - A promise settles only once its call's transaction has committed (or failed).
+ */
+export class LedgerCallBatcher {
+  private reserves: Waiting<ReserveCall, ReserveOutcome>[] = [];
+  private settles: Waiting<SettleCall, SettleOutcome>[] = [];
+  private inFlight = 0;
+  private scheduled = false;
+
+  constructor(
+    private readonly calls: LedgerCalls,
+    private readonly options: LedgerCallBatcherOptions,
+  ) {}
+
+  reserve(call: ReserveCall): Promise<ReserveOutcome> {
+    return new Promise((resolve, reject) => {
+      this.reserves.push({ call, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  settle(call: SettleCall): Promise<SettleOutcome> {
+    return new Promise((resolve, reject) => {
+      this.settles.push({ call, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** At the end of this turn, so that the turn's other calls join. */
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= this.options.maxInFlight) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.send();
+    });
+  }
+
+  private send(): void {
+    while (this.inFlight < this.options.maxInFlight && this.settles.length + this.reserves.length > 0) {
+      // Settles first: quota they hand back is then there for the reserves.
+      const settles = this.settles.splice(0, this.options.maxCalls);
+      const reserves = this.reserves.splice(0, this.options.maxCalls - settles.length);
+      this.inFlight += 1;
+      void this.run(reserves, settles).finally(() => {
+        this.inFlight -= 1;
+        this.schedule();
+      });
+    }
+  }
+
+  private async run(reserves: Waiting<ReserveCall, ReserveOutcome>[], settles: Waiting<SettleCall, SettleOutcome>[]): Promise<void> {
+    if (reserves.length + settles.length === 1) return this.runEachAlone(reserves, settles);
+    let answer: LedgerBatchAnswer;
+    try {
+      answer = await this.calls.batch({ reserves: reserves.map((waiting) => waiting.call), settles: settles.map((waiting) => waiting.call) });
+    } catch (error) {
+      this.options.onBatchFailed?.(error);
+      return this.runEachAlone(reserves, settles);
+    }
+    reserves.forEach((waiting, index) => waiting.resolve(answer.reserves[index] as ReserveOutcome));
+    settles.forEach((waiting, index) => waiting.resolve(answer.settles[index] as SettleOutcome));
+  }
+
+  private async runEachAlone(reserves: Waiting<ReserveCall, ReserveOutcome>[], settles: Waiting<SettleCall, SettleOutcome>[]): Promise<void> {
+    await Promise.all([
+      ...settles.map((waiting) => this.calls.settle(waiting.call).then(waiting.resolve, waiting.reject)),
+      ...reserves.map((waiting) => this.calls.reserve(waiting.call).then(waiting.resolve, waiting.reject)),
+    ]);
+  }
+}
