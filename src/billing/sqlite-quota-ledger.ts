@@ -1,6 +1,7 @@
 import type { Database as SqliteConnection, Statement } from 'better-sqlite3';
 import { ExpectedFailure, SqliteGroupCommit } from '../storage/sqlite-group-commit.js';
 import type { QuotaLedger, RecoveredReservation, Reservation, ReserveOutcome, SettleInput, SettleOutcome } from './quota-ledger.js';
+import { SettledIncrements, type WalletIncrement } from './settled-increments.js';
 import { quotaAmount, staleReservationMs } from './sql-quota-ledger.js';
 
 /** Thrown only once the step has undone its own writes: the group commit rejects this request alone. */
@@ -30,6 +31,13 @@ const maxRemembered = 65_536;
  * that finds a balance short undoes its own writes before saying so; any other fault makes the group
  * commit roll back and replay the batch, so either way that request's step alone fails. Each balance
  * change is still one guarded UPDATE, so several processes on one database file cannot overdraw either.
+ *
+ * A settle within its reservation only adds to counters (balance back, used quota, request count), so it
+ * writes its claim and leaves those additions to the end of the transaction (SettledIncrements): a
+ * reserve's guarded debit of the same wallet takes the wallet's sum with it in the same UPDATE, and what
+ * is left is written once per wallet and channel just before COMMIT. Three statements fewer per request
+ * (BENCHMARKS.md, session 11); the rows end exactly as with one UPDATE per settle, within the same
+ * transaction, so nothing else ever sees the difference.
  */
 export class SqliteQuotaLedger implements QuotaLedger {
   private readonly statements;
@@ -41,20 +49,31 @@ export class SqliteQuotaLedger implements QuotaLedger {
    * anything else — recovery after a restart, another instance's reservations — read the row.
    */
   private readonly remembered = new Map<string, OpenReservation>();
+  /** Settled counters of the transaction under way, not written yet. */
+  private readonly increments = new SettledIncrements();
 
   /** `groupCommit`: the connection's shared one (the log rows ride it too), or a batch cap for a private one. */
   constructor(private readonly connection: SqliteConnection, private readonly owner: string, groupCommit?: SqliteGroupCommit | number) {
     this.groupCommit = groupCommit instanceof SqliteGroupCommit ? groupCommit : new SqliteGroupCommit(connection, groupCommit);
+    this.groupCommit.addDeferredWrites({ write: () => this.writeIncrements(), discard: () => this.increments.clear() });
     const prepare = (text: string): Statement => connection.prepare(text);
+    // The wallet's settled increments so far (credit, used, requests) go in with the debit, under its guard.
     const debit = (wallet: 'token' | 'user') => {
       const { table, balance } = wallets[wallet];
-      return prepare(`update ${table} set ${balance} = case when unlimited_quota = 1 then ${balance} else ${balance} - ? end where id = ? and (unlimited_quota = 1 or ${balance} >= ?)`);
-    };
-    const settleWallet = (wallet: 'token' | 'user', guarded: boolean) => {
-      const { table, balance } = wallets[wallet];
-      const guard = guarded ? ` and (unlimited_quota = 1 or ${balance} >= ?)` : '';
       return prepare(
-        `update ${table} set ${balance} = case when unlimited_quota = 1 then ${balance} else ${balance} + ? end, used_quota = used_quota + ?, request_count = request_count + 1 where id = ?${guard}`,
+        `update ${table} set ${balance} = case when unlimited_quota = 1 then ${balance} else ${balance} + ? - ? end, used_quota = used_quota + ?, request_count = request_count + ? where id = ? and (unlimited_quota = 1 or ${balance} + ? >= ?)`,
+      );
+    };
+    const addToWallet = (wallet: 'token' | 'user') => {
+      const { table, balance } = wallets[wallet];
+      return prepare(
+        `update ${table} set ${balance} = case when unlimited_quota = 1 then ${balance} else ${balance} + ? end, used_quota = used_quota + ?, request_count = request_count + ? where id = ?`,
+      );
+    };
+    const settleWalletGuarded = (wallet: 'token' | 'user') => {
+      const { table, balance } = wallets[wallet];
+      return prepare(
+        `update ${table} set ${balance} = case when unlimited_quota = 1 then ${balance} else ${balance} + ? end, used_quota = used_quota + ?, request_count = request_count + 1 where id = ? and (unlimited_quota = 1 or ${balance} >= ?)`,
       );
     };
     const balanceOf = (wallet: 'token' | 'user') => prepare(`select ${wallets[wallet].balance} as balance, unlimited_quota from ${wallets[wallet].table} where id = ?`);
@@ -70,11 +89,11 @@ export class SqliteQuotaLedger implements QuotaLedger {
       claim: prepare(`update quota_reservations set state = 'settled', settled_at = ?, settled_amount = min(amount, ?) where id = ? and state = 'reserved'`),
       tokenBalance: balanceOf('token'),
       userBalance: balanceOf('user'),
-      settleToken: settleWallet('token', false),
-      settleTokenGuarded: settleWallet('token', true),
-      settleUser: settleWallet('user', false),
-      settleUserGuarded: settleWallet('user', true),
-      channel: prepare(`update channels set used_quota = used_quota + ?, request_count = request_count + 1 where id = ?`),
+      addToToken: addToWallet('token'),
+      settleTokenGuarded: settleWalletGuarded('token'),
+      addToUser: addToWallet('user'),
+      settleUserGuarded: settleWalletGuarded('user'),
+      addToChannel: prepare(`update channels set used_quota = used_quota + ?, request_count = request_count + ? where id = ?`),
       recordCharge: prepare(`update quota_reservations set settled_amount = ? where id = ?`),
       open: prepare(`select id, amount, token_id, user_id, owner, created_at from quota_reservations where state = 'reserved' and (owner = ? or created_at < ?) order by created_at`),
     };
@@ -127,13 +146,26 @@ export class SqliteQuotaLedger implements QuotaLedger {
   private reserveStep(reservation: Reservation, amount: number, now: number): void {
     const s = this.statements;
     if (amount > 0) {
-      if (s.debitToken.run(amount, reservation.tokenId, amount).changes !== 1) throw new Short('token');
-      if (s.debitUser.run(amount, reservation.userId, amount).changes !== 1) {
+      if (!this.debit(s.debitToken, reservation.tokenId, amount, this.increments.takeToken(reservation.tokenId), (left) => this.increments.restoreToken(reservation.tokenId, left))) {
+        throw new Short('token');
+      }
+      if (!this.debit(s.debitUser, reservation.userId, amount, this.increments.takeUser(reservation.userId), (left) => this.increments.restoreUser(reservation.userId, left))) {
+        // The token's settled increments went in with its debit and stay written: only the debit is undone.
         s.creditToken.run(amount, reservation.tokenId);
         throw new Short('user');
       }
     }
     s.insert.run(reservation.id, reservation.tokenId, reservation.userId, amount, this.owner, now);
+  }
+
+  /**
+   * The guarded debit, with the wallet's settled increments written in the same UPDATE (the guard counts
+   * the credit they hand back). Short: nothing written, and the increments are put back for later.
+   */
+  private debit(statement: Statement, id: number, amount: number, pending: WalletIncrement, putBack: (pending: WalletIncrement) => void): boolean {
+    if (statement.run(pending.credit, amount, pending.used, pending.requests, id, pending.credit, amount).changes === 1) return true;
+    putBack(pending);
+    return false;
   }
 
   /**
@@ -151,20 +183,36 @@ export class SqliteQuotaLedger implements QuotaLedger {
       throw new Error(`reservation ${id} changed during settlement`);
     }
     const reserved = Number(row.amount);
-    const charged = actual <= reserved ? actual : reserved + Math.min(actual - reserved, this.balance(s.tokenBalance, row.token_id), this.balance(s.userBalance, row.user_id));
-    const change = reserved - charged;
-    if (change < 0) {
-      // Guarded: the balance was read in this same transaction, so the guard only confirms it.
-      if (s.settleTokenGuarded.run(change, charged, row.token_id, -change).changes !== 1) throw new Error(`token ${row.token_id} balance changed during settlement`);
-      if (s.settleUserGuarded.run(change, charged, row.user_id, -change).changes !== 1) throw new Error(`user ${row.user_id} balance changed during settlement`);
-    } else {
-      s.settleToken.run(change, charged, row.token_id);
-      s.settleUser.run(change, charged, row.user_id);
+    if (actual <= reserved) {
+      this.increments.add(row.token_id, row.user_id, channelId, reserved - actual, actual);
+      return { applied: true, charged: actual };
     }
-    if (channelId !== undefined) s.channel.run(charged, channelId);
-    // The claim recorded min(reserved, actual); an overage covered by the balances is more than that.
+    // An overage is taken only as far as the balances cover it: written now, with the wallets' settled
+    // increments first, so that the balances read here count what earlier settles handed back.
+    this.writeIncrement(s.addToToken, row.token_id, this.increments.takeToken(row.token_id));
+    this.writeIncrement(s.addToUser, row.user_id, this.increments.takeUser(row.user_id));
+    const charged = reserved + Math.min(actual - reserved, this.balance(s.tokenBalance, row.token_id), this.balance(s.userBalance, row.user_id));
+    const change = reserved - charged;
+    // Guarded: the balance was read in this same transaction, so the guard only confirms it.
+    if (s.settleTokenGuarded.run(change, charged, row.token_id, -change).changes !== 1) throw new Error(`token ${row.token_id} balance changed during settlement`);
+    if (s.settleUserGuarded.run(change, charged, row.user_id, -change).changes !== 1) throw new Error(`user ${row.user_id} balance changed during settlement`);
+    if (channelId !== undefined) s.addToChannel.run(charged, 1, channelId);
+    // The claim recorded min(reserved, actual); the overage covered by the balances is more than that.
     if (charged > reserved) s.recordCharge.run(charged, id);
     return { applied: true, charged };
+  }
+
+  /** Just before COMMIT: what the transaction's settles left, once per wallet and channel. */
+  private writeIncrements(): void {
+    const s = this.statements;
+    const { tokens, users, channels } = this.increments.drain();
+    for (const [id, increment] of tokens) this.writeIncrement(s.addToToken, id, increment);
+    for (const [id, increment] of users) this.writeIncrement(s.addToUser, id, increment);
+    for (const [id, increment] of channels) s.addToChannel.run(increment.used, increment.requests, id);
+  }
+
+  private writeIncrement(statement: Statement, id: number, increment: WalletIncrement): void {
+    if (increment.requests > 0) statement.run(increment.credit, increment.used, increment.requests, id);
   }
 
   private balance(statement: Statement, id: number): number {

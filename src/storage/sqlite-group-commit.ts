@@ -30,6 +30,17 @@ export const defaultMaxBatch = 256;
  */
 export class ExpectedFailure extends Error {}
 
+/**
+ * Writes that operations leave to the end of their transaction: sums of increments that commute (a
+ * settled request's counters, say), written once per transaction instead of once per operation.
+ */
+export interface DeferredWrites {
+  /** Writes what the transaction's operations gathered, inside it, just before COMMIT; then forgets it. */
+  write(): void;
+  /** Forgets what was gathered: the transaction rolled back (its operations will be run again, or fail). */
+  discard(): void;
+}
+
 /** An operation of the batch threw something else: the batch's transaction is rolled back, then replayed. */
 class UnexpectedFailure {
   constructor(readonly index: number) {}
@@ -59,19 +70,35 @@ class UnexpectedFailure {
  * - A transaction refused with SQLITE_BUSY — which SQLite can return without waiting out busy_timeout,
  *   e.g. while another connection checkpoints — committed nothing: its operations are queued again and
  *   retried shortly (up to a second), then rejected.
+ * - Deferred writes (addDeferredWrites) are written at the end of every transaction, before COMMIT, and
+ *   discarded whenever a transaction rolls back; a failure while writing them loses the transaction.
  */
 export class SqliteGroupCommit {
   private queue: QueuedOperation[] = [];
   private scheduled = false;
   private readonly batchTransaction;
   private readonly aloneTransaction;
+  private readonly deferred: DeferredWrites[] = [];
 
   constructor(
     private readonly connection: SqliteConnection,
     private readonly maxBatch = defaultMaxBatch,
   ) {
-    this.batchTransaction = connection.transaction((batch: QueuedOperation[]): Outcome[] => batch.map((operation, index) => this.runInBatch(operation, index)));
-    this.aloneTransaction = connection.transaction((operation: QueuedOperation): unknown => operation.run());
+    this.batchTransaction = connection.transaction((batch: QueuedOperation[]): Outcome[] => {
+      const outcomes = batch.map((operation, index) => this.runInBatch(operation, index));
+      this.writeDeferred();
+      return outcomes;
+    });
+    this.aloneTransaction = connection.transaction((operation: QueuedOperation): unknown => {
+      const value = operation.run();
+      this.writeDeferred();
+      return value;
+    });
+  }
+
+  /** Registers writes that this connection's operations defer to the end of their transaction. */
+  addDeferredWrites(writes: DeferredWrites): void {
+    this.deferred.push(writes);
   }
 
   /**
@@ -123,6 +150,7 @@ export class SqliteGroupCommit {
     try {
       outcomes = this.batchTransaction.immediate(batch);
     } catch (error) {
+      this.discardDeferred();
       if (error instanceof UnexpectedFailure) return error.index;
       if (isBusy(error)) return this.retryLater(batch, error);
       return this.rejectAll(batch, error);
@@ -140,6 +168,7 @@ export class SqliteGroupCommit {
     try {
       value = this.aloneTransaction.immediate(operation);
     } catch (error) {
+      this.discardDeferred();
       if (isBusy(error)) return this.retryLater([operation], error);
       operation.reject(error);
       return;
@@ -158,6 +187,14 @@ export class SqliteGroupCommit {
       // Thrown out of the transaction function: better-sqlite3 rolls the transaction back.
       throw new UnexpectedFailure(index);
     }
+  }
+
+  private writeDeferred(): void {
+    for (const writes of this.deferred) writes.write();
+  }
+
+  private discardDeferred(): void {
+    for (const writes of this.deferred) writes.discard();
   }
 
   /** Back to the front of the queue for a later flush; an operation refused too often fails with `error`. */

@@ -148,6 +148,95 @@ describe('SqliteQuotaLedger group commit', () => {
     expect(await reservationStates()).toEqual({ 'healthy-old': 'settled:150', 'broken-old': 'reserved', 'healthy-1': 'settled:40', 'healthy-2': 'reserved' });
   });
 
+  describe('settled counters written once per transaction', () => {
+    const counters = async (table: 'tokens' | 'users' | 'channels', id: number) => {
+      const row = await database.handle.db.selectFrom(table).select(['used_quota', 'request_count']).where('id', '=', id).executeTakeFirstOrThrow();
+      return { used: Number(row.used_quota), requests: Number(row.request_count) };
+    };
+
+    it('adds every settle of a batch to its token, user and channel exactly once, wallets apart', async () => {
+      const first = await database.createAccount({ user: 10_000, token: 5_000 });
+      const second = await database.createAccount({ user: 10_000, token: 5_000 });
+      const channels = [await database.createChannel(), await database.createChannel()];
+      const ids = Array.from({ length: 12 }, (_, index) => `c-${index}`);
+      await Promise.all(ids.map((id, index) => ledger.reserve({ id, ...(index % 3 === 0 ? second : first), amount: 300 }, now)));
+      const outcomes = await Promise.all(ids.map((id, index) => ledger.settle(id, { actualAmount: 10 * (index + 1), channelId: channels[index % 2] }, now)));
+      expect(outcomes.map((outcome) => outcome.charged)).toEqual(ids.map((_, index) => 10 * (index + 1)));
+      // Charged 10 × (index + 1): second has indexes 0, 3, 6, 9 (220), first the other eight (560).
+      expect(await balances(first)).toMatchObject({ token: 4_440, tokenUsed: 560, user: 9_440, userUsed: 560 });
+      expect(await balances(second)).toMatchObject({ token: 4_780, tokenUsed: 220, user: 9_780, userUsed: 220 });
+      expect(await counters('tokens', first.tokenId)).toEqual({ used: 560, requests: 8 });
+      expect(await counters('users', second.userId)).toEqual({ used: 220, requests: 4 });
+      expect(await counters('channels', channels[0] as number)).toEqual({ used: 360, requests: 6 });
+      expect(await counters('channels', channels[1] as number)).toEqual({ used: 420, requests: 6 });
+    });
+
+    it('counts what earlier settles of the batch handed back when a later settle runs over its reservation', async () => {
+      const account = await database.createAccount({ user: 10_000, token: 400 });
+      await ledger.reserve({ id: 'refunds', ...account, amount: 200 }, now);
+      await ledger.reserve({ id: 'overruns', ...account, amount: 200 }, now);
+      // Token balance 0: the overrun's extra 150 is covered only by the 150 the first settle hands back.
+      const outcomes = await Promise.all([ledger.settle('refunds', { actualAmount: 50, channelId: undefined }, now), ledger.settle('overruns', { actualAmount: 350, channelId: undefined }, now)]);
+      expect(outcomes).toEqual([{ applied: true, charged: 50 }, { applied: true, charged: 350 }]);
+      expect(await balances(account)).toMatchObject({ token: 0, tokenUsed: 400, user: 9_600, userUsed: 400 });
+      expect(await counters('tokens', account.tokenId)).toEqual({ used: 400, requests: 2 });
+      expect(await reservationStates()).toEqual({ refunds: 'settled:50', overruns: 'settled:350' });
+    });
+
+    it('keeps the counters a settle handed to a wallet when a later reserve of the batch is refused by the user', async () => {
+      const account = await database.createAccount({ user: 500, token: 10_000 });
+      await ledger.reserve({ id: 'done', ...account, amount: 300 }, now);
+      const outcomes = await Promise.all([
+        ledger.settle('done', { actualAmount: 100, channelId: undefined }, now),
+        // Its token debit takes the settle's counters with it; the user (500 − 300 + 200 = 400) is short.
+        ledger.reserve({ id: 'refused', ...account, amount: 450 }, now),
+        ledger.reserve({ id: 'fits', ...account, amount: 400 }, now),
+      ]);
+      expect(outcomes).toEqual([{ applied: true, charged: 100 }, { ok: false, short: 'user' }, { ok: true }]);
+      expect(await balances(account)).toMatchObject({ token: 9_500, tokenUsed: 100, user: 0, userUsed: 100 });
+      expect(await counters('tokens', account.tokenId)).toEqual({ used: 100, requests: 1 });
+      expect(await counters('users', account.userId)).toEqual({ used: 100, requests: 1 });
+      expect(await reservationStates()).toEqual({ done: 'settled:100', fits: 'reserved' });
+    });
+
+    it('writes the counters of the settles before a faulty step once, after the batch is replayed', async () => {
+      const healthy = await database.createAccount({ user: 10_000, token: 1_000 });
+      const broken = await database.createAccount({ user: 10_000, token: 1_000 });
+      const channelId = await database.createChannel();
+      await Promise.all(['h-1', 'h-2', 'h-3'].map((id) => ledger.reserve({ id, ...healthy, amount: 100 }, now)));
+      await sql.raw(`create trigger break_user_debit before update on users when new.id = ${broken.userId} begin select raise(abort, 'disk says no'); end`).execute(database.handle.db);
+      const results = await Promise.allSettled([
+        ledger.settle('h-1', { actualAmount: 10, channelId }, now),
+        ledger.settle('h-2', { actualAmount: 20, channelId }, now),
+        ledger.reserve({ id: 'b-1', ...broken, amount: 100 }, now),
+        ledger.settle('h-3', { actualAmount: 30, channelId }, now),
+      ]);
+      expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect(await balances(healthy)).toMatchObject({ token: 940, tokenUsed: 60, user: 9_940, userUsed: 60 });
+      expect(await counters('tokens', healthy.tokenId)).toEqual({ used: 60, requests: 3 });
+      expect(await counters('channels', channelId)).toEqual({ used: 60, requests: 3 });
+    });
+
+    it('loses the whole transaction, and charges nothing, when its counters cannot be written', async () => {
+      const account = await database.createAccount({ user: 10_000, token: 1_000 });
+      const channelId = await database.createChannel();
+      await Promise.all(['w-1', 'w-2'].map((id) => ledger.reserve({ id, ...account, amount: 100 }, now)));
+      await sql.raw(`create trigger break_channel before update on channels when new.id = ${channelId} begin select raise(abort, 'channel row broken'); end`).execute(database.handle.db);
+      const results = await Promise.allSettled([ledger.settle('w-1', { actualAmount: 10, channelId }, now), ledger.settle('w-2', { actualAmount: 20, channelId }, now)]);
+      expect(results).toMatchObject([
+        { status: 'rejected', reason: { message: 'channel row broken' } },
+        { status: 'rejected', reason: { message: 'channel row broken' } },
+      ]);
+      expect(await balances(account)).toMatchObject({ token: 800, tokenUsed: 0, user: 9_800, userUsed: 0 });
+      expect(await reservationStates()).toEqual({ 'w-1': 'reserved', 'w-2': 'reserved' });
+      // Nothing of it is left over for the next transaction either.
+      await sql.raw('drop trigger break_channel').execute(database.handle.db);
+      expect(await ledger.settle('w-1', { actualAmount: 10, channelId }, now)).toEqual({ applied: true, charged: 10 });
+      expect(await counters('channels', channelId)).toEqual({ used: 10, requests: 1 });
+      expect(await counters('tokens', account.tokenId)).toEqual({ used: 10, requests: 1 });
+    });
+  });
+
   it('waits for a query-builder transaction on the shared connection instead of joining it', async () => {
     const account = await database.createAccount({ user: 10_000, token: 1_000 });
     let reserved = false;
