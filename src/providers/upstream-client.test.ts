@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readBodyChunks } from '../relay/read-body-chunks.js';
 import { ClientAbortSignal } from './client-abort-signal.js';
-import { UpstreamClient, upstreamConnectionsPerOrigin } from './upstream-client.js';
+import { contentTypeOf, UpstreamClient, upstreamConnectionsPerOrigin } from './upstream-client.js';
 
 const timeouts = { connectMs: 5_000, firstByteMs: 10_000, idleMs: 10_000 };
 
@@ -159,5 +159,36 @@ describe('UpstreamClient', () => {
     expect(closedSockets.size).toBe(1);
     const after = await send('/whole');
     if (after.ok) expect(await after.response.body.text()).toBe('{"ok":true}');
+  });
+});
+
+describe('contentTypeOf', () => {
+  const raw = (...pairs: string[]) => pairs.map((text) => Buffer.from(text, 'latin1'));
+
+  it('finds the content type whatever the name\'s case, and only that header', () => {
+    expect(contentTypeOf(raw('X-Request-Id', 'req-1', 'Content-Type', 'text/event-stream; charset=utf-8', 'content-type', 'application/json'))).toBe('text/event-stream; charset=utf-8');
+    expect(contentTypeOf(raw('CONTENT-TYPE', 'application/json'))).toBe('application/json');
+    // Same length as content-type, different name.
+    expect(contentTypeOf(raw('x-request-id', 'application/json', 'content-types', 'text/plain', 'content_type', 'text/plain'))).toBe('');
+    expect(contentTypeOf([])).toBe('');
+  });
+
+  it('reads the content type of a real response through the client', async () => {
+    const server = createServer((_request, response) => {
+      response.setHeader('X-Request-Id', 'abc');
+      response.setHeader('Content-Type', 'application/x-ndjson');
+      response.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = new UpstreamClient(timeouts);
+    try {
+      const result = await client.send({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/x`, method: 'POST', headers: {}, body: '{}', signal: new ClientAbortSignal() });
+      expect(result.ok && result.response.contentType).toBe('application/x-ndjson');
+      if (result.ok) await result.response.body.text();
+    } finally {
+      await client.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

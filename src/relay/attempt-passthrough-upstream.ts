@@ -42,7 +42,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   const { response } = sent;
   const status = response.statusCode;
   if (status >= 400) return failedAttemptFrom(response.body, status);
-  const contentType = String(response.headers['content-type'] ?? '');
+  const contentType = response.contentType;
   if (!contentType.includes('text/event-stream')) {
     let bytes: Buffer;
     try {

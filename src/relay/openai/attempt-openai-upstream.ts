@@ -46,7 +46,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
 
   if (status >= 400) return failedAttemptFrom(response.body, status);
 
-  const contentType = String(response.headers['content-type'] ?? '');
+  const contentType = response.contentType;
   if (input.stream && contentType.includes('text/event-stream')) {
     const piped = await pipeOpenaiStream({
       body: response.body,
