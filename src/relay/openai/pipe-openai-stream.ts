@@ -3,6 +3,7 @@ import { createSseDecoder } from '../../streaming/decode-sse.js';
 import { indexOfQuoted } from '../../streaming/find-quoted-key.js';
 import { createDataFrameScanner } from '../../streaming/scan-data-frames.js';
 import type { UsageMeter } from '../usage-meter.js';
+import { HeldEvents } from '../held-events.js';
 import { readBodyChunks, type ChunkSource } from '../read-body-chunks.js';
 import { ClientStreamWriter, streamResponseHeaders } from '../write-to-client.js';
 import { readOpenaiUsage } from './read-openai-usage.js';
@@ -36,18 +37,11 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
   const { reply, meter } = input;
   const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.headers));
 
-  // Events not parsed yet (text, or the payload's bytes): needed only if the upstream never reports usage.
-  let held: (string | Buffer)[] = [];
-  let heldSize = 0;
-  const hold = (data: string | Buffer) => {
-    held.push(data);
-    heldSize += data.length;
-    if (heldSize >= heldTextLimit) countHeld();
-  };
-  const countHeld = () => {
-    for (const data of held) tallyData(typeof data === 'string' ? data : data.toString('utf8'), input);
-    held = [];
-    heldSize = 0;
+  // Events not parsed yet: needed only if the upstream never reports usage.
+  const held = new HeldEvents();
+  const countHeld = () => held.drain((data) => tallyData(data, input));
+  const countHeldPastLimit = () => {
+    if (held.size >= heldTextLimit) countHeld();
   };
 
   /** Parses an event for its usage and text; returns whether the client gets it. */
@@ -79,7 +73,8 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
         return;
       }
       if (meter.firstTokenAt !== undefined && !mayCarryUsage(event.data)) {
-        hold(event.data);
+        held.addText(event.data);
+        countHeldPastLimit();
         forward(event);
         return;
       }
@@ -92,7 +87,8 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
     onFrame(bytes, start, end) {
       if (end - start === doneBytes.length && bytes.compare(doneBytes, 0, doneBytes.length, start, end) === 0) return true;
       if (meter.firstTokenAt !== undefined && !mayCarryUsageIn(bytes, start, end, usageKeys)) {
-        hold(bytes.subarray(start, end));
+        held.addRange(bytes, start, end);
+        countHeldPastLimit();
         return true;
       }
       return inspect(bytes.toString('utf8', start, end));

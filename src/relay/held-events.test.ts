@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { HeldEvents } from './held-events.js';
+
+describe('HeldEvents', () => {
+  it('gives back every held event once — texts, and ranges of one or several reads — and then holds nothing', () => {
+    const held = new HeldEvents();
+    const first = Buffer.from('data: {"a":1}\n\ndata: {"b":2}\n\n');
+    const second = Buffer.from('data: {"c":"é"}\n\n');
+    held.addRange(first, 6, 13);
+    held.addRange(first, 21, 28);
+    held.addText('{"t":true}');
+    held.addRange(second, 6, 16);
+    expect(held.size).toBe(7 + 7 + 10 + 10);
+    const seen: string[] = [];
+    held.drain((data) => seen.push(data));
+    expect(seen.sort()).toEqual(['{"a":1}', '{"b":2}', '{"c":"é"}', '{"t":true}']);
+    expect(held.size).toBe(0);
+    const again: string[] = [];
+    held.drain((data) => again.push(data));
+    expect(again).toEqual([]);
+  });
+
+  it('keeps ranges of a read seen before, after another read was held', () => {
+    const held = new HeldEvents();
+    const one = Buffer.from('xx{"one":1}');
+    const two = Buffer.from('{"two":2}');
+    held.addRange(one, 2, 11);
+    held.addRange(two, 0, 9);
+    held.addRange(one, 2, 11);
+    const seen: string[] = [];
+    held.drain((data) => seen.push(data));
+    expect(seen).toEqual(['{"one":1}', '{"two":2}', '{"one":1}']);
+  });
+});
