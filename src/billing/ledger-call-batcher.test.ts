@@ -60,7 +60,7 @@ function recordingCalls(options: { balance?: number; failBatchesWith?: string[];
 describe('LedgerCallBatcher', () => {
   it('sends the calls of one turn as one batch, settles first, and answers each caller its own outcome', async () => {
     const database = recordingCalls({ balance: 250 });
-    const batcher = new LedgerCallBatcher(database.calls, { maxInFlight: 2, maxCalls: 100 });
+    const batcher = new LedgerCallBatcher(database.calls, { maxInFlight: 2, maxCalls: 100, rolledBack: () => true });
     const outcomes = await Promise.all([batcher.reserve(reserveCall('a')), batcher.settle(settleCall('s', 70)), batcher.reserve(reserveCall('b')), batcher.reserve(reserveCall('c'))]);
     expect(outcomes).toEqual([{ ok: true }, { applied: true, charged: 70 }, { ok: true }, { ok: false, short: 'token' }]);
     expect(database.sent).toHaveLength(1);
@@ -70,7 +70,7 @@ describe('LedgerCallBatcher', () => {
 
   it('sends a call that is alone in its turn through the single routine', async () => {
     const database = recordingCalls();
-    const batcher = new LedgerCallBatcher(database.calls, { maxInFlight: 2, maxCalls: 100 });
+    const batcher = new LedgerCallBatcher(database.calls, { maxInFlight: 2, maxCalls: 100, rolledBack: () => true });
     expect(await batcher.reserve(reserveCall('a'))).toEqual({ ok: true });
     expect(await batcher.settle(settleCall('a', 30))).toEqual({ applied: true, charged: 30 });
     expect(database.sent).toEqual([{ alone: 'a' }, { alone: 'a' }]);
@@ -78,16 +78,29 @@ describe('LedgerCallBatcher', () => {
 
   it('runs each call of a failed batch on its own, so only the faulty call fails', async () => {
     const database = recordingCalls({ failBatchesWith: ['bad'], failAloneWith: ['bad'] });
-    const batcher = new LedgerCallBatcher(database.calls, { maxInFlight: 2, maxCalls: 100 });
+    const batcher = new LedgerCallBatcher(database.calls, { maxInFlight: 2, maxCalls: 100, rolledBack: () => true });
     const outcomes = await Promise.allSettled([batcher.reserve(reserveCall('a')), batcher.reserve(reserveCall('bad')), batcher.settle(settleCall('s'))]);
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((outcomes[1] as PromiseRejectedResult).reason).toEqual(new Error('reserve bad failed'));
     expect(database.sent.map((entry) => entry.alone ?? 'batch')).toEqual(['batch', 's', 'a', 'bad']);
   });
 
+  it('fails every call of a batch whose outcome is unknown, running none of them again', async () => {
+    const database = recordingCalls({ failBatchesWith: ['a'] });
+    const failures: unknown[] = [];
+    const batcher = new LedgerCallBatcher(database.calls, { maxInFlight: 2, maxCalls: 100, rolledBack: () => false, onBatchFailed: (error) => failures.push(error) });
+    const outcomes = await Promise.allSettled([batcher.reserve(reserveCall('a')), batcher.settle(settleCall('s'))]);
+    expect(outcomes).toEqual([
+      { status: 'rejected', reason: new Error('batch failed') },
+      { status: 'rejected', reason: new Error('batch failed') },
+    ]);
+    expect(failures).toEqual([new Error('batch failed')]);
+    expect(database.sent.map((entry) => entry.alone ?? 'batch')).toEqual(['batch']);
+  });
+
   it('holds the calls that arrive while maxInFlight batches are out, and sends them together when one is answered', async () => {
     const database = recordingCalls();
-    const batcher = new LedgerCallBatcher(database.calls, { maxInFlight: 1, maxCalls: 100 });
+    const batcher = new LedgerCallBatcher(database.calls, { maxInFlight: 1, maxCalls: 100, rolledBack: () => true });
     database.holdAnswers();
     const first = Promise.all([batcher.reserve(reserveCall('a')), batcher.reserve(reserveCall('b'))]);
     await nextTurn();
@@ -109,7 +122,7 @@ describe('LedgerCallBatcher', () => {
 
   it('splits a turn into batches of at most maxCalls, all out at once within maxInFlight', async () => {
     const database = recordingCalls();
-    const batcher = new LedgerCallBatcher(database.calls, { maxInFlight: 3, maxCalls: 2 });
+    const batcher = new LedgerCallBatcher(database.calls, { maxInFlight: 3, maxCalls: 2, rolledBack: () => true });
     database.holdAnswers();
     const all = Promise.all(['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((id) => batcher.reserve(reserveCall(id))));
     await nextTurn();

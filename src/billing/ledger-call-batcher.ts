@@ -36,7 +36,15 @@ export interface LedgerCallBatcherOptions {
   maxInFlight: number;
   /** Calls per batch; the rest go in the next. */
   maxCalls: number;
-  /** Hears why a batch failed before its calls were run again one by one (a deadlock would show here). */
+  /**
+   * Whether a batch's failure certainly left nothing committed (the server answered with an error, so its
+   * transaction rolled back): its calls are then run again one by one. Otherwise — the connection broke,
+   * or the answer made no sense — whether it committed is unknown, and every call of the batch fails
+   * with the error, as a single call lost the same way does (a settle retried after a commit nobody saw
+   * would answer "already settled", and the request's log would show no charge).
+   */
+  rolledBack(error: unknown): boolean;
+  /** Hears why a batch failed (a deadlock would show here). */
   onBatchFailed?(error: unknown): void;
 }
 
@@ -54,10 +62,9 @@ interface Waiting<Call, Outcome> {
  *
  * - A call alone (one request in flight) goes through the single routine: no batch overhead where there
  *   is nothing to share.
- * - A batch is one transaction: if it fails, none of it was committed, and each of its calls is run
- *   again on its own, so an error reaches only the call that causes it. A reserve whose batch did commit
- *   before the connection broke fails on its own retry (its id is taken), which is what a single call
- *   lost the same way did; a settle is idempotent.
+ * - A batch is one transaction. If the server refuses it, none of it was committed, and each of its calls
+ *   is run again on its own, so an error reaches only the call that causes it. If its outcome is unknown
+ *   (the connection broke), every call of it fails, as a single call would.
  * - A promise settles only once its call's transaction has committed (or failed).
  */
 export class LedgerCallBatcher {
@@ -115,7 +122,9 @@ export class LedgerCallBatcher {
       answer = await this.calls.batch({ reserves: reserves.map((waiting) => waiting.call), settles: settles.map((waiting) => waiting.call) });
     } catch (error) {
       this.options.onBatchFailed?.(error);
-      return this.runEachAlone(reserves, settles);
+      if (this.options.rolledBack(error)) return this.runEachAlone(reserves, settles);
+      for (const waiting of [...settles, ...reserves]) waiting.reject(error);
+      return;
     }
     reserves.forEach((waiting, index) => waiting.resolve(answer.reserves[index] as ReserveOutcome));
     settles.forEach((waiting, index) => waiting.resolve(answer.settles[index] as SettleOutcome));

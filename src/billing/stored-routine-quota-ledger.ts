@@ -51,7 +51,7 @@ export class StoredRoutineQuotaLedger implements QuotaLedger {
       dialect === 'postgres'
         ? new LedgerCallBatcher(
             { batch: (batch) => this.callBatch(batch), reserve: (call) => this.callReserve(call), settle: (call) => this.callSettle(call) },
-            { ...batchOptions, onBatchFailed },
+            { ...batchOptions, rolledBack: answeredWithSqlstate, onBatchFailed },
           )
         : undefined;
   }
@@ -125,4 +125,13 @@ function reserveOutcome(outcome: unknown): ReserveOutcome {
 function settleOutcome(charged: unknown): SettleOutcome {
   if (charged === null || charged === undefined) return { applied: false, charged: 0 };
   return { applied: true, charged: Number(charged) };
+}
+
+/**
+ * An error the server sent (it carries a five-character SQLSTATE): the statement's transaction rolled back.
+ * A broken connection (no code, or a system code such as ECONNRESET) leaves the outcome unknown.
+ */
+function answeredWithSqlstate(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
 }
