@@ -193,9 +193,15 @@ export class SqliteQuotaLedger implements QuotaLedger {
     this.writeIncrement(s.addToUser, row.user_id, this.increments.takeUser(row.user_id));
     const charged = reserved + Math.min(actual - reserved, this.balance(s.tokenBalance, row.token_id), this.balance(s.userBalance, row.user_id));
     const change = reserved - charged;
-    // Guarded: the balance was read in this same transaction, so the guard only confirms it.
-    if (s.settleTokenGuarded.run(change, charged, row.token_id, -change).changes !== 1) throw new Error(`token ${row.token_id} balance changed during settlement`);
-    if (s.settleUserGuarded.run(change, charged, row.user_id, -change).changes !== 1) throw new Error(`user ${row.user_id} balance changed during settlement`);
+    if (change < 0) {
+      // Guarded: the balance was read in this same transaction, so the guard only confirms it.
+      if (s.settleTokenGuarded.run(change, charged, row.token_id, -change).changes !== 1) throw new Error(`token ${row.token_id} balance changed during settlement`);
+      if (s.settleUserGuarded.run(change, charged, row.user_id, -change).changes !== 1) throw new Error(`user ${row.user_id} balance changed during settlement`);
+    } else {
+      // Nothing above the reservation could be taken (a balance at 0, or a wallet gone): counters only.
+      s.addToToken.run(0, charged, 1, row.token_id);
+      s.addToUser.run(0, charged, 1, row.user_id);
+    }
     if (channelId !== undefined) s.addToChannel.run(charged, 1, channelId);
     // The claim recorded min(reserved, actual); the overage covered by the balances is more than that.
     if (charged > reserved) s.recordCharge.run(charged, id);

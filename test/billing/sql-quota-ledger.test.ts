@@ -76,6 +76,27 @@ for (const { dialect, available } of allDialects) {
       expect(await balances(account)).toEqual({ token: { remain: 5500, used: 2500, requests: 1 }, user: { quota: 7500, used: 2500, requests: 1 } });
     });
 
+    it('charges only the reservation, and still counts the request, when the usage runs over a token the balances leave nothing above', async () => {
+      const account = await database.createAccount({ user: 10_000, token: 1000 });
+      const channelId = await database.createChannel();
+      // Reserving 1,000 leaves the token 0: the extra cannot be taken, the charge is the reservation.
+      const { id, outcome } = await reserveAndSettle(account, 1000, 4000, channelId);
+      expect(outcome).toEqual({ applied: true, charged: 1000 });
+      expect(await balances(account)).toEqual({ token: { remain: 0, used: 1000, requests: 1 }, user: { quota: 9000, used: 1000, requests: 1 } });
+      expect(Number((await reservationRow(id))?.settled_amount)).toBe(1000);
+    });
+
+    it('charges only the reservation when the token row went away before a settlement over it', async () => {
+      const account = await database.createAccount({ user: 10_000, token: 10_000 });
+      const ledger = database.ledger();
+      const id = requestId();
+      expect(await ledger.reserve({ id, ...account, amount: 1000 }, now)).toEqual({ ok: true });
+      await database.handle.db.deleteFrom('tokens').where('id', '=', account.tokenId).execute();
+      expect(await ledger.settle(id, { actualAmount: 4000, channelId: undefined }, now)).toEqual({ applied: true, charged: 1000 });
+      const user = await database.users.get(account.userId);
+      expect({ quota: user?.quota, used: user?.usedQuota, requests: user?.requestCount }).toEqual({ quota: 9000, used: 1000, requests: 1 });
+    });
+
     it('caps the extra at what the token has left and takes the same from the user', async () => {
       const account = await database.createAccount({ user: 10_000, token: 1200 });
       // Reserve 1,000 leaves the token 200; actual 2,000 wants 1,000 more, the token covers 200.
