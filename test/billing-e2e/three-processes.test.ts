@@ -5,15 +5,14 @@ import { defaultRedisKeyPrefix } from '../../src/limits/redis-rate-limiter.js';
 import { createDatabase, type DatabaseHandle } from '../../src/storage/create-database.js';
 import { startFakeOpenaiUpstream, type FakeOpenaiUpstream } from '../fakes/fake-openai-upstream.js';
 import { createTestDatabase, serverUrls, type TestDatabase } from '../support/test-databases.js';
-import { readBalances, readReservations, waitFor, waitForLogRows, waitUntilDisconnected } from './read-billing-state.js';
+import { waitFor, waitUntilDisconnected } from './read-billing-state.js';
 import { findFreePort, spawnGatewayProcess, writeConfigFile, type GatewayProcess } from './spawn-gateway-process.js';
-import { insufficientQuotaEnvelope, sendSpendRequest, spendReservation, usageAtReservation, type SpendOutcome } from './spend-request.js';
+import { expectFiveOfThirtyServed, fiveSpendsGrant } from './spend-grant-across-processes.js';
+import { sendSpendRequest, usageAtReservation, type SpendOutcome } from './spend-request.js';
 import { billingPrices, spenderKey, spenderTokenName, spenderUsername } from './start-billing-fixture.js';
 
 const available = serverUrls.postgres !== undefined && serverUrls.redis !== undefined;
 const nodeNames = ['replica-a', 'replica-b', 'replica-c'];
-/** Five reservations of the spend request fit, a sixth does not. */
-const grant = 5 * spendReservation + 400;
 const rpmKey = `sk-${'r'.repeat(48)}`;
 const rpm = 10;
 
@@ -38,7 +37,7 @@ describe.skipIf(!available)('three gateway processes sharing PostgreSQL and Redi
         { username: 'rate-limited', role: 'user', group: 'default', enabled: true },
       ],
       tokens: [
-        { name: spenderTokenName, user: spenderUsername, key: spenderKey, quota: grant, expires_at: 0, enabled: true },
+        { name: spenderTokenName, user: spenderUsername, key: spenderKey, quota: fiveSpendsGrant, expires_at: 0, enabled: true },
         { name: 'rpm-key', user: 'rate-limited', key: rpmKey, unlimited_quota: true, rate_limit: { rpm }, expires_at: 0, enabled: true },
       ],
     });
@@ -82,35 +81,7 @@ describe.skipIf(!available)('three gateway processes sharing PostgreSQL and Redi
   }
 
   it('never spends past the grant, together: 5 of 30 served, the rest 402 with no upstream call', async () => {
-    const before = upstream.requests.length;
-    const outcomes = await sendSpread(spenderKey, 30, (index) => index % 2 === 1);
-
-    const served = outcomes.filter((outcome) => outcome.kind === 'served');
-    const refused = outcomes.filter((outcome) => outcome.kind === 'refused');
-    expect(served).toHaveLength(5);
-    expect(refused).toHaveLength(25);
-    for (const outcome of refused) {
-      expect(outcome.kind === 'refused' && outcome.status).toBe(402);
-      expect(outcome.kind === 'refused' && outcome.error).toEqual(insufficientQuotaEnvelope('this API key'));
-    }
-    expect(upstream.requests.length - before).toBe(5);
-
-    const db = inspector!.db;
-    // Each process settles after its client has the answer, and writes its log rows in batches.
-    const reservations = await waitFor('every reservation settled', async () => {
-      const rows = await readReservations(db);
-      return rows.length === 5 && rows.every((row) => row.state === 'settled') ? rows : undefined;
-    });
-    expect(reservations.every((row) => nodeNames.includes(row.owner))).toBe(true);
-    expect(reservations.map((row) => row.settledAmount)).toEqual([761, 761, 761, 761, 761]);
-    const logs = await waitForLogRows(db, 5);
-    expect(logs.rows).toBe(5);
-
-    const balances = await readBalances(db, spenderTokenName);
-    expect(balances.token).toEqual({ used: 5 * 761, remain: 400, requests: 5 });
-    expect(balances.token.used + balances.token.remain).toBe(grant);
-    expect(balances.user.used + balances.user.quota).toBe(1_000_000_000);
-    expect(logs.quota).toBe(balances.token.used);
+    await expectFiveOfThirtyServed({ processes, nodeNames, upstream, db: inspector!.db, channelName: 'channel-a' });
   }, 30_000);
 
   it(`holds a token's limit of ${rpm} requests per minute across the three: 10 of 30 pass, the rest 429`, async () => {
