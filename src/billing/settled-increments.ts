@@ -15,44 +15,35 @@ const none: WalletIncrement = Object.freeze({ credit: 0, used: 0, requests: 0 })
  * same wallet, with the same result as one UPDATE per settle. Pure bookkeeping: the ledger does the SQL.
  */
 export class SettledIncrements {
-  private readonly tokens = new Map<number, WalletIncrement>();
-  private readonly users = new Map<number, WalletIncrement>();
+  private readonly wallets = { token: new Map<number, WalletIncrement>(), user: new Map<number, WalletIncrement>() };
   private readonly channels = new Map<number, WalletIncrement>();
 
   add(tokenId: number, userId: number, channelId: number | undefined, credit: number, charged: number): void {
-    addTo(this.tokens, tokenId, credit, charged);
-    addTo(this.users, userId, credit, charged);
+    addTo(this.wallets.token, tokenId, credit, charged);
+    addTo(this.wallets.user, userId, credit, charged);
     if (channelId !== undefined) addTo(this.channels, channelId, 0, charged);
   }
 
-  /** The wallet's sum so far, now taken out (the caller writes it); zero when there is none. */
-  takeToken(id: number): WalletIncrement {
-    return takeFrom(this.tokens, id);
+  /** The wallet's sum so far (zero when there is none); it stays until `written` says it was written. */
+  of(wallet: 'token' | 'user', id: number): WalletIncrement {
+    return this.wallets[wallet].get(id) ?? none;
   }
 
-  takeUser(id: number): WalletIncrement {
-    return takeFrom(this.users, id);
-  }
-
-  /** Puts back a sum that was taken but not written (its guarded UPDATE matched no row). */
-  restoreToken(id: number, increment: WalletIncrement): void {
-    if (increment.requests > 0) this.tokens.set(id, increment);
-  }
-
-  restoreUser(id: number, increment: WalletIncrement): void {
-    if (increment.requests > 0) this.users.set(id, increment);
+  /** The wallet's sum went into an UPDATE: forget it. */
+  written(wallet: 'token' | 'user', id: number): void {
+    this.wallets[wallet].delete(id);
   }
 
   /** Every sum, each wallet once, and forgets them all. */
   drain(): { tokens: [number, WalletIncrement][]; users: [number, WalletIncrement][]; channels: [number, WalletIncrement][] } {
-    const drained = { tokens: [...this.tokens], users: [...this.users], channels: [...this.channels] };
+    const drained = { tokens: [...this.wallets.token], users: [...this.wallets.user], channels: [...this.channels] };
     this.clear();
     return drained;
   }
 
   clear(): void {
-    this.tokens.clear();
-    this.users.clear();
+    this.wallets.token.clear();
+    this.wallets.user.clear();
     this.channels.clear();
   }
 }
@@ -65,11 +56,4 @@ function addTo(sums: Map<number, WalletIncrement>, id: number, credit: number, u
     sum.used += used;
     sum.requests += 1;
   }
-}
-
-function takeFrom(sums: Map<number, WalletIncrement>, id: number): WalletIncrement {
-  const sum = sums.get(id);
-  if (sum === undefined) return none;
-  sums.delete(id);
-  return sum;
 }

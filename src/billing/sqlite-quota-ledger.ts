@@ -146,10 +146,8 @@ export class SqliteQuotaLedger implements QuotaLedger {
   private reserveStep(reservation: Reservation, amount: number, now: number): void {
     const s = this.statements;
     if (amount > 0) {
-      if (!this.debit(s.debitToken, reservation.tokenId, amount, this.increments.takeToken(reservation.tokenId), (left) => this.increments.restoreToken(reservation.tokenId, left))) {
-        throw new Short('token');
-      }
-      if (!this.debit(s.debitUser, reservation.userId, amount, this.increments.takeUser(reservation.userId), (left) => this.increments.restoreUser(reservation.userId, left))) {
+      if (!this.debit('token', s.debitToken, reservation.tokenId, amount)) throw new Short('token');
+      if (!this.debit('user', s.debitUser, reservation.userId, amount)) {
         // The token's settled increments went in with its debit and stay written: only the debit is undone.
         s.creditToken.run(amount, reservation.tokenId);
         throw new Short('user');
@@ -160,12 +158,13 @@ export class SqliteQuotaLedger implements QuotaLedger {
 
   /**
    * The guarded debit, with the wallet's settled increments written in the same UPDATE (the guard counts
-   * the credit they hand back). Short: nothing written, and the increments are put back for later.
+   * the credit they hand back). Short: nothing written, and the increments wait for a later write.
    */
-  private debit(statement: Statement, id: number, amount: number, pending: WalletIncrement, putBack: (pending: WalletIncrement) => void): boolean {
-    if (statement.run(pending.credit, amount, pending.used, pending.requests, id, pending.credit, amount).changes === 1) return true;
-    putBack(pending);
-    return false;
+  private debit(wallet: 'token' | 'user', statement: Statement, id: number, amount: number): boolean {
+    const pending = this.increments.of(wallet, id);
+    if (statement.run(pending.credit, amount, pending.used, pending.requests, id, pending.credit, amount).changes !== 1) return false;
+    this.increments.written(wallet, id);
+    return true;
   }
 
   /**
@@ -189,8 +188,10 @@ export class SqliteQuotaLedger implements QuotaLedger {
     }
     // An overage is taken only as far as the balances cover it: written now, with the wallets' settled
     // increments first, so that the balances read here count what earlier settles handed back.
-    this.writeIncrement(s.addToToken, row.token_id, this.increments.takeToken(row.token_id));
-    this.writeIncrement(s.addToUser, row.user_id, this.increments.takeUser(row.user_id));
+    this.writeIncrement(s.addToToken, row.token_id, this.increments.of('token', row.token_id));
+    this.increments.written('token', row.token_id);
+    this.writeIncrement(s.addToUser, row.user_id, this.increments.of('user', row.user_id));
+    this.increments.written('user', row.user_id);
     const charged = reserved + Math.min(actual - reserved, this.balance(s.tokenBalance, row.token_id), this.balance(s.userBalance, row.user_id));
     const change = reserved - charged;
     if (change < 0) {
