@@ -3,7 +3,7 @@
  * Unified Relay benchmark harness (issue 6). `npm run bench` builds, then runs this file.
  *
  *   node bench/run.mjs [--quick] [--duration S] [--warmup S] [--soak-seconds S] [--connections N] [--rounds N]
- *                      [--only 1,2,3,4,5,6,7] [--pg] [--redis] [--workers N] [--no-pin]
+ *                      [--only 1,2,3,4,5,6,7] [--pg | --mysql] [--redis] [--workers N] [--no-pin]
  *                      [--slow-streams N] [--profile] [--profile-streaming] [--no-report] [--out FILE]
  *
  * Processes: the fake upstream (bench/fake-upstream.mjs), the gateway (dist/cli/relay.js serve, governed
@@ -49,6 +49,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '50' },
     only: { type: 'string' },
     pg: { type: 'boolean', default: false },
+    mysql: { type: 'boolean', default: false },
     redis: { type: 'boolean', default: false },
     workers: { type: 'string' },
     'no-pin': { type: 'boolean', default: false },
@@ -102,6 +103,10 @@ if (args.pg) {
   storage.databaseUrl = process.env.RELAY_BENCH_POSTGRES_URL;
   if (storage.databaseUrl === undefined) fail('--pg needs RELAY_BENCH_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/relay_bench)');
   storage.database = 'postgres';
+} else if (args.mysql) {
+  storage.databaseUrl = process.env.RELAY_BENCH_MYSQL_URL;
+  if (storage.databaseUrl === undefined) fail('--mysql needs RELAY_BENCH_MYSQL_URL (e.g. mysql://root@127.0.0.1:3306/relay_bench)');
+  storage.database = 'mysql';
 }
 if (args.redis) {
   storage.redisUrl = process.env.RELAY_BENCH_REDIS_URL;

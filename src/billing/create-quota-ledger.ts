@@ -5,8 +5,8 @@ import { StoredRoutineQuotaLedger } from './stored-routine-quota-ledger.js';
 
 /**
  * The embedded SQLite database gets the synchronous ledger; PostgreSQL and MySQL the one that calls
- * stored routines (one round trip per operation; on PostgreSQL one per batch of a turn's operations,
- * and `onBatchFailed` hears why a batch had to be run again one call at a time).
+ * stored routines (one round trip per batch of a turn's operations, and `onBatchFailed` hears why a batch
+ * failed).
  */
 export function createQuotaLedger(database: DatabaseHandle, owner: string, onBatchFailed?: (error: unknown) => void): QuotaLedger {
   if (database.sqliteConnection !== undefined) return new SqliteQuotaLedger(database.sqliteConnection, owner, database.sqliteGroupCommit);

@@ -12,8 +12,14 @@ const calls: Record<RoutineDialect, { reserve: string; settle: string }> = {
   mysql: { reserve: 'call relay_reserve(?, ?, ?, ?, ?, ?)', settle: 'call relay_settle(?, ?, ?, ?)' },
 };
 
-/** PostgreSQL's batch routine (migration 004); MySQL has none yet and makes one call per operation. */
-const postgresBatch = 'select reserve_outcomes, settle_charges from relay_ledger_batch($1, $2, $3, $4, $5, $6, $7, $8, $9)';
+/** The batch routine: PostgreSQL's takes one array per column (migration 004), MySQL's one JSON array of rows per kind of call (migration 005). */
+const batchCalls: Record<RoutineDialect, string> = {
+  postgres: 'select reserve_outcomes, settle_charges from relay_ledger_batch($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+  mysql: 'call relay_ledger_batch(?, ?, ?, ?)',
+};
+
+/** ER_SP_DOES_NOT_EXIST: a MySQL server older than JSON_TABLE has no batch routine (migration 005). */
+const mysqlNoSuchRoutine = 1305;
 
 /**
  * One batch out at a time: the calls that arrive while it commits make the next. With 50 connections on
@@ -26,18 +32,21 @@ const batchOptions = { maxInFlight: 1, maxCalls: 200 };
 /**
  * The quota ledger on PostgreSQL and MySQL: reserve and settle are each one call of a stored routine
  * (src/storage/migrations/002-ledger-routines.ts), so one round trip and one transaction on the server
- * instead of BEGIN, five to seven statements and COMMIT each awaited from here. On PostgreSQL the calls
- * of a turn go together, as one call of the batch routine (migration 004): one round trip and one commit
- * for all of them. The routines keep every rule: guarded delta UPDATEs (no balance below zero, whatever
- * number of processes), token before user, over-reservation capped by both balances, idempotent settle.
+ * instead of BEGIN, five to seven statements and COMMIT each awaited from here. The calls of a turn go
+ * together, as one call of the batch routine (migrations 004 and 005): one round trip and one commit for
+ * all of them; a MySQL server without the batch routine (older than JSON_TABLE) gets them one by one.
+ * The routines keep every rule: guarded delta UPDATEs (no balance below zero, whatever number of
+ * processes), token before user, over-reservation capped by both balances, idempotent settle.
  * The queries are compiled once; Kysely only lends the pooled connection.
  *
  * Unlimited tokens and users (`unlimited_quota = 1`) are never short and their balance never moves;
  * their `used_quota` and `request_count` still grow.
  */
 export class StoredRoutineQuotaLedger implements QuotaLedger {
-  /** PostgreSQL: the calls of a turn go as one batch (src/billing/ledger-call-batcher.ts). */
-  private readonly batcher: LedgerCallBatcher | undefined;
+  /** The calls of a turn go as one batch (src/billing/ledger-call-batcher.ts). */
+  private readonly batcher: LedgerCallBatcher;
+  /** Set when MySQL answered that it has no batch routine: from then on every call goes alone. */
+  private batchRoutineMissing = false;
 
   constructor(
     private readonly db: Database,
@@ -47,18 +56,15 @@ export class StoredRoutineQuotaLedger implements QuotaLedger {
     /** Hears why a batch failed (its calls are then run one by one). */
     onBatchFailed?: (error: unknown) => void,
   ) {
-    this.batcher =
-      dialect === 'postgres'
-        ? new LedgerCallBatcher(
-            { batch: (batch) => this.callBatch(batch), reserve: (call) => this.callReserve(call), settle: (call) => this.callSettle(call) },
-            { ...batchOptions, rolledBack: answeredWithSqlstate, onBatchFailed },
-          )
-        : undefined;
+    this.batcher = new LedgerCallBatcher(
+      { batch: (batch) => this.callBatch(batch), reserve: (call) => this.callReserve(call), settle: (call) => this.callSettle(call) },
+      { ...batchOptions, rolledBack: dialect === 'postgres' ? answeredWithSqlstate : mysqlAnsweredWithError, onBatchFailed },
+    );
   }
 
   async reserve(reservation: Reservation, now: number): Promise<ReserveOutcome> {
     const call = { ...reservation, amount: quotaAmount(reservation.amount, 'reservation amount'), now };
-    return this.batcher === undefined ? this.callReserve(call) : this.batcher.reserve(call);
+    return this.batchRoutineMissing ? this.callReserve(call) : this.batcher.reserve(call);
   }
 
   /**
@@ -68,7 +74,7 @@ export class StoredRoutineQuotaLedger implements QuotaLedger {
    */
   async settle(reservationId: string, input: SettleInput, now: number): Promise<SettleOutcome> {
     const call = { reservationId, actual: quotaAmount(input.actualAmount, 'actual amount'), channelId: input.channelId ?? null, now };
-    return this.batcher === undefined ? this.callSettle(call) : this.batcher.settle(call);
+    return this.batchRoutineMissing ? this.callSettle(call) : this.batcher.settle(call);
   }
 
   async recoverOpenReservations(now: number, onSettled?: (reservation: RecoveredReservation) => Promise<void>): Promise<{ settled: number; quota: number }> {
@@ -86,21 +92,18 @@ export class StoredRoutineQuotaLedger implements QuotaLedger {
   }
 
   /** One transaction, stamped with the latest time any of its calls was asked at. */
-  private async callBatch({ reserves, settles }: LedgerBatch): Promise<LedgerBatchAnswer> {
+  private async callBatch(batch: LedgerBatch): Promise<LedgerBatchAnswer> {
+    const { reserves, settles } = batch;
     const now = Math.max(...reserves.map((call) => call.now), ...settles.map((call) => call.now));
-    const row = await this.call(postgresBatch, [
-      reserves.map((reservation) => reservation.id),
-      reserves.map((reservation) => reservation.tokenId),
-      reserves.map((reservation) => reservation.userId),
-      reserves.map((reservation) => reservation.amount),
-      settles.map((call) => call.reservationId),
-      settles.map((call) => call.actual),
-      settles.map((call) => call.channelId),
-      this.owner,
-      now,
-    ]);
-    const outcomes = row?.['reserve_outcomes'];
-    const charges = row?.['settle_charges'];
+    let row: Record<string, unknown> | undefined;
+    try {
+      row = await this.call(batchCalls[this.dialect], this.dialect === 'postgres' ? postgresBatchArguments(batch, this.owner, now) : mysqlBatchArguments(batch, this.owner, now));
+    } catch (error) {
+      if (this.dialect === 'mysql' && (error as { errno?: unknown }).errno === mysqlNoSuchRoutine) this.batchRoutineMissing = true;
+      throw error;
+    }
+    const outcomes = jsonArray(row?.['reserve_outcomes']);
+    const charges = jsonArray(row?.['settle_charges']);
     if (!Array.isArray(outcomes) || outcomes.length !== reserves.length || !Array.isArray(charges) || charges.length !== settles.length) {
       throw new Error(`relay_ledger_batch answered ${JSON.stringify(row)} for ${reserves.length} reserves and ${settles.length} settles`);
     }
@@ -115,6 +118,36 @@ export class StoredRoutineQuotaLedger implements QuotaLedger {
   }
 }
 
+/** PostgreSQL's batch takes one array per column. */
+function postgresBatchArguments({ reserves, settles }: LedgerBatch, owner: string, now: number): unknown[] {
+  return [
+    reserves.map((reservation) => reservation.id),
+    reserves.map((reservation) => reservation.tokenId),
+    reserves.map((reservation) => reservation.userId),
+    reserves.map((reservation) => reservation.amount),
+    settles.map((call) => call.reservationId),
+    settles.map((call) => call.actual),
+    settles.map((call) => call.channelId),
+    owner,
+    now,
+  ];
+}
+
+/** MySQL's batch takes each kind of call as a JSON array of rows (amounts are safe integers, so exact in JSON). */
+function mysqlBatchArguments({ reserves, settles }: LedgerBatch, owner: string, now: number): unknown[] {
+  return [
+    JSON.stringify(reserves.map((call) => [call.id, call.tokenId, call.userId, call.amount])),
+    JSON.stringify(settles.map((call) => [call.reservationId, call.actual, call.channelId])),
+    owner,
+    now,
+  ];
+}
+
+/** PostgreSQL answers arrays; MySQL the JSON text of the routine's longtext variables. */
+function jsonArray(value: unknown): unknown {
+  return typeof value === 'string' ? JSON.parse(value) : value;
+}
+
 function reserveOutcome(outcome: unknown): ReserveOutcome {
   if (outcome === 'ok') return { ok: true };
   if (outcome === 'token' || outcome === 'user') return { ok: false, short: outcome };
@@ -125,6 +158,16 @@ function reserveOutcome(outcome: unknown): ReserveOutcome {
 function settleOutcome(charged: unknown): SettleOutcome {
   if (charged === null || charged === undefined) return { applied: false, charged: 0 };
   return { applied: true, charged: Number(charged) };
+}
+
+/**
+ * MySQL: an error packet the server sent (mysql2 gives it a `sqlState`) on a connection that lives on.
+ * The batch routine's handler rolls its transaction back before it passes any error on; a deadlock or a
+ * lock wait timeout that the server raises inside it goes through the same handler.
+ */
+function mysqlAnsweredWithError(error: unknown): boolean {
+  const { sqlState, fatal } = (error ?? {}) as { sqlState?: unknown; fatal?: unknown };
+  return typeof sqlState === 'string' && /^[0-9A-Z]{5}$/.test(sqlState) && fatal !== true;
 }
 
 /**

@@ -4,6 +4,7 @@ import { initialMigration } from './migrations/001-initial.js';
 import { ledgerRoutinesMigration } from './migrations/002-ledger-routines.js';
 import { sqliteReservationPagesMigration } from './migrations/003-sqlite-reservation-pages.js';
 import { ledgerBatchRoutineMigration } from './migrations/004-ledger-batch-routine.js';
+import { mysqlLedgerBatchMigration } from './migrations/005-mysql-ledger-batch.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -12,6 +13,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '002-ledger-routines': ledgerRoutinesMigration(dialect),
     '003-sqlite-reservation-pages': sqliteReservationPagesMigration(dialect),
     '004-ledger-batch-routine': ledgerBatchRoutineMigration(dialect),
+    '005-mysql-ledger-batch': mysqlLedgerBatchMigration(dialect),
   };
 }
 

@@ -112,73 +112,92 @@ for (const { dialect, available } of allDialects.filter((entry) => entry.dialect
       });
     });
 
-    if (dialect === 'postgres') {
-      it('sends the reserves and settles of one turn as one statement, each with its own outcome', async () => {
-        const affordsTwo = await database.createAccount({ user: 100_000, token: 2000 });
-        const noUser = { tokenId: (await database.createAccount({ user: 100_000, token: 100_000 })).tokenId, userId: 987_654 };
-        const counter = statementCounter();
-        const ledger = routineLedger(database.handle.db.withPlugin(counter.plugin));
-        const ids = [requestId(), requestId(), requestId(), requestId()];
-        const reserved = await Promise.all([
-          ledger.reserve({ id: ids[0] as string, ...affordsTwo, amount: 1000 }, now),
-          ledger.reserve({ id: ids[1] as string, ...affordsTwo, amount: 1000 }, now),
-          ledger.reserve({ id: ids[2] as string, ...affordsTwo, amount: 1000 }, now),
-          ledger.reserve({ id: ids[3] as string, ...noUser, amount: 10 }, now),
-        ]);
-        expect(reserved).toEqual([{ ok: true }, { ok: true }, { ok: false, short: 'token' }, { ok: false, short: 'user' }]);
-        expect(counter.count()).toBe(1);
-        const settled = await Promise.all([
-          ledger.settle(ids[0] as string, { actualAmount: 400, channelId: undefined }, now),
-          ledger.settle(ids[1] as string, { actualAmount: 1500, channelId: undefined }, now),
-          ledger.settle(ids[2] as string, { actualAmount: 1500, channelId: undefined }, now),
-        ]);
-        // The second settle's extra 500 is covered by the 600 the first handed back, in the same transaction.
-        expect(settled).toEqual([{ applied: true, charged: 400 }, { applied: true, charged: 1500 }, { applied: false, charged: 0 }]);
-        expect(counter.count()).toBe(2);
-        expect(await balances(affordsTwo)).toEqual({ token: { remain: 100, used: 1900, requests: 2 }, user: { quota: 98_100, used: 1900, requests: 2 } });
-      });
+    it('sends the reserves and settles of one turn as one statement, each with its own outcome', async () => {
+      const affordsTwo = await database.createAccount({ user: 100_000, token: 2000 });
+      const noUser = { tokenId: (await database.createAccount({ user: 100_000, token: 100_000 })).tokenId, userId: 987_654 };
+      const counter = statementCounter();
+      const ledger = routineLedger(database.handle.db.withPlugin(counter.plugin));
+      const ids = [requestId(), requestId(), requestId(), requestId()];
+      const reserved = await Promise.all([
+        ledger.reserve({ id: ids[0] as string, ...affordsTwo, amount: 1000 }, now),
+        ledger.reserve({ id: ids[1] as string, ...affordsTwo, amount: 1000 }, now),
+        ledger.reserve({ id: ids[2] as string, ...affordsTwo, amount: 1000 }, now),
+        ledger.reserve({ id: ids[3] as string, ...noUser, amount: 10 }, now),
+      ]);
+      expect(reserved).toEqual([{ ok: true }, { ok: true }, { ok: false, short: 'token' }, { ok: false, short: 'user' }]);
+      expect(counter.count()).toBe(1);
+      const settled = await Promise.all([
+        ledger.settle(ids[0] as string, { actualAmount: 400, channelId: undefined }, now),
+        ledger.settle(ids[1] as string, { actualAmount: 1500, channelId: undefined }, now),
+        ledger.settle(ids[2] as string, { actualAmount: 1500, channelId: undefined }, now),
+      ]);
+      // The second settle's extra 500 is covered by the 600 the first handed back, in the same transaction.
+      expect(settled).toEqual([{ applied: true, charged: 400 }, { applied: true, charged: 1500 }, { applied: false, charged: 0 }]);
+      expect(counter.count()).toBe(2);
+      expect(await balances(affordsTwo)).toEqual({ token: { remain: 100, used: 1900, requests: 2 }, user: { quota: 98_100, used: 1900, requests: 2 } });
+    });
 
-      it('runs the calls of a batch that fails one by one, so only the faulty call fails', async () => {
-        const account = await database.createAccount({ user: 10_000, token: 10_000 });
-        const taken = requestId();
-        expect(await routineLedger().reserve({ id: taken, ...account, amount: 1000 }, now)).toEqual({ ok: true });
-        const failures: unknown[] = [];
-        const ledger = new StoredRoutineQuotaLedger(database.handle.db, 'postgres', 'node-a', (error) => failures.push(error));
-        const outcomes = await Promise.allSettled([
-          ledger.reserve({ id: requestId(), ...account, amount: 2000 }, now),
-          ledger.reserve({ id: taken, ...account, amount: 3000 }, now),
-          ledger.settle(taken, { actualAmount: 500, channelId: undefined }, now),
-        ]);
-        expect(failures).toHaveLength(1);
-        expect(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : 'rejected'))).toEqual([{ ok: true }, 'rejected', { applied: true, charged: 500 }]);
-        expect(await balances(account)).toEqual({ token: { remain: 7500, used: 500, requests: 1 }, user: { quota: 7500, used: 500, requests: 1 } });
-      });
+    it('runs the calls of a batch that fails one by one, so only the faulty call fails', async () => {
+      const account = await database.createAccount({ user: 10_000, token: 10_000 });
+      const taken = requestId();
+      expect(await routineLedger().reserve({ id: taken, ...account, amount: 1000 }, now)).toEqual({ ok: true });
+      const failures: unknown[] = [];
+      const ledger = new StoredRoutineQuotaLedger(database.handle.db, dialect as 'postgres' | 'mysql', 'node-a', (error) => failures.push(error));
+      const outcomes = await Promise.allSettled([
+        ledger.reserve({ id: requestId(), ...account, amount: 2000 }, now),
+        ledger.reserve({ id: taken, ...account, amount: 3000 }, now),
+        ledger.settle(taken, { actualAmount: 500, channelId: undefined }, now),
+      ]);
+      expect(failures).toHaveLength(1);
+      expect(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : 'rejected'))).toEqual([{ ok: true }, 'rejected', { applied: true, charged: 500 }]);
+      expect(await balances(account)).toEqual({ token: { remain: 7500, used: 500, requests: 1 }, user: { quota: 7500, used: 500, requests: 1 } });
+    });
 
-      it('never deadlocks when processes batch calls on the same rows in opposite orders', async () => {
-        const accounts = await Promise.all(Array.from({ length: 4 }, () => database.createAccount({ user: 1_000_000, token: 1_000_000 })));
-        const channels = [await database.createChannel(), await database.createChannel()];
-        const failures: unknown[] = [];
-        const handles = [database.handle.db, (await database.openAnotherHandle()).db, (await database.openAnotherHandle()).db];
-        const ledgers = handles.map((db) => new StoredRoutineQuotaLedger(db, 'postgres', 'node-a', (error) => failures.push(error)));
-        let cycles = 0;
-        await Promise.all(
-          ledgers.flatMap((ledger, process) =>
-            Array.from({ length: 12 }, async (_, lane) => {
-              for (let round = 0; round < 15; round += 1) {
-                const order = (process + lane + round) % 2 === 0 ? accounts : [...accounts].reverse();
-                const account = order[(lane + round) % order.length] as { userId: number; tokenId: number };
-                const id = requestId();
-                expect(await ledger.reserve({ id, ...account, amount: 100 }, now)).toEqual({ ok: true });
-                await ledger.settle(id, { actualAmount: 150, channelId: channels[(lane + round) % 2] }, now);
-                cycles += 1;
-              }
-            }),
-          ),
-        );
-        expect(failures).toEqual([]);
-        const spent = await Promise.all(accounts.map(async (account) => (await balances(account)).user));
-        expect(spent.reduce((sum, user) => sum + (user.used ?? 0), 0)).toBe(cycles * 150);
-        expect(spent.every((user) => user.quota === 1_000_000 - (user.used ?? 0))).toBe(true);
+    it('never deadlocks when processes batch calls on the same rows in opposite orders', async () => {
+      const accounts = await Promise.all(Array.from({ length: 4 }, () => database.createAccount({ user: 1_000_000, token: 1_000_000 })));
+      const channels = [await database.createChannel(), await database.createChannel()];
+      const failures: unknown[] = [];
+      const handles = [database.handle.db, (await database.openAnotherHandle()).db, (await database.openAnotherHandle()).db];
+      const ledgers = handles.map((db) => new StoredRoutineQuotaLedger(db, dialect as 'postgres' | 'mysql', 'node-a', (error) => failures.push(error)));
+      let cycles = 0;
+      await Promise.all(
+        ledgers.flatMap((ledger, process) =>
+          Array.from({ length: 12 }, async (_, lane) => {
+            for (let round = 0; round < 15; round += 1) {
+              const order = (process + lane + round) % 2 === 0 ? accounts : [...accounts].reverse();
+              const account = order[(lane + round) % order.length] as { userId: number; tokenId: number };
+              const id = requestId();
+              expect(await ledger.reserve({ id, ...account, amount: 100 }, now)).toEqual({ ok: true });
+              await ledger.settle(id, { actualAmount: 150, channelId: channels[(lane + round) % 2] }, now);
+              cycles += 1;
+            }
+          }),
+        ),
+      );
+      expect(failures).toEqual([]);
+      const spent = await Promise.all(accounts.map(async (account) => (await balances(account)).user));
+      expect(spent.reduce((sum, user) => sum + (user.used ?? 0), 0)).toBe(cycles * 150);
+      expect(spent.every((user) => user.quota === 1_000_000 - (user.used ?? 0))).toBe(true);
+    });
+
+    if (dialect === 'mysql') {
+      it('calls the single routines one by one on a server without the batch routine', async () => {
+        const bare = await openLedgerDatabase('mysql');
+        try {
+          await sql`drop procedure relay_ledger_batch`.execute(bare.handle.db);
+          const account = await bare.createAccount({ user: 10_000, token: 10_000 });
+          const failures: unknown[] = [];
+          const ledger = new StoredRoutineQuotaLedger(bare.handle.db, 'mysql', 'node-a', (error) => failures.push(error));
+          const turn = () => Promise.all([1, 2, 3].map(() => ledger.reserve({ id: requestId(), ...account, amount: 1000 }, now)));
+          expect(await turn()).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
+          expect(failures).toHaveLength(1);
+          expect(await turn()).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
+          expect(failures).toHaveLength(1);
+          const token = await bare.tokens.get(account.tokenId);
+          expect(token?.remainQuota).toBe(4000);
+        } finally {
+          await bare.close();
+        }
       });
     }
 

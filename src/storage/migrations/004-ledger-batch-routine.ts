@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../database-schema.js';
 
 /**
- * PostgreSQL only: `relay_ledger_batch`, the settles and reserves that one gateway process gathered in
+ * PostgreSQL only (MySQL's is migration 005): `relay_ledger_batch`, the settles and reserves that one gateway process gathered in
  * an event-loop turn, run in one transaction — one round trip and one commit (one WAL flush) for all of
  * them instead of one each. With every request of a token and its user updating the same two rows, each
  * transaction holds those rows' locks through its commit's flush, so one commit per request capped a
