@@ -117,7 +117,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
     const actual = quotaAmount(input.actualAmount, 'actual amount');
     const known = this.remembered.get(reservationId);
     try {
-      return await this.groupCommit.run(() => this.settleStep(reservationId, actual, input.channelId, now, known));
+      return await this.groupCommit.runWithNext(() => this.settleStep(reservationId, actual, input.channelId, now, known));
     } finally {
       // Settled, or found settled, or failed (then a later settle reads the row): either way no longer needed.
       this.remembered.delete(reservationId);

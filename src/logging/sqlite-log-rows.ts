@@ -21,7 +21,7 @@ export function sqliteLogRowSink(connection: SqliteConnection, groupCommit: Sqli
   return {
     insertMany(rows) {
       if (rows.length === 0) return Promise.resolve();
-      return groupCommit.run(() => {
+      return groupCommit.runWithNext(() => {
         for (const row of rows) insertRow(insert, row);
       });
     },

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase, { type Database as SqliteConnection } from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ExpectedFailure, SqliteGroupCommit } from './sqlite-group-commit.js';
+import { ExpectedFailure, SqliteGroupCommit, withNextDelayMs } from './sqlite-group-commit.js';
 
 describe('SqliteGroupCommit', () => {
   let directory: string;
@@ -236,6 +236,41 @@ describe('SqliteGroupCommit', () => {
     connection.exec('rollback');
     await expect(pending).resolves.toBe(1);
     expect(committed()).toEqual(['a']);
+  });
+
+  describe('runWithNext', () => {
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+    it('starts no transaction at the end of its turn, and joins the one the next run starts', async () => {
+      const groupCommit = new SqliteGroupCommit(connection);
+      let transactions = 0;
+      groupCommit.addDeferredWrites({ write: () => (transactions += 1), discard: () => undefined });
+      const settled: string[] = [];
+      const lazy = groupCommit.runWithNext(insert('a')).then(() => settled.push('a'));
+      await nextTurn();
+      await nextTurn();
+      expect(committed()).toEqual([]);
+      expect(settled).toEqual([]);
+      const urgent = groupCommit.run(insert('b')).then(() => settled.push('b'));
+      await Promise.all([lazy, urgent]);
+      expect(transactions).toBe(1);
+      expect(committed()).toEqual(['a', 'b']);
+      expect(settled).toEqual(['a', 'b']);
+    });
+
+    it('commits on its own after withNextDelayMs when nothing else starts a transaction, every time', async () => {
+      const groupCommit = new SqliteGroupCommit(connection);
+      let transactions = 0;
+      groupCommit.addDeferredWrites({ write: () => (transactions += 1), discard: () => undefined });
+      const started = performance.now();
+      await Promise.all([groupCommit.runWithNext(insert('a')), groupCommit.runWithNext(insert('b'))]);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(withNextDelayMs * 0.9);
+      expect(transactions).toBe(1);
+      // The timer fired once; a later operation must arm it again.
+      await groupCommit.runWithNext(insert('c'));
+      expect(transactions).toBe(2);
+      expect(committed()).toEqual(['a', 'b', 'c']);
+    });
   });
 
   it('rejects queued operations when the connection has been closed', async () => {

@@ -24,6 +24,12 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 export const defaultMaxBatch = 256;
 
 /**
+ * How long an operation queued with `runWithNext` waits for another operation's transaction before it
+ * starts one of its own.
+ */
+export const withNextDelayMs = 1;
+
+/**
  * Thrown by an operation that fails the way it declares it can (a short balance, say) AFTER leaving the
  * transaction exactly as it found it — nothing written, or its writes undone by itself. Only that
  * operation's promise is rejected; the rest of the batch goes on in the same transaction.
@@ -72,10 +78,18 @@ class UnexpectedFailure {
  *   retried shortly (up to a second), then rejected.
  * - Deferred writes (addDeferredWrites) are written at the end of every transaction, before COMMIT, and
  *   discarded whenever a transaction rolls back; a failure while writing them loses the transaction.
+ * - An operation nobody waits for in a hurry (a settle after its answer went out, log rows) can be queued
+ *   with `runWithNext`: it starts no transaction of its own at the end of the turn, but joins the next
+ *   one that `run` starts, or starts one after `withNextDelayMs`. With one request at a time, a request's
+ *   settle then shares the next request's reserve transaction (the same token and user pages, one set of
+ *   locks) instead of paying for a commit of its own.
  */
 export class SqliteGroupCommit {
   private queue: QueuedOperation[] = [];
   private scheduled = false;
+  /** Re-armed with refresh(), so that a queue of `runWithNext` operations costs no new timer each. */
+  private withNextTimer: NodeJS.Timeout | undefined;
+  private withNextArmed = false;
   private readonly batchTransaction;
   private readonly aloneTransaction;
   private readonly deferred: DeferredWrites[] = [];
@@ -110,6 +124,30 @@ export class SqliteGroupCommit {
       this.queue.push({ run: operation, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
+  }
+
+  /**
+   * As `run`, but the operation joins the next transaction that another operation starts, and starts one
+   * itself only after `withNextDelayMs`: for work whose commit nobody waits on in a hurry.
+   */
+  runWithNext<T>(operation: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ run: operation, resolve: resolve as (value: unknown) => void, reject });
+      this.scheduleWithNext();
+    });
+  }
+
+  private scheduleWithNext(): void {
+    if (this.scheduled || this.withNextArmed) return;
+    this.withNextArmed = true;
+    if (this.withNextTimer === undefined) {
+      this.withNextTimer = setTimeout(() => {
+        this.withNextArmed = false;
+        if (this.queue.length > 0) this.schedule();
+      }, withNextDelayMs);
+    } else {
+      this.withNextTimer.refresh();
+    }
   }
 
   private schedule(): void {

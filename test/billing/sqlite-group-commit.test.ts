@@ -97,6 +97,21 @@ describe('SqliteQuotaLedger group commit', () => {
     expect(await reservationStates()).toEqual({ 'earlier-1': 'settled:120', 'earlier-2': 'settled:50', fresh: 'settled:10', 'too-much': 'reserved' });
   });
 
+  it("commits a settle with the next request's reserve, one request at a time, and that reserve counts what the settle handed back", async () => {
+    const account = await database.createAccount({ user: 10_000, token: 1_000 });
+    await ledger.reserve({ id: 'first', ...account, amount: 1_000 }, now);
+    const settled = ledger.settle('first', { actualAmount: 300, channelId: undefined }, now);
+    // The answer went out; the settle has no transaction of its own at the end of this turn.
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await reservationStates()).toEqual({ first: 'reserved' });
+    // The next request's reserve fits only with the 700 the settle hands back: both go in one transaction.
+    const [charge, next] = await Promise.all([settled, ledger.reserve({ id: 'second', ...account, amount: 700 }, now)]);
+    expect({ charge, next }).toEqual({ charge: { applied: true, charged: 300 }, next: { ok: true } });
+    expect(await reservationStates()).toEqual({ first: 'settled:300', second: 'reserved' });
+    expect(await balances(account)).toMatchObject({ token: 0, tokenUsed: 300, user: 9_000, userUsed: 300 });
+  });
+
   it('rejects only the operation that fails unexpectedly, undoing its writes', async () => {
     const healthy = await database.createAccount({ user: 10_000, token: 1_000 });
     const broken = await database.createAccount({ user: 10_000, token: 1_000 });
