@@ -85,6 +85,29 @@ describe('LedgerCallBatcher', () => {
     expect(database.sent.map((entry) => entry.alone ?? 'batch')).toEqual(['batch', 's', 'a', 'bad']);
   });
 
+  it('runs the calls of a failed batch again one after the other, never two at once', async () => {
+    let inFlight = 0;
+    let mostAtOnce = 0;
+    const order: string[] = [];
+    const alone = async (id: string) => {
+      inFlight += 1;
+      mostAtOnce = Math.max(mostAtOnce, inFlight);
+      await nextTurn();
+      await nextTurn();
+      order.push(id);
+      inFlight -= 1;
+    };
+    const calls: LedgerCalls = {
+      batch: async () => Promise.reject(new Error('deadlock')),
+      reserve: async (call) => alone(call.id).then(() => ({ ok: true })),
+      settle: async (call) => alone(call.reservationId).then(() => ({ applied: true, charged: call.actual })),
+    };
+    const batcher = new LedgerCallBatcher(calls, { maxInFlight: 1, maxCalls: 100, rolledBack: () => true });
+    await Promise.all([batcher.reserve(reserveCall('a')), batcher.settle(settleCall('s')), batcher.reserve(reserveCall('b'))]);
+    expect(mostAtOnce).toBe(1);
+    expect(order).toEqual(['s', 'a', 'b']);
+  });
+
   it('fails every call of a batch whose outcome is unknown, running none of them again', async () => {
     const database = recordingCalls({ failBatchesWith: ['a'] });
     const failures: unknown[] = [];

@@ -63,7 +63,7 @@ interface Waiting<Call, Outcome> {
  * - A call alone (one request in flight) goes through the single routine: no batch overhead where there
  *   is nothing to share.
  * - A batch is one transaction. If the server refuses it, none of it was committed, and each of its calls
- *   is run again on its own, so an error reaches only the call that causes it. If its outcome is unknown
+ *   is run again on its own, one after the other, so an error reaches only the call that causes it. If its outcome is unknown
  *   (the connection broke), every call of it fails, as a single call would.
  * - A promise settles only once its call's transaction has committed (or failed).
  */
@@ -130,10 +130,14 @@ export class LedgerCallBatcher {
     settles.forEach((waiting, index) => waiting.resolve(answer.settles[index] as SettleOutcome));
   }
 
+  /**
+   * One after the other, settles first, so that two calls of the same batch never wait on each other's
+   * locks: on MySQL a reserve whose id is taken checks the duplicate under a shared lock on that
+   * reservation's row, which a settle of it holds while it waits for the token row the reserve holds, and
+   * one of the two would fail as a deadlock victim. Only a lone call or a failed batch comes here.
+   */
   private async runEachAlone(reserves: Waiting<ReserveCall, ReserveOutcome>[], settles: Waiting<SettleCall, SettleOutcome>[]): Promise<void> {
-    await Promise.all([
-      ...settles.map((waiting) => this.calls.settle(waiting.call).then(waiting.resolve, waiting.reject)),
-      ...reserves.map((waiting) => this.calls.reserve(waiting.call).then(waiting.resolve, waiting.reject)),
-    ]);
+    for (const waiting of settles) await this.calls.settle(waiting.call).then(waiting.resolve, waiting.reject);
+    for (const waiting of reserves) await this.calls.reserve(waiting.call).then(waiting.resolve, waiting.reject);
   }
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase, { type Database as SqliteConnection } from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ExpectedFailure, SqliteGroupCommit, withNextDelayMs } from './sqlite-group-commit.js';
 
 describe('SqliteGroupCommit', () => {
@@ -246,9 +246,12 @@ describe('SqliteGroupCommit', () => {
       let transactions = 0;
       groupCommit.addDeferredWrites({ write: () => (transactions += 1), discard: () => undefined });
       const settled: string[] = [];
+      // Its own transaction would start only from the timer: held still here, however slow the turns.
+      vi.useFakeTimers({ toFake: ['setTimeout'] });
       const lazy = groupCommit.runWithNext(insert('a')).then(() => settled.push('a'));
       await nextTurn();
       await nextTurn();
+      vi.useRealTimers();
       expect(committed()).toEqual([]);
       expect(settled).toEqual([]);
       const urgent = groupCommit.run(insert('b')).then(() => settled.push('b'));

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { QuotaLedger } from '../../src/billing/quota-ledger.js';
 import { SqliteQuotaLedger } from '../../src/billing/sqlite-quota-ledger.js';
 import { openLedgerDatabase, type LedgerDatabase } from './ledger-test-setup.js';
@@ -100,10 +100,13 @@ describe('SqliteQuotaLedger group commit', () => {
   it("commits a settle with the next request's reserve, one request at a time, and that reserve counts what the settle handed back", async () => {
     const account = await database.createAccount({ user: 10_000, token: 1_000 });
     await ledger.reserve({ id: 'first', ...account, amount: 1_000 }, now);
+    // Its own transaction would start only from the 1 ms timer: held still here, however slow the turns.
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
     const settled = ledger.settle('first', { actualAmount: 300, channelId: undefined }, now);
     // The answer went out; the settle has no transaction of its own at the end of this turn.
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
+    vi.useRealTimers();
     expect(await reservationStates()).toEqual({ first: 'reserved' });
     // The next request's reserve fits only with the 700 the settle hands back: both go in one transaction.
     const [charge, next] = await Promise.all([settled, ledger.reserve({ id: 'second', ...account, amount: 700 }, now)]);

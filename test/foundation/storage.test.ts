@@ -109,7 +109,7 @@ for (const { dialect, available } of allDialects) {
     describe('migrations', () => {
       it('create every table on an empty database', async () => {
         expect(tablesBeforeMigration).toEqual([]);
-        expect(firstMigrationRun).toEqual(['001-initial', '002-ledger-routines', '003-sqlite-reservation-pages', '004-ledger-batch-routine']);
+        expect(firstMigrationRun).toEqual(['001-initial', '002-ledger-routines', '003-sqlite-reservation-pages', '004-ledger-batch-routine', '005-mysql-ledger-batch']);
         const tables = (await handle.db.introspection.getTables()).map((table) => table.name);
         expect(tables).toEqual(expect.arrayContaining(expectedTables));
       });
