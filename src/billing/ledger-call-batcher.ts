@@ -63,8 +63,8 @@ interface Waiting<Call, Outcome> {
  * - A call alone (one request in flight) goes through the single routine: no batch overhead where there
  *   is nothing to share.
  * - A batch is one transaction. If the server refuses it, none of it was committed, and each of its calls
- *   is run again on its own, one after the other, so an error reaches only the call that causes it. If its outcome is unknown
- *   (the connection broke), every call of it fails, as a single call would.
+ *   is run again on its own, one after the other, so an error reaches only the call that causes it. If
+ *   its outcome is unknown (the connection broke), every call of it fails, as a single call would.
  * - A promise settles only once its call's transaction has committed (or failed).
  */
 export class LedgerCallBatcher {

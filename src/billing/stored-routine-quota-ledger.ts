@@ -6,16 +6,34 @@ import { quotaAmount, recoverOpenReservations } from './sql-quota-ledger.js';
 
 export type RoutineDialect = 'postgres' | 'mysql';
 
-/** How each server is asked to run the routines of migration 002, and where its answer is. */
-const calls: Record<RoutineDialect, { reserve: string; settle: string }> = {
-  postgres: { reserve: 'select relay_reserve($1, $2, $3, $4, $5, $6) as outcome', settle: 'select relay_settle($1, $2, $3, $4) as charged' },
-  mysql: { reserve: 'call relay_reserve(?, ?, ?, ?, ?, ?)', settle: 'call relay_settle(?, ?, ?, ?)' },
-};
+/**
+ * How each server is asked to run the routines, and how it answers: the single calls (migration 002);
+ * the batch, which on PostgreSQL takes one array per column (migration 004) and on MySQL one JSON array
+ * of rows per kind of call (migration 005); and which of its errors prove that a batch rolled back.
+ */
+interface DialectRoutines {
+  reserve: string;
+  settle: string;
+  batch: string;
+  batchArguments(batch: LedgerBatch, owner: string, now: number): unknown[];
+  rolledBack(error: unknown): boolean;
+}
 
-/** The batch routine: PostgreSQL's takes one array per column (migration 004), MySQL's one JSON array of rows per kind of call (migration 005). */
-const batchCalls: Record<RoutineDialect, string> = {
-  postgres: 'select reserve_outcomes, settle_charges from relay_ledger_batch($1, $2, $3, $4, $5, $6, $7, $8, $9)',
-  mysql: 'call relay_ledger_batch(?, ?, ?, ?)',
+const routines: Record<RoutineDialect, DialectRoutines> = {
+  postgres: {
+    reserve: 'select relay_reserve($1, $2, $3, $4, $5, $6) as outcome',
+    settle: 'select relay_settle($1, $2, $3, $4) as charged',
+    batch: 'select reserve_outcomes, settle_charges from relay_ledger_batch($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+    batchArguments: postgresBatchArguments,
+    rolledBack: (error) => isSqlstate((error as { code?: unknown } | null)?.code),
+  },
+  mysql: {
+    reserve: 'call relay_reserve(?, ?, ?, ?, ?, ?)',
+    settle: 'call relay_settle(?, ?, ?, ?)',
+    batch: 'call relay_ledger_batch(?, ?, ?, ?)',
+    batchArguments: mysqlBatchArguments,
+    rolledBack: mysqlAnsweredWithError,
+  },
 };
 
 /** ER_SP_DOES_NOT_EXIST: a MySQL server older than JSON_TABLE has no batch routine (migration 005). */
@@ -58,7 +76,7 @@ export class StoredRoutineQuotaLedger implements QuotaLedger {
   ) {
     this.batcher = new LedgerCallBatcher(
       { batch: (batch) => this.callBatch(batch), reserve: (call) => this.callReserve(call), settle: (call) => this.callSettle(call) },
-      { ...batchOptions, rolledBack: dialect === 'postgres' ? answeredWithSqlstate : mysqlAnsweredWithError, onBatchFailed },
+      { ...batchOptions, rolledBack: routines[dialect].rolledBack, onBatchFailed },
     );
   }
 
@@ -82,12 +100,12 @@ export class StoredRoutineQuotaLedger implements QuotaLedger {
   }
 
   private async callReserve(call: ReserveCall): Promise<ReserveOutcome> {
-    const row = await this.call(calls[this.dialect].reserve, [call.id, call.tokenId, call.userId, call.amount, this.owner, call.now]);
+    const row = await this.call(routines[this.dialect].reserve, [call.id, call.tokenId, call.userId, call.amount, this.owner, call.now]);
     return reserveOutcome(row?.['outcome']);
   }
 
   private async callSettle(call: SettleCall): Promise<SettleOutcome> {
-    const row = await this.call(calls[this.dialect].settle, [call.reservationId, call.actual, call.channelId, call.now]);
+    const row = await this.call(routines[this.dialect].settle, [call.reservationId, call.actual, call.channelId, call.now]);
     return settleOutcome(row?.['charged']);
   }
 
@@ -97,7 +115,8 @@ export class StoredRoutineQuotaLedger implements QuotaLedger {
     const now = Math.max(...reserves.map((call) => call.now), ...settles.map((call) => call.now));
     let row: Record<string, unknown> | undefined;
     try {
-      row = await this.call(batchCalls[this.dialect], this.dialect === 'postgres' ? postgresBatchArguments(batch, this.owner, now) : mysqlBatchArguments(batch, this.owner, now));
+      const { batch: text, batchArguments } = routines[this.dialect];
+      row = await this.call(text, batchArguments(batch, this.owner, now));
     } catch (error) {
       if (this.dialect === 'mysql' && (error as { errno?: unknown }).errno === mysqlNoSuchRoutine) this.batchRoutineMissing = true;
       throw error;
@@ -167,14 +186,13 @@ function settleOutcome(charged: unknown): SettleOutcome {
  */
 function mysqlAnsweredWithError(error: unknown): boolean {
   const { sqlState, fatal } = (error ?? {}) as { sqlState?: unknown; fatal?: unknown };
-  return typeof sqlState === 'string' && /^[0-9A-Z]{5}$/.test(sqlState) && fatal !== true;
+  return isSqlstate(sqlState) && fatal !== true;
 }
 
 /**
- * An error the server sent (it carries a five-character SQLSTATE): the statement's transaction rolled back.
+ * A five-character SQLSTATE: the error came from the server, and the statement's transaction rolled back.
  * A broken connection (no code, or a system code such as ECONNRESET) leaves the outcome unknown.
  */
-function answeredWithSqlstate(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+function isSqlstate(code: unknown): boolean {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
 }
