@@ -265,14 +265,28 @@ describe('SqliteGroupCommit', () => {
       const groupCommit = new SqliteGroupCommit(connection);
       let transactions = 0;
       groupCommit.addDeferredWrites({ write: () => (transactions += 1), discard: () => undefined });
-      const started = performance.now();
-      await Promise.all([groupCommit.runWithNext(insert('a')), groupCommit.runWithNext(insert('b'))]);
-      expect(performance.now() - started).toBeGreaterThanOrEqual(withNextDelayMs * 0.9);
-      expect(transactions).toBe(1);
-      // The timer fired once; a later operation must arm it again.
-      await groupCommit.runWithNext(insert('c'));
-      expect(transactions).toBe(2);
-      expect(committed()).toEqual(['a', 'b', 'c']);
+      // Fake setTimeout: node starts a timer from the loop's cached time, so on real timers a 1 ms delay
+      // can end less than 1 ms after the call, and a slow turn can let it end before the next one.
+      vi.useFakeTimers({ toFake: ['setTimeout'] });
+      try {
+        const both = Promise.all([groupCommit.runWithNext(insert('a')), groupCommit.runWithNext(insert('b'))]);
+        await nextTurn();
+        await nextTurn();
+        expect(transactions).toBe(0);
+        vi.advanceTimersByTime(withNextDelayMs);
+        await both;
+        expect(transactions).toBe(1);
+        // The timer fired once; a later operation must arm it again.
+        const third = groupCommit.runWithNext(insert('c'));
+        await nextTurn();
+        expect(transactions).toBe(1);
+        vi.advanceTimersByTime(withNextDelayMs);
+        await third;
+        expect(transactions).toBe(2);
+        expect(committed()).toEqual(['a', 'b', 'c']);
+      } finally {
+        vi.useRealTimers();
+      }
     });
   });
 
