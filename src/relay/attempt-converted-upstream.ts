@@ -15,7 +15,7 @@ import type { AttemptOutcome } from './run-failover.js';
 import type { TextStyleConverters } from './text-style.js';
 import type { UsageMeter } from './usage-meter.js';
 import { readBodyChunks } from './read-body-chunks.js';
-import { ClientStreamWriter, sseContentType, streamResponseHeaders } from './write-to-client.js';
+import { ClientStreamWriter, sendWholeAnswer, sseContentType, streamResponseHeaders } from './write-to-client.js';
 
 export interface ConvertedAttemptInput {
   services: RelayServices;
@@ -133,7 +133,7 @@ function sendWhole(input: ConvertedAttemptInput, response: Parameters<TextStyleC
   const formatted = input.inbound.formatResponse(response, input.context);
   input.warnings.push(...formatted.warnings);
   input.meter.committed = true;
-  void input.reply.code(status).headers(input.clientHeaders).header('content-type', 'application/json').send(formatted.value);
+  sendWholeAnswer(input.reply, status, input.clientHeaders, 'application/json', JSON.stringify(formatted.value));
   return { kind: 'served', value: { status }, status };
 }
 

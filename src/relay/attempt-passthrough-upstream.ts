@@ -11,7 +11,7 @@ import type { AttemptOutcome } from './run-failover.js';
 import type { TextStyleConverters } from './text-style.js';
 import type { UsageMeter } from './usage-meter.js';
 import { readBodyChunks } from './read-body-chunks.js';
-import { ClientStreamWriter, streamResponseHeaders } from './write-to-client.js';
+import { ClientStreamWriter, sendWholeAnswer, streamResponseHeaders } from './write-to-client.js';
 
 export interface PassthroughAttemptInput {
   services: RelayServices;
@@ -57,7 +57,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
     }
     meter.firstTokenAt = services.now();
     meter.committed = true;
-    void reply.code(status).headers(input.clientHeaders).header('content-type', contentType || 'application/json').send(bytes);
+    sendWholeAnswer(reply, status, input.clientHeaders, contentType || 'application/json', bytes);
     return { kind: 'served', value: { status }, status };
   }
 

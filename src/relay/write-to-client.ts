@@ -18,6 +18,20 @@ export function waitForDrain(response: ServerResponse): Promise<void> {
 export const sseContentType = 'text/event-stream; charset=utf-8';
 
 /**
+ * A whole answer (not a stream), written to node:http directly, as the stream path writes its events:
+ * Fastify's `reply.headers(…).header(…).send(…)` puts each header through its own store before node:http
+ * validates them all again, ~8,000 instructions per request (BENCHMARKS.md, session 13). The response
+ * carries the attempt's client headers (request id, channel, attempts, rate limits), the content type and
+ * the length. A literal with the spread last (see streamResponseHeaders).
+ */
+export function sendWholeAnswer(reply: FastifyReply, status: number, headers: Record<string, string>, contentType: string, body: Buffer | string): void {
+  void reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), ...headers });
+  raw.end(body);
+}
+
+/**
  * A stream's response headers: the content type, no caching, keep-alive, and `x-accel-buffering: no`
  * (tells nginx-style proxies in front of the gateway not to buffer the stream), then `extra`. A literal
  * with the spread last: V8 (Node 20) makes adding keys to a `{ ...spread }` clone cost µs.

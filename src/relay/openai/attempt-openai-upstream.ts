@@ -5,6 +5,7 @@ import { failedAttemptFrom } from '../read-upstream-error.js';
 import type { AttemptOutcome } from '../run-failover.js';
 import type { RelayServices } from '../relay-services.js';
 import type { UsageMeter } from '../usage-meter.js';
+import { sendWholeAnswer } from '../write-to-client.js';
 import { findTopLevelUsage } from './find-top-level-usage.js';
 import type { OpenaiEndpoint } from './openai-endpoints.js';
 import { pipeOpenaiStream } from './pipe-openai-stream.js';
@@ -71,11 +72,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   meter.firstTokenAt = services.now();
   noteNonStreamUsage(bytes, contentType, meter);
   meter.committed = true;
-  void reply
-    .code(status)
-    .headers(input.clientHeaders)
-    .header('content-type', contentType === '' ? 'application/json' : contentType)
-    .send(bytes);
+  sendWholeAnswer(reply, status, input.clientHeaders, contentType === '' ? 'application/json' : contentType, bytes);
   return { kind: 'served', value: { status }, status };
 }
 
