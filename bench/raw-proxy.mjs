@@ -5,21 +5,24 @@
  * the harness on the gateway's core for scenarios 3 and 4: what it adds is the cost of a second process
  * and a second loopback hop on this machine, the floor under any gateway written in Node.
  *
- *   node bench/raw-proxy.mjs --upstream http://127.0.0.1:PORT [--port 0]
- * Prints `{"listening":"http://127.0.0.1:PORT"}` once ready.
+ *   node bench/raw-proxy.mjs --upstream http://127.0.0.1:PORT [--port 0] [--busy-before-us N]
+ * Prints `{"listening":"http://127.0.0.1:PORT"}` once ready. `--busy-before-us N` keeps the CPU busy for N µs
+ * before each upstream call, standing in for a gateway's work there (bench/one-connection-phases.mjs --wake-curve).
  */
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 
-const { values: args } = parseArgs({ options: { upstream: { type: 'string' }, port: { type: 'string', default: '0' } } });
+const { values: args } = parseArgs({ options: { upstream: { type: 'string' }, port: { type: 'string', default: '0' }, 'busy-before-us': { type: 'string', default: '0' } } });
 if (args.upstream === undefined) throw new Error('--upstream URL is required');
 const upstream = new URL(args.upstream);
+const busyBeforeNs = BigInt(Math.round(Number(args['busy-before-us']) * 1000));
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 const server = http.createServer((request, response) => {
   const parts = [];
   request.on('data', (part) => parts.push(part));
   request.on('end', () => {
+    if (busyBeforeNs > 0n) for (const until = process.hrtime.bigint() + busyBeforeNs; process.hrtime.bigint() < until; );
     const body = Buffer.concat(parts);
     const outbound = http.request(
       {

@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+/**
+ * Where the one-connection latency goes (scenario 3's miss, BENCHMARKS.md session 13). The gateway runs
+ * with bench/lib/phase-timer.cjs preloaded, which times each request's phases from outside its code:
+ *
+ *   to commit      request event → the reservation's write transaction begins (body, parse, auth, limits)
+ *   commit         that transaction (BEGIN IMMEDIATE … COMMIT, with the previous request's settle in it)
+ *   commit → sent  → undici has written the upstream request (building it, the pool, one loop turn)
+ *   upstream       → the upstream's response headers are parsed (the fake, and two hops between the cores)
+ *   post           → the response is handed to the kernel (body, usage, log row, response headers)
+ *
+ * In alternating rounds it measures the fake directly and through the gateway at one connection
+ * (autocannon, as scenario 3), each after a warm-up whose samples are dropped. Prints per round and the
+ * median over rounds; nothing is written to BENCHMARKS.md.
+ *
+ * `--wake-curve` measures the host instead of the gateway: the bare node:http pass-through
+ * (bench/raw-proxy.mjs) kept busy for 0, 50, 100, 200 and 300 µs before each upstream call, against the
+ * fake directly, round after round. Where waking an idle core is slow (a guest without halt polling), the
+ * latency it adds grows by more than the busy time once the load core has idled past the host's polling
+ * window: that is the price of every µs a gateway spends before its upstream call.
+ *
+ *   node bench/one-connection-phases.mjs [--rounds 5] [--duration 5] [--warmup 2] [--wake-curve] [--no-pin]
+ * Needs `npm run build`. Sums of phase medians need not equal the median of the sums.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startGateway, writeGatewayConfig } from './lib/gateway.mjs';
+import { runJsonChild, sleep, startProcess, stopProcess, tasksetAvailable, waitForLine } from './lib/processes.mjs';
+import { chatBody } from './lib/requests.mjs';
+import { median, round } from './lib/stats.mjs';
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(benchDir, '..');
+const { values: args } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    duration: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '2' },
+    'wake-curve': { type: 'boolean', default: false },
+    'no-pin': { type: 'boolean', default: false },
+  },
+});
+const pinning = !args['no-pin'] && availableParallelism() >= 2 && tasksetAvailable();
+const gatewayCore = pinning ? 0 : undefined;
+const loadCore = pinning ? 1 : undefined;
+const phaseNames = ['to commit', 'commit', 'commit → sent', 'upstream', 'post', 'total (gateway)'];
+
+const workDir = mkdtempSync(join(tmpdir(), 'relay-phases-'));
+const phaseFile = join(workDir, 'phases.json');
+const started = [];
+try {
+  const fake = startProcess('fake-upstream', process.execPath, [join(benchDir, 'fake-upstream.mjs'), '--port', '0'], { core: loadCore });
+  started.push(fake);
+  const fakeUrl = JSON.parse(await waitForLine(fake, (line) => line.startsWith('{"listening"'))).listening;
+  const directTarget = { url: `${fakeUrl}/v1/chat/completions`, headers: { authorization: 'Bearer sk-bench-upstream-key', 'content-type': 'application/json' } };
+  if (args['wake-curve']) await wakeCurve(fakeUrl, directTarget);
+  else await phases(fakeUrl, directTarget);
+} finally {
+  for (const handle of started.reverse()) await stopProcess(handle);
+  rmSync(workDir, { recursive: true, force: true });
+}
+
+function load(target, durationSec) {
+  return runJsonChild('load', join(benchDir, 'lib', 'load.mjs'), { ...target, method: 'POST', body: JSON.stringify(chatBody), connections: 1, durationSec, warmupSec: 0 }, { core: loadCore });
+}
+
+async function wakeCurve(fakeUrl, direct) {
+  const busyUs = [0, 50, 100, 200, 300];
+  const added = new Map(busyUs.map((us) => [us, []]));
+  for (let index = 0; index < Number(args.rounds); index += 1) {
+    for (const us of busyUs) {
+      const proxy = startProcess('raw-proxy', process.execPath, [join(benchDir, 'raw-proxy.mjs'), '--upstream', fakeUrl, '--busy-before-us', String(us)], { core: gatewayCore });
+      started.push(proxy);
+      const url = JSON.parse(await waitForLine(proxy, (line) => line.startsWith('{"listening"'))).listening;
+      const target = { url: `${url}/v1/chat/completions`, headers: direct.headers };
+      await load(target, Number(args.warmup));
+      const d = await load(direct, Number(args.duration));
+      const p = await load(target, Number(args.duration));
+      added.get(us).push((p.latencyMs.p50 - d.latencyMs.p50) * 1000);
+      await stopProcess(proxy);
+    }
+    console.log(`round ${index + 1}: ` + busyUs.map((us) => `busy ${us} µs → added p50 ${Math.round(added.get(us)[index])} µs`).join('; '));
+  }
+  console.log(`median of ${args.rounds} rounds: ` + busyUs.map((us) => `busy ${us} µs → +${round(median(added.get(us)), 0)} µs`).join('; '));
+}
+
+async function phases(fakeUrl, direct) {
+  const { path: configPath, tokenKey } = writeGatewayConfig(workDir, fakeUrl);
+  const gateway = await startGateway({
+    repoRoot,
+    directory: workDir,
+    configPath,
+    databaseUrl: `sqlite:${join(workDir, 'relay.db')}`,
+    core: gatewayCore,
+    nodeFlags: ['--require', join(benchDir, 'lib', 'phase-timer.cjs')],
+    extraEnv: { PHASE_TIMER_OUT: phaseFile },
+  });
+  started.push(gateway.handle);
+  const targets = { direct, gateway: { url: `${gateway.url}/v1/chat/completions`, headers: { authorization: `Bearer ${tokenKey}`, 'content-type': 'application/json' } } };
+  /** The phases the gateway recorded since the last call (SIGUSR2 makes it write them and start over). */
+  const collectPhases = async () => {
+    rmSync(phaseFile, { force: true });
+    process.kill(gateway.handle.pid, 'SIGUSR2');
+    for (let waited = 0; waited < 5000; waited += 50) {
+      try {
+        return JSON.parse(readFileSync(phaseFile, 'utf8')).samples;
+      } catch {
+        await sleep(50);
+      }
+    }
+    throw new Error('the gateway did not write its phases');
+  };
+
+  const rounds = [];
+  for (let index = 0; index < Number(args.rounds); index += 1) {
+    const direct = await load(targets.direct, Number(args.duration));
+    await load(targets.gateway, Number(args.warmup));
+    await collectPhases();
+    const relayed = await load(targets.gateway, Number(args.duration));
+    const samples = await collectPhases();
+    const phases = phaseNames.map((_, column) => median(samples.map((sample) => sample[column])));
+    const round = { directP50Us: direct.latencyMs.p50 * 1000, gatewayP50Us: relayed.latencyMs.p50 * 1000, phases, requests: samples.length };
+    rounds.push(round);
+    console.log(
+      `round ${index + 1}: added p50 ${Math.round(round.gatewayP50Us - round.directP50Us)} µs (direct ${Math.round(round.directP50Us)}); ` +
+        phaseNames.map((name, column) => `${name} ${Math.round(phases[column])}`).join(', ') +
+        ` µs (${samples.length} requests)`,
+    );
+    await sleep(500);
+  }
+  console.log(
+    `median of ${rounds.length} rounds: added p50 ${round(median(rounds.map((r) => r.gatewayP50Us - r.directP50Us)), 0)} µs; ` +
+      phaseNames.map((name, column) => `${name} ${round(median(rounds.map((r) => r.phases[column])), 0)}`).join(', ') +
+      ' µs',
+  );
+}
