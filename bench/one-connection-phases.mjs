@@ -11,7 +11,8 @@
  *
  * In alternating rounds it measures the fake directly and through the gateway at one connection
  * (autocannon, as scenario 3), each after a warm-up whose samples are dropped. Prints per round and the
- * median over rounds; nothing is written to BENCHMARKS.md.
+ * median over rounds, and for the slowest 1 % of requests which phase made them slow; nothing is written
+ * to BENCHMARKS.md.
  *
  * `--wake-curve` measures the host instead of the gateway: the bare node:http pass-through
  * (bench/raw-proxy.mjs) kept busy for 0, 50, 100, 200 and 300 µs before each upstream call, against the
@@ -122,18 +123,26 @@ async function phases(fakeUrl, direct) {
     const relayed = await load(targets.gateway, Number(args.duration));
     const samples = await collectPhases();
     const phases = phaseNames.map((_, column) => median(samples.map((sample) => sample[column])));
-    const round = { directP50Us: direct.latencyMs.p50 * 1000, gatewayP50Us: relayed.latencyMs.p50 * 1000, phases, requests: samples.length };
+    // The tail: the slowest 1 % of requests by their time in the gateway, and which phase made them slow.
+    const slowest = [...samples].sort((a, b) => b[5] - a[5]).slice(0, Math.max(1, Math.floor(samples.length / 100)));
+    const tail = phaseNames.map((_, column) => median(slowest.map((sample) => sample[column])));
+    const round = { directP50Us: direct.latencyMs.p50 * 1000, gatewayP50Us: relayed.latencyMs.p50 * 1000, addedP99Us: (relayed.latencyMs.p99 - direct.latencyMs.p99) * 1000, phases, tail, requests: samples.length };
     rounds.push(round);
     console.log(
       `round ${index + 1}: added p50 ${Math.round(round.gatewayP50Us - round.directP50Us)} µs (direct ${Math.round(round.directP50Us)}); ` +
         phaseNames.map((name, column) => `${name} ${Math.round(phases[column])}`).join(', ') +
-        ` µs (${samples.length} requests)`,
+        ` µs (${samples.length} requests)\n` +
+        `  added p99 ${Math.round(round.addedP99Us)} µs; the slowest 1 %: ` +
+        phaseNames.map((name, column) => `${name} ${Math.round(tail[column])}`).join(', ') +
+        ' µs',
     );
     await sleep(500);
   }
   console.log(
     `median of ${rounds.length} rounds: added p50 ${round(median(rounds.map((r) => r.gatewayP50Us - r.directP50Us)), 0)} µs; ` +
       phaseNames.map((name, column) => `${name} ${round(median(rounds.map((r) => r.phases[column])), 0)}`).join(', ') +
+      ` µs\n  added p99 ${round(median(rounds.map((r) => r.addedP99Us)), 0)} µs; the slowest 1 %: ` +
+      phaseNames.map((name, column) => `${name} ${round(median(rounds.map((r) => r.tail[column])), 0)}`).join(', ') +
       ' µs',
   );
 }
