@@ -126,13 +126,13 @@ async function phases(fakeUrl, direct) {
     // The tail: the slowest 1 % of requests by their time in the gateway, and which phase made them slow.
     const slowest = [...samples].sort((a, b) => b[5] - a[5]).slice(0, Math.max(1, Math.floor(samples.length / 100)));
     const tail = phaseNames.map((_, column) => median(slowest.map((sample) => sample[column])));
-    const round = { directP50Us: direct.latencyMs.p50 * 1000, gatewayP50Us: relayed.latencyMs.p50 * 1000, addedP99Us: (relayed.latencyMs.p99 - direct.latencyMs.p99) * 1000, phases, tail, requests: samples.length };
-    rounds.push(round);
+    const measured = { directP50Us: direct.latencyMs.p50 * 1000, gatewayP50Us: relayed.latencyMs.p50 * 1000, addedP99Us: (relayed.latencyMs.p99 - direct.latencyMs.p99) * 1000, phases, tail, requests: samples.length };
+    rounds.push(measured);
     console.log(
-      `round ${index + 1}: added p50 ${Math.round(round.gatewayP50Us - round.directP50Us)} µs (direct ${Math.round(round.directP50Us)}); ` +
+      `round ${index + 1}: added p50 ${Math.round(measured.gatewayP50Us - measured.directP50Us)} µs (direct ${Math.round(measured.directP50Us)}); ` +
         phaseNames.map((name, column) => `${name} ${Math.round(phases[column])}`).join(', ') +
         ` µs (${samples.length} requests)\n` +
-        `  added p99 ${Math.round(round.addedP99Us)} µs; the slowest 1 %: ` +
+        `  added p99 ${Math.round(measured.addedP99Us)} µs; the slowest 1 %: ` +
         phaseNames.map((name, column) => `${name} ${Math.round(tail[column])}`).join(', ') +
         ' µs',
     );
