@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 const { values: args } = parseArgs({ options: { upstream: { type: 'string' }, port: { type: 'string', default: '0' } } });
 if (args.upstream === undefined) throw new Error('--upstream URL is required');
 
-const pool = new Pool(args.upstream, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
+const pool = new Pool(args.upstream, { connections: 4096, pipelining: 1, keepAliveTimeout: 30_000 });
 const app = Fastify({ logger: false });
 app.removeAllContentTypeParsers();
 app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

@@ -15,7 +15,12 @@
  * Compare builds only at the same settings: fewer requests or a shorter warm-up leave more of the JIT's
  * work in the window (500 after 3,000 counted ~10 % more per request than 1,000 after 5,000).
  *
- * Usage: node bench/instructions.mjs [--stream] [--requests 1000] [--warm 5000] [--keep DIR] [BUILD_DIR ...]
+ * `--chunk-gap-ms N` (with `--stream`) spaces the fake's chunks N ms apart, so that each reaches the gateway
+ * in a read of its own, as a real model's tokens do and as in scenario 5; the gap needs connections few
+ * enough for the slowed gateway to keep up (`--connections 10 --chunk-gap-ms 50` reads every chunk alone).
+ * The warm-up then sends unspaced streams (the same code, ~50× sooner) and a tenth of `--requests` spaced.
+ *
+ * Usage: node bench/instructions.mjs [--stream [--chunk-gap-ms N]] [--connections 50] [--requests 1000] [--warm 5000] [--keep DIR] [BUILD_DIR ...]
  *   (no build directory: this checkout). `--keep DIR` keeps each build's main-thread callgrind file and the
  *   gateway's perf map (`--perf-basic-prof`, which names JIT frames) in DIR, for callgrind_annotate.
  * Needs valgrind and `npm run build`. Slow: ~1 min per build for chat at the defaults.
@@ -35,6 +40,8 @@ const { values: options, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     stream: { type: 'boolean', default: false },
+    'chunk-gap-ms': { type: 'string', default: '0' },
+    connections: { type: 'string', default: '50' },
     requests: { type: 'string', default: '1000' },
     warm: { type: 'string', default: '5000' },
     keep: { type: 'string' },
@@ -46,7 +53,10 @@ const requests = Number(options.requests);
 const vgEnv = { USER: process.env.USER ?? 'bench', HOST: '127.0.0.1' };
 const control = (pid, ...args) => execFileSync('callgrind_control', [...args, String(pid)], { env: { ...process.env, ...vgEnv }, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
 
-const body = options.stream ? streamBody({ chunks: 20 }) : chatBody;
+const chunkGapMs = Number(options['chunk-gap-ms']);
+const connections = Number(options.connections);
+const body = options.stream ? streamBody({ chunks: 20, ...(chunkGapMs > 0 ? { delay_ms: chunkGapMs } : {}) }) : chatBody;
+const warmBody = chunkGapMs > 0 ? streamBody({ chunks: 20 }) : body;
 
 const fake = startProcess('fake-upstream', process.execPath, [join(benchDir, 'fake-upstream.mjs'), '--port', '0'], { core: 1 });
 const fakeUrl = JSON.parse(await waitForLine(fake, (line) => line.startsWith('{"listening"'))).listening;
@@ -68,8 +78,9 @@ async function measure(build) {
     const started = await startGateway({ repoRoot: build, directory: workDir, configPath, databaseUrl: `sqlite:${join(workDir, 'relay.db')}`, core: 0, nodeFlags, launcher, extraEnv: vgEnv, startTimeoutMs: 600_000 });
     gateway = started.handle;
     const url = `${started.url}/v1/chat/completions`;
-    const load = (amount) => runJsonChild('load', join(benchDir, 'lib', 'fixed-load.mjs'), { url, headers: { authorization: `Bearer ${tokenKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body), connections: 50, amount }, { core: 1 });
-    await load(Number(options.warm));
+    const load = (amount, sent = body) => runJsonChild('load', join(benchDir, 'lib', 'fixed-load.mjs'), { url, headers: { authorization: `Bearer ${tokenKey}`, 'content-type': 'application/json' }, body: JSON.stringify(sent), connections, amount }, { core: 1 });
+    await load(Number(options.warm), warmBody);
+    if (chunkGapMs > 0) await load(Math.ceil(requests / 10));
     await sleep(1000);
     control(gateway.pid, '-i', 'on');
     const result = await load(requests);
@@ -92,7 +103,8 @@ async function measure(build) {
     }
     const all = perThread.reduce((sum, thread) => sum + thread.instructions, 0);
     const k = (instructions) => `${(instructions / result.ok / 1000).toFixed(1)}k`;
-    return `${build}: ${options.stream ? 'streams' : 'chat'}, ${result.ok} requests; main thread ${k(main.instructions)} instructions per request, all threads ${k(all)}`;
+    const kind = options.stream ? `streams${chunkGapMs > 0 ? ` (chunks ${chunkGapMs} ms apart)` : ''}` : 'chat';
+    return `${build}: ${kind} at ${connections} connections, ${result.ok} requests; main thread ${k(main.instructions)} instructions per request, all threads ${k(all)}`;
   } finally {
     if (gateway !== undefined) await stopProcess(gateway, 60_000);
     rmSync(workDir, { recursive: true, force: true });

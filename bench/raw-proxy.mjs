@@ -16,7 +16,7 @@ const { values: args } = parseArgs({ options: { upstream: { type: 'string' }, po
 if (args.upstream === undefined) throw new Error('--upstream URL is required');
 const upstream = new URL(args.upstream);
 const busyBeforeNs = BigInt(Math.round(Number(args['busy-before-us']) * 1000));
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+const agent = new http.Agent({ keepAlive: true, maxSockets: 4096 });
 
 const server = http.createServer((request, response) => {
   const parts = [];

@@ -271,6 +271,15 @@ async function main() {
     const pair = await streamPair(direct, relay, spec);
     // The gateway's own first tokens, from its request log: the client's include the load core's delays.
     pair.gateway.ownFirstToken = gatewayFirstTokens(databaseUrl, since, spec.stallMs);
+    if (!args['no-baseline']) {
+      // The same burst through the bare Fastify + undici pass-through: what any relay of that build pays here.
+      log('  calibration: the same streams through the bare Fastify + undici pass-through on the gateway core');
+      const { proxy, target } = await startPassThrough(baselineScript, fakeUrl, directHeaders);
+      pair.baselineProxy = await streamRun(target, spec, proxy.pid);
+      await stopProcess(proxy);
+      const b = pair.baselineProxy;
+      log(`  pass-through: ${b.completed}/${b.streams} complete, slow first token ${b.slowFirstToken} (TTFT p99 ${fmt(b.ttftMs.p99)} ms), CPU ${fmt(b.gatewayCpuMsPerStream * 1000)} µs per stream (gateway ${fmt(pair.gateway.gatewayCpuMsPerStream * 1000)} µs)`);
+    }
     results.scenarios.slowStreams = pair;
     const own = pair.gateway.ownFirstToken;
     log(`  gateway: ${pair.gateway.completed}/${pair.gateway.streams} complete, stalls ${pair.gateway.midStreamStalls}, slow first token ${pair.gateway.slowFirstToken}${own === undefined ? '' : ` (by the gateway's own log: ${own.slow} of ${own.streams} over ${spec.stallMs} ms, p99 ${fmt(own.ms.p99)} ms)`}, RSS peak ${fmt(pair.gateway.gatewayRssPeakMb)} MB, upstream connections peak ${pair.gateway.upstreamConnectionsPeak}`);
@@ -373,11 +382,8 @@ async function loadPair(direct, relay, load) {
  */
 async function baselineRun(script, fakeUrl, directHeaders, results) {
   const raw = script === rawProxyScript;
-  const name = raw ? 'raw proxy' : 'baseline proxy';
-  const proxy = startProcess(name.replace(' ', '-'), process.execPath, [script, '--upstream', fakeUrl], { core: gatewayCore, cwd: repoRoot });
-  started.push(proxy);
-  const url = JSON.parse(await waitForLine(proxy, (line) => line.startsWith('{"listening"'))).listening;
-  const target = { name, url: `${url}/v1/chat/completions`, headers: directHeaders };
+  const { proxy, target } = await startPassThrough(script, fakeUrl, directHeaders);
+  const { name } = target;
   const out = {};
   const loads = [
     ['nonStreaming', JSON.stringify(chatBody), settings.connections],
@@ -415,6 +421,15 @@ async function baselineRun(script, fakeUrl, directHeaders, results) {
   return out;
 }
 
+/** A calibration pass-through on the gateway's core, and the target that reaches the fake through it. */
+async function startPassThrough(script, fakeUrl, directHeaders) {
+  const name = script === rawProxyScript ? 'raw proxy' : 'baseline proxy';
+  const proxy = startProcess(name.replace(' ', '-'), process.execPath, [script, '--upstream', fakeUrl], { core: gatewayCore, cwd: repoRoot });
+  started.push(proxy);
+  const url = JSON.parse(await waitForLine(proxy, (line) => line.startsWith('{"listening"'))).listening;
+  return { proxy, target: { name, url: `${url}/v1/chat/completions`, headers: directHeaders } };
+}
+
 /** Scenario 4's load: one stream at a time, 20 chunks 20 ms apart, each stamped by the fake. */
 function timedStreamSpec() {
   return { concurrency: 1, durationSec: settings.durationSec, warmupSec: settings.warmupSec, expectChunks: 20, stallMs: 1000, body: streamBody({ chunks: 20, delay_ms: 20, ts: true }) };
@@ -422,26 +437,32 @@ function timedStreamSpec() {
 
 /** The streaming client against the fake directly, then through the gateway. */
 async function streamPair(direct, relay, spec) {
-  const run = async (target, watchGateway) => {
-    const finishGate = await measurementGate(`${target.name} ${spec.concurrency} streams`, (r) => r.gatewayCpuPercent);
-    const rss = watchGateway ? sampleRss([gateway.handle.pid], 250) : undefined;
-    const cpu = cpuMeter(watchGateway ? [gateway.handle.pid] : []);
-    // Gateway → fake connections (only the gateway connects to the fake's port during its run).
-    const upstreamConnections = watchGateway ? samplePeak(() => establishedTo(fakePort), 250) : undefined;
-    const result = await runJsonChild(`streams ${target.name}`, streamScript, { ...spec, url: target.url, headers: target.headers }, { core: loadCore });
-    if (watchGateway) {
-      result.upstreamConnectionsPeak = upstreamConnections.stop();
-      const samples = rss.stop()[gateway.handle.pid];
-      result.gatewayRssPeakMb = round(Math.max(...samples.map((s) => s.rssMb)), 1);
-      result.gatewayCpuPercent = round(cpu.stop()[gateway.handle.pid].percent, 1);
-    }
-    finishGate(result);
-    await sleep(1000);
-    return result;
-  };
-  const d = await run(direct, false);
-  const g = await run(relay, true);
+  const d = await streamRun(direct, spec);
+  const g = await streamRun(relay, spec, gateway.handle.pid);
   return { direct: d, gateway: g, ratio: g.streamsPerSec / d.streamsPerSec };
+}
+
+/**
+ * The streaming client against `target`. With `watchPid` (the relay process: the gateway or a
+ * pass-through), that process's RSS peak, CPU and connections to the fake are measured too.
+ */
+async function streamRun(target, spec, watchPid) {
+  const finishGate = await measurementGate(`${target.name} ${spec.concurrency} streams`, (r) => r.gatewayCpuPercent);
+  const watched = watchPid === undefined ? [] : [watchPid];
+  const rss = watchPid === undefined ? undefined : sampleRss(watched, 250);
+  const cpu = cpuMeter(watched);
+  const upstreamConnections = watchPid === undefined ? undefined : samplePeak(() => establishedTo(fakePort, watchPid), 250);
+  const result = await runJsonChild(`streams ${target.name}`, streamScript, { ...spec, url: target.url, headers: target.headers }, { core: loadCore });
+  if (watchPid !== undefined) {
+    result.upstreamConnectionsPeak = upstreamConnections.stop();
+    const samples = rss.stop()[watchPid];
+    result.gatewayRssPeakMb = round(Math.max(...samples.map((s) => s.rssMb)), 1);
+    result.gatewayCpuPercent = round(cpu.stop()[watchPid].percent, 1);
+    result.gatewayCpuMsPerStream = round((result.gatewayCpuPercent / 100) * result.durationSec * 1000 / result.streams, 3);
+  }
+  finishGate(result);
+  await sleep(1000);
+  return result;
 }
 
 /** When, as shares of the soak, the retained heap is read: inside the middle half, clear of both compared quarters. */

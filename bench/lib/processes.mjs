@@ -1,6 +1,6 @@
 /** Child processes of the harness: spawn (pinned to a core when taskset is available), wait, measure, stop. */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 let clockTicks;
 /** Clock ticks per second of /proc/<pid>/stat CPU times. */
@@ -161,9 +161,10 @@ export function cpuMeter(pids) {
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Established TCP connections whose remote port is `port` (any local process), from /proc/net/tcp{,6}. */
-export function establishedTo(port) {
+/** Established TCP connections whose remote port is `port`, from /proc/net/tcp{,6}: those of process `pid`, or of any local process. */
+export function establishedTo(port, pid) {
   const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  const owned = pid === undefined ? undefined : socketInodes(pid);
   let count = 0;
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let text;
@@ -174,12 +175,33 @@ export function establishedTo(port) {
     }
     for (const line of text.split('\n').slice(1)) {
       const fields = line.trim().split(/\s+/);
-      if (fields.length < 4) continue;
-      // fields[2] = rem_address "IP:PORT", fields[3] = state (01 = ESTABLISHED)
-      if (fields[3] === '01' && fields[2].endsWith(`:${hex}`)) count++;
+      if (fields.length < 10) continue;
+      // fields[2] = rem_address "IP:PORT", fields[3] = state (01 = ESTABLISHED), fields[9] = the socket's inode
+      if (fields[3] === '01' && fields[2].endsWith(`:${hex}`) && (owned === undefined || owned.has(fields[9]))) count++;
     }
   }
   return count;
+}
+
+/** The inodes of the sockets process `pid` holds open (its /proc/PID/fd links `socket:[INODE]`). */
+function socketInodes(pid) {
+  const inodes = new Set();
+  const dir = `/proc/${pid}/fd`;
+  let names;
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return inodes;
+  }
+  for (const name of names) {
+    try {
+      const link = readlinkSync(`${dir}/${name}`);
+      if (link.startsWith('socket:[')) inodes.add(link.slice(8, -1));
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return inodes;
 }
 
 /** Peak of `read()` sampled every `everyMs` until stopped. */
