@@ -20,7 +20,12 @@
  * latency it adds grows by more than the busy time once the load core has idled past the host's polling
  * window: that is the price of every µs a gateway spends before its upstream call.
  *
- *   node bench/one-connection-phases.mjs [--rounds 5] [--duration 5] [--warmup 2] [--wake-curve] [--no-pin]
+ * `--stream-gap-ms N` times scenario 4 instead: one stream at a time, 20 chunks N ms apart (20 there), and
+ * what is added is the time to first token; the last phase then ends when the gateway writes the stream's
+ * status line and headers, with its first event. With gaps like scenario 4's every stream starts on cores
+ * that idled for them (`--stream-gap-ms 0`: back to back, for comparison).
+ *
+ *   node bench/one-connection-phases.mjs [--rounds 5] [--duration 5] [--warmup 2] [--wake-curve] [--stream-gap-ms N] [--no-pin]
  * Needs `npm run build`. Sums of phase medians need not equal the median of the sums.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -30,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startGateway, writeGatewayConfig } from './lib/gateway.mjs';
 import { runJsonChild, sleep, startProcess, stopProcess, tasksetAvailable, waitForLine } from './lib/processes.mjs';
-import { chatBody } from './lib/requests.mjs';
+import { chatBody, streamBody } from './lib/requests.mjs';
 import { median, round } from './lib/stats.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -41,13 +46,17 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '2' },
     'wake-curve': { type: 'boolean', default: false },
+    'stream-gap-ms': { type: 'string' },
     'no-pin': { type: 'boolean', default: false },
   },
 });
 const pinning = !args['no-pin'] && availableParallelism() >= 2 && tasksetAvailable();
 const gatewayCore = pinning ? 0 : undefined;
 const loadCore = pinning ? 1 : undefined;
-const phaseNames = ['to commit', 'commit', 'commit → sent', 'upstream', 'post', 'total (gateway)'];
+const streamGapMs = args['stream-gap-ms'] === undefined ? undefined : Number(args['stream-gap-ms']);
+/** What a round adds up: the latency of a request, or a stream's time to first token. */
+const added = streamGapMs === undefined ? 'added' : 'added TTFT';
+const phaseNames = ['to commit', 'commit', 'commit → sent', 'upstream', streamGapMs === undefined ? 'post' : 'to headers out', 'total (gateway)'];
 
 const workDir = mkdtempSync(join(tmpdir(), 'relay-phases-'));
 const phaseFile = join(workDir, 'phases.json');
@@ -66,6 +75,17 @@ try {
 
 function load(target, durationSec) {
   return runJsonChild('load', join(benchDir, 'lib', 'load.mjs'), { ...target, method: 'POST', body: JSON.stringify(chatBody), connections: 1, durationSec, warmupSec: 0 }, { core: loadCore });
+}
+
+/** The measured latency of one run, µs: p50 and p99 of the requests, or of the streams' first tokens. */
+async function timedLoad(target, durationSec) {
+  if (streamGapMs === undefined) {
+    const result = await load(target, durationSec);
+    return { p50: result.latencyMs.p50 * 1000, p99: result.latencyMs.p99 * 1000 };
+  }
+  const spec = { ...target, concurrency: 1, durationSec, warmupSec: 0, expectChunks: 20, stallMs: 1000, body: streamBody({ chunks: 20, delay_ms: streamGapMs }) };
+  const result = await runJsonChild('streams', join(benchDir, 'lib', 'stream-client.mjs'), spec, { core: loadCore });
+  return { p50: result.ttftMs.p50 * 1000, p99: result.ttftMs.p99 * 1000 };
 }
 
 async function wakeCurve(fakeUrl, direct) {
@@ -97,7 +117,7 @@ async function phases(fakeUrl, direct) {
     databaseUrl: `sqlite:${join(workDir, 'relay.db')}`,
     core: gatewayCore,
     nodeFlags: ['--require', join(benchDir, 'lib', 'phase-timer.cjs')],
-    extraEnv: { PHASE_TIMER_OUT: phaseFile },
+    extraEnv: { PHASE_TIMER_OUT: phaseFile, ...(streamGapMs === undefined ? {} : { PHASE_TIMER_UNTIL: 'head' }) },
   });
   started.push(gateway.handle);
   const targets = { direct, gateway: { url: `${gateway.url}/v1/chat/completions`, headers: { authorization: `Bearer ${tokenKey}`, 'content-type': 'application/json' } } };
@@ -117,31 +137,31 @@ async function phases(fakeUrl, direct) {
 
   const rounds = [];
   for (let index = 0; index < Number(args.rounds); index += 1) {
-    const direct = await load(targets.direct, Number(args.duration));
-    await load(targets.gateway, Number(args.warmup));
+    const direct = await timedLoad(targets.direct, Number(args.duration));
+    await timedLoad(targets.gateway, Number(args.warmup));
     await collectPhases();
-    const relayed = await load(targets.gateway, Number(args.duration));
+    const relayed = await timedLoad(targets.gateway, Number(args.duration));
     const samples = await collectPhases();
     const phases = phaseNames.map((_, column) => median(samples.map((sample) => sample[column])));
     // The tail: the slowest 1 % of requests by their time in the gateway, and which phase made them slow.
     const slowest = [...samples].sort((a, b) => b[5] - a[5]).slice(0, Math.max(1, Math.floor(samples.length / 100)));
     const tail = phaseNames.map((_, column) => median(slowest.map((sample) => sample[column])));
-    const measured = { directP50Us: direct.latencyMs.p50 * 1000, gatewayP50Us: relayed.latencyMs.p50 * 1000, addedP99Us: (relayed.latencyMs.p99 - direct.latencyMs.p99) * 1000, phases, tail, requests: samples.length };
+    const measured = { directP50Us: direct.p50, gatewayP50Us: relayed.p50, addedP99Us: relayed.p99 - direct.p99, phases, tail, requests: samples.length };
     rounds.push(measured);
     console.log(
-      `round ${index + 1}: added p50 ${Math.round(measured.gatewayP50Us - measured.directP50Us)} µs (direct ${Math.round(measured.directP50Us)}); ` +
+      `round ${index + 1}: ${added} p50 ${Math.round(measured.gatewayP50Us - measured.directP50Us)} µs (direct ${Math.round(measured.directP50Us)}); ` +
         phaseNames.map((name, column) => `${name} ${Math.round(phases[column])}`).join(', ') +
-        ` µs (${samples.length} requests)\n` +
-        `  added p99 ${Math.round(measured.addedP99Us)} µs; the slowest 1 %: ` +
+        ` µs (${samples.length} ${streamGapMs === undefined ? 'requests' : 'streams'})\n` +
+        `  ${added} p99 ${Math.round(measured.addedP99Us)} µs; the slowest 1 %: ` +
         phaseNames.map((name, column) => `${name} ${Math.round(tail[column])}`).join(', ') +
         ' µs',
     );
     await sleep(500);
   }
   console.log(
-    `median of ${rounds.length} rounds: added p50 ${round(median(rounds.map((r) => r.gatewayP50Us - r.directP50Us)), 0)} µs; ` +
+    `median of ${rounds.length} rounds: ${added} p50 ${round(median(rounds.map((r) => r.gatewayP50Us - r.directP50Us)), 0)} µs; ` +
       phaseNames.map((name, column) => `${name} ${round(median(rounds.map((r) => r.phases[column])), 0)}`).join(', ') +
-      ` µs\n  added p99 ${round(median(rounds.map((r) => r.addedP99Us)), 0)} µs; the slowest 1 %: ` +
+      ` µs\n  ${added} p99 ${round(median(rounds.map((r) => r.addedP99Us)), 0)} µs; the slowest 1 %: ` +
       phaseNames.map((name, column) => `${name} ${round(median(rounds.map((r) => r.tail[column])), 0)}`).join(', ') +
       ' µs',
   );

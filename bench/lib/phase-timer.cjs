@@ -7,7 +7,9 @@
  *   commitTo   it has committed
  *   sent       undici wrote the upstream request's headers ('undici:client:sendHeaders')
  *   answered   undici parsed the upstream response's headers ('undici:request:headers')
- *   finished   the response to the client was handed to the kernel ('http.server.response.finish')
+ *   finished   the response to the client was handed to the kernel ('http.server.response.finish'), or
+ *              with PHASE_TIMER_UNTIL=head (streams: the time to first token) its status line and headers
+ *              were written, which a stream does with its first event (`ServerResponse#writeHead`)
  *
  * Only meaningful with one request in flight at a time (one connection): the events are matched by order,
  * not by request. Writes `{ samples: [[toCommit, commit, commitToSend, upstream, post, total], …] }` (µs)
@@ -16,6 +18,7 @@
 'use strict';
 const diagnostics = require('node:diagnostics_channel');
 const { writeFileSync } = require('node:fs');
+const http = require('node:http');
 const Database = require('better-sqlite3');
 
 const now = () => Number(process.hrtime.bigint()) / 1000;
@@ -31,13 +34,24 @@ diagnostics.subscribe('undici:client:sendHeaders', () => {
 diagnostics.subscribe('undici:request:headers', () => {
   if (current !== undefined && current.answered === undefined) current.answered = now();
 });
-diagnostics.subscribe('http.server.response.finish', () => {
+const untilHead = process.env.PHASE_TIMER_UNTIL === 'head';
+function finish() {
   const r = current;
   current = undefined;
   if (r === undefined || r.commitTo === undefined || r.sent === undefined || r.answered === undefined) return;
   const finished = now();
   samples.push([r.commitFrom - r.request, r.commitTo - r.commitFrom, r.sent - r.commitTo, r.answered - r.sent, finished - r.answered, finished - r.request]);
-});
+}
+if (untilHead) {
+  const writeHead = http.ServerResponse.prototype.writeHead;
+  http.ServerResponse.prototype.writeHead = function timedWriteHead(...args) {
+    const result = writeHead.apply(this, args);
+    finish();
+    return result;
+  };
+} else {
+  diagnostics.subscribe('http.server.response.finish', finish);
+}
 
 // The first write transaction after the request event and before the upstream call: the reservation's.
 const transaction = Database.prototype.transaction;
