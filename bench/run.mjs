@@ -457,8 +457,10 @@ async function streamRun(target, spec, watchPid) {
     result.upstreamConnectionsPeak = upstreamConnections.stop();
     const samples = rss.stop()[watchPid];
     result.gatewayRssPeakMb = round(Math.max(...samples.map((s) => s.rssMb)), 1);
-    result.gatewayCpuPercent = round(cpu.stop()[watchPid].percent, 1);
-    result.gatewayCpuMsPerStream = round((result.gatewayCpuPercent / 100) * result.durationSec * 1000 / result.streams, 3);
+    const usage = cpu.stop()[watchPid];
+    result.gatewayCpuPercent = round(usage.percent, 1);
+    // Per stream only when every stream the relay served was counted (no warm-up streams).
+    if (!(spec.warmupSec > 0)) result.gatewayCpuMsPerStream = round((usage.cpuSec * 1000) / result.streams, 3);
   }
   finishGate(result);
   await sleep(1000);
