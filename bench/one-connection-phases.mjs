@@ -55,7 +55,7 @@ const gatewayCore = pinning ? 0 : undefined;
 const loadCore = pinning ? 1 : undefined;
 const streamGapMs = args['stream-gap-ms'] === undefined ? undefined : Number(args['stream-gap-ms']);
 /** What a round adds up: the latency of a request, or a stream's time to first token. */
-const added = streamGapMs === undefined ? 'added' : 'added TTFT';
+const addedLabel = streamGapMs === undefined ? 'added' : 'added TTFT';
 const phaseNames = ['to commit', 'commit', 'commit → sent', 'upstream', streamGapMs === undefined ? 'post' : 'to headers out', 'total (gateway)'];
 
 const workDir = mkdtempSync(join(tmpdir(), 'relay-phases-'));
@@ -149,19 +149,19 @@ async function phases(fakeUrl, direct) {
     const measured = { directP50Us: direct.p50, gatewayP50Us: relayed.p50, addedP99Us: relayed.p99 - direct.p99, phases, tail, requests: samples.length };
     rounds.push(measured);
     console.log(
-      `round ${index + 1}: ${added} p50 ${Math.round(measured.gatewayP50Us - measured.directP50Us)} µs (direct ${Math.round(measured.directP50Us)}); ` +
+      `round ${index + 1}: ${addedLabel} p50 ${Math.round(measured.gatewayP50Us - measured.directP50Us)} µs (direct ${Math.round(measured.directP50Us)}); ` +
         phaseNames.map((name, column) => `${name} ${Math.round(phases[column])}`).join(', ') +
         ` µs (${samples.length} ${streamGapMs === undefined ? 'requests' : 'streams'})\n` +
-        `  ${added} p99 ${Math.round(measured.addedP99Us)} µs; the slowest 1 %: ` +
+        `  ${addedLabel} p99 ${Math.round(measured.addedP99Us)} µs; the slowest 1 %: ` +
         phaseNames.map((name, column) => `${name} ${Math.round(tail[column])}`).join(', ') +
         ' µs',
     );
     await sleep(500);
   }
   console.log(
-    `median of ${rounds.length} rounds: ${added} p50 ${round(median(rounds.map((r) => r.gatewayP50Us - r.directP50Us)), 0)} µs; ` +
+    `median of ${rounds.length} rounds: ${addedLabel} p50 ${round(median(rounds.map((r) => r.gatewayP50Us - r.directP50Us)), 0)} µs; ` +
       phaseNames.map((name, column) => `${name} ${round(median(rounds.map((r) => r.phases[column])), 0)}`).join(', ') +
-      ` µs\n  ${added} p99 ${round(median(rounds.map((r) => r.addedP99Us)), 0)} µs; the slowest 1 %: ` +
+      ` µs\n  ${addedLabel} p99 ${round(median(rounds.map((r) => r.addedP99Us)), 0)} µs; the slowest 1 %: ` +
       phaseNames.map((name, column) => `${name} ${round(median(rounds.map((r) => r.tail[column])), 0)}`).join(', ') +
       ' µs',
   );
