@@ -31,4 +31,31 @@ describe('HeldEvents', () => {
     held.drain((data) => seen.push(data));
     expect(seen).toEqual(['{"one":1}', '{"two":2}', '{"one":1}']);
   });
+
+  it('holds copies: the reads they came from can change or be collected', () => {
+    const held = new HeldEvents();
+    const read = Buffer.from('data: {"text":"kept é"}\n\n');
+    held.addRange(read, 6, read.length - 2);
+    read.fill(0x78);
+    const seen: string[] = [];
+    held.drain((data) => seen.push(data));
+    expect(seen).toEqual(['{"text":"kept é"}']);
+  });
+
+  it('gives back many events in order, multi-byte characters intact, then starts over empty', () => {
+    const held = new HeldEvents();
+    const events = Array.from({ length: 1000 }, (_, index) => `{"choices":[{"delta":{"content":"token ${index} ${'é漢🙂'.repeat(index % 5)}"}}]}`);
+    for (const event of events) {
+      const read = Buffer.from(`data: ${event}\n\n`);
+      held.addRange(read, 6, read.length - 2);
+    }
+    expect(held.size).toBe(events.reduce((sum, event) => sum + Buffer.byteLength(event), 0));
+    const seen: string[] = [];
+    held.drain((data) => seen.push(data));
+    expect(seen).toEqual(events);
+    held.addRange(Buffer.from('{"after":true}'), 0, 14);
+    const after: string[] = [];
+    held.drain((data) => after.push(data));
+    expect(after).toEqual(['{"after":true}']);
+  });
 });
