@@ -239,7 +239,7 @@ function renderResults(results) {
     const g = slow.gateway;
     // The calibration column: the same streams through the bare Fastify + undici pass-through, when it ran.
     const b = slow.baselineProxy;
-    const row = (label, direct, gateway, pass = (x) => gateway(x)) => push(`| ${label} | ${direct} | ${gateway(g)} |${b === undefined ? '' : ` ${pass(b)} |`}`);
+    const row = (label, direct, relay, passThrough = relay) => push(`| ${label} | ${direct} | ${relay(g)} |${b === undefined ? '' : ` ${passThrough(b)} |`}`);
     push(`#### 5. ${g.concurrency} concurrent slow streams (20 chunks × 50 ms, closed loop for ${num(g.durationSec, 0)} s)`, '');
     push(b === undefined ? '| | direct (fake) | gateway |' : '| | direct (fake) | gateway | bare Fastify + undici pass-through |', b === undefined ? '|---|---|---|' : '|---|---|---|---|');
     row('streams complete / started', `${int(d.completed)} / ${int(d.streams)}`, (x) => `${int(x.completed)} / ${int(x.streams)}`);
