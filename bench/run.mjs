@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { cliSupportsWorkers, startGateway, writeGatewayConfig } from './lib/gateway.mjs';
 import { chatBody, streamBody } from './lib/requests.mjs';
-import { coreBusyPercent, coreTimes, cpuMeter, establishedTo, rssMb, samplePeak, waitForQuiet, runJsonChild, sampleRss, sleep, startProcess, stopProcess, tasksetAvailable, waitForLine } from './lib/processes.mjs';
+import { coreBusyPercent, coreTimes, cpuMeter, establishedTo, processTree, rssMb, samplePeak, waitForQuiet, runJsonChild, sampleRss, sleep, startProcess, stopProcess, tasksetAvailable, waitForLine } from './lib/processes.mjs';
 import { gatewayFirstTokens } from './lib/gateway-log.mjs';
 import { connectInspector } from './lib/inspector.mjs';
 import { summarizeProfile } from './lib/profile-summary.mjs';
@@ -549,8 +549,17 @@ async function workersRun({ fakeUrl, configPath, gatewayHeaders }) {
     const g = await startGateway({ repoRoot, directory: dir, configPath, databaseUrl, redisUrl: storage.redisUrl, serveArgs: ['--workers', String(count)], name: `gateway-w${count}` });
     started.push(g.handle);
     await sleep(2000);
-    const result = await runJsonChild(`load workers ${count}`, loadScript, chatLoad(g.url, gatewayHeaders), { core: loadCore });
-    perWorkers[count] = { requestsPerSec: result.requestsPerSec, latencyMs: result.latencyMs, totalErrors: result.totalErrors };
+    // The primary and its workers: CPU over warm-up + measurement at a steady rate, per request.
+    const pids = processTree(g.handle.pid);
+    const cpu = cpuMeter(pids);
+    // Each worker gets as many warm-up requests as the single process: N workers warm up N times as long.
+    const load = { ...chatLoad(g.url, gatewayHeaders), warmupSec: settings.warmupSec * count };
+    const result = await runJsonChild(`load workers ${count}`, loadScript, load, { core: loadCore });
+    const usage = cpu.stop();
+    const cpuPercent = pids.reduce((sum, pid) => sum + (usage[pid].percent ?? 0), 0);
+    const cpuUsPerRequest = round(((cpuPercent / 100) * 1e6) / result.requestsPerSec, 1);
+    perWorkers[count] = { requestsPerSec: result.requestsPerSec, latencyMs: result.latencyMs, totalErrors: result.totalErrors, processes: pids.length, cpuPercent: round(cpuPercent, 1), cpuUsPerRequest };
+    log(`  ${count} worker(s): ${fmt(result.requestsPerSec)} req/s, ${pids.length} processes at ${fmt(cpuPercent)} % CPU, ${fmt(cpuUsPerRequest)} µs of CPU per request`);
     await stopProcess(g.handle);
     await sleep(1000);
   }

@@ -116,6 +116,28 @@ export function cpuSeconds(pid) {
   return split === undefined ? undefined : split.user + split.system;
 }
 
+/** A process and all its descendants (Linux: /proc/<pid>/task/<tid>/children), the process first. */
+export function processTree(pid) {
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    let tasks = [];
+    try {
+      tasks = readdirSync(`/proc/${tree[i]}/task`);
+    } catch {
+      continue;
+    }
+    for (const task of tasks) {
+      try {
+        const children = readFileSync(`/proc/${tree[i]}/task/${task}/children`, 'utf8').trim();
+        if (children !== '') tree.push(...children.split(/\s+/).map(Number));
+      } catch {
+        // The task ended meanwhile.
+      }
+    }
+  }
+  return tree;
+}
+
 /** Samples RSS of the given pids every `everyMs` until stopped; returns { [pid]: [{ tSec, rssMb }] }. */
 export function sampleRss(pids, everyMs) {
   const startedAt = Date.now();

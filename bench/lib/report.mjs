@@ -283,9 +283,9 @@ function renderResults(results) {
   else if (!workers.measured) {
     push(`Not measured: ${workers.reason}. When it exists, \`node bench/run.mjs --only 7 --workers 2\` measures scenario 1 with one and with N workers (gateway not pinned).`, '');
   } else {
-    push('| workers | requests/s | p50 | p99 | errors |', '|---|---|---|---|---|');
-    for (const [count, r] of Object.entries(workers.perWorkers)) push(`| ${count} | ${int(r.requestsPerSec)} | ${msv(r.latencyMs.p50)} | ${msv(r.latencyMs.p99)} | ${r.totalErrors} |`);
-    push('', `Scaling: ×${num(workers.scaling, 2)} (target ≥ 1.7× with two cores free). The gateway is not pinned here; with ${results.meta.machine.cores} cores the fake upstream and the load generator (pinned to core ${results.meta.pinning.loadCore ?? '—'}) share the second worker's core, so this only shows the two-core target when the machine has at least three cores.`, '');
+    push('| workers | requests/s | p50 | p99 | errors | gateway CPU per request (all its processes) |', '|---|---|---|---|---|---|');
+    for (const [count, r] of Object.entries(workers.perWorkers)) push(`| ${count} | ${int(r.requestsPerSec)} | ${msv(r.latencyMs.p50)} | ${msv(r.latencyMs.p99)} | ${r.totalErrors} | ${r.cpuUsPerRequest === undefined ? '—' : `${num(r.cpuUsPerRequest)} µs (${r.processes} processes, ${num(r.cpuPercent)} % CPU)`} |`);
+    push('', `Scaling: ×${num(workers.scaling, 2)} (target ≥ 1.7× with two cores free). The gateway is not pinned here; with ${results.meta.machine.cores} cores the fake upstream and the load generator (pinned to core ${results.meta.pinning.loadCore ?? '—'}) share the second worker's core, so this only shows the two-core target when the machine has at least three cores. Each process's CPU per request on a shared core includes what the processes cost each other there (switches, caches evicted), which a core of its own would not. What sharing one SQLite file costs two processes on a core each: \`node bench/micro/two-writers.mjs\`.`, '');
   }
   return lines.join('\n');
 }

@@ -1,19 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-// The harness is plain JavaScript (no build step).
-// @ts-expect-error -- an .mjs module without type declarations
-import { evaluateTargets, updateBenchmarksMd } from '../../bench/lib/report.mjs';
-
-interface Target {
-  name: string;
-  pass: boolean | undefined;
-  miss?: string;
-}
-
-const evaluate = evaluateTargets as (results: unknown) => Target[];
-const update = updateBenchmarksMd as (path: string, results: unknown) => void;
+import { describe, expect, it } from 'vitest';
+import { benchRun, renderReport, type Target } from './report-fixture.js';
 
 /** One side of scenario 5 as bench/lib/stream-client.mjs reports it, plus what the harness adds for a relay. */
 function streams(overrides: Record<string, unknown>) {
@@ -41,38 +27,10 @@ function streams(overrides: Record<string, unknown>) {
 }
 
 /** A run with scenario 5 only, through report.mjs as `node bench/run.mjs --only 5` would write it. */
-function run(slowStreams: Record<string, unknown>) {
-  const results = {
-    meta: {
-      date: '2026-11-27T06:00:00.000Z',
-      storage: 'sqlite',
-      node: 'v20',
-      autocannon: '9',
-      commit: 'abc1234',
-      command: 'node bench/run.mjs --only 5',
-      machine: { cores: 2, cpuModel: 'test CPU', memoryGb: 8, loadAverageAtStart: [0, 0, 0] },
-      pinning: { used: false },
-      settings: { durationSec: 10, warmupSec: 2, soakSec: 120 },
-      loadAverageAtEnd: [0, 0, 0],
-    },
-    scenarios: { slowStreams },
-  } as Record<string, unknown>;
-  results.targets = evaluate(results);
-  return results;
-}
+const run = (slowStreams: Record<string, unknown>) => benchRun({ slowStreams });
 
 describe('the BENCHMARKS.md report of scenario 5 (1,000 slow streams)', () => {
-  let dir: string | undefined;
-  afterEach(() => {
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  });
-
-  const render = (results: unknown): string => {
-    dir = mkdtempSync(join(tmpdir(), 'report-'));
-    const path = join(dir, 'BENCHMARKS.md');
-    update(path, results);
-    return readFileSync(path, 'utf8');
-  };
+  const render = renderReport;
 
   it('puts the pass-through beside the gateway, with each relay’s CPU per stream, and quotes it in a miss', () => {
     const results = run({
