@@ -26,6 +26,7 @@ import { LogsRepository } from './storage/logs-repository.js';
 import { OptionsRepository } from './storage/options-repository.js';
 import { PricingRepository } from './storage/pricing-repository.js';
 import { runMigrations } from './storage/run-migrations.js';
+import { startRetention } from './storage/start-retention.js';
 import { TokensRepository } from './storage/tokens-repository.js';
 import { UsersRepository } from './storage/users-repository.js';
 
@@ -102,6 +103,11 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     ...(logRowSink === repositories.logs ? {} : { turnFlushRows: 16 }),
     onError: (error) => process.stderr.write(`writing log rows failed: ${String(error)}\n`),
   });
+  const retention = startRetention(database, {
+    logRetentionDays: () => catalog.snapshot.settings.logRetentionDays,
+    now,
+    onError: (error) => process.stderr.write(`deleting old rows failed: ${String(error)}\n`),
+  });
   const health = new ChannelHealth({ failureThreshold: 3, cooldownMs: 30_000 });
   const inFlight = new InFlightRequests();
   const relay: RelayServices = {
@@ -149,6 +155,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
       // A response can be out before its settlement and log row are written: wait for those first.
       await inFlight.drained();
       await logWriter.close();
+      await retention.stop();
       await upstream.close();
       await rateLimiter.close();
       await catalog.stop();

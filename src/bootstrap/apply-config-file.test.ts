@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allDialects, createTestDatabase, type TestDatabase } from '../../test/support/test-databases.js';
+import { siteSettingsFromOptions } from '../catalog/site-settings.js';
 import type { ConfigFile } from '../config/config-file-schema.js';
 import { parseConfigText } from '../config/load-config-file.js';
 import { hashApiKey } from '../security/api-keys.js';
@@ -23,6 +24,7 @@ quota_per_unit: 250000
 max_body_mb: 8
 retry_times: 3
 allow_unpriced_models: true
+log_retention_days: 30
 groups: { default: 1, vip: 0.5 }
 prices:
   gpt-4o-mini: { input: 0.15, output: 0.6 }
@@ -109,7 +111,8 @@ for (const { dialect, available } of allDialects) {
         { name: 'default', ratio: 1 },
         { name: 'vip', ratio: 0.5 },
       ]);
-      expect(await repositories.options.all()).toMatchObject({ quota_per_unit: '250000', max_body_mb: '8', retry_times: '3', allow_unpriced_models: 'true' });
+      expect(await repositories.options.all()).toMatchObject({ quota_per_unit: '250000', max_body_mb: '8', retry_times: '3', allow_unpriced_models: 'true', log_retention_days: '30' });
+      expect(siteSettingsFromOptions(await repositories.options.all()).logRetentionDays).toBe(30);
     });
 
     it('changes nothing, deletes nothing, refills nothing and prints no key when applied again', async () => {

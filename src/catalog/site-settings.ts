@@ -13,6 +13,8 @@ export interface SiteSettings {
   ipRpm: number;
   userRpm: number;
   userTpm: number;
+  /** Request log rows older than this many days are deleted (start-retention.ts); 0 keeps them all. */
+  logRetentionDays: number;
 }
 
 export const defaultSiteSettings: SiteSettings = {
@@ -27,6 +29,7 @@ export const defaultSiteSettings: SiteSettings = {
   ipRpm: 0,
   userRpm: 0,
   userTpm: 0,
+  logRetentionDays: 0,
 };
 
 /** Option keys in the options table. */
@@ -43,6 +46,7 @@ export const optionKeys = {
   ipRpm: 'rate_limit_ip_rpm',
   userRpm: 'rate_limit_user_rpm',
   userTpm: 'rate_limit_user_tpm',
+  logRetentionDays: 'log_retention_days',
 } as const;
 
 export function siteSettingsFromOptions(options: Record<string, string>): SiteSettings {
@@ -64,5 +68,6 @@ export function siteSettingsFromOptions(options: Record<string, string>): SiteSe
     ipRpm: number(optionKeys.ipRpm, defaultSiteSettings.ipRpm),
     userRpm: number(optionKeys.userRpm, defaultSiteSettings.userRpm),
     userTpm: number(optionKeys.userTpm, defaultSiteSettings.userTpm),
+    logRetentionDays: number(optionKeys.logRetentionDays, defaultSiteSettings.logRetentionDays),
   };
 }

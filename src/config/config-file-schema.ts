@@ -85,6 +85,7 @@ export const configFileSchema = z
     retry_times: z.number().int().nonnegative().optional(),
     allow_unpriced_models: z.boolean().optional(),
     default_max_output_tokens: z.number().int().positive().optional(),
+    log_retention_days: z.number().nonnegative().optional(),
     quota_display_type: z.enum(['USD', 'CNY', 'TOKENS']).optional(),
     usd_exchange_rate: z.number().positive().optional(),
     rate_limits: z

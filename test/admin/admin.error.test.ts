@@ -100,6 +100,12 @@ describe('admin API refusals', () => {
     expect((await callAdmin(gateway, 'GET', `/api/admin/tokens/${tokenId}`)).body.data.quota).toBe(40);
   });
 
+  it('refuses deleting log entries without a whole-number time to delete before', async () => {
+    expectFailure(await callAdmin(gateway, 'DELETE', '/api/admin/logs'), 400, 'before');
+    expectFailure(await callAdmin(gateway, 'DELETE', '/api/admin/logs?before=yesterday'), 400, 'before');
+    expectFailure(await callAdmin(gateway, 'DELETE', '/api/admin/logs?before=1.5'), 400, 'before');
+  });
+
   it('refuses a zero, fractional or missing delta', async () => {
     expectFailure(await callAdmin(gateway, 'POST', `/api/admin/users/${userId}/quota`, { body: { delta: 0 } }), 400, 'delta');
     expectFailure(await callAdmin(gateway, 'POST', `/api/admin/users/${userId}/quota`, { body: { delta: 1.5 } }), 400, 'delta');

@@ -1,41 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LogRow } from '../../src/storage/logs-repository.js';
+import { logRow } from '../support/log-row.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { allDialects } from '../support/test-databases.js';
 import { callAdmin, callGateway, listModelIds } from './admin-client.js';
 
 const upstreamKey = 'sk-upstream-happy-path-secret-0123456789';
-
-function logRow(overrides: Partial<LogRow>): LogRow {
-  return {
-    request_id: 'req-default',
-    created_at: Date.UTC(2026, 0, 1, 10),
-    user_id: 1,
-    token_id: 1,
-    token_name: 'token',
-    channel_id: 1,
-    model: 'gpt-4o',
-    upstream_model: 'gpt-4o',
-    style: 'openai',
-    path: '/v1/chat/completions',
-    is_stream: 0,
-    status: 200,
-    input_tokens: 10,
-    cache_read_tokens: 0,
-    cache_write_tokens: 0,
-    output_tokens: 5,
-    reasoning_tokens: 0,
-    quota: 100,
-    latency_ms: 50,
-    first_token_ms: null,
-    attempts: '[]',
-    warnings: '[]',
-    usage_source: 'upstream',
-    ip: '127.0.0.1',
-    error: null,
-    ...overrides,
-  };
-}
 
 for (const { dialect, available } of allDialects) {
   describe.skipIf(!available)(`admin API on ${dialect}`, () => {
@@ -257,6 +226,23 @@ for (const { dialect, available } of allDialects) {
       const usageOfUser = await callAdmin(gateway, 'GET', '/api/admin/logs/usage?user_id=8');
       expect(usageOfUser.body.data).toEqual([{ day: '2026-01-01', model: 'gpt-4o', requests: 1, quota: 50, input_tokens: 10, output_tokens: 5 }]);
     });
+
+    it('deletes the log entries created before a time, and only those', async () => {
+      const logs = gateway.gateway.services.repositories.logs;
+      const day = Date.UTC(2025, 5, 1);
+      await logs.insertMany([
+        logRow({ request_id: 'old-1', created_at: day - 2 }),
+        logRow({ request_id: 'old-2', created_at: day - 1 }),
+        logRow({ request_id: 'boundary', created_at: day }),
+        logRow({ request_id: 'new', created_at: day + 1 }),
+      ]);
+      const answer = await callAdmin(gateway, 'DELETE', `/api/admin/logs?before=${day}`);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ success: true, message: '', data: { deleted: 2 } });
+      const left = await callAdmin(gateway, 'GET', `/api/admin/logs?start=${day - 10}&end=${day + 10}`);
+      expect(left.body.data.items.map((entry: { request_id: string }) => entry.request_id)).toEqual(['new', 'boundary']);
+      expect((await callAdmin(gateway, 'DELETE', `/api/admin/logs?before=${day}`)).body.data).toEqual({ deleted: 0 });
+    });
   });
 }
 
@@ -309,6 +295,7 @@ describe('admin API documentation', () => {
         'PUT /api/admin/groups/{name}',
         'DELETE /api/admin/groups/{name}',
         'GET /api/admin/logs',
+        'DELETE /api/admin/logs',
         'GET /api/admin/logs/usage',
       ].sort(),
     );

@@ -11,6 +11,7 @@ import { PricingRepository } from '../../src/storage/pricing-repository.js';
 import { runMigrations } from '../../src/storage/run-migrations.js';
 import { TokensRepository, type TokenFields } from '../../src/storage/tokens-repository.js';
 import { UsersRepository, type UserFields } from '../../src/storage/users-repository.js';
+import { logRow as anyLogRow } from '../support/log-row.js';
 import { allDialects, createTestDatabase, type TestDatabase } from '../support/test-databases.js';
 
 const expectedTables = ['channels', 'groups', 'logs', 'options', 'prices', 'quota_reservations', 'tokens', 'users'];
@@ -55,35 +56,9 @@ function channelFields(name: string, overrides: Partial<ChannelFields> = {}): Ch
   };
 }
 
+/** The log rows of these tests: a gpt-4o-mini answer on January 1st through the token "laptop". */
 function logRow(overrides: Partial<LogRow>): LogRow {
-  return {
-    request_id: 'req',
-    created_at: januaryFirst,
-    user_id: 1,
-    token_id: 1,
-    token_name: 'laptop',
-    channel_id: 1,
-    model: 'gpt-4o-mini',
-    upstream_model: 'gpt-4o-mini',
-    style: 'openai',
-    path: '/v1/chat/completions',
-    is_stream: 0,
-    status: 200,
-    input_tokens: 10,
-    cache_read_tokens: 0,
-    cache_write_tokens: 0,
-    output_tokens: 5,
-    reasoning_tokens: 0,
-    quota: 100,
-    latency_ms: 20,
-    first_token_ms: null,
-    attempts: '[]',
-    warnings: '[]',
-    usage_source: 'upstream',
-    ip: '127.0.0.1',
-    error: null,
-    ...overrides,
-  };
+  return anyLogRow({ request_id: 'req', created_at: januaryFirst, token_name: 'laptop', model: 'gpt-4o-mini', upstream_model: 'gpt-4o-mini', latency_ms: 20, ...overrides });
 }
 
 for (const { dialect, available } of allDialects) {

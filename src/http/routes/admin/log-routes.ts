@@ -1,13 +1,16 @@
 import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../../../errors/gateway-error.js';
+import { deleteLogsBefore } from '../../../storage/delete-old-rows.js';
 import type { AppServices } from '../../app-services.js';
 import { describeAdminRoute, pageQuerystring } from './describe-admin-route.js';
+import { parseIntegerQuery } from './parse-integer-query.js';
 import { logFilterQuerystring, parseLogFilter } from './parse-log-filter.js';
 import { parsePageRequest } from './parse-page-request.js';
 import { successEnvelope } from './success-envelope.js';
 
 const tag = 'logs';
 
-/** /api/admin/logs: the request log (read-only) and per-model, per-day usage totals. */
+/** /api/admin/logs: the request log, per-model, per-day usage totals, and deleting what is old. */
 export async function logRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   const logs = services.repositories.logs;
 
@@ -21,5 +24,22 @@ export async function logRoutes(app: FastifyInstance, services: AppServices): Pr
     '/logs/usage',
     { schema: describeAdminRoute({ tag, summary: 'Usage per model per UTC day', querystring: logFilterQuerystring }) },
     async (request) => successEnvelope(await logs.aggregateByModelAndDay(parseLogFilter(request.query))),
+  );
+
+  app.delete(
+    '/logs',
+    {
+      schema: describeAdminRoute({
+        tag,
+        summary: 'Delete the log entries created before a time (log_retention_days does it every hour)',
+        querystring: { before: { type: 'integer', description: 'Unix milliseconds (exclusive); required.' } },
+      }),
+    },
+    async (request) => {
+      const before = parseIntegerQuery(request.query, 'before');
+      if (before === undefined) throw new GatewayError('invalid_request', 'Query parameter before (unix milliseconds) is required.', { param: 'before' });
+      const { db, dialect } = services.database;
+      return successEnvelope({ deleted: await deleteLogsBefore(db, dialect, before) });
+    },
   );
 }

@@ -1,0 +1,54 @@
+import type { Database, DialectName } from './database-schema.js';
+
+/** Rows deleted per statement: each is a short write transaction, and the loop yields between them. */
+export const deleteBatchSize = 500;
+
+/**
+ * The smallest request id of millisecond `ms`: ids begin with their time as 12 hex digits
+ * (generate-request-id.ts), so `id < floor` is "created before `ms`" read off the primary key. An id of
+ * another shape (a test's, say) is never below a floor of hex digits it does not start with.
+ */
+export function requestIdFloor(ms: number): string {
+  return Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
+}
+
+/**
+ * Deletes the quota reservations settled before `before` (unix ms). Once settled, a reservation row only
+ * answers a second settle of the same request (which then finds nothing to do either way); what it
+ * charged is in the request log. Open reservations are never deleted: recovery settles them.
+ */
+export async function deleteSettledReservations(db: Database, dialect: DialectName, before: number, batchSize = deleteBatchSize): Promise<number> {
+  const floor = requestIdFloor(before);
+  return deleteInBatches(async () => {
+    if (dialect === 'postgres') {
+      // PostgreSQL has no DELETE … LIMIT: the batch's keys come from a subquery on the primary key.
+      const batch = db.selectFrom('quota_reservations').select('id').where('id', '<', floor).where('state', '=', 'settled').where('settled_at', '<', before).limit(batchSize);
+      return (await db.deleteFrom('quota_reservations').where('id', 'in', batch).executeTakeFirst()).numDeletedRows;
+    }
+    // MySQL refuses a subquery on the table it deletes from; SQLite (built with UPDATE_DELETE_LIMIT) and
+    // MySQL both take DELETE … LIMIT.
+    return (await db.deleteFrom('quota_reservations').where('id', '<', floor).where('state', '=', 'settled').where('settled_at', '<', before).limit(batchSize).executeTakeFirst()).numDeletedRows;
+  }, batchSize);
+}
+
+/** Deletes the request log's rows created before `before` (unix ms). */
+export async function deleteLogsBefore(db: Database, dialect: DialectName, before: number, batchSize = deleteBatchSize): Promise<number> {
+  return deleteInBatches(async () => {
+    if (dialect === 'postgres') {
+      const batch = db.selectFrom('logs').select('id').where('created_at', '<', before).limit(batchSize);
+      return (await db.deleteFrom('logs').where('id', 'in', batch).executeTakeFirst()).numDeletedRows;
+    }
+    return (await db.deleteFrom('logs').where('created_at', '<', before).limit(batchSize).executeTakeFirst()).numDeletedRows;
+  }, batchSize);
+}
+
+/** Runs `deleteBatch` until a batch comes back short, yielding to the event loop between batches. */
+async function deleteInBatches(deleteBatch: () => Promise<bigint>, batchSize: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = Number(await deleteBatch());
+    total += deleted;
+    if (deleted < batchSize) return total;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
