@@ -80,7 +80,7 @@ export function evaluateTargets(results) {
       target: `growth ≤ ${num(allowance)} MB (5 %, at least 5 MB) first → last quarter`,
       measured: `${num(soak.growthMb)} MB (${num(soak.firstQuarterMedianMb)} → ${num(soak.lastQuarterMedianMb)} MB; slope ${num(soak.slopeMbPerMin, 2)} MB/min), ${soak.totalErrors} errors`,
       pass: soak.growthMb <= allowance && soak.totalErrors === 0,
-      miss: `grew ${num(soak.growthMb)} MB${soak.totalErrors === 0 ? '' : `, ${soak.totalErrors} errors`}`,
+      miss: `grew ${num(soak.growthMb)} MB${soak.totalErrors === 0 ? '' : `, ${soak.totalErrors} errors`}${retainedHeapNote(soak.retainedHeapMb)}`,
     });
   }
 
@@ -345,4 +345,15 @@ export function updateBenchmarksMd(path, results, profile) {
     text = replaceSection(text, key, renderProfile(profile), profile.storage === 'sqlite' ? '## Profile' : `## Profile (${profile.storage})`);
   }
   writeFileSync(path, text);
+}
+
+/**
+ * A soak miss's context: the V8 heap that survived forced full collections during the soak. The RSS
+ * quarters are medians of a sawtooth whose period (a mark-compact every 20–40 s) is near a quarter's
+ * length, so their difference moves with where the teeth fall; a leak of JavaScript objects shows here.
+ */
+function retainedHeapNote(readings) {
+  if (!Array.isArray(readings) || readings.length < 2) return '';
+  const [first, last] = [readings[0][1], readings.at(-1)[1]];
+  return `; the V8 heap retained after forced full collections went ${num(first)} → ${num(last)} MB (second ${num(readings[0][0], 0)} → ${num(readings.at(-1)[0], 0)} of the soak)`;
 }
