@@ -49,11 +49,12 @@ async function openDatabase(file) {
 /** One gateway-like process: prints its requests/s and CPU share as JSON. */
 async function child(file, name) {
   const { SqliteQuotaLedger } = await load('billing/sqlite-quota-ledger.js');
+  // The gateway's own request ids, which grow with time (the reservations' B-tree takes them at its right edge).
+  const { generateRequestId } = await load('http/generate-request-id.js');
   const handle = await openDatabase(file);
   const connection = handle.sqliteConnection;
   const { userId, tokenId, channelId } = connection.prepare(`select u.id as userId, t.id as tokenId, c.id as channelId from users u, tokens t, channels c where u.username = 'two-writers' and t.name = 'two-writers' and c.name = 'two-writers'`).get();
   const ledger = new SqliteQuotaLedger(connection, name, handle.sqliteGroupCommit);
-  let sequence = 0;
   let done = 0;
   let counting = false;
   let stopping = false;
@@ -62,7 +63,7 @@ async function child(file, name) {
     while (!stopping) {
       await new Promise((next) => setImmediate(next));
       burn(half);
-      const id = `${name}-${sequence++}`;
+      const id = generateRequestId();
       const reserved = await ledger.reserve({ id, tokenId, userId, amount: 1229 }, Date.now());
       if (!reserved.ok) throw new Error(`short ${reserved.short}`);
       await new Promise((next) => setImmediate(next));
