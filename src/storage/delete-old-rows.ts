@@ -1,4 +1,5 @@
-import type { Database, DialectName } from './database-schema.js';
+import type { ExpressionBuilder } from 'kysely';
+import type { Database, DatabaseSchema, DialectName } from './database-schema.js';
 
 /** Rows deleted per statement: each is a short write transaction, and the loop yields between them. */
 export const deleteBatchSize = 500;
@@ -19,26 +20,29 @@ export function requestIdFloor(ms: number): string {
  */
 export async function deleteSettledReservations(db: Database, dialect: DialectName, before: number, batchSize = deleteBatchSize): Promise<number> {
   const floor = requestIdFloor(before);
+  const settledBefore = (eb: ExpressionBuilder<DatabaseSchema, 'quota_reservations'>) =>
+    eb.and([eb('id', '<', floor), eb('state', '=', 'settled'), eb('settled_at', '<', before)]);
   return deleteInBatches(async () => {
-    if (dialect === 'postgres') {
-      // PostgreSQL has no DELETE … LIMIT: the batch's keys come from a subquery on the primary key.
-      const batch = db.selectFrom('quota_reservations').select('id').where('id', '<', floor).where('state', '=', 'settled').where('settled_at', '<', before).limit(batchSize);
-      return (await db.deleteFrom('quota_reservations').where('id', 'in', batch).executeTakeFirst()).numDeletedRows;
-    }
-    // MySQL refuses a subquery on the table it deletes from; SQLite (built with UPDATE_DELETE_LIMIT) and
-    // MySQL both take DELETE … LIMIT.
-    return (await db.deleteFrom('quota_reservations').where('id', '<', floor).where('state', '=', 'settled').where('settled_at', '<', before).limit(batchSize).executeTakeFirst()).numDeletedRows;
+    // PostgreSQL has no DELETE … LIMIT: there the batch's keys come from a subquery on the primary key.
+    // MySQL refuses a subquery on the table it deletes from; it and SQLite (built with
+    // UPDATE_DELETE_LIMIT) take DELETE … LIMIT.
+    const statement =
+      dialect === 'postgres'
+        ? db.deleteFrom('quota_reservations').where('id', 'in', db.selectFrom('quota_reservations').select('id').where(settledBefore).limit(batchSize))
+        : db.deleteFrom('quota_reservations').where(settledBefore).limit(batchSize);
+    return (await statement.executeTakeFirst()).numDeletedRows;
   }, batchSize);
 }
 
 /** Deletes the request log's rows created before `before` (unix ms). */
 export async function deleteLogsBefore(db: Database, dialect: DialectName, before: number, batchSize = deleteBatchSize): Promise<number> {
   return deleteInBatches(async () => {
-    if (dialect === 'postgres') {
-      const batch = db.selectFrom('logs').select('id').where('created_at', '<', before).limit(batchSize);
-      return (await db.deleteFrom('logs').where('id', 'in', batch).executeTakeFirst()).numDeletedRows;
-    }
-    return (await db.deleteFrom('logs').where('created_at', '<', before).limit(batchSize).executeTakeFirst()).numDeletedRows;
+    // As above: a subquery of keys on PostgreSQL, DELETE … LIMIT elsewhere.
+    const statement =
+      dialect === 'postgres'
+        ? db.deleteFrom('logs').where('id', 'in', db.selectFrom('logs').select('id').where('created_at', '<', before).limit(batchSize))
+        : db.deleteFrom('logs').where('created_at', '<', before).limit(batchSize);
+    return (await statement.executeTakeFirst()).numDeletedRows;
   }, batchSize);
 }
 
