@@ -100,10 +100,11 @@ describe('admin API refusals', () => {
     expect((await callAdmin(gateway, 'GET', `/api/admin/tokens/${tokenId}`)).body.data.quota).toBe(40);
   });
 
-  it('refuses deleting log entries without a whole-number time to delete before', async () => {
+  it('refuses deleting log entries without a whole, non-negative time to delete before', async () => {
     expectFailure(await callAdmin(gateway, 'DELETE', '/api/admin/logs'), 400, 'before');
     expectFailure(await callAdmin(gateway, 'DELETE', '/api/admin/logs?before=yesterday'), 400, 'before');
     expectFailure(await callAdmin(gateway, 'DELETE', '/api/admin/logs?before=1.5'), 400, 'before');
+    expectFailure(await callAdmin(gateway, 'DELETE', '/api/admin/logs?before=-1'), 400, 'before');
   });
 
   it('refuses a zero, fractional or missing delta', async () => {

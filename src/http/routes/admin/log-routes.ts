@@ -32,12 +32,14 @@ export async function logRoutes(app: FastifyInstance, services: AppServices): Pr
       schema: describeAdminRoute({
         tag,
         summary: 'Delete the log entries created before a time (log_retention_days does it every hour)',
-        querystring: { before: { type: 'integer', description: 'Unix milliseconds (exclusive); required.' } },
+        querystring: { before: { type: 'integer', description: 'Unix milliseconds (exclusive), not negative; required.' } },
       }),
     },
     async (request) => {
       const before = parseIntegerQuery(request.query, 'before');
-      if (before === undefined) throw new GatewayError('invalid_request', 'Query parameter before (unix milliseconds) is required.', { param: 'before' });
+      if (before === undefined || before < 0) {
+        throw new GatewayError('invalid_request', 'Query parameter before (unix milliseconds, not negative) is required.', { param: 'before' });
+      }
       const { db, dialect } = services.database;
       return successEnvelope({ deleted: await deleteLogsBefore(db, dialect, before) });
     },
