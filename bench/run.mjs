@@ -30,7 +30,8 @@ import { connectInspector } from './lib/inspector.mjs';
 import { summarizeProfile } from './lib/profile-summary.mjs';
 import { calibrateHost } from './lib/host-calibration.mjs';
 import { evaluateTargets, updateBenchmarksMd } from './lib/report.mjs';
-import { median, round, slope } from './lib/stats.mjs';
+import { summariseSoakRss } from './lib/soak-rss.mjs';
+import { round } from './lib/stats.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(benchDir, '..');
@@ -482,9 +483,9 @@ async function soakRun(relay) {
   });
   const retainedHeap = [];
   // A forced full GC drops RSS by ~20 MB and restarts the old generation's sawtooth (~10 s per tooth at
-  // 50 connections), so no reading may fall in or just before the quarters compared below (10-32.5 % and
-  // 77.5-100 %). Session 9: a reading at 10 % lowered only the first quarter's median and turned a flat
-  // sawtooth into "growth" (BENCHMARKS.md).
+  // 50 connections), so no reading may fall in or just before the quarters and trough windows compared
+  // (summariseSoakRss: 10-37 % and 70-100 %). Session 9: a reading at 10 % lowered only the first
+  // quarter's median and turned a flat sawtooth into "growth" (BENCHMARKS.md).
   const checkpoints = inspector === undefined ? [] : retainedHeapShares.map((share) =>
     setTimeout(() => {
       void inspector.heap({ gc: true }).then((heap) => retainedHeap.push([round(share * settings.soakSec, 1), round(heap.usedMb, 1)]), () => undefined);
@@ -511,11 +512,6 @@ async function soakRun(relay) {
     if (heap !== undefined) retainedHeap.push([round(settings.soakSec + 2, 1), round(heap.usedMb, 1)]);
     inspector.close();
   }
-  // Skip the first 10 % (JIT, pools and caches filling), then compare the first and the last quarter.
-  const steady = samples.slice(Math.floor(samples.length * 0.1));
-  const quarter = Math.max(1, Math.floor(steady.length / 4));
-  const firstMb = median(steady.slice(0, quarter).map((s) => s.rssMb));
-  const lastMb = median(steady.slice(-quarter).map((s) => s.rssMb));
   return {
     seconds: settings.soakSec,
     requests: load.completed,
@@ -523,10 +519,7 @@ async function soakRun(relay) {
     totalErrors: load.totalErrors,
     rssStartMb: round(samples[0]?.rssMb, 1),
     rssPeakMb: round(Math.max(...samples.map((s) => s.rssMb)), 1),
-    firstQuarterMedianMb: round(firstMb, 1),
-    lastQuarterMedianMb: round(lastMb, 1),
-    growthMb: round(lastMb - firstMb, 1),
-    slopeMbPerMin: round(slope(steady.map((s) => s.tSec), steady.map((s) => s.rssMb)) * 60, 2),
+    ...summariseSoakRss(samples, settings.soakSec),
     /** [second of the soak, V8 heap MB after a forced full GC]; the last one 2 s after the load stopped. */
     retainedHeapMb: retainedHeap,
     retainedHeapGrowthMb: retainedHeap.length >= 2 ? round(retainedHeap.at(-1)[1] - retainedHeap[0][1], 1) : undefined,
