@@ -31,30 +31,41 @@ export function sawtoothTroughs(samples, dropMb = 3) {
 
 /**
  * The soak's growth two ways: the median of the first quarter against the last (after the first 10 %),
- * and the median of the teeth's bottoms early (before `earlyEndShare`) against late (from `lateStartShare`).
- * The windows keep clear of the harness's own forced collections in the middle half, whose drops are not
- * teeth. `troughs` is undefined when either window holds no tooth's bottom (a tooth longer than a window).
+ * and the bottoms early (before `earlyEndShare`) against late (from `lateStartShare`). The bottoms are the
+ * median of the teeth's bottoms in each window when both windows hold one; otherwise (teeth longer than a
+ * window, as on slow hosts) each window's lowest sample, which is a tooth's bottom or the start of a ramp
+ * inside it: a leak lifts both. The windows keep clear of the harness's own forced collections in the
+ * middle half, whose drops are not teeth.
  */
 export function summariseSoakRss(samples, soakSec, { earlyEndShare = 0.37, lateStartShare = 0.7 } = {}) {
   const steady = samples.slice(Math.floor(samples.length * warmShare));
   const quarter = Math.max(1, Math.floor(steady.length / 4));
   const firstMb = median(steady.slice(0, quarter).map((s) => s.rssMb));
   const lastMb = median(steady.slice(-quarter).map((s) => s.rssMb));
-  const bottoms = sawtoothTroughs(steady);
-  const early = bottoms.filter((s) => s.tSec < earlyEndShare * soakSec).map((s) => s.rssMb);
-  const late = bottoms.filter((s) => s.tSec >= lateStartShare * soakSec).map((s) => s.rssMb);
-  const troughs = early.length === 0 || late.length === 0 ? undefined : {
-    earlyMb: round(median(early), 1),
-    lateMb: round(median(late), 1),
-    growthMb: round(median(late) - median(early), 1),
-    early: early.length,
-    late: late.length,
-  };
+  const early = steady.filter((s) => s.tSec < earlyEndShare * soakSec);
+  const late = steady.filter((s) => s.tSec >= lateStartShare * soakSec);
   return {
     firstQuarterMedianMb: round(firstMb, 1),
     lastQuarterMedianMb: round(lastMb, 1),
     growthMb: round(lastMb - firstMb, 1),
     slopeMbPerMin: round(slope(steady.map((s) => s.tSec), steady.map((s) => s.rssMb)) * 60, 2),
-    troughs,
+    bottoms: early.length === 0 || late.length === 0 ? undefined : bottomsOf(steady, early, late, lateStartShare * soakSec),
+  };
+}
+
+/** The teeth's bottoms in both windows, else each window's lowest sample. */
+function bottomsOf(steady, early, late, lateStartSec) {
+  const teeth = sawtoothTroughs(steady);
+  const earlyTeeth = teeth.filter((s) => s.tSec <= early.at(-1).tSec).map((s) => s.rssMb);
+  const lateTeeth = teeth.filter((s) => s.tSec >= lateStartSec).map((s) => s.rssMb);
+  const byTeeth = earlyTeeth.length > 0 && lateTeeth.length > 0;
+  const earlyMb = byTeeth ? median(earlyTeeth) : Math.min(...early.map((s) => s.rssMb));
+  const lateMb = byTeeth ? median(lateTeeth) : Math.min(...late.map((s) => s.rssMb));
+  return {
+    of: byTeeth ? 'teeth' : 'lowest',
+    earlyMb: round(earlyMb, 1),
+    lateMb: round(lateMb, 1),
+    growthMb: round(lateMb - earlyMb, 1),
+    ...(byTeeth ? { early: earlyTeeth.length, late: lateTeeth.length } : {}),
   };
 }

@@ -30,16 +30,20 @@ describe('the soak target (scenario 6)', () => {
   });
 
   it('judges by the sawtooth\'s bottoms when the soak has them early and late, whatever the quarters\' medians say', () => {
-    const level = soakTarget({ underLoadPeakMb: 172.4, soak: soak({ troughs: { earlyMb: 155.2, lateMb: 155.6, growthMb: 0.4, early: 2, late: 3 } }) });
+    const level = soakTarget({ underLoadPeakMb: 172.4, soak: soak({ bottoms: { of: 'teeth', earlyMb: 155.2, lateMb: 155.6, growthMb: 0.4, early: 2, late: 3 } }) });
     expect(level?.pass).toBe(true);
-    expect(level?.measured).toBe("bottoms 155.2 → 155.6 MB (+0.4 MB; 2 / 3 teeth); quarters' medians 153.9 → 164.1 MB (+10.2 MB); slope 5.18 MB/min; 0 errors");
+    expect(level?.measured).toBe("bottoms 155.2 → 155.6 MB (+0.4 MB; median of 2 / 3 teeth); quarters' medians 153.9 → 164.1 MB (+10.2 MB); slope 5.18 MB/min; 0 errors");
 
-    const rising = soakTarget({ underLoadPeakMb: 172.4, soak: soak({ growthMb: 1, troughs: { earlyMb: 150, lateMb: 159, growthMb: 9, early: 3, late: 4 } }) });
+    const lowest = soakTarget({ underLoadPeakMb: 172.4, soak: soak({ bottoms: { of: 'lowest', earlyMb: 154.5, lateMb: 153, growthMb: -1.5 } }) });
+    expect(lowest?.pass).toBe(true);
+    expect(lowest?.measured).toMatch(/^bottoms 154.5 → 153.0 MB \(−1.5 MB; lowest sample of each window: no tooth ended in one of them\); quarters' medians/);
+
+    const rising = soakTarget({ underLoadPeakMb: 172.4, soak: soak({ growthMb: 1, bottoms: { of: 'teeth', earlyMb: 150, lateMb: 159, growthMb: 9, early: 3, late: 4 } }) });
     expect(rising?.pass).toBe(false);
     expect(rising?.miss).toBe("grew 9.0 MB between the sawtooth's bottoms");
   });
 
-  it('falls back on the quarters\' medians without bottoms in both windows', () => {
+  it('falls back on the quarters\' medians for a results file from before the bottoms', () => {
     expect(soakTarget({ underLoadPeakMb: 172.4, soak: soak({}) })?.pass).toBe(false);
     expect(soakTarget({ underLoadPeakMb: 172.4, soak: soak({ growthMb: 2.5 }) })?.pass).toBe(true);
   });

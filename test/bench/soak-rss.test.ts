@@ -5,7 +5,7 @@ import { sawtoothTroughs, summariseSoakRss } from '../../bench/lib/soak-rss.mjs'
 interface Sample { tSec: number; rssMb: number }
 interface Summary {
   growthMb: number;
-  troughs?: { earlyMb: number; lateMb: number; growthMb: number; early: number; late: number };
+  bottoms?: { of: 'teeth' | 'lowest'; earlyMb: number; lateMb: number; growthMb: number; early?: number; late?: number };
 }
 const troughsOf = sawtoothTroughs as (samples: Sample[]) => Sample[];
 const summarise = summariseSoakRss as (samples: Sample[], soakSec: number) => Summary;
@@ -40,24 +40,32 @@ describe('the bottoms of a soak\'s RSS sawtooth', () => {
     // quarter holds most of one long ramp, the first quarter the low halves of short ones.
     const summary = summarise(soak([[8, 163], [8, 163], [8, 163], [8, 163], [8, 163], [15, 170], [15, 170], [15, 170], [36, 185]]), 120);
     expect(summary.growthMb).toBeGreaterThan(7.75);
-    expect(summary.troughs).toMatchObject({ earlyMb: 155, lateMb: 155, growthMb: 0 });
+    expect(summary.bottoms).toMatchObject({ of: 'teeth', earlyMb: 155, lateMb: 155, growthMb: 0 });
   });
 
   it('rise with a leak, by what leaked between the windows', () => {
     const teeth = Array.from({ length: 15 }, (): [number, number] => [9, 170]);
     const flat = summarise(soak(teeth), 120);
     const leaking = summarise(soak(teeth, { leakPerSec: 0.15 }), 120);
-    expect(flat.troughs?.growthMb).toBe(0);
+    expect(flat.bottoms?.growthMb).toBe(0);
     // Bottoms at 18, 27, 36 s early and 90, 99, 108, 117 s late; the medians (nearest rank) are those
     // at 27 and 99 s: 0.15 MB/s × 72 s.
-    expect(leaking.troughs?.growthMb).toBeCloseTo(10.8, 5);
+    expect(leaking.bottoms?.growthMb).toBeCloseTo(10.8, 5);
   });
 
-  it('leave the harness\'s forced collections out, and are undefined when a window holds no tooth', () => {
+  it('leave the harness\'s forced collections out', () => {
     const summary = summarise(soak(Array.from({ length: 15 }, (): [number, number] => [9, 170])), 120);
-    expect(summary.troughs?.early).toBe(3);
-    expect(summary.troughs?.late).toBe(4);
-    // One tooth the length of the whole soak: no fall before 37 %.
-    expect(summarise(soak([[130, 190]], { forcedAt: [] }), 120).troughs).toBeUndefined();
+    expect(summary.bottoms).toMatchObject({ of: 'teeth', early: 3, late: 4 });
+  });
+
+  it('are each window\'s lowest sample when a window holds no tooth\'s bottom, which a leak lifts too', () => {
+    // Teeth of 50 s: the first ends at 50 s, after the early window (12-44 s), whose lowest sample is
+    // then its start, 12 s up the first ramp; the late window (84-120 s) holds the third tooth's bottom.
+    const teeth = Array.from({ length: 3 }, (): [number, number] => [50, 175]);
+    const flat = summarise(soak(teeth, { forcedAt: [] }), 120);
+    expect(flat.bottoms).toMatchObject({ of: 'lowest', earlyMb: 159.8, lateMb: 155, growthMb: -4.8 });
+    const leaking = summarise(soak(teeth, { forcedAt: [], leakPerSec: 0.2 }), 120);
+    expect(leaking.bottoms?.of).toBe('lowest');
+    expect(leaking.bottoms?.growthMb).toBeGreaterThan(10);
   });
 });
