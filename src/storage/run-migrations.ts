@@ -5,6 +5,7 @@ import { ledgerRoutinesMigration } from './migrations/002-ledger-routines.js';
 import { sqliteReservationPagesMigration } from './migrations/003-sqlite-reservation-pages.js';
 import { ledgerBatchRoutineMigration } from './migrations/004-ledger-batch-routine.js';
 import { mysqlLedgerBatchMigration } from './migrations/005-mysql-ledger-batch.js';
+import { ledgerBatchRowLocksMigration } from './migrations/006-ledger-batch-row-locks.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -14,6 +15,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '003-sqlite-reservation-pages': sqliteReservationPagesMigration(dialect),
     '004-ledger-batch-routine': ledgerBatchRoutineMigration(dialect),
     '005-mysql-ledger-batch': mysqlLedgerBatchMigration(dialect),
+    '006-ledger-batch-row-locks': ledgerBatchRowLocksMigration(dialect),
   };
 }
 

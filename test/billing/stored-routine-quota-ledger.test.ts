@@ -153,6 +153,38 @@ for (const { dialect, available } of allDialects.filter((entry) => entry.dialect
       expect(await balances(account)).toEqual({ token: { remain: 7500, used: 500, requests: 1 }, user: { quota: 7500, used: 500, requests: 1 } });
     });
 
+    it('locks a batch\'s rows in the single calls\' order: reservations, tokens, users, channels', async () => {
+      const account = await database.createAccount({ user: 100_000, token: 100_000 });
+      const channelId = await database.createChannel();
+      const other = await database.openAnotherHandle();
+      const ledger = routineLedger(other.db);
+      /** Whether another connection could lock the row at once (it lets it go again right away). */
+      const free = async (table: 'quota_reservations' | 'tokens' | 'users' | 'channels', id: string | number) => {
+        const probe = await database.handle.db.startTransaction().execute();
+        try {
+          await sql`select id from ${sql.table(table)} where id = ${id} for update nowait`.execute(probe);
+          return true;
+        } catch {
+          return false;
+        } finally {
+          await probe.rollback().execute();
+        }
+      };
+      // While the batch waits for the row `held`, the rows before it in the order are locked and those after it not.
+      for (const held of ['tokens', 'users'] as const) {
+        const open = requestId();
+        expect(await ledger.reserve({ id: open, ...account, amount: 100 }, now)).toEqual({ ok: true });
+        const blocker = await database.handle.db.startTransaction().execute();
+        await sql`select id from ${sql.table(held)} where id = ${held === 'tokens' ? account.tokenId : account.userId} for update`.execute(blocker);
+        const batch = Promise.all([ledger.settle(open, { actualAmount: 50, channelId }, now), ledger.reserve({ id: requestId(), ...account, amount: 100 }, now)]);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const locked = { reservation: !(await free('quota_reservations', open)), token: !(await free('tokens', account.tokenId)), user: !(await free('users', account.userId)), channel: !(await free('channels', channelId)) };
+        await blocker.commit().execute();
+        expect(await batch).toEqual([{ applied: true, charged: 50 }, { ok: true }]);
+        expect(locked).toEqual(held === 'tokens' ? { reservation: true, token: true, user: false, channel: false } : { reservation: true, token: true, user: true, channel: false });
+      }
+    });
+
     it('never deadlocks when processes batch calls on the same rows in opposite orders', async () => {
       const accounts = await Promise.all(Array.from({ length: 4 }, () => database.createAccount({ user: 1_000_000, token: 1_000_000 })));
       const channels = [await database.createChannel(), await database.createChannel()];

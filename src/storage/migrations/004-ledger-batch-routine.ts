@@ -30,22 +30,17 @@ export function ledgerBatchRoutineMigration(dialect: DialectName) {
   };
 }
 
-const postgresBatch = `
+/** The batch routine's signature, migration 006's too: it replaces the body only. */
+export const postgresBatchSignature = `
 create or replace function relay_ledger_batch(
   p_reserve_ids varchar[], p_reserve_token_ids integer[], p_reserve_user_ids integer[], p_reserve_amounts bigint[],
   p_settle_ids varchar[], p_settle_actuals bigint[], p_settle_channel_ids integer[],
   p_owner varchar, p_now bigint,
   out reserve_outcomes text[], out settle_charges bigint[])
-language plpgsql as $$
-begin
-  perform 1 from quota_reservations where id = any(p_settle_ids) and state = 'reserved' order by id for update;
-  perform 1 from tokens
-    where id in (select unnest(p_reserve_token_ids) union select token_id from quota_reservations where id = any(p_settle_ids) and state = 'reserved')
-    order by id for update;
-  perform 1 from users
-    where id in (select unnest(p_reserve_user_ids) union select user_id from quota_reservations where id = any(p_settle_ids) and state = 'reserved')
-    order by id for update;
-  perform 1 from channels where id = any(p_settle_channel_ids) order by id for update;
+language plpgsql as $$`;
+
+/** After the locks: the settles, then the reserves, each through its single routine, answers in order. */
+export const postgresBatchCalls = `
   settle_charges := '{}';
   for i in 1 .. coalesce(array_length(p_settle_ids, 1), 0) loop
     settle_charges := settle_charges || relay_settle(p_settle_ids[i], p_settle_actuals[i], p_settle_channel_ids[i], p_now);
@@ -56,3 +51,14 @@ begin
   end loop;
 end
 $$`;
+
+const postgresBatch = `${postgresBatchSignature}
+begin
+  perform 1 from quota_reservations where id = any(p_settle_ids) and state = 'reserved' order by id for update;
+  perform 1 from tokens
+    where id in (select unnest(p_reserve_token_ids) union select token_id from quota_reservations where id = any(p_settle_ids) and state = 'reserved')
+    order by id for update;
+  perform 1 from users
+    where id in (select unnest(p_reserve_user_ids) union select user_id from quota_reservations where id = any(p_settle_ids) and state = 'reserved')
+    order by id for update;
+  perform 1 from channels where id = any(p_settle_channel_ids) order by id for update;${postgresBatchCalls}`;
