@@ -360,9 +360,9 @@ function bottomsLabel(bottoms) {
 }
 
 /**
- * A soak miss's context: the V8 heap that survived forced full collections during the soak. The RSS
- * quarters are medians of a sawtooth whose period (a mark-compact every 20–40 s) is near a quarter's
- * length, so their difference moves with where the teeth fall; a leak of JavaScript objects shows here.
+ * A soak miss's context: the V8 heap that survived forced full collections during the soak. A leak of
+ * JavaScript objects shows here; RSS that grows while this stays flat is native memory, or — in a results
+ * file judged by the quarters' medians — where the sawtooth's teeth fell.
  */
 function retainedHeapNote(readings) {
   if (!Array.isArray(readings) || readings.length < 2) return '';
