@@ -42,22 +42,23 @@ export function summariseSoakRss(samples, soakSec, { earlyEndShare = 0.37, lateS
   const quarter = Math.max(1, Math.floor(steady.length / 4));
   const firstMb = median(steady.slice(0, quarter).map((s) => s.rssMb));
   const lastMb = median(steady.slice(-quarter).map((s) => s.rssMb));
-  const early = steady.filter((s) => s.tSec < earlyEndShare * soakSec);
-  const late = steady.filter((s) => s.tSec >= lateStartShare * soakSec);
+  const inEarly = (s) => s.tSec < earlyEndShare * soakSec;
+  const inLate = (s) => s.tSec >= lateStartShare * soakSec;
+  const early = steady.filter(inEarly);
+  const late = steady.filter(inLate);
   return {
     firstQuarterMedianMb: round(firstMb, 1),
     lastQuarterMedianMb: round(lastMb, 1),
     growthMb: round(lastMb - firstMb, 1),
     slopeMbPerMin: round(slope(steady.map((s) => s.tSec), steady.map((s) => s.rssMb)) * 60, 2),
-    bottoms: early.length === 0 || late.length === 0 ? undefined : bottomsOf(steady, early, late, lateStartShare * soakSec),
+    bottoms: early.length === 0 || late.length === 0 ? undefined : bottomsOf(sawtoothTroughs(steady), early, late, inEarly, inLate),
   };
 }
 
 /** The teeth's bottoms in both windows, else each window's lowest sample. */
-function bottomsOf(steady, early, late, lateStartSec) {
-  const teeth = sawtoothTroughs(steady);
-  const earlyTeeth = teeth.filter((s) => s.tSec <= early.at(-1).tSec).map((s) => s.rssMb);
-  const lateTeeth = teeth.filter((s) => s.tSec >= lateStartSec).map((s) => s.rssMb);
+function bottomsOf(teeth, early, late, inEarly, inLate) {
+  const earlyTeeth = teeth.filter(inEarly).map((s) => s.rssMb);
+  const lateTeeth = teeth.filter(inLate).map((s) => s.rssMb);
   const byTeeth = earlyTeeth.length > 0 && lateTeeth.length > 0;
   const earlyMb = byTeeth ? median(earlyTeeth) : Math.min(...early.map((s) => s.rssMb));
   const lateMb = byTeeth ? median(lateTeeth) : Math.min(...late.map((s) => s.rssMb));
