@@ -2,6 +2,15 @@
  * The internal model of a text-generation request that every API style is parsed into and formatted
  * from (issue #5): N parsers + M formatters instead of N×M converters. Plain data, no methods.
  */
+
+/**
+ * The largest output-token limit a request may name (max_tokens, max_output_tokens, maxOutputTokens):
+ * int32's maximum, where OpenAI's own API stops. The reservation prices this many tokens before the
+ * upstream call, and a limit past it (1e300, 2^53 + 2) would leave the safe integers there, a 500 where
+ * the client made the mistake.
+ */
+export const maxOutputTokensLimit = 2_147_483_647;
+
 export interface CanonicalTextPart {
   type: 'text';
   text: string;

@@ -59,12 +59,11 @@ export async function runRelayEnvelope(
   if (caller === undefined) throw new Error('relay routes run after authentication');
   const startedAt = services.now();
   const { model } = plan;
-  if (!tokenAllowsModel(caller, model)) throw new GatewayError('model_not_allowed', `This API key may not use model ${model}.`, { param: 'model' });
   const query: Omit<ChannelQuery, 'excluded' | 'coolingDown'> =
     plan.channelTypes === undefined
       ? { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId }
       : { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId, channelTypes: plan.channelTypes };
-  ensureSomeChannelServes(services, caller, query);
+  authorizeModel(services, caller, query);
 
   const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, maxOutputTokens: plan.maxOutputTokens, ip: request.ip });
   const meter = new UsageMeter();
@@ -152,7 +151,14 @@ function answerFailure(result: Exclude<FailoverResult<{ status: number }>, { kin
   throw new GatewayError('upstream_error', failure.message, { headers });
 }
 
-function ensureSomeChannelServes(services: RelayServices, caller: AuthenticatedCaller, query: Omit<ChannelQuery, 'excluded' | 'coolingDown'>): void {
+/**
+ * Whether the caller may use the model here: its key's model limits (403), then some channel of its group
+ * that serves it (503 when the model exists elsewhere, 400 when no channel has it). Every route that
+ * answers for a model asks this, the ones that call no upstream (Gemini's countTokens) too.
+ */
+export function authorizeModel(services: RelayServices, caller: AuthenticatedCaller, query: Omit<ChannelQuery, 'excluded' | 'coolingDown'>): void {
+  const { model } = query;
+  if (!tokenAllowsModel(caller, model)) throw new GatewayError('model_not_allowed', `This API key may not use model ${model}.`, { param: 'model' });
   const channels = services.catalog.snapshot.channels;
   if (candidateChannels(channels, query).length > 0) return;
   if (channels.some((channel) => channel.models.includes(query.model))) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { maxOutputTokensLimit } from '../../canonical/canonical-request.js';
 
 /**
  * Minimal zod schemas of the Anthropic Messages wire format (docs.anthropic.com/en/api/messages and
@@ -88,7 +89,7 @@ export const anthropicToolChoiceSchema = z.object({
 export const anthropicRequestSchema = z
   .object({
     model: z.string().min(1),
-    max_tokens: z.number().int().positive(),
+    max_tokens: z.number().int().positive().max(maxOutputTokensLimit),
     messages: z
       .array(
         z.object({

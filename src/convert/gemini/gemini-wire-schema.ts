@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { maxOutputTokensLimit } from '../../canonical/canonical-request.js';
 
 /**
  * Minimal, loose schemas of the Gemini generateContent wire format (ai.google.dev/api/generate-content,
@@ -80,7 +81,7 @@ export const geminiGenerationConfigSchema = z
     temperature: z.number().optional(),
     topP: z.number().optional(),
     topK: z.number().optional(),
-    maxOutputTokens: z.number().int().optional(),
+    maxOutputTokens: z.number().int().nonnegative().max(maxOutputTokensLimit).optional(),
     candidateCount: z.number().int().optional(),
     stopSequences: z.array(z.string()).optional(),
     seed: z.number().int().optional(),

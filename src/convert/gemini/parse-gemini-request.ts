@@ -30,7 +30,9 @@ export function parseGeminiRequest(body: unknown): Converted<CanonicalRequest> |
   const parsed = geminiRequestSchema.safeParse(camelizeGeminiKeys(body));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { invalid: true, param: issue?.path.join('.') || 'body', message: issue?.message ?? 'invalid request body' };
+    const param = issue?.path.join('.') || 'body';
+    // Named as Google names it ("GenerateContentRequest.contents: …"): the message alone says "Required".
+    return { invalid: true, param, message: `${param}: ${issue?.message ?? 'invalid request body'}` };
   }
   const wire = parsed.data;
   if (wire.contents.length === 0) return { invalid: true, param: 'contents', message: 'contents must not be empty' };

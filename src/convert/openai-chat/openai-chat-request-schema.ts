@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { maxOutputTokensLimit } from '../../canonical/canonical-request.js';
 
 /**
  * Minimal, loose schemas of a Chat Completions request (platform.openai.com/docs/api-reference/chat/create).
@@ -87,8 +88,8 @@ export const openaiChatRequestSchema = z
     tools: nullish(z.array(openaiChatToolSchema)),
     tool_choice: nullish(openaiChatToolChoiceSchema),
     parallel_tool_calls: nullish(z.boolean()),
-    max_tokens: nullish(z.number().int().nonnegative()),
-    max_completion_tokens: nullish(z.number().int().nonnegative()),
+    max_tokens: nullish(z.number().int().nonnegative().max(maxOutputTokensLimit)),
+    max_completion_tokens: nullish(z.number().int().nonnegative().max(maxOutputTokensLimit)),
     temperature: nullish(z.number()),
     top_p: nullish(z.number()),
     // Not OpenAI's: vLLM, DeepSeek-compatible servers and others accept it.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { maxOutputTokensLimit } from '../../canonical/canonical-request.js';
 
 /**
  * Minimal, loose schemas of the OpenAI Responses API (platform.openai.com/docs/api-reference/responses;
@@ -20,7 +21,7 @@ export const openaiResponsesRequestSchema = z
     tools: nullish(z.array(openaiResponsesTypedObjectSchema)),
     tool_choice: nullish(z.union([z.string(), openaiResponsesTypedObjectSchema])),
     parallel_tool_calls: nullish(z.boolean()),
-    max_output_tokens: nullish(z.number().int().positive()),
+    max_output_tokens: nullish(z.number().int().positive().max(maxOutputTokensLimit)),
     temperature: nullish(z.number()),
     top_p: nullish(z.number()),
     reasoning: nullish(

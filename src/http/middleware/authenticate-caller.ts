@@ -27,6 +27,14 @@ export function presentedKeyOf(request: FastifyRequest, source: KeySource): stri
   return undefined;
 }
 
+/** What a client that sent no key is told, in the header its own SDK uses. */
+const missingKeyMessages: Record<KeySource, string | undefined> = {
+  openai: undefined,
+  any: undefined,
+  anthropic: 'No API key provided. Send it as `x-api-key: <key>` (or `Authorization: Bearer <key>`).',
+  gemini: 'No API key provided. Send it as `x-goog-api-key: <key>`, the `key` query parameter, or `Authorization: Bearer <key>`.',
+};
+
 /**
  * A preHandler that authenticates the API key from memory (no database read) and sets request.caller.
  * Synchronous (a `done` callback, no promise): it runs on every relay request.
@@ -35,7 +43,8 @@ export function authenticateCaller(services: AppServices, source: KeySource, opt
   return function authenticateCallerHook(request, _reply, done) {
     const result = authenticateToken(services.catalog.snapshot, presentedKeyOf(request, source), Math.floor(services.now() / 1000), options);
     if (!result.ok) {
-      done(new GatewayError(result.code, result.message));
+      const message = result.code === 'missing_api_key' ? (missingKeyMessages[source] ?? result.message) : result.message;
+      done(new GatewayError(result.code, message));
       return;
     }
     request.caller = result.caller;

@@ -3,6 +3,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import { openaiEndpoints } from '../../relay/openai/openai-endpoints.js';
 import { buildChatInbound, buildGeminiInbound, buildParsedInbound } from '../../relay/text/build-text-inbound.js';
 import { runOpenaiRelay } from '../../relay/openai/run-openai-relay.js';
+import { authorizeModel } from '../../relay/relay-envelope.js';
 import { runTextRelay } from '../../relay/text/run-text-relay.js';
 import { validateChatRequest } from '../../relay/openai/validate-chat-request.js';
 import { requireObjectBody as requireObject } from '../../relay/validate-body.js';
@@ -56,6 +57,10 @@ export async function textRelayRoutes(app: FastifyInstance, services: AppService
       }
       case 'countTokens': {
         // Counted locally with the exact tokenizer (no upstream call, nothing billed); o200k, not Gemini's own.
+        // Only for a model the key may use, as generateContent would answer.
+        const caller = request.caller;
+        if (caller === undefined) throw new Error('relay routes run after authentication');
+        authorizeModel(services.relay, caller, { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId });
         const contents = body.generateContentRequest !== null && typeof body.generateContentRequest === 'object' ? (body.generateContentRequest as Record<string, unknown>) : body;
         const inbound = buildGeminiInbound(contents, undefined, model, false, 'sse');
         return inbound.countPromptTokens().then((totalTokens) => reply.header('x-request-id', request.id).send({ totalTokens }));

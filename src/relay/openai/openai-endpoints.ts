@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { maxOutputTokensLimit } from '../../canonical/canonical-request.js';
 import { collectChatPromptText, collectInputText, type PromptText } from './collect-prompt-text.js';
 
 /**
@@ -22,15 +23,40 @@ export interface OpenaiEndpoint {
 }
 
 const positiveInteger = z.number().int().nonnegative();
+const outputTokenBudget = positiveInteger.max(maxOutputTokensLimit);
 const model = z.string().min(1, 'model must not be empty');
+
+/** The roles Chat Completions takes: spec §4.1's four, OpenAI's `developer`, and its deprecated `function`. */
+export const chatMessageRoles = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
+
+/** OpenAI's wording for a role it does not know, the role quoted back. */
+export function unknownRoleMessage(role: unknown): string {
+  const supported = chatMessageRoles.map((name) => `'${name}'`);
+  return `Invalid value: '${String(role)}'. Supported values are: ${supported.slice(0, -1).join(', ')} and ${supported.at(-1)}.`;
+}
+
+const messageContent = z.union([z.string(), z.array(z.unknown())]);
+const withContent = <Role extends string>(role: Role) => z.object({ role: z.literal(role), content: messageContent }).passthrough();
+const withOptionalContent = <Role extends string>(role: Role) => z.object({ role: z.literal(role), content: messageContent.nullish() }).passthrough();
+/** A message's role, then its content: a string or an array of parts, which only assistant and function turns may leave out. */
+const chatMessage = z
+  .object({ role: z.string().min(1) })
+  .passthrough()
+  .pipe(
+    z.discriminatedUnion(
+      'role',
+      [withContent('system'), withContent('developer'), withContent('user'), withOptionalContent('assistant'), withContent('tool'), withOptionalContent('function')],
+      { errorMap: (issue, context) => (issue.code === 'invalid_union_discriminator' ? { message: unknownRoleMessage((context.data as { role?: unknown }).role) } : { message: context.defaultError }) },
+    ),
+  );
 
 const chatSchema = z
   .object({
     model,
-    messages: z.array(z.object({ role: z.string().min(1) }).passthrough()).min(1, 'messages must not be empty'),
+    messages: z.array(chatMessage).min(1, 'messages must not be empty'),
     stream: z.boolean().optional(),
-    max_tokens: positiveInteger.nullish(),
-    max_completion_tokens: positiveInteger.nullish(),
+    max_tokens: outputTokenBudget.nullish(),
+    max_completion_tokens: outputTokenBudget.nullish(),
     tools: z.array(z.object({ type: z.string() }).passthrough()).nullish(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish(),
   })
@@ -41,7 +67,7 @@ const completionsSchema = z
     model,
     prompt: z.union([z.string(), z.array(z.unknown())]),
     stream: z.boolean().optional(),
-    max_tokens: positiveInteger.nullish(),
+    max_tokens: outputTokenBudget.nullish(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish(),
   })
   .passthrough();

@@ -41,10 +41,22 @@ const candidates: Record<string, unknown[]> = {
     [[]],
     [{ role: 'user' }, { role: 'assistant' }, 5],
     [{ role: 'user' }, { role: false }],
+    [{ role: 'wizard', content: 'hi' }],
+    [{ role: 'USER', content: 'hi' }],
+    [{ role: 'user', content: 'hi' }, { role: 'tool' }],
+    [{ role: 'user', content: 5 }],
+    [{ role: 'user', content: null }],
+    [{ role: 'system', content: {} }],
+    [{ role: 'developer', content: [{ type: 'text', text: 'be brief' }] }],
+    [{ role: 'assistant' }],
+    [{ role: 'assistant', content: null, tool_calls: [] }],
+    [{ role: 'assistant', content: false }],
+    [{ role: 'function', name: 'f', content: null }],
+    [{ role: 'tool', tool_call_id: 'c', content: true }],
   ],
   stream: anyJson,
-  max_tokens: [...anyJson, 64, 2 ** 53],
-  max_completion_tokens: [...anyJson, 64],
+  max_tokens: [...anyJson, 64, 2 ** 31 - 1, 2 ** 31, 2 ** 53, 1e300],
+  max_completion_tokens: [...anyJson, 64, 2 ** 31 - 1, 2 ** 53 + 2],
   tools: [...anyJson, [{ type: 'function' }], [{ function: {} }], [{ type: 1 }], [null], [{ type: 'function' }, 'x']],
   stream_options: [...anyJson, { include_usage: true }, { include_usage: 'yes' }, { include_usage: null }, { other: 1 }],
 };
@@ -66,7 +78,8 @@ describe('validateChatRequest', () => {
 
   it('names the missing parameter as OpenAI does', () => {
     expect(byHand({ messages: validBody.messages })).toEqual({ message: "Missing required parameter: 'model'.", param: 'model' });
-    expect(byHand({ model: 'm', messages: [{ role: 'user' }, {}] })).toEqual({ message: "Missing required parameter: 'messages.1.role'.", param: 'messages.1.role' });
+    expect(byHand({ model: 'm', messages: [{ role: 'user', content: 'hi' }, {}] })).toEqual({ message: "Missing required parameter: 'messages.1.role'.", param: 'messages.1.role' });
+    expect(byHand({ model: 'm', messages: [{ role: 'user' }] })).toEqual({ message: "Missing required parameter: 'messages.0.content'.", param: 'messages.0.content' });
   });
 
   it('refuses wrong types and bad budgets with the parameter named', () => {
@@ -74,6 +87,17 @@ describe('validateChatRequest', () => {
     expect(byHand({ ...validBody, max_tokens: -1 })).toEqual({ message: "Invalid 'max_tokens': Number must be greater than or equal to 0", param: 'max_tokens' });
     expect(byHand({ ...validBody, max_completion_tokens: 1.5 })).toEqual({ message: "Invalid 'max_completion_tokens': Expected integer, received float", param: 'max_completion_tokens' });
     expect(byHand({ ...validBody, stream: 'yes' })).toEqual({ message: "Invalid 'stream': Expected boolean, received string", param: 'stream' });
+    expect(byHand({ ...validBody, max_tokens: 1e300 })).toEqual({ message: "Invalid 'max_tokens': Number must be less than or equal to 2147483647", param: 'max_tokens' });
+  });
+
+  it('refuses roles and content OpenAI would refuse, so that no upstream call is paid for them', () => {
+    expect(byHand({ model: 'm', messages: [{ role: 'wizard', content: 'hi' }] })).toEqual({
+      message: "Invalid 'messages.0.role': Invalid value: 'wizard'. Supported values are: 'system', 'developer', 'user', 'assistant', 'tool' and 'function'.",
+      param: 'messages.0.role',
+    });
+    expect(byHand({ model: 'm', messages: [{ role: 'user', content: 5 }] })).toEqual({ message: "Invalid 'messages.0.content': Expected string or array, received number", param: 'messages.0.content' });
+    // An assistant turn that only calls tools has no content.
+    expect(byHand({ model: 'm', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [] }] })).toBeUndefined();
   });
 
   it('answers each field alone exactly as the zod schema does', () => {

@@ -1,4 +1,8 @@
+import { maxOutputTokensLimit } from '../../canonical/canonical-request.js';
 import { invalidParameter, missingParameter } from '../validate-body.js';
+import { chatMessageRoles, unknownRoleMessage } from './openai-endpoints.js';
+
+const knownRoles = new Set<unknown>(chatMessageRoles);
 
 /**
  * The Chat Completions body check of the hot path, by hand: the fields the gateway reads (model, messages
@@ -23,6 +27,13 @@ export function validateChatRequest(body: Record<string, unknown>): void {
     if (role === undefined) throw missingParameter(`messages.${index}.role`);
     if (typeof role !== 'string') throw expected(`messages.${index}.role`, 'string', role);
     if (role === '') throw invalidParameter(`messages.${index}.role`, 'String must contain at least 1 character(s)');
+    if (!knownRoles.has(role)) throw invalidParameter(`messages.${index}.role`, unknownRoleMessage(role));
+    const content = message.content;
+    if (typeof content === 'string' || Array.isArray(content)) continue;
+    // Only an assistant's turn (tool calls instead) and a function's result may come without content.
+    if ((content === undefined || content === null) && (role === 'assistant' || role === 'function')) continue;
+    if (content === undefined) throw missingParameter(`messages.${index}.content`);
+    throw expected(`messages.${index}.content`, 'string or array', content);
   }
 
   const { stream } = body;
@@ -49,12 +60,13 @@ export function validateChatRequest(body: Record<string, unknown>): void {
   }
 }
 
-/** A non-negative integer, or absent / null. */
+/** A non-negative integer up to {@link maxOutputTokensLimit}, or absent / null. */
 function checkTokenBudget(param: string, value: unknown): void {
   if (value === undefined || value === null) return;
   if (typeof value !== 'number' || Number.isNaN(value)) throw expected(param, 'number', value);
   if (!Number.isInteger(value)) throw invalidParameter(param, 'Expected integer, received float');
   if (value < 0) throw invalidParameter(param, 'Number must be greater than or equal to 0');
+  if (value > maxOutputTokensLimit) throw invalidParameter(param, `Number must be less than or equal to ${maxOutputTokensLimit}`);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -5,13 +5,26 @@ import { collectChatPromptText } from '../openai/collect-prompt-text.js';
 import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
 import { collectCanonicalPromptText } from './collect-canonical-prompt-text.js';
 import type { TextInbound } from './run-text-relay.js';
+import type { TextStyleName } from '../text-style.js';
 import { textStyles } from './text-styles.js';
 
 function isInvalid(result: Converted<CanonicalRequest> | InvalidWireRequest): result is InvalidWireRequest {
   return 'invalid' in result;
 }
 
-function parsedOrThrow(result: Converted<CanonicalRequest> | InvalidWireRequest): Converted<CanonicalRequest> {
+/**
+ * A client's body through its style's parser, a refusal as a 400 naming the field. The parsers recurse
+ * over the client's JSON (tool schemas, snake_case keys), so a body nested deeper than the stack allows
+ * overflows it there: that too is the client's mistake, not a 500.
+ */
+function parseClientBody(style: TextStyleName, body: Record<string, unknown>): Converted<CanonicalRequest> {
+  let result: Converted<CanonicalRequest> | InvalidWireRequest;
+  try {
+    result = textStyles[style].parseRequest(body);
+  } catch (error) {
+    if (error instanceof RangeError && error.message.includes('call stack')) throw new GatewayError('invalid_request', 'The request body is nested too deeply.');
+    throw error;
+  }
   if (isInvalid(result)) throw new GatewayError('invalid_request', result.message, result.param === '' ? {} : { param: result.param });
   return result;
 }
@@ -34,7 +47,7 @@ export function buildChatInbound(body: Record<string, unknown>, rawBody: Buffer 
     stream: body.stream === true,
     canonical() {
       if (canonical === undefined) {
-        const parsed = parsedOrThrow(textStyles['openai-chat'].parseRequest(body));
+        const parsed = parseClientBody('openai-chat', body);
         warnings.push(...parsed.warnings);
         canonical = parsed.value;
       }
@@ -53,7 +66,7 @@ export function buildChatInbound(body: Record<string, unknown>, rawBody: Buffer 
 
 /** Anthropic Messages and OpenAI Responses: parsed up front (their validation is the parser's). */
 export function buildParsedInbound(style: 'anthropic-messages' | 'openai-responses', body: Record<string, unknown>, rawBody: Buffer | undefined): TextInbound {
-  const parsed = parsedOrThrow(textStyles[style].parseRequest(body));
+  const parsed = parseClientBody(style, body);
   return {
     style,
     model: parsed.value.model,
@@ -72,7 +85,7 @@ export function buildParsedInbound(style: 'anthropic-messages' | 'openai-respons
 
 /** Gemini native: the model comes from the path; only an `alt=sse` stream can pass through as bytes. */
 export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffer | undefined, model: string, stream: boolean, framing: 'sse' | 'json-array'): TextInbound {
-  const parsed = parsedOrThrow(textStyles.gemini.parseRequest(body));
+  const parsed = parseClientBody('gemini', body);
   const canonical: CanonicalRequest = { ...parsed.value, model, stream };
   return {
     style: 'gemini',
