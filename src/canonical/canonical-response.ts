@@ -17,5 +17,6 @@ export interface CanonicalResponse {
   created: number;
   content: CanonicalAssistantPart[];
   finishReason: CanonicalFinishReason;
-  usage: NormalizedUsage;
+  /** As the upstream reported it; undefined when it reported none (billing then counts locally). */
+  usage: NormalizedUsage | undefined;
 }

@@ -12,7 +12,7 @@ describe('collectStreamParts', () => {
   it('joins text deltas and keeps the finish reason and usage', () => {
     const response = collectStreamParts(scenario('text'));
     expect(response).toMatchObject({ id: 'gen_text_1', model: 'test-model', content: [{ type: 'text', text: 'Hello, world!' }], finishReason: { unified: 'stop', raw: 'stop' } });
-    expect(response.usage.output.total).toBe(12);
+    expect(response.usage?.output.total).toBe(12);
   });
 
   it('assembles parallel tool calls from their fragments, in order', () => {
@@ -29,6 +29,6 @@ describe('collectStreamParts', () => {
       { type: 'reasoning', text: 'The user asks for 2+2. That is 4.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds' },
       { type: 'text', text: '2 + 2 = 4.' },
     ]);
-    expect(response.usage.output.reasoning).toBe(38);
+    expect(response.usage?.output.reasoning).toBe(38);
   });
 });

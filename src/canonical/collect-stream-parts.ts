@@ -1,4 +1,3 @@
-import { emptyUsage } from '../billing/normalized-usage.js';
 import type { CanonicalAssistantPart } from './canonical-request.js';
 import type { CanonicalResponse } from './canonical-response.js';
 import type { CanonicalStreamPart } from './canonical-stream-part.js';
@@ -8,7 +7,7 @@ import type { CanonicalStreamPart } from './canonical-stream-part.js';
  * always called streaming). Adjacent deltas of one kind join; tool calls keep their order by index.
  */
 export function collectStreamParts(parts: readonly CanonicalStreamPart[]): CanonicalResponse {
-  const response: CanonicalResponse = { id: '', model: '', created: 0, content: [], finishReason: { unified: 'other', raw: undefined }, usage: emptyUsage() };
+  const response: CanonicalResponse = { id: '', model: '', created: 0, content: [], finishReason: { unified: 'other', raw: undefined }, usage: undefined };
   const toolCalls = new Map<number, Extract<CanonicalAssistantPart, { type: 'tool-call' }>>();
   const last = () => response.content[response.content.length - 1];
   for (const part of parts) {

@@ -22,6 +22,11 @@ export interface StreamDecoder {
   push(event: SseEvent): CanonicalStreamPart[];
   /** The upstream ended: close what is open; emits `finish` if none came. */
   end(): CanonicalStreamPart[];
+  /**
+   * Whether the upstream said its answer was whole (a finish reason, its final event) or failed in-band.
+   * False once its body has ended means it broke off mid-answer: an interruption, not a finish.
+   */
+  readonly complete: boolean;
   readonly warnings: string[];
 }
 

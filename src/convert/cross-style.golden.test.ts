@@ -49,6 +49,8 @@ function sseToLines(text: string): unknown[] {
   const decoder = createSseDecoder({ maxEventBytes: 1 << 24, onEvent: (event) => lines.push({ event: event.event ?? null, data: parseMaybe(event.data) }) });
   decoder.push(Buffer.from(text));
   decoder.end();
+  // A bare JSON object outside any event (Gemini's mid-stream error) ends a stream: kept, last.
+  for (const line of text.split('\n')) if (line.startsWith('{')) lines.push({ bare: parseMaybe(line) });
   return lines;
 }
 

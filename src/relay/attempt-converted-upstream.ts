@@ -8,7 +8,8 @@ import { buildProviderRequest, upstreamStreams } from '../providers/build-provid
 import type { UpstreamTextStyle } from '../providers/provider-request.js';
 import type { UpstreamSignal } from '../providers/upstream-client.js';
 import { createSseDecoder } from '../streaming/decode-sse.js';
-import { meterStreamPart } from './meter-stream-part.js';
+import { meterStreamPart, meterWholeResponse } from './meter-stream-part.js';
+import { StreamEndedMidAnswer } from './stream-ended-mid-answer.js';
 import { failedAttemptFrom } from './read-upstream-error.js';
 import type { RelayServices } from './relay-services.js';
 import type { AttemptOutcome } from './run-failover.js';
@@ -60,12 +61,13 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     try {
       json = await response.body.json();
     } catch (error) {
+      // The upstream answered and the client left while its body came: billed as a stream left early is.
+      if (meter.clientAborted) return { kind: 'served', value: { status }, status };
       return { kind: 'failed', failure: { kind: 'connection', message: `Reading the upstream answer failed: ${(error as Error).message}` } };
     }
     const parsed = input.upstream.parseResponse(json);
     input.warnings.push(...parsed.warnings);
-    meter.upstreamUsage = parsed.value.usage;
-    meter.firstTokenAt = services.now();
+    meterWholeResponse(meter, parsed.value, services.now);
     return sendWhole(input, parsed.value, status);
   }
 
@@ -89,8 +91,10 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     if (input.clientFraming === 'sse' || sse === '') return sse;
     let out = '';
     for (const line of sse.split('\n')) {
-      if (!line.startsWith('data: ')) continue;
-      out += `${arrayOpened ? ',\r\n' : '['}${line.slice(6)}`;
+      // A `data:` event, or a bare JSON object (the Gemini encoder's mid-stream error).
+      const element = line.startsWith('data: ') ? line.slice(6) : line.startsWith('{') ? line : undefined;
+      if (element === undefined) continue;
+      out += `${arrayOpened ? ',\r\n' : '['}${element}`;
       arrayOpened = true;
     }
     return out;
@@ -102,6 +106,8 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
       return client.flushAndDrain();
     });
     sse.end();
+    // A body that ends mid-answer is an interruption, as a reset is: not a finish to show as whole.
+    if (!decoder.complete) throw new StreamEndedMidAnswer();
     emit(decoder.end());
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -4,7 +4,8 @@ import { buildProviderRequest } from '../providers/build-provider-request.js';
 import type { UpstreamTextStyle } from '../providers/provider-request.js';
 import type { UpstreamSignal } from '../providers/upstream-client.js';
 import { createSseDecoder } from '../streaming/decode-sse.js';
-import { meterStreamPart } from './meter-stream-part.js';
+import { meterStreamPart, meterWholeResponse } from './meter-stream-part.js';
+import { StreamEndedMidAnswer } from './stream-ended-mid-answer.js';
 import { failedAttemptFrom } from './read-upstream-error.js';
 import type { RelayServices } from './relay-services.js';
 import type { AttemptOutcome } from './run-failover.js';
@@ -48,14 +49,16 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
     try {
       bytes = await response.body.bytes();
     } catch (error) {
+      // The upstream answered and the client left while its body came: billed as a stream left early is.
+      if (meter.clientAborted) return { kind: 'served', value: { status }, status };
       return { kind: 'failed', failure: { kind: 'connection', message: `Reading the upstream answer failed: ${(error as Error).message}` } };
     }
     try {
-      meter.upstreamUsage = input.converters.parseResponse(JSON.parse(bytes.toString('utf8'))).value.usage;
+      meterWholeResponse(meter, input.converters.parseResponse(JSON.parse(bytes.toString('utf8'))).value, services.now);
     } catch {
-      // Not JSON we understand: the client still gets it as sent; billing falls back to the local count.
+      // Not JSON we understand: the client still gets it as sent, and billing counts its prompt alone.
+      meter.firstTokenAt = services.now();
     }
-    meter.firstTokenAt = services.now();
     meter.committed = true;
     sendWholeAnswer(reply, status, input.clientHeaders, contentType || 'application/json', bytes);
     return { kind: 'served', value: { status }, status };
@@ -77,6 +80,8 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
       return client.flushAndDrain();
     });
     sse.end();
+    // Cut mid-answer: the decoder's closing usage would be the interim one (Anthropic's message_start).
+    if (!decoder.complete) throw new StreamEndedMidAnswer();
     for (const part of decoder.end()) meterStreamPart(meter, part, services.now);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -1,5 +1,26 @@
+import type { CanonicalResponse } from '../canonical/canonical-response.js';
 import type { CanonicalStreamPart } from '../canonical/canonical-stream-part.js';
 import type { UsageMeter } from './usage-meter.js';
+
+/**
+ * Reads what billing needs from a whole (non-streamed) answer: its reported usage, or, when the upstream
+ * reported none, the text it produced, counted locally at settlement as a stream's would be.
+ */
+export function meterWholeResponse(meter: UsageMeter, response: CanonicalResponse, now: () => number): void {
+  meter.firstTokenAt = now();
+  if (response.usage !== undefined) {
+    meter.upstreamUsage = response.usage;
+    return;
+  }
+  for (const part of response.content) {
+    if (part.type === 'tool-call') {
+      meter.outputTally.add(part.name);
+      meter.outputTally.add(part.arguments);
+    } else {
+      meter.outputTally.add(part.text);
+    }
+  }
+}
 
 /** Reads what billing needs from a canonical part: reported usage, produced text, the first token. */
 export function meterStreamPart(meter: UsageMeter, part: CanonicalStreamPart, now: () => number): void {
@@ -19,6 +40,10 @@ export function meterStreamPart(meter: UsageMeter, part: CanonicalStreamPart, no
       return;
     case 'tool-call-delta':
       noteText(meter, part.argumentsDelta, now);
+      return;
+    case 'error':
+      // An upstream that failed in-band mid-stream: the log row says so (the client got the error event).
+      meter.interruption ??= `upstream error mid-stream: ${part.message}`;
       return;
     default:
       return;

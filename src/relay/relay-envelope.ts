@@ -129,7 +129,7 @@ export async function runRelayEnvelope(
         attempts: result !== undefined && result.kind !== 'no_channel' ? result.attempts : [],
         warnings: admission.warnings.length === 0 ? plan.warnings : [...admission.warnings, ...plan.warnings],
         ip: request.ip,
-        error: meter.clientAborted ? 'client disconnected' : (meter.interruption ?? failure?.message),
+        error: meter.interruption ?? (meter.clientAborted ? 'client disconnected' : failure?.message),
       }),
     );
   }

@@ -28,6 +28,8 @@ export function createAnthropicMessagesStreamDecoder(): StreamDecoder {
   const blocks = new Map<number, OpenBlock>();
   let started = false;
   let finished = false;
+  /** message_stop, a message_delta's stop_reason, or an error event came. */
+  let terminal = false;
   let failed = false;
   let toolCount = 0;
   let stopReason: string | null | undefined;
@@ -187,7 +189,10 @@ export function createAnthropicMessagesStreamDecoder(): StreamDecoder {
       case 'message_delta': {
         ensureStarted(parts);
         const { delta } = wire;
-        if (delta.stop_reason != null) stopReason = delta.stop_reason;
+        if (delta.stop_reason != null) {
+          stopReason = delta.stop_reason;
+          terminal = true;
+        }
         if (delta.stop_sequence != null) warn(`stop_sequence ${JSON.stringify(delta.stop_sequence)} is not carried (only the stop reason is)`);
         if (delta.stop_details != null) warn(`stop_details are not carried: ${JSON.stringify(delta.stop_details)}`);
         if (delta.container != null) warn('container is not carried');
@@ -198,6 +203,7 @@ export function createAnthropicMessagesStreamDecoder(): StreamDecoder {
         break;
       }
       case 'message_stop':
+        terminal = true;
         ensureStarted(parts);
         finish(parts);
         break;
@@ -206,6 +212,7 @@ export function createAnthropicMessagesStreamDecoder(): StreamDecoder {
       case 'error':
         ensureStarted(parts);
         failed = true;
+        terminal = true;
         parts.push({ type: 'error', message: wire.error.message, code: wire.error.type });
         break;
       default: {
@@ -225,6 +232,9 @@ export function createAnthropicMessagesStreamDecoder(): StreamDecoder {
       if (!failed) warn('the stream ended without message_stop');
       finish(parts);
       return parts;
+    },
+    get complete() {
+      return terminal;
     },
     get warnings() {
       return warnings;

@@ -1,3 +1,4 @@
+import { emptyUsage } from '../../billing/normalized-usage.js';
 import type { ConversionContext, Converted } from '../../canonical/conversion.js';
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
 import { formatAnthropicStopReason } from './map-anthropic-messages-finish-reason.js';
@@ -49,7 +50,7 @@ export function formatAnthropicMessagesResponse(response: CanonicalResponse, con
       content,
       stop_reason: stopReason.value,
       stop_sequence: null,
-      usage: formatAnthropicMessagesUsage(response.usage),
+      usage: formatAnthropicMessagesUsage(response.usage ?? emptyUsage()),
     },
     warnings,
   };

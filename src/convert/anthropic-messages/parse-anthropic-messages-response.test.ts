@@ -32,10 +32,10 @@ describe('parseAnthropicMessagesResponse', () => {
     expect(result.warnings).toEqual(['stop_details are not carried: {"type":"refusal","category":"cyber"}']);
   });
 
-  it('reports a missing usage and counts zero', () => {
+  it('reports a missing usage as none, not as zero (billing then counts the answer locally)', () => {
     const { usage: _, ...withoutUsage } = message;
     const result = parseAnthropicMessagesResponse({ ...withoutUsage, content: [] });
-    expect(result.value.usage).toEqual({ input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 } });
+    expect(result.value.usage).toBeUndefined();
     expect(result.warnings).toEqual(['the response has no usage']);
   });
 });

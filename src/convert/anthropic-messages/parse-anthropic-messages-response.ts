@@ -1,7 +1,6 @@
 import type { Converted } from '../../canonical/conversion.js';
 import type { CanonicalAssistantPart } from '../../canonical/canonical-request.js';
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
-import { emptyUsage } from '../../billing/normalized-usage.js';
 import { anthropicMessageSchema, anthropicResponseBlockSchema } from './anthropic-messages-wire-schema.js';
 import { mapAnthropicStopReason } from './map-anthropic-messages-finish-reason.js';
 import { readAnthropicMessagesUsage } from './read-anthropic-messages-usage.js';
@@ -58,7 +57,7 @@ export function parseAnthropicMessagesResponse(body: unknown): Converted<Canonic
       created: 0,
       content,
       finishReason: mapAnthropicStopReason(message.stop_reason),
-      usage: message.usage === undefined ? emptyUsage() : readAnthropicMessagesUsage(message.usage),
+      usage: message.usage === undefined ? undefined : readAnthropicMessagesUsage(message.usage),
     },
     warnings,
   };

@@ -24,6 +24,8 @@ export function createGeminiStreamDecoder(): StreamDecoder {
   let streamingCall: { index: number; args: GeminiPartialArgsAccumulator } | undefined;
   let finishRaw: string | undefined;
   let blockReason: string | undefined;
+  /** An error chunk came: the upstream failed in-band. */
+  let failed = false;
   let usage: NormalizedUsage | undefined;
   let usageKey = '';
 
@@ -109,6 +111,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       const chunk = parsed.data;
       start(out, chunk);
       if (chunk.error !== undefined) {
+        failed = true;
         closeStreamingCall(out);
         out.push({ type: 'error', message: chunk.error.message ?? 'upstream error', ...(chunk.error.status === undefined ? {} : { code: chunk.error.status }) });
         return out;
@@ -141,6 +144,9 @@ export function createGeminiStreamDecoder(): StreamDecoder {
           : mapGeminiFinishReason(finishRaw, toolCalls > 0);
       out.push({ type: 'finish', finishReason, usage });
       return out;
+    },
+    get complete() {
+      return failed || finishRaw !== undefined || blockReason !== undefined;
     },
   };
 }

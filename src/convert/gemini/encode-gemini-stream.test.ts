@@ -87,10 +87,14 @@ describe('createGeminiStreamEncoder', () => {
     ]);
   });
 
-  it('renders an error part as a Google error object', () => {
+  it('renders an error part as a bare Google error object, and stops there', () => {
     const encoder = createGeminiStreamEncoder(fixedContext());
-    const events = toWireEvents(encoder.encode({ type: 'error', message: 'Overloaded', code: 'overloaded_error' }));
-    expect(events).toEqual([{ event: null, data: { error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } } }]);
+    encoder.encode({ type: 'text-delta', text: 'Part' });
+    const error = encoder.encode({ type: 'error', message: 'Overloaded', code: 'overloaded_error' });
+    // Not a `data:` event: @google/genai raises ApiError only for a read that is the error JSON whole.
+    expect(JSON.parse(error)).toEqual({ error: { code: 503, message: 'Overloaded', status: 'UNAVAILABLE' } });
+    expect(encoder.encode({ type: 'finish', finishReason: { unified: 'error', raw: undefined }, usage: undefined })).toBe('');
+    expect(encoder.end()).toBe('');
   });
 
   it('drops redacted reasoning with a warning', () => {

@@ -114,8 +114,12 @@ export function createGeminiStreamEncoder(context: ConversionContext): StreamEnc
           return frame(parts.length === 0 ? [{ text: '' }] : parts, formatGeminiFinishReason(part.finishReason));
         }
         case 'error': {
+          // Google writes a mid-stream error as a bare JSON object, not a `data:` event: @google/genai raises
+          // ApiError only for a read that parses as `{"error": …}` whole, and one merged with earlier events
+          // stays an unterminated segment it refuses at the end. So nothing may follow it: the stream stops.
+          finished = true;
           const status = formatGeminiErrorStatus(part.code);
-          return encodeSseEvent(JSON.stringify({ error: { code: status.code, message: part.message, status: status.status } }));
+          return JSON.stringify({ error: { code: status.code, message: part.message, status: status.status } });
         }
         default: {
           const unhandled: never = part;

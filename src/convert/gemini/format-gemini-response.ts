@@ -1,3 +1,4 @@
+import { emptyUsage } from '../../billing/normalized-usage.js';
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
 import type { ConversionContext, Converted } from '../../canonical/conversion.js';
 import { formatGeminiModelParts } from './format-gemini-model-parts.js';
@@ -11,7 +12,7 @@ import { formatGeminiUsage } from './read-gemini-usage.js';
 export function formatGeminiResponse(response: CanonicalResponse, context: ConversionContext): Converted<Record<string, unknown>> {
   const warnings: string[] = [];
   const parts = formatGeminiModelParts(response.content, warnings);
-  const usage = formatGeminiUsage(response.usage);
+  const usage = formatGeminiUsage(response.usage ?? emptyUsage());
   warnings.push(...usage.warnings);
   return {
     value: {

@@ -1,4 +1,3 @@
-import { emptyUsage } from '../../billing/normalized-usage.js';
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
 import type { Converted } from '../../canonical/conversion.js';
 import { geminiResponseSchema } from './gemini-wire-schema.js';
@@ -18,7 +17,7 @@ export function parseGeminiResponse(body: unknown): Converted<CanonicalResponse>
   const parsed = geminiResponseSchema.safeParse(body);
   if (!parsed.success) {
     warnings.push(`upstream response is not a Gemini GenerateContentResponse: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-    return { value: { id: '', model: '', created: 0, content: [], finishReason: { unified: 'error', raw: undefined }, usage: emptyUsage() }, warnings };
+    return { value: { id: '', model: '', created: 0, content: [], finishReason: { unified: 'error', raw: undefined }, usage: undefined }, warnings };
   }
   const wire = parsed.data;
   if (wire.error !== undefined) warnings.push(`upstream sent an error in its response body: ${wire.error.message ?? wire.error.status ?? 'unknown'}`);
@@ -41,7 +40,7 @@ export function parseGeminiResponse(body: unknown): Converted<CanonicalResponse>
       created: readGeminiCreateTime(wire.createTime),
       content,
       finishReason: wire.error !== undefined && candidate === undefined ? { unified: 'error', raw: wire.error.status } : finishReason,
-      usage: readGeminiUsage((body as { usageMetadata?: unknown }).usageMetadata) ?? emptyUsage(),
+      usage: readGeminiUsage((body as { usageMetadata?: unknown }).usageMetadata),
     },
     warnings,
   };

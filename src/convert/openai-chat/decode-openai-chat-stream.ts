@@ -16,6 +16,8 @@ interface ToolCallState {
   name: string | undefined;
   /** Argument fragments that came before the name (some compatibles); sent right after the start. */
   pendingArguments: string;
+  /** Whether any non-empty argument fragment came: a call with none gets `{}`. */
+  sawArguments: boolean;
   ended: boolean;
 }
 
@@ -29,6 +31,7 @@ export function createOpenaiChatStreamDecoder(): StreamDecoder {
   const warned = new Set<string>();
   let started = false;
   let finished = false;
+  let sawDone = false;
   let responseId = '';
   let finishReason: CanonicalFinishReason | undefined;
   let usage: NormalizedUsage | undefined;
@@ -67,13 +70,14 @@ export function createOpenaiChatStreamDecoder(): StreamDecoder {
     let call = callsByWireIndex.get(wireIndex);
     // Some compatibles number every parallel call 0 and tell them apart by id only.
     if (call === undefined || (fragment.id && call.id !== undefined && fragment.id !== call.id)) {
-      call = { index: undefined, id: undefined, name: undefined, pendingArguments: '', ended: false };
+      call = { index: undefined, id: undefined, name: undefined, pendingArguments: '', sawArguments: false, ended: false };
       callsByWireIndex.set(wireIndex, call);
       calls.push(call);
     }
     if (fragment.id) call.id ??= fragment.id;
     if (fragment.name) call.name ??= fragment.name;
     const argumentsDelta = fragment.arguments ?? '';
+    if (argumentsDelta !== '') call.sawArguments = true;
     if (call.index !== undefined) {
       if (argumentsDelta !== '') parts.push({ type: 'tool-call-delta', index: call.index, argumentsDelta });
       return;
@@ -90,6 +94,8 @@ export function createOpenaiChatStreamDecoder(): StreamDecoder {
         startToolCall(parts, call, '');
       }
       call.ended = true;
+      // A call without arguments (some compatibles stream "" for them) takes none: {}, as OpenAI sends it.
+      if (!call.sawArguments) parts.push({ type: 'tool-call-delta', index: call.index ?? 0, argumentsDelta: '{}' });
       parts.push({ type: 'tool-call-end', index: call.index ?? 0 });
     }
   }
@@ -141,7 +147,10 @@ export function createOpenaiChatStreamDecoder(): StreamDecoder {
   return {
     warnings,
     push(event) {
-      if (event.data === '[DONE]') return finish();
+      if (event.data === '[DONE]') {
+        sawDone = true;
+        return finish();
+      }
       if (finished) {
         warnOnce('after-done', 'events after [DONE] are ignored');
         return [];
@@ -176,6 +185,9 @@ export function createOpenaiChatStreamDecoder(): StreamDecoder {
     },
     end() {
       return finish();
+    },
+    get complete() {
+      return sawDone || failed || finishReason !== undefined;
     },
   };
 }

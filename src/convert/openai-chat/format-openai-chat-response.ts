@@ -1,3 +1,4 @@
+import { emptyUsage } from '../../billing/normalized-usage.js';
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
 import type { ConversionContext, Converted } from '../../canonical/conversion.js';
 import { mapToOpenaiChatFinishReason } from './map-openai-chat-finish-reason.js';
@@ -46,7 +47,7 @@ export function formatOpenaiChatResponse(response: CanonicalResponse, context: C
       created: response.created > 0 ? response.created : context.now,
       model: context.requestedModel,
       choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason.value }],
-      usage: formatOpenaiChatUsage(response.usage),
+      usage: formatOpenaiChatUsage(response.usage ?? emptyUsage()),
     },
     warnings,
   };

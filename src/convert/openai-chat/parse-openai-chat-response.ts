@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { emptyUsage } from '../../billing/normalized-usage.js';
 import type { CanonicalAssistantPart } from '../../canonical/canonical-request.js';
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
 import type { Converted } from '../../canonical/conversion.js';
@@ -61,7 +60,8 @@ function readContent(message: WireMessage, warnings: string[]): CanonicalAssista
       warnings.push(`a ${JSON.stringify(call.type)} tool call cannot be carried; dropped`);
       continue;
     }
-    content.push({ type: 'tool-call', id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' });
+    // A call without arguments ("" or none, from some compatibles) takes none: {}, as OpenAI sends it.
+    content.push({ type: 'tool-call', id: call.id, name: call.function.name, arguments: call.function.arguments || '{}' });
   }
   if (message.annotations !== null && message.annotations !== undefined && message.annotations.length > 0) {
     warnings.push(`${message.annotations.length} annotation(s) (citations) cannot be carried; dropped`);
@@ -81,11 +81,8 @@ export function parseOpenaiChatResponse(body: unknown): Converted<CanonicalRespo
   if (choice === undefined) warnings.push('the upstream answered with no choice');
   if (choice?.logprobs !== null && choice?.logprobs !== undefined) warnings.push('logprobs cannot be carried; dropped');
 
-  let usage = readOpenaiChatUsage(wire.usage);
-  if (usage === undefined) {
-    warnings.push('the upstream reported no usage');
-    usage = emptyUsage();
-  }
+  const usage = readOpenaiChatUsage(wire.usage);
+  if (usage === undefined) warnings.push('the upstream reported no usage');
   const response: CanonicalResponse = {
     id: wire.id ?? '',
     model: wire.model ?? '',

@@ -55,6 +55,8 @@ export function createOpenaiResponsesStreamDecoder(): StreamDecoder {
   const outputs = new Map<number, OutputState>();
   let started = false;
   let finished = false;
+  /** response.completed / .incomplete / .failed, or an error event, came. */
+  let terminal = false;
   let toolCount = 0;
   let error: { message: string; code?: string } | undefined;
 
@@ -228,9 +230,11 @@ export function createOpenaiResponsesStreamDecoder(): StreamDecoder {
       case 'response.completed':
       case 'response.incomplete':
       case 'response.failed':
+        terminal = true;
         finish(event.response, parts);
         return;
       case 'error':
+        terminal = true;
         error = { message: event.message ?? 'the upstream reported an error', ...(event.code == null ? {} : { code: event.code }) };
         parts.push({ type: 'error', ...error });
         return;
@@ -267,6 +271,9 @@ export function createOpenaiResponsesStreamDecoder(): StreamDecoder {
       warn('the upstream stream ended without response.completed');
       finish(undefined, parts);
       return parts;
+    },
+    get complete() {
+      return terminal;
     },
   };
 }

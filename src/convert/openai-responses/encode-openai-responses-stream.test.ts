@@ -15,7 +15,8 @@ function encodeScenario(name: string): string {
   return encodeParts(createOpenaiResponsesStreamEncoder(createTestContext()), readScenario(name));
 }
 
-function withoutRaw<T extends { usage: { raw?: unknown } }>(response: T): T {
+function withoutRaw<T extends { usage: { raw?: unknown } | undefined }>(response: T): T {
+  if (response.usage === undefined) return response;
   const { raw: _raw, ...usage } = response.usage;
   return { ...response, usage };
 }

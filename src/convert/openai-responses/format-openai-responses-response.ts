@@ -1,3 +1,4 @@
+import { emptyUsage } from '../../billing/normalized-usage.js';
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
 import type { ConversionContext, Converted } from '../../canonical/conversion.js';
 import { formatOpenaiResponsesEnvelope } from './format-openai-responses-envelope.js';
@@ -22,7 +23,7 @@ export function formatOpenaiResponsesResponse(response: CanonicalResponse, conte
       model: context.requestedModel,
       status: outcome.value.status,
       output: output.value,
-      usage: formatOpenaiResponsesUsage(response.usage),
+      usage: formatOpenaiResponsesUsage(response.usage ?? emptyUsage()),
       incompleteDetails: outcome.value.incompleteDetails,
       error: failed ? { code: 'server_error', message: `the upstream failed (${response.finishReason.raw ?? 'no reason given'})` } : null,
       completedAt: outcome.value.status === 'completed' ? context.now : null,

@@ -40,7 +40,7 @@ describe('Responses response round trip', () => {
   it.each(Object.keys(canonicalResponses))('gives back the content, finish and usage of the %s response', (name) => {
     const response = canonicalResponses[name]!;
     const parsed = parseOpenaiResponsesResponse(formatOpenaiResponsesResponse(response, createTestContext()).value);
-    const { raw: _raw, ...usage } = parsed.value.usage;
+    const { raw: _raw, ...usage } = parsed.value.usage ?? {};
     const expectedContent =
       name === 'collected-openai-reasoning'
         ? // the split summary and encrypted content come back as the one reasoning item they were

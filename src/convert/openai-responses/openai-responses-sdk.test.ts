@@ -114,6 +114,6 @@ describe('the official openai SDK reading the Responses encoder', () => {
     expect(response.output.map((item) => item.type)).toEqual(
       expected.content.map((part) => (part.type === 'text' ? 'message' : part.type === 'tool-call' ? 'function_call' : 'reasoning')),
     );
-    expect(response.usage?.input_tokens).toBe(expected.usage.input.total);
+    expect(response.usage?.input_tokens).toBe(expected.usage?.input.total);
   });
 });

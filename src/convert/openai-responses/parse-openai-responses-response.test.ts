@@ -27,7 +27,7 @@ describe('parseOpenaiResponsesResponse', () => {
   it('reads a max_output_tokens stop as length and cached tokens as cache reads', () => {
     expect(parseOpenaiResponsesResponse(readJson(fixtureDirectory, 'response-max-output-tokens.json')).value.finishReason).toEqual({ unified: 'length', raw: 'max_output_tokens' });
     const usage = parseOpenaiResponsesResponse(readJson(fixtureDirectory, 'response-cached-usage.json')).value.usage;
-    expect({ input: usage.input, output: usage.output }).toEqual({ input: { total: 2006, cacheRead: 1792, cacheWrite: 0 }, output: { total: 6, reasoning: 0 } });
+    expect({ input: usage?.input, output: usage?.output }).toEqual({ input: { total: 2006, cacheRead: 1792, cacheWrite: 0 }, output: { total: 6, reasoning: 0 } });
   });
 
   it('drops what it cannot carry with a warning, and a malformed item too', () => {

@@ -1,4 +1,3 @@
-import { emptyUsage } from '../../billing/normalized-usage.js';
 import type { CanonicalAssistantPart } from '../../canonical/canonical-request.js';
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
 import type { Converted } from '../../canonical/conversion.js';
@@ -32,11 +31,8 @@ export function parseOpenaiResponsesResponse(body: unknown): Converted<Canonical
   }
   if (wire.error?.message != null) warnings.push(`the upstream response failed: ${wire.error.message}`);
 
-  let usage = readOpenaiResponsesUsage(wire.usage);
-  if (usage === undefined) {
-    warnings.push('the upstream reported no usage');
-    usage = emptyUsage();
-  }
+  const usage = readOpenaiResponsesUsage(wire.usage);
+  if (usage === undefined) warnings.push('the upstream reported no usage');
   const hasToolCalls = content.some((part) => part.type === 'tool-call');
   return {
     value: {

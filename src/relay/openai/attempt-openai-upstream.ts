@@ -67,6 +67,8 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   try {
     bytes = await response.body.bytes();
   } catch (error) {
+    // The upstream answered and the client left while its body came: billed as a stream left early is.
+    if (meter.clientAborted) return { kind: 'served', value: { status }, status };
     return { kind: 'failed', failure: { kind: 'connection', message: `Reading the upstream answer failed: ${(error as Error).message}` } };
   }
   meter.firstTokenAt = services.now();

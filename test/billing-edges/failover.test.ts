@@ -1,0 +1,59 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { errorReply, replyAsAsked, type WireUsage } from '../fakes/scripted-vendor-wire.js';
+import { expectedCharge, modelOf, sendWithSdk, startBillingFixture, styles, type BillingFixture } from './billing-fixture.js';
+
+/**
+ * The preferred channel answers 429 or 500 (or resets before its headers); the gateway fails over to
+ * the second channel of the same style: exactly one charge, at the served channel's usage × the caller's
+ * group ratio, on the served channel's counters; one log row; the reservation settled.
+ */
+const usage: WireUsage = { input: 120, cacheRead: 20, output: 45 };
+const groupRatio: [number, number] = [3, 2]; // vip = 1.5
+
+let fixture: BillingFixture;
+// A fresh gateway per case: three failures in a row put a channel in a 30 s cooldown (docs/behaviour.md).
+beforeEach(async () => {
+  fixture = await startBillingFixture({ fallbacks: true, group: 'vip', groups: { default: 1, vip: 1.5 }, tokenQuota: 100_000_000, userQuota: 100_000_000 });
+});
+afterEach(async () => fixture?.close());
+
+describe('failover to the second channel charges once, at the group ratio', () => {
+  for (const client of styles) {
+    for (const upstream of styles) {
+      for (const failure of [429, 500, 'reset'] as const) {
+        for (const stream of [true, false]) {
+          it(`${client} client → ${upstream}: first channel ${failure}, ${stream ? 'stream' : 'whole'}`, async () => {
+            const primary = fixture.primary[upstream];
+            const fallback = fixture.fallback![upstream];
+            primary.enqueue(failure === 'reset' ? { ending: 'reset' } : errorReply(upstream, failure, 'busy'));
+            fallback.enqueue(replyAsAsked(upstream, { text: ['Hello', ' there'], usage }));
+            const channelsBefore = await fixture.channels();
+            const before = await fixture.balances();
+            const logsBefore = (await fixture.logs()).length;
+
+            expect(await sendWithSdk(fixture.sdk, client, modelOf[upstream], stream, 200)).toBe('Hello there');
+            expect(primary.requests.length).toBe(1);
+            expect(fallback.requests.length).toBe(1);
+
+            await fixture.settled();
+            const logs = await fixture.logs();
+            expect(logs.length - logsBefore).toBe(1);
+            const row = logs.at(-1);
+            const expected = expectedCharge(usage, groupRatio);
+            expect({ quota: row.quota, channel: row.channel_id }).toEqual({ quota: expected, channel: fixture.channelIds[`fallback-${upstream}`] });
+            const after = await fixture.balances();
+            expect(after.tokenUsed - before.tokenUsed).toBe(expected);
+            expect(before.tokenRemain - after.tokenRemain).toBe(expected);
+            expect(before.userQuota - after.userQuota).toBe(expected);
+            const channelsAfter = await fixture.channels();
+            const delta = (name: string) => channelsAfter.find((c) => c.name === name)!.used_quota - channelsBefore.find((c) => c.name === name)!.used_quota;
+            expect(delta(`fallback-${upstream}`)).toBe(expected);
+            expect(delta(`primary-${upstream}`)).toBe(0);
+            const reservation = (await fixture.reservations()).find((r) => r.id === row.request_id);
+            expect(reservation).toMatchObject({ state: 'settled', settled_amount: expected });
+          });
+        }
+      }
+    }
+  }
+});
