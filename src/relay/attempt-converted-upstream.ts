@@ -54,7 +54,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   if (!sent.ok) return { kind: 'failed', failure: sent.failure };
   const { response } = sent;
   const status = response.statusCode;
-  if (status >= 400) return failedAttemptFrom(response.body, status);
+  if (status >= 400) return failedAttemptFrom(response.body, status, input.key);
 
   if (!streamsUpstream) {
     let json: unknown;

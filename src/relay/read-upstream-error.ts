@@ -1,3 +1,4 @@
+import { maskSecret } from './mask-secret.js';
 import { readBodyChunks, type ChunkSource } from './read-body-chunks.js';
 
 /** How much of an upstream error body is read: enough for any real error, bounded against abuse. */
@@ -33,12 +34,16 @@ function messageOf(json: unknown): string | undefined {
   return typeof message === 'string' ? message : undefined;
 }
 
-/** An upstream answered with an error status: its body read (bounded), as a failed attempt. */
+/**
+ * An upstream answered with an error status: its body read (bounded), as a failed attempt, with the
+ * channel key it was called with masked wherever the upstream quoted it.
+ */
 export async function failedAttemptFrom(
   body: ChunkSource,
   status: number,
+  key: string,
 ): Promise<{ kind: 'failed'; failure: { kind: 'status'; status: number; message: string }; errorBody: UpstreamErrorBody }> {
-  const text = await readBounded(body, maxErrorBodyBytes).catch(() => '');
+  const text = maskSecret(await readBounded(body, maxErrorBodyBytes).catch(() => ''), key);
   const errorBody = readUpstreamErrorBody(text, status);
   return { kind: 'failed', failure: { kind: 'status', status, message: errorBody.message }, errorBody };
 }

@@ -33,8 +33,8 @@ export interface FailoverInput<T> {
 }
 
 /**
- * The failover loop (issue #3): a different channel on every try — never one already tried —, falling
- * to lower priorities, up to the retry budget. Nothing is retried once the client has bytes: an attempt
+ * The failover loop (issue #3): a different channel on every try — never one already tried, except with
+ * another key after its key was rejected —, falling to lower priorities, up to the retry budget. Nothing is retried once the client has bytes: an attempt
  * that has written to the client reports `served`, whatever happened after.
  */
 export async function runFailover<T>(services: RelayServices, input: FailoverInput<T>): Promise<FailoverResult<T>> {
@@ -47,13 +47,13 @@ export async function runFailover<T>(services: RelayServices, input: FailoverInp
     const channel = selectChannel(services.catalog.snapshot.channels, { excluded, coolingDown: services.health.coolingDown(services.now()), ...input.query }, services.random);
     if (channel === undefined) break;
     excluded.add(channel.id);
-    const picked = services.health.pickKey(channel);
-    if (picked === undefined) {
+    const key = services.health.pickKey(channel);
+    if (key === undefined) {
       last = { failure: { kind: 'status', status: 401, message: 'Every key of this channel has been rejected.' }, channel };
       continue;
     }
     const startedAt = services.now();
-    const outcome = await input.attempt(channel, picked.key);
+    const outcome = await input.attempt(channel, key);
     const latency = services.now() - startedAt;
     if (outcome.kind === 'served') {
       services.health.recordSuccess(channel.id);
@@ -66,8 +66,10 @@ export async function runFailover<T>(services: RelayServices, input: FailoverInp
     const verdict = classifyUpstreamFailure(failure);
     if (verdict.countsAsChannelFailure) services.health.recordFailure(channel.id, services.now());
     if (verdict.setKeyAside) {
-      const noKeyLeft = services.health.setKeyAside(channel, picked.index);
-      if (noKeyLeft && verdict.disableChannel && channel.autoDisable) services.disableChannel(channel.id, `upstream ${failure.message}`);
+      const { setAside, usableLeft } = services.health.setKeyAside(channel, key, { keepLast: !channel.autoDisable });
+      if (usableLeft === 0 && verdict.disableChannel && channel.autoDisable) services.disableChannel(channel.id, `upstream ${failure.message}`);
+      // The channel's other keys may still serve this request (it counts against the retry budget).
+      if (setAside && usableLeft > 0) excluded.delete(channel.id);
     } else if (verdict.disableChannel && channel.autoDisable) {
       services.disableChannel(channel.id, `upstream ${failure.message}`);
     }

@@ -1,7 +1,11 @@
+import type { CanonicalRequest } from '../canonical/canonical-request.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
+import { buildProviderRequest, upstreamStreams, upstreamTextStyleOf } from '../providers/build-provider-request.js';
 import { resolveModelMapping } from '../routing/resolve-model-mapping.js';
+import { maskSecret } from './mask-secret.js';
 import { maxErrorBodyBytes, readUpstreamErrorBody } from './read-upstream-error.js';
 import type { RelayServices } from './relay-services.js';
+import { textStyles } from './text/text-styles.js';
 
 export interface ChannelTestResult {
   ok: boolean;
@@ -12,32 +16,34 @@ export interface ChannelTestResult {
 }
 
 /**
- * Sends a tiny chat request to one channel with each of its keys in turn until one answers. Nothing is
- * billed: an operator's check, not a user's request.
+ * Sends a tiny request to one channel, in the channel's own protocol (Chat Completions, Responses,
+ * Anthropic Messages or Gemini, as a relayed request would go), with each of its keys in turn until one
+ * answers. Nothing is billed: an operator's check, not a user's request. A key the upstream quotes in
+ * its error is masked.
  */
 export async function testChannel(services: RelayServices, channel: ChannelRecord, requestedModel: string | undefined): Promise<ChannelTestResult> {
   const model = requestedModel ?? channel.models[0] ?? 'gpt-4o-mini';
   const mapping = resolveModelMapping(channel.modelMapping, model);
   const upstreamModel = mapping.ok ? mapping.upstreamModel : model;
+  const style = upstreamTextStyleOf(channel) ?? 'openai-chat';
+  const stream = upstreamStreams(style, false);
+  // 16 output tokens: the least the Responses API accepts.
+  const probe: CanonicalRequest = { model: upstreamModel, system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [], maxOutputTokens: 16, stream };
+  const body = JSON.stringify(textStyles[style].formatRequest(probe, upstreamModel).value);
   const startedAt = services.now();
   let last: ChannelTestResult = { ok: false, status: null, latencyMs: 0, model, message: 'The channel has no key.' };
   for (const key of channel.keys) {
-    const sent = await services.upstream.send({
-      url: `${channel.baseUrl}/v1/chat/completions`,
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: upstreamModel, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }),
-      signal: AbortSignal.timeout(30_000),
-    });
+    const target = buildProviderRequest(style, { baseUrl: channel.baseUrl, key, upstreamModel, stream, clientHeaders: {} });
+    const sent = await services.upstream.send({ url: target.url, method: 'POST', headers: target.headers, body, signal: AbortSignal.timeout(30_000) });
     const latencyMs = services.now() - startedAt;
     if (!sent.ok) {
-      last = { ok: false, status: null, latencyMs, model, message: sent.failure.message };
+      last = { ok: false, status: null, latencyMs, model, message: maskSecret(sent.failure.message, key) };
       continue;
     }
     const text = await sent.response.body.text().catch(() => '');
     const status = sent.response.statusCode;
     if (status < 400) return { ok: true, status, latencyMs, model, message: 'ok' };
-    last = { ok: false, status, latencyMs, model, message: readUpstreamErrorBody(text.slice(0, maxErrorBodyBytes), status).message };
+    last = { ok: false, status, latencyMs, model, message: readUpstreamErrorBody(maskSecret(text.slice(0, maxErrorBodyBytes), key), status).message };
   }
   return last;
 }

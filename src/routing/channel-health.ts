@@ -13,7 +13,8 @@ export interface ChannelHealthOptions {
  */
 export class ChannelHealth {
   private readonly failures = new Map<number, { count: number; cooldownUntil: number }>();
-  private readonly keysAside = new Map<number, Set<number>>();
+  /** By key value, not position: a key an operator replaces is a new key, usable at once on every replica. */
+  private readonly keysAside = new Map<number, Set<string>>();
   private readonly rotation = new Map<number, number>();
 
   constructor(private readonly options: ChannelHealthOptions) {}
@@ -39,26 +40,33 @@ export class ChannelHealth {
   }
 
   /** Round-robin over the channel's keys that are not set aside. */
-  pickKey(channel: ChannelRecord): { key: string; index: number } | undefined {
+  pickKey(channel: ChannelRecord): string | undefined {
     const aside = this.keysAside.get(channel.id);
     const count = channel.keys.length;
     const start = this.rotation.get(channel.id) ?? 0;
     for (let offset = 0; offset < count; offset += 1) {
       const index = (start + offset) % count;
-      if (aside?.has(index)) continue;
-      this.rotation.set(channel.id, index + 1);
       const key = channel.keys[index];
-      if (key !== undefined) return { key, index };
+      if (key === undefined || aside?.has(key)) continue;
+      this.rotation.set(channel.id, index + 1);
+      return key;
     }
     return undefined;
   }
 
-  /** Returns true when no usable key is left on the channel. */
-  setKeyAside(channel: ChannelRecord, index: number): boolean {
-    const aside = this.keysAside.get(channel.id) ?? new Set<number>();
-    aside.add(index);
+  /**
+   * Stops using a rejected key. With `keepLast` (a channel whose auto_disable is off: the operator keeps
+   * it in service) the last usable key stays. Returns whether the key was set aside, and how many usable
+   * keys are left.
+   */
+  setKeyAside(channel: ChannelRecord, key: string, options: { keepLast: boolean }): { setAside: boolean; usableLeft: number } {
+    const aside = this.keysAside.get(channel.id) ?? new Set<string>();
+    const usable = channel.keys.filter((candidate) => !aside.has(candidate)).length;
+    if (aside.has(key)) return { setAside: false, usableLeft: usable };
+    if (options.keepLast && usable <= 1) return { setAside: false, usableLeft: usable };
+    aside.add(key);
     this.keysAside.set(channel.id, aside);
-    return aside.size >= channel.keys.length;
+    return { setAside: true, usableLeft: usable - 1 };
   }
 
   /** After an operator edits or re-tests a channel, forget what was learned about it. */

@@ -1,6 +1,7 @@
 /**
  * Pure retry policy (issue #3): connection errors, timeouts, 429 and 5xx move to another channel;
- * errors caused by the request go straight back to the client. A rejected key is set aside.
+ * errors caused by the request go straight back to the client. A rejected key is set aside, and a dead
+ * account (no credit, disabled organisation) disables its channel, whatever status the vendor used.
  */
 export type UpstreamFailure =
   | { kind: 'connection'; message: string }
@@ -29,6 +30,10 @@ const accountDeadPhrases = [
   'your account is not authorized',
 ];
 
+// Messages that mean the key itself was refused, whatever the status it came with: Google answers a bad
+// key with 400 INVALID_ARGUMENT ("API key not valid"), not 401.
+const keyRejectedPhrases = ['api key not valid', 'api_key_invalid', 'incorrect api key', 'invalid api key', 'invalid x-api-key'];
+
 export function classifyUpstreamFailure(failure: UpstreamFailure): FailureVerdict {
   switch (failure.kind) {
     case 'connection':
@@ -37,10 +42,13 @@ export function classifyUpstreamFailure(failure: UpstreamFailure): FailureVerdic
     case 'status': {
       const message = failure.message.toLowerCase();
       const accountDead = accountDeadPhrases.some((phrase) => message.includes(phrase));
-      if (failure.status === 401) return { retry: true, setKeyAside: true, disableChannel: true, countsAsChannelFailure: true };
+      const keyRejected = keyRejectedPhrases.some((phrase) => message.includes(phrase));
+      if (failure.status === 401 || keyRejected) return { retry: true, setKeyAside: true, disableChannel: true, countsAsChannelFailure: true };
       if (failure.status === 403 || failure.status === 402) return { retry: true, setKeyAside: accountDead, disableChannel: accountDead, countsAsChannelFailure: true };
       if (failure.status === 429) return { retry: true, setKeyAside: false, disableChannel: accountDead, countsAsChannelFailure: true };
       if (failure.status === 408 || failure.status >= 500) return { retry: true, setKeyAside: false, disableChannel: false, countsAsChannelFailure: true };
+      // Anthropic says "Your credit balance is too low" with a 400: the account, not the request.
+      if (accountDead) return { retry: true, setKeyAside: true, disableChannel: true, countsAsChannelFailure: true };
       // 400, 404, 409, 413, 422 …: the request is at fault; another channel would say the same.
       return { retry: false, setKeyAside: false, disableChannel: false, countsAsChannelFailure: false };
     }

@@ -53,6 +53,8 @@ export async function channelRoutes(app: FastifyInstance, services: AppServices)
     await requireChannel(id);
     if (body.name !== undefined) await refuseTakenName(body.name, id);
     await channels.update(id, channelFieldsOf(body), services.now());
+    // An operator's edit (a new key, re-enabling) starts the channel afresh: no cooldown, no key set aside.
+    services.relay.health.reset(id);
     await services.catalog.changed();
     return successEnvelope(formatChannel(await requireChannel(id)));
   });
