@@ -161,7 +161,7 @@ describe('OpenAI-style relay under upstream faults', () => {
     // The operator's channel test sends a tiny request; success re-enables the channel.
     const tested = await fetch(`${fixture.gateway.url}/api/admin/channels/${channelA}/test`, { method: 'POST', headers: { authorization: `Bearer ${fixture.gateway.adminKey}` } });
     expect(await tested.json()).toMatchObject({ success: true, data: { status: 200, reenabled: true } });
-    expect(fixture.upstreamA.requests.at(-1)!.body).toMatchObject({ max_tokens: 1 });
+    expect(fixture.upstreamA.requests.at(-1)!.body).toMatchObject({ max_tokens: 16 });
     expect(catalog.snapshot.channelsById.get(channelA)?.status).toBe('enabled');
     await fixture.client.chat.completions.create(chat);
     expect(fixture.upstreamA.requests).toHaveLength(3);
