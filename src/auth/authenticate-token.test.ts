@@ -13,7 +13,7 @@ function keyOf(seed: string): string {
 }
 
 function user(id: number, role: UserRole, overrides: Partial<UserRecord> = {}): UserRecord {
-  return { id, username: `user${id}`, role, group: 'default', quota: 0, unlimitedQuota: true, usedQuota: 0, requestCount: 0, enabled: true, createdAt: 0, ...overrides };
+  return { id, username: `user${id}`, role, group: 'default', quota: 0, unlimitedQuota: true, usedQuota: 0, requestCount: 0, enabled: true, sessionVersion: 0, createdAt: 0, ...overrides };
 }
 
 function token(id: number, userId: number, overrides: Partial<TokenRecord> = {}): TokenRecord {
@@ -30,6 +30,7 @@ function token(id: number, userId: number, overrides: Partial<TokenRecord> = {})
     expiresAt: 0,
     enabled: true,
     rateLimit: {},
+    purpose: 'api',
     requestCount: 0,
     createdAt: 0,
     ...overrides,

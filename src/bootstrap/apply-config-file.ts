@@ -1,6 +1,8 @@
 import type { ConfigFile, ConfigToken } from '../config/config-file-schema.js';
+import { SettingError } from '../config/setting-error.js';
 import { optionKeys } from '../catalog/site-settings.js';
 import { generateApiKey, hashApiKey, visiblePrefixOf } from '../security/api-keys.js';
+import { changeEndsSessions } from '../security/change-ends-sessions.js';
 import { hashPassword, verifyPassword } from '../security/passwords.js';
 import type { ChannelsRepository } from '../storage/channels-repository.js';
 import type { OptionsRepository } from '../storage/options-repository.js';
@@ -91,7 +93,8 @@ async function applyUsers(config: ConfigFile, users: UsersRepository, now: numbe
     // The balance is set once, at creation: re-applying the file at each start must not refill wallets.
     const stored = await users.passwordHashOf(user.username);
     const samePassword = user.password === undefined || (await verifyPassword(user.password, stored?.passwordHash ?? null));
-    await users.update(existing.id, { ...base, ...(samePassword ? {} : { passwordHash: await hashPassword(user.password ?? '') }) }, now);
+    const change = { ...base, ...(samePassword ? {} : { passwordHash: await hashPassword(user.password ?? '') }) };
+    await users.update(existing.id, change, now, { endSessions: changeEndsSessions(existing, change) });
   }
 }
 
@@ -100,7 +103,7 @@ async function applyTokens(tokens: ConfigToken[], repositories: ConfigRepositori
   for (const token of tokens) {
     const username = token.user ?? 'root';
     const owner = token.user === undefined ? (await repositories.users.listAll()).find((user) => user.role === 'root') : await repositories.users.getByUsername(username);
-    if (owner === undefined) throw new Error(`Config token "${token.name}" names user "${username}", which does not exist`);
+    if (owner === undefined) throw new SettingError(`Config token "${token.name}" names user "${username}", which is neither in the config file nor in the database`);
     const fields = {
       userId: owner.id,
       name: token.name,

@@ -11,6 +11,8 @@ export interface UserRecord {
   usedQuota: number;
   requestCount: number;
   enabled: boolean;
+  /** Console sessions carry it; a session with an older version is refused (logout, password change…). */
+  sessionVersion: number;
   createdAt: number;
 }
 
@@ -37,7 +39,11 @@ export interface TokenRecord {
   rateLimit: RateLimit;
   requestCount: number;
   createdAt: number;
+  /** `playground`: made by /pg/chat/completions for the user's console chats; `api`: every other token. */
+  purpose: TokenPurpose;
 }
+
+export type TokenPurpose = 'api' | 'playground';
 
 export type ChannelStatus = 'enabled' | 'disabled' | 'auto_disabled';
 

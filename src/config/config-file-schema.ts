@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { resolveModelMapping } from '../routing/resolve-model-mapping.js';
 
 /**
  * The config file's keys are part of the product's interface (issue #2): names are fixed, unknown keys
@@ -16,6 +17,23 @@ export const priceSchema = z
     per_second: z.number().nonnegative().optional(),
   })
   .strict();
+
+/**
+ * A balance in quota units. Stored in BIGINT columns but read into JavaScript numbers, which are exact only
+ * up to Number.MAX_SAFE_INTEGER: past it a charge or an adjustment would silently round.
+ */
+export const quotaAmountSchema = z
+  .number()
+  .int()
+  .nonnegative()
+  .max(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER} (the largest exact integer)`);
+
+/** Unix seconds; 0 = never. Bounded like balances: the value must survive the round trip exactly. */
+export const expiresAtSchema = z
+  .number()
+  .int()
+  .nonnegative()
+  .max(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER} (unix seconds; 0 = never)`);
 
 // Stored in INTEGER columns: PostgreSQL and MySQL refuse values above 2^31 - 1.
 const rateLimitValue = z.number().int().positive().max(2_147_483_647);
@@ -57,7 +75,7 @@ export const configUserSchema = z
     password: z.string().min(1).optional(),
     role: z.enum(['root', 'admin', 'user']).default('user'),
     group: z.string().min(1).default('default'),
-    quota: z.number().int().nonnegative().optional(),
+    quota: quotaAmountSchema.optional(),
     enabled: z.boolean().default(true),
   })
   .strict();
@@ -68,10 +86,10 @@ export const configTokenSchema = z
     user: z.string().min(1).optional(),
     key: z.string().regex(apiKeyPattern, 'must be `sk-` followed by 48 letters or digits').optional(),
     group: z.string().min(1).optional(),
-    quota: z.number().int().nonnegative().optional(),
+    quota: quotaAmountSchema.optional(),
     unlimited_quota: z.boolean().optional(),
     model_limits: z.array(z.string().min(1)).optional(),
-    expires_at: z.number().int().nonnegative().default(0),
+    expires_at: expiresAtSchema.default(0),
     rate_limit: rateLimitSchema.optional(),
     enabled: z.boolean().default(true),
   })
@@ -101,7 +119,28 @@ export const configFileSchema = z
     users: z.array(configUserSchema).optional(),
     tokens: z.array(configTokenSchema).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((config, context) => {
+    // Entries are upserted by name: a second entry of one name would silently replace the first.
+    refuseRepeatedNames(config.channels?.map((channel) => channel.name), 'channels', 'name', context);
+    refuseRepeatedNames(config.users?.map((user) => user.username), 'users', 'username', context);
+    refuseRepeatedNames(config.tokens?.map((token) => token.name), 'tokens', 'name', context);
+    for (const [index, channel] of (config.channels ?? []).entries()) {
+      for (const model of Object.keys(channel.model_mapping ?? {})) {
+        const resolved = resolveModelMapping(channel.model_mapping ?? {}, model);
+        if (!resolved.ok) context.addIssue({ code: 'custom', path: ['channels', index, 'model_mapping', model], message: `loops: ${resolved.loop.join(' → ')}` });
+      }
+    }
+  });
+
+function refuseRepeatedNames(names: string[] | undefined, list: string, field: string, context: z.RefinementCtx): void {
+  const first = new Map<string, number>();
+  for (const [index, name] of (names ?? []).entries()) {
+    const earlier = first.get(name);
+    if (earlier === undefined) first.set(name, index);
+    else context.addIssue({ code: 'custom', path: [list, index, field], message: `"${name}" is already the ${field} of ${list}.${earlier}` });
+  }
+}
 
 export type ConfigFile = z.infer<typeof configFileSchema>;
 export type ConfigChannel = z.infer<typeof configChannelSchema>;

@@ -172,3 +172,15 @@ describe('rate limit range', () => {
     expect(() => parseConfigText('tokens:\n  - { name: t, rate_limit: { tpm: 3000000000 } }\n', 'limits.yaml')).toThrow(/tokens\.0\.rate_limit\.tpm/);
   });
 });
+
+describe('balance and expiry range', () => {
+  it('refuses a user or token quota past Number.MAX_SAFE_INTEGER, naming the key', () => {
+    expect(() => parseConfigText('users:\n  - { username: u, quota: 1e300 }\n', 'q.yaml')).toThrow(/users\.0\.quota/);
+    expect(() => parseConfigText('tokens:\n  - { name: t, quota: 9007199254740992 }\n', 'q.yaml')).toThrow(/tokens\.0\.quota/);
+    expect(parseConfigText('tokens:\n  - { name: t, quota: 9007199254740991 }\n', 'q.yaml').tokens?.[0]?.quota).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
+  it('refuses a token expires_at past Number.MAX_SAFE_INTEGER, naming the key', () => {
+    expect(() => parseConfigText('tokens:\n  - { name: t, expires_at: 1e300 }\n', 'e.yaml')).toThrow(/tokens\.0\.expires_at/);
+  });
+});

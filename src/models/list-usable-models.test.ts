@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
 import type { ChannelRecord, TokenRecord, UserRecord } from '../catalog/catalog-records.js';
-import { listUsableModels, type UsableModel } from './list-usable-models.js';
+import { listUsableModels, type ModelPricing, type UsableModel } from './list-usable-models.js';
 
 function channel(id: number, overrides: Partial<ChannelRecord>): ChannelRecord {
   return {
@@ -25,7 +25,7 @@ function channel(id: number, overrides: Partial<ChannelRecord>): ChannelRecord {
   };
 }
 
-const user: UserRecord = { id: 1, username: 'u', role: 'user', group: 'default', quota: 0, unlimitedQuota: true, usedQuota: 0, requestCount: 0, enabled: true, createdAt: 0 };
+const user: UserRecord = { id: 1, username: 'u', role: 'user', group: 'default', quota: 0, unlimitedQuota: true, usedQuota: 0, requestCount: 0, enabled: true, sessionVersion: 0, createdAt: 0 };
 const token: TokenRecord = {
   id: 1,
   userId: 1,
@@ -41,6 +41,7 @@ const token: TokenRecord = {
   rateLimit: {},
   requestCount: 0,
   createdAt: 0,
+  purpose: 'api',
 };
 
 function caller(overrides: { group?: string; modelLimits?: string[] | null; pinnedChannelId?: number } = {}): AuthenticatedCaller {
@@ -58,22 +59,40 @@ const channels = [
 
 const ids = (models: UsableModel[]) => models.map((model) => model.id);
 
+const everyModelPriced: ModelPricing = {
+  prices: new Map(channels.flatMap((served) => served.models).map((model) => [model, { model, input: 1, output: 2 }])),
+  allowUnpricedModels: false,
+};
+
 describe('listUsableModels', () => {
   it('lists the models of enabled channels in the caller’s group, sorted and without duplicates', () => {
-    expect(ids(listUsableModels(channels, caller()))).toEqual(['claude-sonnet-4', 'gpt-4o', 'gpt-4o-mini']);
-    expect(ids(listUsableModels(channels, caller({ group: 'vip' })))).toEqual(['claude-3-5-haiku', 'claude-sonnet-4']);
+    expect(ids(listUsableModels(channels, caller(), everyModelPriced))).toEqual(['claude-sonnet-4', 'gpt-4o', 'gpt-4o-mini']);
+    expect(ids(listUsableModels(channels, caller({ group: 'vip' }), everyModelPriced))).toEqual(['claude-3-5-haiku', 'claude-sonnet-4']);
   });
 
   it('keeps only the token’s model_limits', () => {
-    expect(ids(listUsableModels(channels, caller({ modelLimits: ['gpt-4o', 'claude-3-5-haiku', 'not-served'] })))).toEqual(['gpt-4o']);
-    expect(listUsableModels(channels, caller({ modelLimits: [] }))).toEqual([]);
+    expect(ids(listUsableModels(channels, caller({ modelLimits: ['gpt-4o', 'claude-3-5-haiku', 'not-served'] }), everyModelPriced))).toEqual(['gpt-4o']);
+    expect(listUsableModels(channels, caller({ modelLimits: [] }), everyModelPriced)).toEqual([]);
   });
 
   it('names the type of the highest-priority channel as the owner', () => {
-    expect(listUsableModels(channels, caller()).find((model) => model.id === 'gpt-4o')?.ownedBy).toBe('azure');
+    expect(listUsableModels(channels, caller(), everyModelPriced).find((model) => model.id === 'gpt-4o')?.ownedBy).toBe('azure');
   });
 
   it('lists only the pinned channel’s models for a pinned request', () => {
-    expect(ids(listUsableModels(channels, caller({ pinnedChannelId: 2 })))).toEqual(['gpt-4o']);
+    expect(ids(listUsableModels(channels, caller({ pinnedChannelId: 2 }), everyModelPriced))).toEqual(['gpt-4o']);
+  });
+
+  it('leaves out a model without a price unless unpriced models are allowed, as the relay refuses it (400 price_not_configured)', () => {
+    const prices = new Map([...everyModelPriced.prices].filter(([model]) => model !== 'gpt-4o'));
+    // A price with only an output figure cannot bill a request either (isPriced).
+    prices.set('claude-sonnet-4', { model: 'claude-sonnet-4', output: 2 });
+    expect(ids(listUsableModels(channels, caller(), { prices, allowUnpricedModels: false }))).toEqual(['gpt-4o-mini']);
+    expect(ids(listUsableModels(channels, caller(), { prices, allowUnpricedModels: true }))).toEqual(['claude-sonnet-4', 'gpt-4o', 'gpt-4o-mini']);
+  });
+
+  it('lists a free model (a price of 0 is a price)', () => {
+    const prices = new Map([['gpt-4o-mini', { model: 'gpt-4o-mini', input: 0, output: 0 }]]);
+    expect(ids(listUsableModels(channels, caller(), { prices, allowUnpricedModels: false }))).toEqual(['gpt-4o-mini']);
   });
 });

@@ -1,5 +1,6 @@
 import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
-import type { ChannelRecord } from '../catalog/catalog-records.js';
+import { isPriced } from '../billing/compute-charge.js';
+import type { ChannelRecord, PriceRecord } from '../catalog/catalog-records.js';
 
 export interface UsableModel {
   id: string;
@@ -7,8 +8,18 @@ export interface UsableModel {
   ownedBy: string;
 }
 
-/** Pure: exactly the models the caller may use — group × enabled channels × the token's model_limits. */
-export function listUsableModels(channels: readonly ChannelRecord[], caller: AuthenticatedCaller): UsableModel[] {
+/** What the relay's admission checks of a model's price (admit-request.ts): the list applies the same rule. */
+export interface ModelPricing {
+  prices: ReadonlyMap<string, PriceRecord>;
+  allowUnpricedModels: boolean;
+}
+
+/**
+ * Pure: exactly the models the caller may use (spec §4.2) — group × enabled channels × the token's
+ * model_limits × priced (a model without a price is refused with 400 price_not_configured unless
+ * `allow_unpriced_models` is on, so it is not listed either).
+ */
+export function listUsableModels(channels: readonly ChannelRecord[], caller: AuthenticatedCaller, pricing: ModelPricing): UsableModel[] {
   const owners = new Map<string, { ownedBy: string; priority: number }>();
   for (const channel of channels) {
     if (channel.status !== 'enabled' || !channel.groups.includes(caller.group)) continue;
@@ -21,6 +32,7 @@ export function listUsableModels(channels: readonly ChannelRecord[], caller: Aut
   const limits = caller.token.modelLimits;
   return [...owners.entries()]
     .filter(([model]) => limits === null || limits.includes(model))
+    .filter(([model]) => pricing.allowUnpricedModels || isPriced(pricing.prices.get(model)))
     .map(([id, owner]) => ({ id, ownedBy: owner.ownedBy }))
     .sort((left, right) => left.id.localeCompare(right.id));
 }

@@ -16,6 +16,8 @@ export interface UsersTable {
   used_quota: Generated<number>;
   request_count: Generated<number>;
   status: number;
+  /** Signed into console session cookies; bumped to end every session of the user (migration 007). */
+  session_version: Generated<number>;
   created_at: number;
   updated_at: number;
 }
@@ -38,6 +40,8 @@ export interface TokensTable {
   rate_limit_rpm: number | null;
   rate_limit_tpm: number | null;
   request_count: Generated<number>;
+  /** 'api', or 'playground' for the token /pg/chat/completions made for itself (migration 008). */
+  purpose: Generated<string>;
   created_at: number;
   updated_at: number;
 }

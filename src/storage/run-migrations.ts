@@ -6,6 +6,8 @@ import { sqliteReservationPagesMigration } from './migrations/003-sqlite-reserva
 import { ledgerBatchRoutineMigration } from './migrations/004-ledger-batch-routine.js';
 import { mysqlLedgerBatchMigration } from './migrations/005-mysql-ledger-batch.js';
 import { ledgerBatchRowLocksMigration } from './migrations/006-ledger-batch-row-locks.js';
+import { userSessionVersionMigration } from './migrations/007-user-session-version.js';
+import { playgroundTokenPurposeMigration } from './migrations/008-playground-token-purpose.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -16,6 +18,8 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '004-ledger-batch-routine': ledgerBatchRoutineMigration(dialect),
     '005-mysql-ledger-batch': mysqlLedgerBatchMigration(dialect),
     '006-ledger-batch-row-locks': ledgerBatchRowLocksMigration(dialect),
+    '007-user-session-version': userSessionVersionMigration(),
+    '008-playground-token-purpose': playgroundTokenPurposeMigration(),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { RateLimit, TokenRecord } from '../catalog/catalog-records.js';
+import type { RateLimit, TokenPurpose, TokenRecord } from '../catalog/catalog-records.js';
 import type { Database, DialectName, TokensTable } from './database-schema.js';
 import { offsetOf, parseJsonOr, type Page, type PageRequest } from './paging.js';
 
@@ -13,6 +13,8 @@ export interface TokenFields {
   expiresAt: number;
   enabled: boolean;
   rateLimit: RateLimit;
+  /** Set at creation only; default `api`. */
+  purpose?: TokenPurpose;
 }
 
 export interface StoredToken extends TokenRecord {
@@ -39,6 +41,7 @@ export function toTokenRecord(row: Selectable<TokensTable>): StoredToken {
     rateLimit,
     requestCount: Number(row.request_count),
     createdAt: Number(row.created_at),
+    purpose: row.purpose === 'playground' ? 'playground' : 'api',
   };
 }
 
@@ -100,6 +103,7 @@ export class TokensRepository {
       status: fields.enabled ? 1 : 2,
       rate_limit_rpm: fields.rateLimit.rpm ?? null,
       rate_limit_tpm: fields.rateLimit.tpm ?? null,
+      purpose: fields.purpose ?? 'api',
       created_at: now,
       updated_at: now,
     };
@@ -127,7 +131,8 @@ export class TokensRepository {
 
   /**
    * Adds `delta` to the token's balance (negative takes back) in ONE statement, never read-modify-write, so it
-   * cannot lose a concurrent charge. Answers false when the token is missing or the balance would go below zero.
+   * cannot lose a concurrent charge. Answers false when the token is missing or the balance would go below zero
+   * or past Number.MAX_SAFE_INTEGER (where a balance stops being exact once read into JavaScript).
    */
   async adjustQuota(id: number, delta: number, now: number): Promise<boolean> {
     const result = await this.db
@@ -135,6 +140,7 @@ export class TokensRepository {
       .set((eb) => ({ remain_quota: eb('remain_quota', '+', delta), updated_at: now }))
       .where('id', '=', id)
       .where((eb) => eb(eb('remain_quota', '+', delta), '>=', 0))
+      .where((eb) => eb(eb('remain_quota', '+', delta), '<=', Number.MAX_SAFE_INTEGER))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { UserRecord, UserRole } from '../catalog/catalog-records.js';
 import type { Database, DialectName, UsersTable } from './database-schema.js';
 import { offsetOf, type Page, type PageRequest } from './paging.js';
@@ -24,6 +24,7 @@ export function toUserRecord(row: Selectable<UsersTable>): UserRecord {
     usedQuota: Number(row.used_quota),
     requestCount: Number(row.request_count),
     enabled: row.status === 1,
+    sessionVersion: Number(row.session_version),
     createdAt: Number(row.created_at),
   };
 }
@@ -81,8 +82,11 @@ export class UsersRepository {
     return row.id;
   }
 
-  /** Updates the descriptive fields. Balances change only through the ledger's atomic statements. */
-  async update(id: number, fields: Partial<UserFields>, now: number): Promise<boolean> {
+  /**
+   * Updates the descriptive fields. Balances change only through the ledger's atomic statements.
+   * `endSessions` bumps the session version in the same statement: every console session of the user ends.
+   */
+  async update(id: number, fields: Partial<UserFields>, now: number, options: { endSessions?: boolean } = {}): Promise<boolean> {
     const result = await this.db
       .updateTable('users')
       .set({
@@ -93,11 +97,17 @@ export class UsersRepository {
         ...(fields.quota === undefined ? {} : { quota: fields.quota }),
         ...(fields.unlimitedQuota === undefined ? {} : { unlimited_quota: fields.unlimitedQuota ? 1 : 0 }),
         ...(fields.enabled === undefined ? {} : { status: fields.enabled ? 1 : 2 }),
+        ...(options.endSessions === true ? { session_version: sql<number>`session_version + 1` } : {}),
         updated_at: now,
       })
       .where('id', '=', id)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Ends every console session of the user (logout): one statement, no read. */
+  async endSessions(id: number, now: number): Promise<boolean> {
+    return this.update(id, {}, now, { endSessions: true });
   }
 
   async delete(id: number): Promise<boolean> {
@@ -107,7 +117,8 @@ export class UsersRepository {
 
   /**
    * Adds `delta` to the user's balance (negative takes back) in ONE statement, never read-modify-write, so it
-   * cannot lose a concurrent charge. Answers false when the user is missing or the balance would go below zero.
+   * cannot lose a concurrent charge. Answers false when the user is missing or the balance would go below zero
+   * or past Number.MAX_SAFE_INTEGER (where a balance stops being exact once read into JavaScript).
    */
   async adjustQuota(id: number, delta: number, now: number): Promise<boolean> {
     const result = await this.db
@@ -115,6 +126,7 @@ export class UsersRepository {
       .set((eb) => ({ quota: eb('quota', '+', delta), updated_at: now }))
       .where('id', '=', id)
       .where((eb) => eb(eb('quota', '+', delta), '>=', 0))
+      .where((eb) => eb(eb('quota', '+', delta), '<=', Number.MAX_SAFE_INTEGER))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }

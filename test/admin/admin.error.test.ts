@@ -112,6 +112,26 @@ describe('admin API refusals', () => {
     expectFailure(await callAdmin(gateway, 'POST', `/api/admin/users/${userId}/quota`, { body: { delta: 1.5 } }), 400, 'delta');
     expectFailure(await callAdmin(gateway, 'POST', `/api/admin/tokens/${tokenId}/quota`, { body: {} }), 400, 'delta');
     expectFailure(await callAdmin(gateway, 'POST', `/api/admin/tokens/${tokenId}/quota`, { body: { delta: '5' } }), 400, 'delta');
+    expectFailure(await callAdmin(gateway, 'POST', `/api/admin/tokens/${tokenId}/quota`, { body: { delta: 1e300 } }), 400, 'delta');
+  });
+
+  it('refuses a balance or an expiry past Number.MAX_SAFE_INTEGER, naming the field, and stores nothing', async () => {
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'huge-wallet', quota: 1e300 } }), 400, 'quota', '9007199254740991');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'huge-wallet', quota: Number.MAX_SAFE_INTEGER + 1 } }), 400, 'quota');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'huge-token', user_id: userId, quota: 1e300 } }), 400, 'quota');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'far-expiry', user_id: userId, expires_at: 1e300 } }), 400, 'expires_at');
+    expectFailure(await callAdmin(gateway, 'PUT', `/api/admin/tokens/${tokenId}`, { body: { expires_at: 1e300 } }), 400, 'expires_at');
+    const users = (await callAdmin(gateway, 'GET', '/api/admin/users?page_size=100')).body.data.items as { username: string }[];
+    expect(users.map((user) => user.username)).not.toContain('huge-wallet');
+    const largest = await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'largest', user_id: userId, quota: Number.MAX_SAFE_INTEGER, expires_at: Number.MAX_SAFE_INTEGER } });
+    expect(largest.status, largest.text).toBe(200);
+    expect(largest.body.data).toMatchObject({ quota: Number.MAX_SAFE_INTEGER, expires_at: Number.MAX_SAFE_INTEGER });
+  });
+
+  it('refuses a channel naming a group that does not exist, as users and tokens are refused', async () => {
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/channels', { body: { ...validChannel, name: 'ghost-group', groups: ['default', 'atlantis'] } }), 400, 'groups', 'atlantis');
+    expectFailure(await callAdmin(gateway, 'PUT', `/api/admin/channels/${channelId}`, { body: { groups: ['atlantis'] } }), 400, 'groups', 'atlantis');
+    expect((await callAdmin(gateway, 'GET', `/api/admin/channels/${channelId}`)).body.data.groups).toEqual(['default']);
   });
 });
 
@@ -134,6 +154,19 @@ for (const { dialect, available } of allDialects) {
       const token = (await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'henry-key', user_id: user.id, quota: 10 } })).body.data;
       expectFailure(await callAdmin(gateway, 'POST', `/api/admin/tokens/${token.id}/quota`, { body: { delta: -11 } }), 400, 'negative');
       expect((await callAdmin(gateway, 'GET', `/api/admin/tokens/${token.id}`)).body.data.quota).toBe(10);
+    });
+
+    it('refuses a top-up whose result would pass Number.MAX_SAFE_INTEGER (the balance would no longer be exact), and changes nothing', async () => {
+      const nearMax = Number.MAX_SAFE_INTEGER - 1;
+      const user = (await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'near-max', quota: nearMax } })).body.data;
+      expectFailure(await callAdmin(gateway, 'POST', `/api/admin/users/${user.id}/quota`, { body: { delta: 3 } }), 400, 'delta', 'exceed');
+      expect((await callAdmin(gateway, 'GET', `/api/admin/users/${user.id}`)).body.data.quota).toBe(nearMax);
+      const filled = await callAdmin(gateway, 'POST', `/api/admin/users/${user.id}/quota`, { body: { delta: 1 } });
+      expect(filled.body.data.quota).toBe(Number.MAX_SAFE_INTEGER);
+
+      const token = (await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'near-max-key', user_id: user.id, quota: nearMax } })).body.data;
+      expectFailure(await callAdmin(gateway, 'POST', `/api/admin/tokens/${token.id}/quota`, { body: { delta: Number.MAX_SAFE_INTEGER } }), 400, 'delta', 'exceed');
+      expect((await callAdmin(gateway, 'GET', `/api/admin/tokens/${token.id}`)).body.data.quota).toBe(nearMax);
     });
 
     it('applies concurrent take-backs atomically: exactly as many succeed as the balance covers', async () => {

@@ -11,7 +11,8 @@ for (const { dialect, available } of allDialects) {
     let gateway: TestGateway;
 
     beforeAll(async () => {
-      gateway = await startTestGateway({ dialect });
+      // The model lists below name channel models without prices: listed only while unpriced models are allowed.
+      gateway = await startTestGateway({ dialect, config: { allow_unpriced_models: true } });
     });
     afterAll(async () => {
       await gateway?.close();

@@ -1,3 +1,4 @@
+import { signerFactory } from '@fastify/cookie';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { callAdmin, callGateway, logIn } from './admin-client.js';
@@ -34,9 +35,9 @@ describe('console login sessions', () => {
     expect(cookie).toContain('SameSite=Strict');
     expect(cookie).toContain('Path=/');
     expect(cookie).toContain(`Max-Age=${sevenDaysSeconds}`);
-    // Signed: the value carries an HMAC after the `userId.expiresAt` payload.
+    // Signed: the value carries an HMAC after the `userId.expiresAt.sessionVersion` payload.
     const value = decodeURIComponent(cookie?.split(';', 1)[0]?.slice('relay_session='.length) ?? '');
-    expect(value).toMatch(new RegExp(`^${answer.body.data.id}\\.${Math.floor(clock / 1000) + sevenDaysSeconds}\\.[A-Za-z0-9+/]+$`));
+    expect(value).toMatch(new RegExp(`^${answer.body.data.id}\\.${Math.floor(clock / 1000) + sevenDaysSeconds}\\.0\\.[A-Za-z0-9+/]+$`));
   });
 
   it('answers the logged-in user at /api/user/self', async () => {
@@ -54,12 +55,24 @@ describe('console login sessions', () => {
 
     const session = await logIn(gateway, 'bob', 'bob-password');
     const [, value = ''] = session.split('=');
-    const [userId, expiresAt, signature] = decodeURIComponent(value).split('.');
+    const [userId, expiresAt, version, signature] = decodeURIComponent(value).split('.');
     // Claiming to be user 1 (root) with bob's signature must fail.
-    const forged = `relay_session=${encodeURIComponent(`1.${expiresAt}.${signature}`)}`;
+    const forged = `relay_session=${encodeURIComponent(`1.${expiresAt}.${version}.${signature}`)}`;
     expect((await callGateway(gateway, 'GET', '/api/user/self', { headers: { cookie: forged } })).status).toBe(401);
     const unsigned = `relay_session=${userId}.${expiresAt}`;
     expect((await callGateway(gateway, 'GET', '/api/user/self', { headers: { cookie: unsigned } })).status).toBe(401);
+  });
+
+  it('marks the cookie Secure when the request came over HTTPS through a proxy', async () => {
+    const response = await fetch(`${gateway.url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' },
+      body: JSON.stringify({ username: 'bob', password: 'bob-password' }),
+    });
+    const cookie = response.headers.getSetCookie().find((line) => line.startsWith('relay_session='));
+    expect(cookie).toContain('Secure');
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Strict');
   });
 
   it('logs out by clearing the cookie', async () => {
@@ -135,5 +148,95 @@ describe('console login sessions', () => {
     const refused = await callGateway(gateway, 'GET', '/api/admin/channels', { headers: { cookie: user } });
     expect(refused.status).toBe(403);
     expect(refused.body.success).toBe(false);
+  });
+
+  describe('ending sessions', () => {
+    const selfStatus = async (cookie: string) => (await callGateway(gateway, 'GET', '/api/user/self', { headers: { cookie } })).status;
+    const idOf = async (username: string) =>
+      ((await callAdmin(gateway, 'GET', '/api/admin/users?page_size=100')).body.data.items as { id: number; username: string }[]).find((user) => user.username === username)!.id;
+
+    it('a logged-out cookie no longer authenticates, and the logout ends the user\'s other sessions too', async () => {
+      const first = await logIn(gateway, 'bob', 'bob-password');
+      const second = await logIn(gateway, 'bob', 'bob-password');
+      expect(await selfStatus(first)).toBe(200);
+      await callGateway(gateway, 'POST', '/api/user/logout', { headers: { cookie: first } });
+      expect(await selfStatus(first)).toBe(401);
+      expect(await selfStatus(second)).toBe(401);
+      const fresh = await logIn(gateway, 'bob', 'bob-password');
+      expect(await selfStatus(fresh)).toBe(200);
+    });
+
+    it('a password change ends the sessions opened with the old password', async () => {
+      await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'grace', password: 'grace-password', role: 'admin' } });
+      const session = await logIn(gateway, 'grace', 'grace-password');
+      expect((await callGateway(gateway, 'GET', '/api/admin/users', { headers: { cookie: session } })).status).toBe(200);
+      expect((await callAdmin(gateway, 'PUT', `/api/admin/users/${await idOf('grace')}`, { body: { password: 'grace-new-password' } })).status).toBe(200);
+      const after = await callGateway(gateway, 'GET', '/api/admin/users', { headers: { cookie: session } });
+      expect(after.status).toBe(401);
+      expect(after.body).toEqual({ success: false, message: expect.stringContaining('log in again') });
+      expect(await selfStatus(await logIn(gateway, 'grace', 'grace-new-password'))).toBe(200);
+    });
+
+    it('a demoted admin loses the admin API at once: its session ends', async () => {
+      await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'temp-admin', password: 'temp-admin-password', role: 'admin' } });
+      const session = await logIn(gateway, 'temp-admin', 'temp-admin-password');
+      expect((await callGateway(gateway, 'GET', '/api/admin/users', { headers: { cookie: session } })).status).toBe(200);
+      await callAdmin(gateway, 'PUT', `/api/admin/users/${await idOf('temp-admin')}`, { body: { role: 'user' } });
+      expect((await callGateway(gateway, 'GET', '/api/admin/users', { headers: { cookie: session } })).status).toBe(401);
+      // Logged in again, it is an ordinary user.
+      const again = await logIn(gateway, 'temp-admin', 'temp-admin-password');
+      expect((await callGateway(gateway, 'GET', '/api/admin/users', { headers: { cookie: again } })).status).toBe(403);
+    });
+
+    it('a disabled user enabled again does not get its old sessions back', async () => {
+      await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'henrietta', password: 'henrietta-password' } });
+      const id = await idOf('henrietta');
+      const session = await logIn(gateway, 'henrietta', 'henrietta-password');
+      await callAdmin(gateway, 'PUT', `/api/admin/users/${id}`, { body: { enabled: false } });
+      await callAdmin(gateway, 'PUT', `/api/admin/users/${id}`, { body: { enabled: true } });
+      expect(await selfStatus(session)).toBe(401);
+    });
+
+    it('accepts a cookie of the format before session versions (`<id>.<expiry>`) until the user\'s first logout', async () => {
+      await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'legacy', password: 'legacy-password' } });
+      const signer = signerFactory(gateway.gateway.services.environment.sessionSecret);
+      const legacy = `relay_session=${encodeURIComponent(signer.sign(`${await idOf('legacy')}.${Math.floor(clock / 1000) + 60}`))}`;
+      expect(await selfStatus(legacy)).toBe(200);
+      await callGateway(gateway, 'POST', '/api/user/logout', { headers: { cookie: legacy } });
+      expect(await selfStatus(legacy)).toBe(401);
+    });
+
+    it('keeps the sessions through changes that do not concern them (group, same role)', async () => {
+      const session = await logIn(gateway, 'ada', 'ada-password');
+      await callAdmin(gateway, 'PUT', `/api/admin/users/${await idOf('ada')}`, { body: { role: 'admin', enabled: true } });
+      expect(await selfStatus(session)).toBe(200);
+    });
+  });
+
+  describe('login throttling', () => {
+    it('answers 429 in the /api envelope after 20 failed logins of one name from one IP, even with the right password', async () => {
+      await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'ivan', password: 'ivan-password' } });
+      const statuses: number[] = [];
+      for (let attempt = 0; attempt < 20; attempt += 1) {
+        statuses.push((await callGateway(gateway, 'POST', '/api/user/login', { body: { username: 'ivan', password: `wrong-${attempt}` } })).status);
+      }
+      expect(new Set(statuses)).toEqual(new Set([401]));
+      const refused = await callGateway(gateway, 'POST', '/api/user/login', { body: { username: 'ivan', password: 'ivan-password' } });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual({ success: false, message: expect.stringContaining('Too many failed logins') });
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Another name from the same IP is not affected.
+      expect((await callGateway(gateway, 'POST', '/api/user/login', { body: { username: 'bob', password: 'bob-password' } })).status).toBe(200);
+    });
+
+    it('lets the name log in again once the 20 minutes have passed', async () => {
+      const start = clock;
+      try {
+        clock = start + 20 * 60 * 1000 + 1000;
+        expect((await callGateway(gateway, 'POST', '/api/user/login', { body: { username: 'ivan', password: 'ivan-password' } })).status).toBe(200);
+      } finally {
+        clock = start;
+      }
+    });
   });
 });

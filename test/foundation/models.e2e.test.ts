@@ -8,11 +8,17 @@ const aliceKey = `sk-${'a1'.repeat(24)}`;
 const limitedKey = `sk-${'b2'.repeat(24)}`;
 const victorKey = `sk-${'c3'.repeat(24)}`;
 
-/** Channels are never called: listing models reads only the catalog. */
+const price = { input: 1, output: 2 };
+
+/**
+ * Channels are never called: listing models reads only the catalog. `unpriced-model` has no price (and
+ * `allow_unpriced_models` is off), so the relay refuses it and no list names it.
+ */
 const config: ConfigFile = {
   groups: { default: 1, vip: 0.5 },
+  prices: Object.fromEntries(['gpt-4o-mini', 'gpt-4o', 'gpt-4.1', 'claude-3-5-haiku', 'claude-sonnet-4', 'gemini-2.0-flash', 'gemini-1.5-pro'].map((model) => [model, price])),
   channels: [
-    { name: 'openai-a', type: 'openai', base_url: 'http://127.0.0.1:9/a', key: 'k', models: ['gpt-4o-mini', 'gpt-4o'], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: true, settings: {} },
+    { name: 'openai-a', type: 'openai', base_url: 'http://127.0.0.1:9/a', key: 'k', models: ['gpt-4o-mini', 'gpt-4o', 'unpriced-model'], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: true, settings: {} },
     { name: 'openai-vip', type: 'openai', base_url: 'http://127.0.0.1:9/b', key: 'k', models: ['gpt-4.1'], groups: ['vip'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: true, settings: {} },
     { name: 'claude', type: 'anthropic', base_url: 'http://127.0.0.1:9/c', key: 'k', models: ['claude-3-5-haiku', 'claude-sonnet-4'], groups: ['default', 'vip'], priority: 1, weight: 1, model_mapping: {}, enabled: true, auto_disable: true, settings: {} },
     { name: 'gemini-off', type: 'gemini', base_url: 'http://127.0.0.1:9/d', key: 'k', models: ['gemini-2.0-flash'], groups: ['default', 'vip'], priority: 0, weight: 1, model_mapping: {}, enabled: false, auto_disable: true, settings: {} },
@@ -209,5 +215,47 @@ describe('model listing styles', () => {
       await catalog.changed();
     }
     expect(await listIds(alice)).toEqual(aliceModels);
+  });
+
+  describe('a model without a price (spec §4.2: the list holds the models usable with the key)', () => {
+    it('is refused by chat with 400 price_not_configured', async () => {
+      const response = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${aliceKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'unpriced-model', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('price_not_configured');
+    });
+
+    it('is in no list, in any style, and cannot be retrieved', async () => {
+      const lists = [
+        getJson(`${server.url}/v1/models`, { authorization: `Bearer ${aliceKey}` }),
+        getJson(`${server.url}/v1beta/openai/models`, { authorization: `Bearer ${aliceKey}` }),
+        getJson(`${server.url}/v1/models`, { 'x-api-key': aliceKey, 'anthropic-version': '2023-06-01' }),
+        getJson(`${server.url}/v1/models`, { 'x-goog-api-key': aliceKey }),
+        getJson(`${server.url}/v1beta/models`, { 'x-goog-api-key': aliceKey }),
+      ];
+      for (const { status, body } of await Promise.all(lists)) {
+        expect(status).toBe(200);
+        const ids = ((body.data ?? body.models) as { id?: string; name?: string }[]).map((model) => model.id ?? model.name?.replace(/^models\//, ''));
+        expect(ids).toEqual(aliceModels);
+      }
+      expect((await getJson(`${server.url}/v1/models/unpriced-model`, { authorization: `Bearer ${aliceKey}` })).status).toBe(404);
+      expect((await getJson(`${server.url}/v1beta/models/unpriced-model`, { 'x-goog-api-key': aliceKey })).status).toBe(404);
+    });
+
+    it('is listed while allow_unpriced_models is on', async () => {
+      const { catalog, repositories } = server.gateway.services;
+      await repositories.options.set('allow_unpriced_models', 'true');
+      await catalog.changed();
+      try {
+        expect(await listIds(alice)).toEqual([...aliceModels, 'unpriced-model'].sort());
+      } finally {
+        await repositories.options.set('allow_unpriced_models', 'false');
+        await catalog.changed();
+      }
+      expect(await listIds(alice)).toEqual(aliceModels);
+    });
   });
 });

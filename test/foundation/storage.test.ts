@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { createDatabase, type DatabaseHandle } from '../../src/storage/create-da
 import { LogsRepository, type LogRow } from '../../src/storage/logs-repository.js';
 import { OptionsRepository } from '../../src/storage/options-repository.js';
 import { PricingRepository } from '../../src/storage/pricing-repository.js';
+import { markPlaygroundTokens } from '../../src/storage/migrations/008-playground-token-purpose.js';
 import { runMigrations } from '../../src/storage/run-migrations.js';
 import { TokensRepository, type TokenFields } from '../../src/storage/tokens-repository.js';
 import { UsersRepository, type UserFields } from '../../src/storage/users-repository.js';
@@ -84,7 +86,7 @@ for (const { dialect, available } of allDialects) {
     describe('migrations', () => {
       it('create every table on an empty database', async () => {
         expect(tablesBeforeMigration).toEqual([]);
-        expect(firstMigrationRun).toEqual(['001-initial', '002-ledger-routines', '003-sqlite-reservation-pages', '004-ledger-batch-routine', '005-mysql-ledger-batch', '006-ledger-batch-row-locks']);
+        expect(firstMigrationRun).toEqual(['001-initial', '002-ledger-routines', '003-sqlite-reservation-pages', '004-ledger-batch-routine', '005-mysql-ledger-batch', '006-ledger-batch-row-locks', '007-user-session-version', '008-playground-token-purpose']);
         const tables = (await handle.db.introspection.getTables()).map((table) => table.name);
         expect(tables).toEqual(expect.arrayContaining(expectedTables));
       });
@@ -114,6 +116,7 @@ for (const { dialect, available } of allDialects) {
           usedQuota: 0,
           requestCount: 0,
           enabled: true,
+          sessionVersion: 0,
           createdAt: now,
         });
         expect(await users.getByUsername('bob')).toMatchObject({ id: bobId, role: 'admin', group: 'vip', unlimitedQuota: true });
@@ -141,6 +144,37 @@ for (const { dialect, available } of allDialects) {
         const users = new UsersRepository(handle.db, handle.dialect);
         await users.create(userFields('dora'), now);
         await expect(users.create(userFields('dora'), now)).rejects.toThrow();
+      });
+
+      it('bumps the session version only when asked to end the sessions', async () => {
+        const users = new UsersRepository(handle.db, handle.dialect);
+        const id = await users.create(userFields('session-holder'), now);
+        await users.update(id, { group: 'vip' }, now + 1);
+        expect((await users.get(id))?.sessionVersion).toBe(0);
+        await users.update(id, { passwordHash: 'scrypt:new:hash' }, now + 2, { endSessions: true });
+        expect(await users.get(id)).toMatchObject({ sessionVersion: 1 });
+        expect(await users.endSessions(id, now + 3)).toBe(true);
+        expect((await users.get(id))?.sessionVersion).toBe(2);
+        expect(await users.endSessions(999_999, now)).toBe(false);
+      });
+
+      it('keeps a balance adjustment exact: refused below zero and past Number.MAX_SAFE_INTEGER', async () => {
+        const users = new UsersRepository(handle.db, handle.dialect);
+        const tokens = new TokensRepository(handle.db, handle.dialect);
+        const nearMax = Number.MAX_SAFE_INTEGER - 1;
+        const id = await users.create(userFields('near-max-wallet', { quota: nearMax }), now);
+        const tokenId = await tokens.create(tokenFields(id, 'near-max', { remainQuota: nearMax }), { hash: '9'.repeat(64), prefix: 'p' }, now);
+        expect(await users.adjustQuota(id, 2, now)).toBe(false);
+        expect(await tokens.adjustQuota(tokenId, 2, now)).toBe(false);
+        expect(await users.adjustQuota(id, 1, now)).toBe(true);
+        expect(await tokens.adjustQuota(tokenId, 1, now)).toBe(true);
+        expect((await users.get(id))?.quota).toBe(Number.MAX_SAFE_INTEGER);
+        expect((await tokens.get(tokenId))?.remainQuota).toBe(Number.MAX_SAFE_INTEGER);
+        expect(await users.adjustQuota(id, -Number.MAX_SAFE_INTEGER, now)).toBe(true);
+        expect((await users.get(id))?.quota).toBe(0);
+        expect(await users.adjustQuota(id, -1, now)).toBe(false);
+        // Leave no token behind: the token tests below count every token.
+        expect(await tokens.delete(tokenId)).toBe(true);
       });
     });
 
@@ -174,6 +208,7 @@ for (const { dialect, available } of allDialects) {
           rateLimit: { rpm: 60, tpm: 200_000 },
           requestCount: 0,
           createdAt: now,
+          purpose: 'api',
         });
         expect(await tokens.get(openId)).toMatchObject({ modelLimits: null, rateLimit: {}, unlimitedQuota: true, enabled: false, group: null });
         expect((await tokens.getByKeyHash('b'.repeat(64)))?.id).toBe(openId);
@@ -196,6 +231,34 @@ for (const { dialect, available } of allDialects) {
         expect(await tokens.get(openId)).toBeUndefined();
         expect(await tokens.delete(openId)).toBe(false);
         expect((await tokens.listAll()).map((token) => token.name).sort()).toEqual(['limited', 'other']);
+      });
+
+      it('marks a token made for the playground, and only that one', async () => {
+        const users = new UsersRepository(handle.db, handle.dialect);
+        const tokens = new TokensRepository(handle.db, handle.dialect);
+        const ownerId = await users.create(userFields('playground-owner'), now);
+        const playgroundId = await tokens.create(tokenFields(ownerId, 'playground-2', { purpose: 'playground' }), { hash: '7'.repeat(64), prefix: 'p' }, now);
+        const apiId = await tokens.create(tokenFields(ownerId, 'playground'), { hash: '8'.repeat(64), prefix: 'p' }, now);
+        expect((await tokens.get(playgroundId))?.purpose).toBe('playground');
+        expect((await tokens.get(apiId))?.purpose).toBe('api');
+        // An update never changes what a token is for.
+        await tokens.update(apiId, { name: 'renamed' }, now + 1);
+        expect((await tokens.get(apiId))?.purpose).toBe('api');
+      });
+
+      it('migration 008 marks the playground tokens earlier versions made, and no look-alike', async () => {
+        const users = new UsersRepository(handle.db, handle.dialect);
+        const tokens = new TokensRepository(handle.db, handle.dialect);
+        const ownerId = await users.create(userFields('old-playground-owner'), now);
+        const otherId = await users.create(userFields('old-api-key-owner'), now);
+        // As the old route created it (every setting fixed), and an API key an operator named `playground`.
+        const madeByRoute = await tokens.create(tokenFields(ownerId, 'playground', { unlimitedQuota: true, enabled: false }), { hash: '5'.repeat(64), prefix: 'p' }, now);
+        const lookAlike = await tokens.create(tokenFields(otherId, 'playground', { unlimitedQuota: true, modelLimits: ['gpt-4o'] }), { hash: '6'.repeat(64), prefix: 'p' }, now);
+        await markPlaygroundTokens(handle.db as unknown as Kysely<unknown>);
+        expect(await tokens.get(madeByRoute)).toMatchObject({ purpose: 'playground', enabled: false });
+        expect((await tokens.get(lookAlike))?.purpose).toBe('api');
+        await tokens.delete(madeByRoute);
+        await tokens.delete(lookAlike);
       });
 
       it('refuses two tokens with the same key hash or the same name for one user', async () => {

@@ -20,6 +20,7 @@ describe('GET /v1/models with a channel pin', () => {
   beforeAll(async () => {
     context = await startSecurityGateway({
       config: {
+        prices: { 'claude-sonnet-4': { input: 1, output: 2 } },
         channels: [{ name: 'other', type: 'anthropic', base_url: 'http://127.0.0.1:9', key: 'k', models: ['claude-sonnet-4'], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: true, settings: {} }],
       },
     });

@@ -33,7 +33,8 @@ function optionalString(value: unknown): string | undefined {
 export async function modelRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   const usableModels = (request: FastifyRequest): UsableModel[] => {
     if (request.caller === undefined) throw new Error('model routes run after authentication');
-    return listUsableModels(services.catalog.snapshot.channels, request.caller);
+    const snapshot = services.catalog.snapshot;
+    return listUsableModels(snapshot.channels, request.caller, { prices: snapshot.prices, allowUnpricedModels: snapshot.settings.allowUnpricedModels });
   };
   const pickStyle = async (request: FastifyRequest) => {
     request.errorStyle = listStyleOf(request);

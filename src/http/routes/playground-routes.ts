@@ -1,43 +1,63 @@
 import type { FastifyInstance } from 'fastify';
 import type { TokenRecord, UserRecord } from '../../catalog/catalog-records.js';
+import { GatewayError } from '../../errors/gateway-error.js';
 import { generateApiKey, hashApiKey, visiblePrefixOf } from '../../security/api-keys.js';
 import { openaiEndpoints } from '../../relay/openai/openai-endpoints.js';
 import { runOpenaiRelay } from '../../relay/openai/run-openai-relay.js';
 import type { AppServices } from '../app-services.js';
 import { authenticateSession } from '../middleware/authenticate-session.js';
-
-const playgroundTokenName = 'playground';
+import { refuseNonJsonSessionWrite } from '../middleware/refuse-non-json-session-write.js';
+import { choosePlaygroundTokenName } from './choose-playground-token-name.js';
 
 /**
  * `POST /pg/chat/completions` (spec §4.1): the chat route for a logged-in console user. It bills the
- * user's wallet through a per-user `playground` token (unlimited itself, so the wallet is the limit),
- * created on first use, so every request still has a token for reservations, limits and logs.
+ * user's wallet through the user's playground token (`purpose: playground`, unlimited itself, so the
+ * wallet is the limit), created on first use, so every request still has a token for reservations,
+ * limits and logs. Only a token made here is used, never an API key that happens to share its name; an
+ * administrator who disables it (or lets it expire) turns the playground off for that user: 403.
  */
 export async function playgroundRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   const authenticate = authenticateSession(services);
   app.post('/pg/chat/completions', { config: { errorStyle: 'openai' }, preHandler: authenticate }, async (request, reply) => {
     const user = request.sessionUser;
     if (user === undefined) throw new Error('playground route runs after session authentication');
+    refuseNonJsonSessionWrite(request);
     const token = await playgroundTokenOf(services, user);
+    if (!token.enabled) throw new GatewayError('forbidden', 'The playground has been disabled for this account (its playground token is disabled).');
+    if (token.expiresAt !== 0 && token.expiresAt <= Math.floor(services.now() / 1000)) {
+      throw new GatewayError('forbidden', 'The playground has been disabled for this account (its playground token has expired).');
+    }
     request.caller = { token, user, group: user.group, pinnedChannelId: undefined };
     return runOpenaiRelay(services.relay, openaiEndpoints.chat, request, reply);
   });
 }
 
 async function playgroundTokenOf(services: AppServices, user: UserRecord): Promise<TokenRecord> {
-  const find = () => [...services.catalog.snapshot.tokensById.values()].find((token) => token.userId === user.id && token.name === playgroundTokenName);
+  const tokensOfUser = () => [...services.catalog.snapshot.tokensById.values()].filter((token) => token.userId === user.id);
+  const find = () => tokensOfUser().find((token) => token.purpose === 'playground');
   const existing = find();
   if (existing !== undefined) return existing;
   // The key itself is never shown: the session is the credential here.
   const key = generateApiKey();
   try {
     await services.repositories.tokens.create(
-      { userId: user.id, name: playgroundTokenName, group: null, remainQuota: 0, unlimitedQuota: true, modelLimits: null, expiresAt: 0, enabled: true, rateLimit: {} },
+      {
+        userId: user.id,
+        name: choosePlaygroundTokenName(tokensOfUser().map((token) => token.name)),
+        group: null,
+        remainQuota: 0,
+        unlimitedQuota: true,
+        modelLimits: null,
+        expiresAt: 0,
+        enabled: true,
+        rateLimit: {},
+        purpose: 'playground',
+      },
       { hash: hashApiKey(key), prefix: visiblePrefixOf(key) },
       services.now(),
     );
   } catch {
-    // Created meanwhile by a concurrent request or another replica.
+    // Created meanwhile by a concurrent request or another replica (the name is unique per user).
   }
   await services.catalog.changed();
   const created = find();

@@ -6,7 +6,8 @@ import type { UserRecord } from '../../catalog/catalog-records.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { hashPassword, verifyPassword } from '../../security/passwords.js';
 import type { AppServices } from '../app-services.js';
-import { authenticateSession, sessionCookieName, sessionCookieValue, sessionLifetimeSeconds } from '../middleware/authenticate-session.js';
+import { LoginThrottle } from '../../limits/login-throttle.js';
+import { authenticateSession, sessionCookieName, sessionCookieValue, sessionLifetimeSeconds, sessionReader } from '../middleware/authenticate-session.js';
 import { parseRequestBody } from './admin/parse-request-body.js';
 import { successEnvelope } from './admin/success-envelope.js';
 
@@ -23,7 +24,8 @@ function sessionUserView(user: UserRecord) {
 
 /**
  * Console login (spec §7.1, classic cookie mode): a signed, HttpOnly, SameSite=Strict cookie carrying the
- * user id and expiry. Stateless, so every replica accepts it with no session table.
+ * user id, expiry and the user's session version. No session table: every replica checks the version
+ * against its in-memory catalog, and logout bumps it (ending every session of the user).
  */
 export async function sessionRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   // On the root instance: the admin and playground routes read sessionUser too.
@@ -37,22 +39,35 @@ export async function sessionRoutes(app: FastifyInstance, services: AppServices)
     // An unknown username still costs one scrypt, so response time does not reveal which usernames exist.
     let timingDecoy: Promise<string> | undefined;
     const config = { errorStyle: 'api' as const };
+    const loginThrottle = new LoginThrottle();
+    const readSession = sessionReader(services);
 
     scope.post('/api/user/login', { config }, async (request, reply) => {
       const body = parseRequestBody(loginBodySchema, request.body);
+      const throttleKey = `${request.ip}\n${body.username}`;
+      const admission = await loginThrottle.admit(throttleKey, services.now());
+      if (!admission.allowed) {
+        throw new GatewayError('rate_limited', `Too many failed logins: try again in ${admission.retryAfterSeconds} s.`, {
+          headers: { 'retry-after': String(admission.retryAfterSeconds) },
+        });
+      }
+      const refuse = async (): Promise<never> => {
+        await loginThrottle.recordFailure(throttleKey, services.now());
+        throw new GatewayError('invalid_api_key', invalidCredentials);
+      };
       const stored = await services.repositories.users.passwordHashOf(body.username);
       if (stored === undefined || stored.passwordHash === null) {
         // No such user, or one without a password (root before one is set): never a match, but just as slow.
         timingDecoy ??= hashPassword(randomBytes(32).toString('hex'));
         await verifyPassword(body.password, await timingDecoy);
-        throw new GatewayError('invalid_api_key', invalidCredentials);
+        return refuse();
       }
-      if (!(await verifyPassword(body.password, stored.passwordHash))) throw new GatewayError('invalid_api_key', invalidCredentials);
+      if (!(await verifyPassword(body.password, stored.passwordHash))) return refuse();
       const user = await services.repositories.users.get(stored.id);
       if (user === undefined) throw new GatewayError('invalid_api_key', invalidCredentials);
       if (!user.enabled) throw new GatewayError('user_disabled', 'This account has been disabled.');
       const expiresAtSeconds = Math.floor(services.now() / 1000) + sessionLifetimeSeconds;
-      void reply.setCookie(sessionCookieName, sessionCookieValue(user.id, expiresAtSeconds), {
+      void reply.setCookie(sessionCookieName, sessionCookieValue(user.id, expiresAtSeconds, user.sessionVersion), {
         signed: true,
         httpOnly: true,
         sameSite: 'strict',
@@ -64,7 +79,14 @@ export async function sessionRoutes(app: FastifyInstance, services: AppServices)
       return successEnvelope(sessionUserView(user));
     });
 
-    scope.post('/api/user/logout', { config }, async (_request, reply) => {
+    // Any content type: a forged logout could only end sessions. The user's every session ends (the version
+    // is per user), on every replica once its catalog reloads.
+    scope.post('/api/user/logout', { config }, async (request, reply) => {
+      const session = readSession(request);
+      if (session?.ok === true) {
+        await services.repositories.users.endSessions(session.user.id, services.now());
+        await services.catalog.changed();
+      }
       void reply.clearCookie(sessionCookieName, { path: '/', httpOnly: true, sameSite: 'strict', secure: 'auto' });
       return successEnvelope(null);
     });

@@ -9,6 +9,7 @@ import { formatChannel } from './format-channel.js';
 import { parseIdParameter } from './parse-id-parameter.js';
 import { parsePageRequest } from './parse-page-request.js';
 import { parseRequestBody } from './parse-request-body.js';
+import { refuseUnknownGroups } from './refuse-unknown-groups.js';
 import { successEnvelope } from './success-envelope.js';
 
 const tag = 'channels';
@@ -40,6 +41,7 @@ export async function channelRoutes(app: FastifyInstance, services: AppServices)
 
   app.post('/channels', { schema: describeAdminRoute({ tag, summary: 'Create a channel', body: createChannelBodySchema }) }, async (request) => {
     const body = parseRequestBody(createChannelBodySchema, request.body);
+    refuseUnknownGroups(services.catalog.snapshot, body.groups);
     await refuseTakenName(body.name);
     // The create schema applies every default, so all fields are present.
     const id = await channels.create(channelFieldsOf(body) as ChannelFields, services.now());
@@ -50,6 +52,7 @@ export async function channelRoutes(app: FastifyInstance, services: AppServices)
   app.put('/channels/:id', { schema: describeAdminRoute({ tag, summary: 'Update a channel (partial)', params: idParameter, body: updateChannelBodySchema }) }, async (request) => {
     const id = parseIdParameter(request.params);
     const body = parseRequestBody(updateChannelBodySchema, request.body);
+    refuseUnknownGroups(services.catalog.snapshot, body.groups);
     await requireChannel(id);
     if (body.name !== undefined) await refuseTakenName(body.name, id);
     await channels.update(id, channelFieldsOf(body), services.now());

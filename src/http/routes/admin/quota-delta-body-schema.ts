@@ -6,6 +6,6 @@ export const quotaDeltaBodySchema = z
     delta: z
       .number()
       .int()
-      .refine((delta) => Number.isSafeInteger(delta) && delta !== 0, 'must be a non-zero integer'),
+      .refine((delta) => Number.isSafeInteger(delta) && delta !== 0, `must be a non-zero integer between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`),
   })
   .strict();

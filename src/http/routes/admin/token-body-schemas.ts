@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { rateLimitSchema } from '../../../config/config-file-schema.js';
+import { expiresAtSchema, quotaAmountSchema, rateLimitSchema } from '../../../config/config-file-schema.js';
 import { quotaFieldRefusal } from './quota-field-refusal.js';
 
 /** The config file's token fields, with the owner as `user_id` or `user` (a username). */
@@ -13,7 +13,7 @@ const tokenFields = {
   /** null = every model of the group */
   model_limits: z.array(z.string().min(1)).nullable(),
   /** unix seconds; 0 = never */
-  expires_at: z.number().int().nonnegative(),
+  expires_at: expiresAtSchema,
   rate_limit: rateLimitSchema,
   enabled: z.boolean(),
 };
@@ -27,7 +27,7 @@ export const createTokenBodySchema = z
     user_id: tokenFields.user_id.optional(),
     user: tokenFields.user.optional(),
     group: tokenFields.group.optional(),
-    quota: z.number().int().nonnegative().optional(),
+    quota: quotaAmountSchema.optional(),
     unlimited_quota: tokenFields.unlimited_quota.optional(),
     model_limits: tokenFields.model_limits.optional(),
     expires_at: tokenFields.expires_at.default(0),

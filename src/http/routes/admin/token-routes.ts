@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { UserRecord } from '../../../catalog/catalog-records.js';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { generateApiKey, hashApiKey, visiblePrefixOf } from '../../../security/api-keys.js';
@@ -12,7 +12,9 @@ import { parseIntegerQuery } from './parse-integer-query.js';
 import { parsePageRequest } from './parse-page-request.js';
 import { parseRequestBody } from './parse-request-body.js';
 import { quotaDeltaBodySchema } from './quota-delta-body-schema.js';
+import { quotaDeltaRefusal } from './quota-delta-refusal.js';
 import { refuseUnknownGroup } from './refuse-unknown-group.js';
+import { refuseUnlessActorMayManageTokensOf } from './refuse-unless-actor-may-manage-tokens-of.js';
 import { successEnvelope } from './success-envelope.js';
 import { createTokenBodySchema, updateTokenBodySchema, type UpdateTokenBody } from './token-body-schemas.js';
 
@@ -33,6 +35,18 @@ export async function tokenRoutes(app: FastifyInstance, services: AppServices): 
     if (token === undefined) throw entityNotFound('Token', id);
     return token;
   };
+  /** The token, once the actor is known to be allowed to write it (its owner is one the actor may manage). */
+  const requireWritableToken = async (request: FastifyRequest, id: number) => {
+    const token = await requireToken(id);
+    refuseUnlessActorMayManageTokensOf(request, await users.get(token.userId));
+    return token;
+  };
+  /**
+   * No owner named: a console session's token is its own user's; the admin key's is the root user's (the
+   * admin key belongs to no user). So an admin session never makes a token for an account above it by default.
+   */
+  const defaultOwnerOf = async (request: FastifyRequest): Promise<UserRecord | undefined> =>
+    request.sessionUser ?? (await users.listAll()).find((user) => user.role === 'root');
   /** The owner a body names, or undefined when it names none. */
   const ownerNamedBy = async (body: Pick<UpdateTokenBody, 'user_id' | 'user'>): Promise<UserRecord | undefined> => {
     if (body.user_id !== undefined) {
@@ -69,11 +83,12 @@ export async function tokenRoutes(app: FastifyInstance, services: AppServices): 
 
   app.post(
     '/tokens',
-    { schema: describeAdminRoute({ tag, summary: 'Create a token', description: 'Answers the full key in `data.key`, once. Owner defaults to the root user.', body: createTokenBodySchema }) },
+    { schema: describeAdminRoute({ tag, summary: 'Create a token', description: 'Answers the full key in `data.key`, once. Owner defaults to the logged-in user (console session) or the root user (admin key).', body: createTokenBodySchema }) },
     async (request) => {
       const body = parseRequestBody(createTokenBodySchema, request.body);
-      const owner = (await ownerNamedBy(body)) ?? (await users.listAll()).find((user) => user.role === 'root');
+      const owner = (await ownerNamedBy(body)) ?? (await defaultOwnerOf(request));
       if (owner === undefined) throw new GatewayError('invalid_request', 'user_id: no owner given and no root user exists.', { param: 'user_id' });
+      refuseUnlessActorMayManageTokensOf(request, owner);
       refuseUnknownGroup(services.catalog.snapshot, body.group);
       await refuseTakenName(owner.id, body.name);
       const { key, stored } = newKey();
@@ -98,8 +113,9 @@ export async function tokenRoutes(app: FastifyInstance, services: AppServices): 
   app.put('/tokens/:id', { schema: describeAdminRoute({ tag, summary: 'Update a token (partial)', params: idParameter, body: updateTokenBodySchema }) }, async (request) => {
     const id = parseIdParameter(request.params);
     const body = parseRequestBody(updateTokenBodySchema, request.body);
-    const current = await requireToken(id);
+    const current = await requireWritableToken(request, id);
     const owner = await ownerNamedBy(body);
+    refuseUnlessActorMayManageTokensOf(request, owner);
     refuseUnknownGroup(services.catalog.snapshot, body.group);
     if (owner !== undefined || body.name !== undefined) await refuseTakenName(owner?.id ?? current.userId, body.name ?? current.name, id);
     const fields: Partial<TokenFields> = {
@@ -119,6 +135,7 @@ export async function tokenRoutes(app: FastifyInstance, services: AppServices): 
 
   app.delete('/tokens/:id', { schema: describeAdminRoute({ tag, summary: 'Delete a token', params: idParameter }) }, async (request) => {
     const id = parseIdParameter(request.params);
+    await requireWritableToken(request, id);
     if (!(await tokens.delete(id))) throw entityNotFound('Token', id);
     await services.catalog.changed();
     return successEnvelope({ id });
@@ -129,7 +146,7 @@ export async function tokenRoutes(app: FastifyInstance, services: AppServices): 
     { schema: describeAdminRoute({ tag, summary: "Regenerate a token's key", description: 'The old key stops working at once; the new one is answered in `data.key`, once.', params: idParameter }) },
     async (request) => {
       const id = parseIdParameter(request.params);
-      await requireToken(id);
+      await requireWritableToken(request, id);
       const { key, stored } = newKey();
       await tokens.update(id, {}, services.now(), stored);
       await services.catalog.changed();
@@ -143,10 +160,8 @@ export async function tokenRoutes(app: FastifyInstance, services: AppServices): 
     async (request) => {
       const id = parseIdParameter(request.params);
       const { delta } = parseRequestBody(quotaDeltaBodySchema, request.body);
-      if (!(await tokens.adjustQuota(id, delta, services.now()))) {
-        const token = await requireToken(id);
-        throw new GatewayError('invalid_request', `delta: the balance would become negative (balance ${token.remainQuota}, delta ${delta}).`, { param: 'delta' });
-      }
+      await requireWritableToken(request, id);
+      if (!(await tokens.adjustQuota(id, delta, services.now()))) throw quotaDeltaRefusal((await requireToken(id)).remainQuota, delta);
       await services.catalog.changed();
       return successEnvelope(formatToken(await requireToken(id)));
     },

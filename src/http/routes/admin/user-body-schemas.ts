@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { quotaAmountSchema } from '../../../config/config-file-schema.js';
 import { quotaFieldRefusal } from './quota-field-refusal.js';
 
 /** The config file's user fields; `unlimited_quota` lets an update switch a wallet between limited and unlimited. */
@@ -18,7 +19,7 @@ export const createUserBodySchema = z
     role: userFields.role.default('user'),
     group: userFields.group.default('default'),
     /** Starting balance; a user created without one is unlimited (as in the config file). */
-    quota: z.number().int().nonnegative().optional(),
+    quota: quotaAmountSchema.optional(),
     unlimited_quota: userFields.unlimited_quota.optional(),
     enabled: userFields.enabled.default(true),
   })

@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { UserRole } from '../../../catalog/catalog-records.js';
+import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.js';
+import { changeEndsSessions } from '../../../security/change-ends-sessions.js';
 import { hashPassword } from '../../../security/passwords.js';
 import type { UserFields } from '../../../storage/users-repository.js';
 import type { AppServices } from '../../app-services.js';
@@ -12,22 +12,13 @@ import { parseIdParameter } from './parse-id-parameter.js';
 import { parsePageRequest } from './parse-page-request.js';
 import { parseRequestBody } from './parse-request-body.js';
 import { quotaDeltaBodySchema } from './quota-delta-body-schema.js';
+import { quotaDeltaRefusal } from './quota-delta-refusal.js';
 import { refuseUnknownGroup } from './refuse-unknown-group.js';
+import { refuseUnlessActorMayManage } from './refuse-unless-actor-may-manage.js';
 import { successEnvelope } from './success-envelope.js';
 import { createUserBodySchema, updateUserBodySchema } from './user-body-schemas.js';
 
 const tag = 'users';
-
-/**
- * The admin key and root sessions manage everyone; an admin session manages ordinary users only, so an
- * admin cannot promote itself or take over a root account (new-api's AdminAuth/RootAuth split).
- */
-function refuseUnlessActorMayManage(request: FastifyRequest, ...roles: (UserRole | undefined)[]): void {
-  if (request.sessionUser?.role !== 'admin') return;
-  if (roles.some((role) => role !== undefined && role !== 'user')) {
-    throw new GatewayError('forbidden', 'An admin may manage ordinary users only; use a root login or the admin key.');
-  }
-}
 
 /** /api/admin/users: accounts, their roles, groups and wallets. */
 export async function userRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
@@ -88,7 +79,8 @@ export async function userRoutes(app: FastifyInstance, services: AppServices): P
       ...(body.unlimited_quota === undefined ? {} : { unlimitedQuota: body.unlimited_quota }),
       ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
     };
-    await users.update(id, fields, services.now());
+    // A new password, a new role or a disable ends the user's console sessions (the cookie's version is stale).
+    await users.update(id, fields, services.now(), { endSessions: changeEndsSessions(current, fields) });
     await services.catalog.changed();
     return successEnvelope(formatUser(await requireUser(id)));
   });
@@ -112,8 +104,7 @@ export async function userRoutes(app: FastifyInstance, services: AppServices): P
       const { delta } = parseRequestBody(quotaDeltaBodySchema, request.body);
       refuseUnlessActorMayManage(request, (await requireUser(id)).role);
       if (!(await users.adjustQuota(id, delta, services.now()))) {
-        const user = await requireUser(id);
-        throw new GatewayError('invalid_request', `delta: the balance would become negative (balance ${user.quota}, delta ${delta}).`, { param: 'delta' });
+        throw quotaDeltaRefusal((await requireUser(id)).quota, delta);
       }
       await services.catalog.changed();
       return successEnvelope(formatUser(await requireUser(id)));

@@ -1,0 +1,44 @@
+import { MemoryRateLimiter } from './memory-rate-limiter.js';
+import type { RateCheck } from './rate-limiter.js';
+
+export interface LoginThrottleOptions {
+  /** Failed logins allowed per window and key (new-api's CRITICAL_RATE_LIMIT: 20 per 20 minutes). */
+  maxFailures?: number;
+  windowSeconds?: number;
+  /** Most keys held; past it the least recently used is forgotten (bounded memory under a flood of names). */
+  maxKeys?: number;
+}
+
+export type LoginAdmission = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/**
+ * Counts failed console logins per key (the route uses client IP + username) in this process's memory. A
+ * key with `maxFailures` failures in its window is refused until the window, which starts at the first
+ * failure, ends; a successful login does not reset it. Guessing passwords thus costs one window per 20
+ * guesses and per name; one IP trying many names is bounded by the IP rate limit, not here.
+ */
+export class LoginThrottle {
+  private readonly failures: MemoryRateLimiter;
+  private readonly maxFailures: number;
+  private readonly windowSeconds: number;
+
+  constructor(options: LoginThrottleOptions = {}) {
+    this.maxFailures = options.maxFailures ?? 20;
+    this.windowSeconds = options.windowSeconds ?? 20 * 60;
+    this.failures = new MemoryRateLimiter({ maxKeys: options.maxKeys ?? 10_000 });
+  }
+
+  /** Whether a login under `key` may be tried now; counts nothing. */
+  async admit(key: string, nowMs: number): Promise<LoginAdmission> {
+    const decision = await this.failures.consume([this.checkOf(key, 0)], nowMs);
+    return decision.allowed ? { allowed: true } : { allowed: false, retryAfterSeconds: decision.retryAfterSeconds };
+  }
+
+  async recordFailure(key: string, nowMs: number): Promise<void> {
+    await this.failures.adjust(this.checkOf(key, 1), 1, nowMs);
+  }
+
+  private checkOf(key: string, cost: number): RateCheck {
+    return { key, limit: this.maxFailures, windowSeconds: this.windowSeconds, cost, kind: 'requests' };
+  }
+}
