@@ -32,6 +32,13 @@ export async function countTextTokens(text: string): Promise<number> {
   return (loadedCounter ?? (await loadTokenCounter()))(text);
 }
 
+/** The exact token counts of several texts, summed (each counted alone). */
+export async function countTextsTokens(texts: readonly string[]): Promise<number> {
+  if (texts.every((text) => text === '')) return 0;
+  const count = loadedCounter ?? (await loadTokenCounter());
+  return texts.reduce((sum, text) => sum + count(text), 0);
+}
+
 /** Images cost by size and detail upstream; before the call we assume this many tokens per image. */
 export const estimatedTokensPerImage = 1000;
 /** Per-message framing tokens in chat formats (role markers). */

@@ -1,4 +1,4 @@
-import { countTextTokens } from './count-tokens.js';
+import { countTextsTokens } from './count-tokens.js';
 import { estimateTextTokens } from './estimate-text-tokens.js';
 import type { PromptText } from './openai/collect-prompt-text.js';
 
@@ -14,7 +14,7 @@ export interface PromptTokens {
 export function estimatePromptTokens(prompt: PromptText): PromptTokens {
   let exact: Promise<number> | undefined;
   return {
-    estimatedPromptTokens: estimateTextTokens(prompt.text) + prompt.extraTokens,
-    countPromptTokens: () => (exact ??= countTextTokens(prompt.text).then((tokens) => tokens + prompt.extraTokens)),
+    estimatedPromptTokens: prompt.texts.reduce((sum, text) => sum + estimateTextTokens(text), prompt.extraTokens),
+    countPromptTokens: () => (exact ??= countTextsTokens(prompt.texts).then((tokens) => tokens + prompt.extraTokens)),
   };
 }

@@ -39,6 +39,17 @@ describe('scripted upstream: queue and records', () => {
     expect(upstream.requests[0]!.headers['x-test']).toBe('yes');
   });
 
+  it('keeps each body exactly as received (rawBody) beside the parsed one', async () => {
+    upstream.setFallback({ json: {} });
+    const raw = '{"model":"m",  "n":1.0,\n"x":"\\u00e9"}';
+    await post('/', undefined, { body: raw });
+    await fetch(upstream.url);
+    expect(upstream.requests.map(({ body, rawBody }) => ({ body, rawBody }))).toEqual([
+      { body: { model: 'm', n: 1, x: 'é' }, rawBody: raw },
+      { body: undefined, rawBody: '' },
+    ]);
+  });
+
   it('builds a reply from the request when given a function, falls back when the queue is empty, and drops the queue on clearQueue', async () => {
     upstream.setFallback({ json: { from: 'fallback' } });
     upstream.enqueue((request) => ({ json: { echoed: request.body.word } }), { json: { never: 'sent' } });

@@ -12,6 +12,11 @@ import type { RecordedRequest } from './fake-server.js';
 
 export type { RecordedRequest } from './fake-server.js';
 
+/** A request as `fake-server.ts` records it, plus its body exactly as received (to check bytes forwarded untouched). */
+export interface ScriptedRequest extends RecordedRequest {
+  rawBody: string;
+}
+
 /** One SSE event: `event:` line when `event` is set; `data` written as is when a string, else as JSON. */
 export interface SseEvent {
   event?: string;
@@ -46,12 +51,12 @@ export interface ScriptedReply {
 }
 
 /** A reply, or a function of the request that builds one (to answer what the request asked, e.g. `stream`). */
-export type ReplyScript = ScriptedReply | ((request: RecordedRequest) => ScriptedReply);
+export type ReplyScript = ScriptedReply | ((request: ScriptedRequest) => ScriptedReply);
 
 export interface ScriptedUpstream {
   url: string;
-  /** Every request received, in order, body parsed as JSON (else kept as text). */
-  requests: RecordedRequest[];
+  /** Every request received, in order, body parsed as JSON (else kept as text) and as received (`rawBody`). */
+  requests: ScriptedRequest[];
   /** Queues replies; each request takes the first one left. */
   enqueue(...replies: ReplyScript[]): void;
   /** Answers requests when the queue is empty (without one: a 500 saying nothing was queued). */
@@ -78,12 +83,12 @@ function serializeReply(reply: ScriptedReply): { contentType: string; pieces: st
 }
 
 export async function startScriptedUpstream(options: { fallback?: ReplyScript } = {}): Promise<ScriptedUpstream> {
-  const requests: RecordedRequest[] = [];
+  const requests: ScriptedRequest[] = [];
   const queue: ReplyScript[] = [];
   let fallback = options.fallback;
 
   const server = createServer((request, response) => {
-    const recorded: RecordedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', headers: request.headers, body: undefined };
+    const recorded: ScriptedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', headers: request.headers, body: undefined, rawBody: '' };
     requests.push(recorded);
     answer(request, response, recorded).catch((error: unknown) => {
       if (response.headersSent || response.destroyed) return void response.destroy();
@@ -92,8 +97,9 @@ export async function startScriptedUpstream(options: { fallback?: ReplyScript } 
     });
   });
 
-  async function answer(request: IncomingMessage, response: ServerResponse, recorded: RecordedRequest): Promise<void> {
-    recorded.body = parseBody(await readBody(request));
+  async function answer(request: IncomingMessage, response: ServerResponse, recorded: ScriptedRequest): Promise<void> {
+    recorded.rawBody = await readBody(request);
+    recorded.body = parseBody(recorded.rawBody);
     const script = queue.shift() ?? fallback;
     if (script === undefined) {
       response.writeHead(500, { 'content-type': 'application/json' });

@@ -72,14 +72,14 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
     return { kind: 'failed', failure: { kind: 'connection', message: `Reading the upstream answer failed: ${(error as Error).message}` } };
   }
   meter.firstTokenAt = services.now();
-  noteNonStreamUsage(bytes, contentType, meter);
+  noteNonStreamUsage(bytes, meter);
   meter.committed = true;
   sendWholeAnswer(reply, status, input.clientHeaders, contentType === '' ? 'application/json' : contentType, bytes);
   return { kind: 'served', value: { status }, status };
 }
 
-function noteNonStreamUsage(bytes: Buffer, contentType: string, meter: UsageMeter): void {
-  if (!contentType.includes('json')) return;
+/** Whatever the content type says: some upstreams label their JSON `text/plain` or `text/html`. */
+function noteNonStreamUsage(bytes: Buffer, meter: UsageMeter): void {
   // Usage alone when it can be found cheaply; the whole answer only when usage is missing or unclear.
   const usage = findTopLevelUsage(bytes);
   if (usage !== undefined) {

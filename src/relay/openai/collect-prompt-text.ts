@@ -1,8 +1,9 @@
 import { estimatedTokensPerImage, tokensPerMessage } from '../count-tokens.js';
 
 export interface PromptText {
-  text: string;
-  /** Tokens that text cannot show: images, per-message framing. */
+  /** Texts counted one by one, their counts summed: separate inputs (a prompt array) are not one text. */
+  texts: string[];
+  /** Tokens no text shows: images, per-message framing, token ids given as numbers. */
   extraTokens: number;
 }
 
@@ -28,16 +29,25 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
     if (Array.isArray(toolCalls)) parts.push(JSON.stringify(toolCalls));
   }
   if (Array.isArray(body.tools)) parts.push(JSON.stringify(body.tools));
-  return { text: parts.join('\n'), extraTokens };
+  return { texts: [parts.join('\n')], extraTokens };
 }
 
-/** Legacy completions `prompt`, embeddings `input`, moderations `input`, rerank `query` + `documents`. */
-export function collectInputText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.map(collectInputText).join('\n');
-  if (value !== null && typeof value === 'object') {
-    const { text } = value as Record<string, unknown>;
-    return typeof text === 'string' ? text : '';
-  }
-  return '';
+/**
+ * Legacy completions `prompt`, embeddings `input`, moderations `input`, rerank `query` + `documents`: a
+ * string, an array of them (each its own input, counted alone), token ids (a number is one token, as in
+ * `[1, 2, 3]` or `[[1, 2], [3]]`) or `{ text }` parts.
+ */
+export function collectInputText(...values: unknown[]): PromptText {
+  const prompt: PromptText = { texts: [], extraTokens: 0 };
+  const visit = (value: unknown) => {
+    if (typeof value === 'string') prompt.texts.push(value);
+    else if (typeof value === 'number') prompt.extraTokens += 1;
+    else if (Array.isArray(value)) value.forEach(visit);
+    else if (value !== null && typeof value === 'object') {
+      const { text } = value as Record<string, unknown>;
+      if (typeof text === 'string') prompt.texts.push(text);
+    }
+  };
+  values.forEach(visit);
+  return prompt;
 }

@@ -97,7 +97,7 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     upstreamPath: '/v1/completions',
     streams: true,
     schema: completionsSchema,
-    promptText: (body) => ({ text: collectInputText(body.prompt), extraTokens: 0 }),
+    promptText: (body) => collectInputText(body.prompt),
     maxOutputTokens: (body) => optionalNumber(body.max_tokens) ?? 16,
   },
   embeddings: {
@@ -105,7 +105,7 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     upstreamPath: '/v1/embeddings',
     streams: false,
     schema: embeddingsSchema,
-    promptText: (body) => ({ text: collectInputText(body.input), extraTokens: 0 }),
+    promptText: (body) => collectInputText(body.input),
     maxOutputTokens: noOutput,
   },
   moderations: {
@@ -114,7 +114,7 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     streams: false,
     schema: moderationsSchema,
     defaultModel: 'omni-moderation-latest',
-    promptText: (body) => ({ text: collectInputText(body.input), extraTokens: 0 }),
+    promptText: (body) => collectInputText(body.input),
     maxOutputTokens: noOutput,
   },
   rerank: {
@@ -122,7 +122,7 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     upstreamPath: '/v1/rerank',
     streams: false,
     schema: rerankSchema,
-    promptText: (body) => ({ text: `${String(body.query)}\n${collectInputText(body.documents)}`, extraTokens: 0 }),
+    promptText: (body) => collectInputText(body.query, body.documents),
     maxOutputTokens: noOutput,
   },
   'responses-compact': {
@@ -131,7 +131,7 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     streams: false,
     schema: compactSchema,
     billingSuffix: '-openai-compact',
-    promptText: (body) => ({ text: `${typeof body.instructions === 'string' ? body.instructions : ''}\n${JSON.stringify(body.input ?? '')}`, extraTokens: 0 }),
+    promptText: (body) => ({ texts: [`${typeof body.instructions === 'string' ? body.instructions : ''}\n${JSON.stringify(body.input ?? '')}`], extraTokens: 0 }),
     maxOutputTokens: () => undefined,
   },
 };

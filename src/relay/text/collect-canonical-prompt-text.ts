@@ -31,5 +31,5 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
     }
   }
   if (request.tools.length > 0) texts.push(JSON.stringify(request.tools));
-  return { text: texts.join('\n'), extraTokens };
+  return { texts: [texts.join('\n')], extraTokens };
 }

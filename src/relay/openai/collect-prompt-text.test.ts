@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
+import { countTextTokens } from '../count-tokens.js';
+import { collectInputText } from './collect-prompt-text.js';
+
+describe('collectInputText', () => {
+  it('keeps each input of an array apart, so that its count is the sum of theirs', async () => {
+    const prompts = ['first prompt', 'second prompt', 'third'];
+    expect(collectInputText(prompts)).toEqual({ texts: prompts, extraTokens: 0 });
+    const exact = (await Promise.all(prompts.map(countTextTokens))).reduce((sum, count) => sum + count, 0);
+    expect(await estimatePromptTokens(collectInputText(prompts)).countPromptTokens()).toBe(exact);
+  });
+
+  it('counts token ids as one token each, flat or batched', () => {
+    expect(collectInputText([1, 2, 3, 4, 5, 6])).toEqual({ texts: [], extraTokens: 6 });
+    expect(collectInputText([[1, 2], [3]])).toEqual({ texts: [], extraTokens: 3 });
+  });
+
+  it('reads text parts and several values (rerank: the query, then the documents)', () => {
+    expect(collectInputText([{ type: 'text', text: 'a cat' }, { type: 'image_url' }])).toEqual({ texts: ['a cat'], extraTokens: 0 });
+    expect(collectInputText('query', ['doc one', { text: 'doc two' }])).toEqual({ texts: ['query', 'doc one', 'doc two'], extraTokens: 0 });
+  });
+});
