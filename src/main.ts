@@ -7,6 +7,7 @@ import { Catalog } from './catalog/catalog.js';
 import type { ConfigFile } from './config/config-file-schema.js';
 import { loadConfigFile } from './config/load-config-file.js';
 import type { Environment } from './config/read-environment.js';
+import { SettingError } from './config/setting-error.js';
 import type { AppServices } from './http/app-services.js';
 import { buildApp } from './http/build-app.js';
 import { createLogWriter, type LogWriter } from './logging/log-writer.js';
@@ -151,9 +152,19 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     logWriter,
     url,
     async close() {
-      await app.close();
-      // A response can be out before its settlement and log row are written: wait for those first.
+      // Stops accepting; waits for the requests it is serving.
+      const serverClosed = app.close();
+      // A response can be out before its settlement and log row are written: wait for those first, but
+      // not past SHUTDOWN_TIMEOUT (a stalled stream would hold the process until STREAMING_TIMEOUT, and an
+      // orchestrator kills it sooner, leaving its reservation to crash recovery). Past it, every upstream
+      // call and client connection still open is cut: those requests settle as interrupted ones do.
+      if (!(await settlesWithin(inFlight.drained(), environment.shutdownTimeoutSeconds * 1000))) {
+        app.log.warn(`${inFlight.size} request(s) still running after SHUTDOWN_TIMEOUT; cutting them`);
+        await upstream.destroy();
+        app.server.closeAllConnections();
+      }
       await inFlight.drained();
+      await serverClosed;
       await logWriter.close();
       await retention.stop();
       await upstream.close();
@@ -164,13 +175,25 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   };
 }
 
+/** Whether `promise` settles within `ms` milliseconds. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true as const), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Several replicas may start at once with the same file; a lost insert race is retried as an update. */
 async function applyConfigWithRetry(config: ConfigFile, repositories: Parameters<typeof applyConfigFile>[1], now: () => number) {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await applyConfigFile(config, repositories, now());
     } catch (error) {
-      if (attempt >= 4) throw error;
+      // A lost insert race is worth another try; a config naming what does not exist is not.
+      if (attempt >= 4 || error instanceof SettingError) throw error;
       await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 200));
     }
   }

@@ -2,6 +2,7 @@
 import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { ConfigFileError, loadConfigFile } from '../config/load-config-file.js';
+import { SettingError } from '../config/setting-error.js';
 import { readEnvironment, usesInsecureDefaultSecret } from '../config/read-environment.js';
 import { startGateway } from '../main.js';
 import { createDatabase } from '../storage/create-database.js';
@@ -89,7 +90,7 @@ function workerCount(args: string[]): number {
   const raw = flag >= 0 ? args[flag + 1] : process.env.RELAY_WORKERS;
   if (raw === undefined || raw === '') return 1;
   const count = Number(raw);
-  if (!Number.isInteger(count) || count < 1) throw new Error(`--workers must be a positive integer, got "${raw}"`);
+  if (!Number.isInteger(count) || count < 1) throw new SettingError(`--workers must be a positive integer, got "${raw}"`);
   return count;
 }
 
@@ -98,7 +99,9 @@ main(process.argv.slice(2)).then(
     if (code !== 0 || process.argv[2] !== 'serve') process.exit(code);
   },
   (error: unknown) => {
-    process.stderr.write(error instanceof ConfigFileError ? `${error.message}\n` : `${(error as Error).stack ?? String(error)}\n`);
+    // An operator's mistake is said plainly; anything else is a bug, shown with its stack.
+    const plain = error instanceof ConfigFileError || error instanceof SettingError;
+    process.stderr.write(plain ? `${error.message}\n` : `${(error as Error).stack ?? String(error)}\n`);
     process.exit(1);
   },
 );

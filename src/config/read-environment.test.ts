@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readEnvironment, usesInsecureDefaultSecret } from './read-environment.js';
+import { SettingError } from './setting-error.js';
 
 describe('readEnvironment', () => {
   it('falls back to the embedded defaults on an empty environment', () => {
@@ -82,12 +83,30 @@ describe('readEnvironment', () => {
     expect(usesInsecureDefaultSecret(environment)).toBe(false);
   });
 
-  it.each(['abc', '-1', '3.5'])('refuses PORT=%s naming the variable', (value) => {
-    expect(() => readEnvironment({ PORT: value })).toThrow(/PORT/);
+  it.each(['abc', '-1', '3.5', '0x10', '1e3', '65536'])('refuses PORT=%s naming the variable and its range', (value) => {
+    expect(() => readEnvironment({ PORT: value })).toThrow(`Environment variable PORT must be an integer from 0 to 65535, got "${value}"`);
+  });
+
+  it('refuses with a SettingError, which the CLI prints without a stack', () => {
+    expect(() => readEnvironment({ PORT: 'abc' })).toThrow(SettingError);
   });
 
   it.each(['SQLITE_CACHE_MB', 'MAX_UPSTREAM_RESPONSE_MB'])('refuses %s=0: a cache or a bound of nothing', (name) => {
-    expect(() => readEnvironment({ [name]: '0' })).toThrow(`Environment variable ${name} must be an integer of at least 1, got "0"`);
+    expect(() => readEnvironment({ [name]: '0' })).toThrow(new RegExp(`^Environment variable ${name} must be an integer from 1 to \\d+, got "0"$`));
     expect(readEnvironment({ [name]: '1' })).toBeDefined();
+  });
+
+  it.each(['STREAMING_TIMEOUT', 'RELAY_CONNECT_TIMEOUT', 'RELAY_FIRST_BYTE_TIMEOUT', 'SHUTDOWN_TIMEOUT'])('refuses %s=0: undici reads a 0 timeout as none at all', (name) => {
+    expect(() => readEnvironment({ [name]: '0' })).toThrow(`Environment variable ${name} must be an integer of at least 1, got "0"`);
+  });
+
+  it('refuses a bound past reason written as an exponent or too large', () => {
+    expect(() => readEnvironment({ MAX_UPSTREAM_RESPONSE_MB: '1e9' })).toThrow('MAX_UPSTREAM_RESPONSE_MB');
+    expect(() => readEnvironment({ MAX_UPSTREAM_RESPONSE_MB: '4097' })).toThrow('from 1 to 4096');
+  });
+
+  it('takes a known log level only, in any case', () => {
+    expect(readEnvironment({ LOG_LEVEL: 'WARN' }).logLevel).toBe('warn');
+    expect(() => readEnvironment({ LOG_LEVEL: 'verbose' })).toThrow('Environment variable LOG_LEVEL must be one of silent, fatal, error, warn, info, debug, trace, got "verbose"');
   });
 });

@@ -1,3 +1,5 @@
+import { SettingError } from './setting-error.js';
+
 /** Process environment → typed settings. Pure: the caller passes the environment in. */
 export interface Environment {
   port: number;
@@ -27,7 +29,12 @@ export interface Environment {
    * 0 keeps V8's own factor (up to 300 % on a machine with much memory). See tune-heap-growth.ts.
    */
   heapGrowingPercent: number;
+  /** Seconds a shutdown waits for requests in flight before it aborts their upstream calls. */
+  shutdownTimeoutSeconds: number;
 }
+
+/** pino's levels, plus `silent`. */
+const logLevels = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'];
 
 const defaultDatabaseUrl = 'sqlite:./data/relay.db';
 const insecureDefaultSecret = 'unified-relay-insecure-default-secret';
@@ -35,7 +42,7 @@ const insecureDefaultSecret = 'unified-relay-insecure-default-secret';
 export function readEnvironment(env: Record<string, string | undefined>): Environment {
   const sessionSecret = nonEmpty(env.SESSION_SECRET) ?? insecureDefaultSecret;
   return {
-    port: integerSetting(env, 'PORT', 3000),
+    port: integerSetting(env, 'PORT', 3000, { maximum: 65_535 }),
     host: nonEmpty(env.HOST) ?? '0.0.0.0',
     databaseUrl: nonEmpty(env.DATABASE_URL) ?? nonEmpty(env.SQL_DSN) ?? defaultDatabaseUrl,
     redisUrl: nonEmpty(env.REDIS_URL) ?? nonEmpty(env.REDIS_CONN_STRING),
@@ -44,15 +51,18 @@ export function readEnvironment(env: Record<string, string | undefined>): Enviro
     // new-api falls back to the session secret too, so one secret is enough for a small install.
     cryptoSecret: nonEmpty(env.CRYPTO_SECRET) ?? sessionSecret,
     sessionSecret,
-    logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
-    streamingTimeoutSeconds: integerSetting(env, 'STREAMING_TIMEOUT', 300),
+    logLevel: logLevelSetting(env),
+    // Timeouts of 0 would be "none" to undici: a stalled upstream would hold its stream and reservation forever.
+    streamingTimeoutSeconds: integerSetting(env, 'STREAMING_TIMEOUT', 300, { minimum: 1 }),
+    // 0 turns the polling off: a single instance, or one whose Redis carries every change.
     syncFrequencySeconds: integerSetting(env, 'SYNC_FREQUENCY', 5),
-    connectTimeoutSeconds: integerSetting(env, 'RELAY_CONNECT_TIMEOUT', 10),
-    firstByteTimeoutSeconds: integerSetting(env, 'RELAY_FIRST_BYTE_TIMEOUT', 300),
+    connectTimeoutSeconds: integerSetting(env, 'RELAY_CONNECT_TIMEOUT', 10, { minimum: 1 }),
+    firstByteTimeoutSeconds: integerSetting(env, 'RELAY_FIRST_BYTE_TIMEOUT', 300, { minimum: 1 }),
     nodeName: nonEmpty(env.NODE_NAME),
-    maxUpstreamResponseMb: integerSetting(env, 'MAX_UPSTREAM_RESPONSE_MB', 64, 1),
-    sqliteCacheMb: integerSetting(env, 'SQLITE_CACHE_MB', 4, 1),
-    heapGrowingPercent: integerSetting(env, 'HEAP_GROWING_PERCENT', 100),
+    maxUpstreamResponseMb: integerSetting(env, 'MAX_UPSTREAM_RESPONSE_MB', 64, { minimum: 1, maximum: 4096 }),
+    sqliteCacheMb: integerSetting(env, 'SQLITE_CACHE_MB', 4, { minimum: 1, maximum: 65_536 }),
+    heapGrowingPercent: integerSetting(env, 'HEAP_GROWING_PERCENT', 100, { maximum: 1000 }),
+    shutdownTimeoutSeconds: integerSetting(env, 'SHUTDOWN_TIMEOUT', 30, { minimum: 1 }),
   };
 }
 
@@ -64,14 +74,24 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
-/** A whole number ≥ `minimum` (0 unless a zero would make no sense: a cache or a bound of size 0). */
-function integerSetting(env: Record<string, string | undefined>, name: string, fallback: number, minimum = 0): number {
+function logLevelSetting(env: Record<string, string | undefined>): string {
+  const level = nonEmpty(env.LOG_LEVEL)?.toLowerCase() ?? 'info';
+  if (!logLevels.includes(level)) throw new SettingError(`Environment variable LOG_LEVEL must be one of ${logLevels.join(', ')}, got "${env.LOG_LEVEL}"`);
+  return level;
+}
+
+/**
+ * A whole number written in decimal digits (not `0x10`, `1e3` or `12.0`), from `minimum` (0 unless a zero
+ * would make no sense) to `maximum`.
+ */
+function integerSetting(env: Record<string, string | undefined>, name: string, fallback: number, bounds: { minimum?: number; maximum?: number } = {}): number {
   const raw = nonEmpty(env[name]);
   if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < minimum) {
-    const what = minimum === 0 ? 'a non-negative integer' : `an integer of at least ${minimum}`;
-    throw new Error(`Environment variable ${name} must be ${what}, got "${raw}"`);
+  const { minimum = 0, maximum = Number.MAX_SAFE_INTEGER } = bounds;
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < minimum || value > maximum) {
+    const range = maximum === Number.MAX_SAFE_INTEGER ? (minimum === 0 ? 'a non-negative integer' : `an integer of at least ${minimum}`) : `an integer from ${minimum} to ${maximum}`;
+    throw new SettingError(`Environment variable ${name} must be ${range}, got "${raw}"`);
   }
   return value;
 }

@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyInstance, type onRequestHookHandler
 import type { AppServices } from './app-services.js';
 import { generateRequestId } from './generate-request-id.js';
 import './fastify-types.js';
+import { registerCors } from './cors.js';
 import { handleFrameworkError, registerErrorHandling } from './middleware/handle-errors.js';
 import { registerJsonBodyParser } from './middleware/parse-json-body.js';
 import { registerRoutes } from './register-routes.js';
@@ -17,6 +18,9 @@ export async function buildApp(services: AppServices, options: BuildAppOptions):
   const app = Fastify({
     logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
     bodyLimit: options.bodyLimitBytes,
+    // node:http's own default, which Fastify turns off: a request (headers and body) that has not arrived
+    // in 5 minutes is dropped (408), so a client that never finishes its body cannot hold a socket forever.
+    requestTimeout: 300_000,
     genReqId: () => generateRequestId(),
     // Per-request lines cost time on the hot path; the request log table records every relay call.
     logController: new LogController({ disableRequestLogging: true }),
@@ -37,6 +41,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions):
   });
   registerJsonBodyParser(app);
   registerErrorHandling(app);
+  registerCors(app);
   await registerRoutes(app, services);
   return app;
 }

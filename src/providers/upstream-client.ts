@@ -87,7 +87,12 @@ export class UpstreamClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    if (!this.agent.destroyed) await this.agent.close();
+  }
+
+  /** Aborts every upstream call still running (a shutdown past its deadline): each ends as a failure. */
+  async destroy(): Promise<void> {
+    await this.agent.destroy();
   }
 }
 
@@ -177,8 +182,10 @@ export function describeFailure(error: unknown): UpstreamFailure {
   if (error instanceof undiciErrors.ConnectTimeoutError) return { kind: 'timeout', phase: 'connect', message: 'Timed out connecting to the upstream.' };
   if (error instanceof undiciErrors.HeadersTimeoutError) return { kind: 'timeout', phase: 'first_byte', message: 'The upstream did not answer in time.' };
   if (error instanceof undiciErrors.BodyTimeoutError) return { kind: 'timeout', phase: 'idle', message: 'The upstream stopped sending data.' };
-  const message = error instanceof Error ? error.message : String(error);
-  return { kind: 'connection', message: `Upstream connection failed: ${message}` };
+  // The socket's message names the upstream's host and port (ECONNREFUSED 10.0.0.5:443, ENOTFOUND
+  // internal-host): the operator's infrastructure, for the log, not for clients.
+  const detail = error instanceof Error ? error.message : String(error);
+  return { kind: 'connection', message: 'Upstream connection failed.', detail };
 }
 
 const contentTypeName = Buffer.from('content-type');

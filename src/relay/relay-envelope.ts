@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
 import { tokenAllowsModel } from '../auth/authorize-model.js';
+import { corsResponseHeaders } from '../http/cors.js';
+import { toGatewayError } from '../http/middleware/handle-errors.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { ClientAbortSignal } from '../providers/client-abort-signal.js';
@@ -86,7 +88,7 @@ export async function runRelayEnvelope(
     admission,
     setUpstreamModel: (name) => (upstreamModel = name),
     // Literal first, spread last: V8 (Node 20) makes adding keys to a `{ ...spread }` clone cost µs.
-    clientHeaders: (channel) => ({ 'x-request-id': request.id, 'x-relay-channel-id': `${channel.id}`, 'x-relay-attempts': `${attemptNumber}`, ...admission.rateHeaders }),
+    clientHeaders: (channel) => ({ 'x-request-id': request.id, 'x-relay-channel-id': `${channel.id}`, 'x-relay-attempts': `${attemptNumber}`, ...corsResponseHeaders, ...admission.rateHeaders }),
   };
 
   try {
@@ -103,7 +105,9 @@ export async function runRelayEnvelope(
     });
     if (result.kind !== 'served' && !meter.clientAborted) failure = answerFailure(result, reply, request.id, errorPassthrough);
   } catch (error) {
-    failure = error instanceof GatewayError ? error : new GatewayError('internal_error', 'Internal server error.', { cause: error });
+    // One error model: a thrown fault becomes what handle-errors.ts would answer (a stack overflow on the
+    // client's nested JSON is its 400, anything unknown a 500).
+    failure = toGatewayError(error);
     if (!meter.committed && !meter.clientAborted) throw failure;
   } finally {
     reply.raw.off('close', onClientClose);

@@ -1,5 +1,5 @@
 import type { ChannelRecord } from '../catalog/catalog-records.js';
-import { classifyUpstreamFailure, type UpstreamFailure } from '../routing/classify-upstream-failure.js';
+import { classifyUpstreamFailure, failureDetail, type UpstreamFailure } from '../routing/classify-upstream-failure.js';
 import { selectChannel, type ChannelQuery } from '../routing/select-channel.js';
 import type { UpstreamErrorBody } from './read-upstream-error.js';
 import type { RelayServices } from './relay-services.js';
@@ -61,17 +61,17 @@ export async function runFailover<T>(services: RelayServices, input: FailoverInp
       return { kind: 'served', value: outcome.value, channel, attempts };
     }
     const { failure } = outcome;
-    attempts.push({ channel_id: channel.id, status: failure.kind === 'status' ? failure.status : null, latency_ms: latency, error: failure.message.slice(0, 300) });
+    attempts.push({ channel_id: channel.id, status: failure.kind === 'status' ? failure.status : null, latency_ms: latency, error: failureDetail(failure).slice(0, 300) });
     last = { failure, channel, ...(outcome.errorBody === undefined ? {} : { errorBody: outcome.errorBody }) };
     const verdict = classifyUpstreamFailure(failure);
     if (verdict.countsAsChannelFailure) services.health.recordFailure(channel.id, services.now());
     if (verdict.setKeyAside) {
       const { setAside, usableLeft } = services.health.setKeyAside(channel, key, { keepLast: !channel.autoDisable });
-      if (usableLeft === 0 && verdict.disableChannel && channel.autoDisable) services.disableChannel(channel.id, `upstream ${failure.message}`);
+      if (usableLeft === 0 && verdict.disableChannel && channel.autoDisable) services.disableChannel(channel.id, `upstream ${failureDetail(failure)}`);
       // The channel's other keys may still serve this request (it counts against the retry budget).
       if (setAside && usableLeft > 0) excluded.delete(channel.id);
     } else if (verdict.disableChannel && channel.autoDisable) {
-      services.disableChannel(channel.id, `upstream ${failure.message}`);
+      services.disableChannel(channel.id, `upstream ${failureDetail(failure)}`);
     }
     if (!verdict.retry) return { kind: 'rejected', ...last, attempts };
     if (input.shouldStop()) break;

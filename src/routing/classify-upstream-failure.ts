@@ -4,9 +4,15 @@
  * account (no credit, disabled organisation) disables its channel, whatever status the vendor used.
  */
 export type UpstreamFailure =
-  | { kind: 'connection'; message: string }
+  /** `message` goes to the client; `detail` (the socket's own error: host, port, errno) only to the log. */
+  | { kind: 'connection'; message: string; detail?: string }
   | { kind: 'timeout'; phase: 'connect' | 'first_byte' | 'idle'; message: string }
   | { kind: 'status'; status: number; message: string };
+
+/** What the log and the admin API record of a failure: the detail a client is not shown, when there is one. */
+export function failureDetail(failure: UpstreamFailure): string {
+  return failure.kind === 'connection' && failure.detail !== undefined ? `${failure.message} ${failure.detail}` : failure.message;
+}
 
 export interface FailureVerdict {
   /** Try another channel (when the retry budget allows). */

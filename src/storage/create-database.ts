@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { SettingError } from '../config/setting-error.js';
 import { dirname, resolve } from 'node:path';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database, DatabaseSchema, DialectName } from './database-schema.js';
@@ -23,7 +24,7 @@ export function dialectOf(databaseUrl: string): DialectName {
   if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) return 'postgres';
   if (databaseUrl.startsWith('mysql://') || databaseUrl.startsWith('mariadb://')) return 'mysql';
   if (databaseUrl.startsWith('sqlite:') || databaseUrl === ':memory:') return 'sqlite';
-  throw new Error(`DATABASE_URL must start with sqlite:, postgres:// or mysql:// (got "${redact(databaseUrl)}")`);
+  throw new SettingError(`DATABASE_URL must start with sqlite:, postgres:// or mysql:// (got "${redact(databaseUrl)}")`);
 }
 
 export interface DatabaseOptions {

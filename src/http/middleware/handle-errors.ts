@@ -40,6 +40,11 @@ export function toGatewayError(error: unknown): GatewayError {
   if (fastifyError.statusCode === 400 && fastifyError.message !== undefined) {
     return new GatewayError('invalid_request', fastifyError.message);
   }
+  // Code that walks the client's JSON (prompt collectors, parsers, schema walkers, JSON.stringify of its
+  // tools) overflows the stack on a body nested thousands of levels deep: the client's mistake, not a 500.
+  if (error instanceof RangeError && error.message.includes('call stack')) {
+    return new GatewayError('invalid_request', 'The request body is nested too deeply.');
+  }
   return new GatewayError('internal_error', 'Internal server error.', { cause: error });
 }
 

@@ -44,7 +44,8 @@ export async function textRelayRoutes(app: FastifyInstance, services: AppService
     const target = (request.params as Record<string, string>)['*'] ?? '';
     const separator = target.lastIndexOf(':');
     if (separator <= 0) throw new GatewayError('route_not_found', `Invalid URL (${request.method} ${request.url.split('?', 1)[0]})`);
-    const model = decodeURIComponent(target.slice(0, separator)).replace(/^models\//, '');
+    // The router has decoded the path once already: a second decode would read `a%252Fb` as `a/b`.
+    const model = target.slice(0, separator).replace(/^models\//, '');
     const action = target.slice(separator + 1);
     const body = requireObject(request.body);
     switch (action) {

@@ -13,18 +13,11 @@ function isInvalid(result: Converted<CanonicalRequest> | InvalidWireRequest): re
 }
 
 /**
- * A client's body through its style's parser, a refusal as a 400 naming the field. The parsers recurse
- * over the client's JSON (tool schemas, snake_case keys), so a body nested deeper than the stack allows
- * overflows it there: that too is the client's mistake, not a 500.
+ * A client's body through its style's parser, a refusal as a 400 naming the field. (A body nested deeper
+ * than the stack allows overflows the parser: handle-errors.ts answers that with a 400 too.)
  */
 function parseClientBody(style: TextStyleName, body: Record<string, unknown>): Converted<CanonicalRequest> {
-  let result: Converted<CanonicalRequest> | InvalidWireRequest;
-  try {
-    result = textStyles[style].parseRequest(body);
-  } catch (error) {
-    if (error instanceof RangeError && error.message.includes('call stack')) throw new GatewayError('invalid_request', 'The request body is nested too deeply.');
-    throw error;
-  }
+  const result = textStyles[style].parseRequest(body);
   if (isInvalid(result)) throw new GatewayError('invalid_request', result.message, result.param === '' ? {} : { param: result.param });
   return result;
 }
