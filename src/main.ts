@@ -75,7 +75,10 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   // ioredis is loaded only when Redis is configured (its code is ~1 MB of heap a SQLite-only gateway never uses).
   const notifier = environment.redisUrl === undefined ? undefined : (await import('./catalog/redis-change-notifier.js')).createRedisChangeNotifier(environment.redisUrl);
   const catalog = new Catalog(repositories, notifier, () => randomUUID());
-  await catalog.load();
+  // A config file's entries are changes too: the replicas already running reload them (a new version,
+  // published), as they would an admin API change, instead of charging yesterday's prices until the next one.
+  if (config === undefined) await catalog.load();
+  else await catalog.changed();
   await catalog.startSync(environment.syncFrequencySeconds * 1000);
 
   const ledger = createQuotaLedger(database, environment.nodeName ?? `${hostname()}:${environment.port}`, (error) =>

@@ -46,7 +46,17 @@ export async function createTokenCommand(environment: Environment, args: string[
       { hash: hashApiKey(key), prefix: visiblePrefixOf(key) },
       Date.now(),
     );
-    await new OptionsRepository(database.db).set(optionKeys.catalogVersion, randomUUID());
+    const version = randomUUID();
+    await new OptionsRepository(database.db).set(optionKeys.catalogVersion, version);
+    // Running gateways poll the version; with Redis they hear of it at once, as of an admin API change.
+    if (environment.redisUrl !== undefined) {
+      const notifier = (await import('../catalog/redis-change-notifier.js')).createRedisChangeNotifier(environment.redisUrl);
+      try {
+        await notifier.publish(version);
+      } finally {
+        await notifier.close();
+      }
+    }
     process.stdout.write(`${key}\n`);
     return 0;
   } finally {

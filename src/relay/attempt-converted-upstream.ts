@@ -6,7 +6,7 @@ import type { ConversionContext } from '../canonical/conversion.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { buildProviderRequest, upstreamStreams } from '../providers/build-provider-request.js';
 import type { UpstreamTextStyle } from '../providers/provider-request.js';
-import type { UpstreamSignal } from '../providers/upstream-client.js';
+import { describeFailure, type UpstreamSignal } from '../providers/upstream-client.js';
 import { createSseDecoder } from '../streaming/decode-sse.js';
 import { meterStreamPart, meterWholeResponse } from './meter-stream-part.js';
 import { StreamEndedMidAnswer } from './stream-ended-mid-answer.js';
@@ -63,7 +63,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     } catch (error) {
       // The upstream answered and the client left while its body came: billed as a stream left early is.
       if (meter.clientAborted) return { kind: 'served', value: { status }, status };
-      return { kind: 'failed', failure: { kind: 'connection', message: `Reading the upstream answer failed: ${(error as Error).message}` } };
+      return { kind: 'failed', failure: describeFailure(error) };
     }
     const parsed = input.upstream.parseResponse(json);
     input.warnings.push(...parsed.warnings);
@@ -112,7 +112,8 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (meter.clientAborted) return { kind: 'served', value: { status }, status };
-    if (!meter.committed) return { kind: 'failed', failure: { kind: 'connection', message } };
+    // Before anything reached the client: a timeout (504) or a connection failure (502), and retried.
+    if (!meter.committed) return { kind: 'failed', failure: describeFailure(error) };
     meter.interruption = `upstream stream interrupted: ${message}`;
     if (encoder !== undefined) {
       write(frame(encoder.encode({ type: 'error', message: 'The upstream stream was interrupted.', code: 'stream_interrupted' })));

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { buildProviderRequest } from '../providers/build-provider-request.js';
 import type { UpstreamTextStyle } from '../providers/provider-request.js';
-import type { UpstreamSignal } from '../providers/upstream-client.js';
+import { describeFailure, type UpstreamSignal } from '../providers/upstream-client.js';
 import { createSseDecoder } from '../streaming/decode-sse.js';
 import { meterStreamPart, meterWholeResponse } from './meter-stream-part.js';
 import { StreamEndedMidAnswer } from './stream-ended-mid-answer.js';
@@ -51,7 +51,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
     } catch (error) {
       // The upstream answered and the client left while its body came: billed as a stream left early is.
       if (meter.clientAborted) return { kind: 'served', value: { status }, status };
-      return { kind: 'failed', failure: { kind: 'connection', message: `Reading the upstream answer failed: ${(error as Error).message}` } };
+      return { kind: 'failed', failure: describeFailure(error) };
     }
     try {
       meterWholeResponse(meter, input.converters.parseResponse(JSON.parse(bytes.toString('utf8'))).value, services.now);
@@ -86,9 +86,10 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (meter.clientAborted) return { kind: 'served', value: { status }, status };
-    if (!meter.committed) return { kind: 'failed', failure: { kind: 'connection', message } };
+    if (!meter.committed) return { kind: 'failed', failure: describeFailure(error) };
     meter.interruption = `upstream stream interrupted: ${message}`;
-    client.end();
+    // Told in its own style, as a converted stream is (the relayed bytes end mid-answer).
+    client.end(input.converters.encodeStreamError('The upstream stream was interrupted.', 'stream_interrupted'));
     return { kind: 'served', value: { status }, status };
   }
   if (!meter.committed) write('');

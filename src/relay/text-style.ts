@@ -13,4 +13,6 @@ export interface TextStyleConverters {
   formatResponse(response: CanonicalResponse, context: ConversionContext): Converted<Record<string, unknown>>;
   createDecoder(): StreamDecoder;
   createEncoder(context: ConversionContext, options: { includeUsage: boolean }): StreamEncoder;
+  /** An error event on its own, for a relayed (same-style) stream the gateway must end mid-answer. */
+  encodeStreamError(message: string, code: string | undefined): string;
 }

@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, DialectName } from './database-schema.js';
 import { initialMigration } from './migrations/001-initial.js';
 import { ledgerRoutinesMigration } from './migrations/002-ledger-routines.js';
@@ -26,7 +26,27 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
 export async function runMigrations(db: Database, dialect: DialectName): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(dialect) };
   const migrator = new Migrator({ db, provider, migrationTableName: 'relay_migrations', migrationLockTableName: 'relay_migrations_lock' });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = dialect === 'sqlite' ? await migrateSqliteExclusively(db, migrator) : await migrator.migrateToLatest();
   if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}
+
+/**
+ * Kysely's migration lock is a no-op on SQLite and it runs SQLite's migrations outside any transaction,
+ * so two processes starting on a new file both created its tables (`table "users" already exists`), and a
+ * crash inside 003 (copy, drop, rename) left no reservations table. Here the whole run holds SQLite's
+ * write lock (BEGIN IMMEDIATE on the one connection Kysely uses for SQLite; a second process waits for it
+ * through busy_timeout, then finds everything applied) and commits all at once: SQLite's DDL is
+ * transactional.
+ */
+async function migrateSqliteExclusively(db: Database, migrator: Migrator): Promise<Awaited<ReturnType<Migrator['migrateToLatest']>>> {
+  await sql`begin immediate`.execute(db);
+  try {
+    const outcome = await migrator.migrateToLatest();
+    await sql.raw(outcome.error === undefined ? 'commit' : 'rollback').execute(db);
+    return outcome;
+  } catch (error) {
+    await sql`rollback`.execute(db);
+    throw error;
+  }
 }

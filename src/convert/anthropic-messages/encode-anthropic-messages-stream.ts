@@ -174,7 +174,7 @@ export function createAnthropicMessagesStreamEncoder(context: ConversionContext)
       case 'error':
         // Anthropic ends a failed stream with an error event and nothing after it.
         failed = true;
-        return text + event('error', { error: { type: part.code !== undefined && anthropicErrorTypes.has(part.code) ? part.code : 'api_error', message: part.message } });
+        return text + encodeAnthropicMessagesStreamError(part.message, part.code);
       case 'text-delta':
       case 'reasoning-delta':
       case 'reasoning-signature':
@@ -204,4 +204,10 @@ export function createAnthropicMessagesStreamEncoder(context: ConversionContext)
       return warnings;
     },
   };
+}
+
+/** A mid-stream error as Anthropic writes one: an `error` event, nothing after it. */
+export function encodeAnthropicMessagesStreamError(message: string, code: string | undefined): string {
+  const type = code !== undefined && anthropicErrorTypes.has(code) ? code : 'api_error';
+  return encodeSseEvent(JSON.stringify({ type: 'error', error: { type, message } }), 'error');
 }

@@ -118,8 +118,7 @@ export function createGeminiStreamEncoder(context: ConversionContext): StreamEnc
           // ApiError only for a read that parses as `{"error": …}` whole, and one merged with earlier events
           // stays an unterminated segment it refuses at the end. So nothing may follow it: the stream stops.
           finished = true;
-          const status = formatGeminiErrorStatus(part.code);
-          return JSON.stringify({ error: { code: status.code, message: part.message, status: status.status } });
+          return encodeGeminiStreamError(part.message, part.code);
         }
         default: {
           const unhandled: never = part;
@@ -132,4 +131,10 @@ export function createGeminiStreamEncoder(context: ConversionContext): StreamEnc
       return '';
     },
   };
+}
+
+/** A mid-stream error as Google writes one: a bare error object, not a `data:` event (see the encoder). */
+export function encodeGeminiStreamError(message: string, code: string | undefined): string {
+  const status = formatGeminiErrorStatus(code);
+  return JSON.stringify({ error: { code: status.code, message, status: status.status } });
 }

@@ -80,7 +80,7 @@ export function createOpenaiChatStreamEncoder(context: ConversionContext, option
       case 'finish':
         return finish(part);
       case 'error':
-        return encodeSseEvent(JSON.stringify({ error: { message: part.message, type: 'upstream_error', param: null, code: part.code ?? null } }));
+        return encodeOpenaiChatStreamError(part.message, part.code);
       default: {
         const unhandled: never = part;
         throw new Error(`unhandled stream part ${JSON.stringify(unhandled)}`);
@@ -102,4 +102,9 @@ export function createOpenaiChatStreamEncoder(context: ConversionContext, option
       return encodeSseDone();
     },
   };
+}
+
+/** A stream error as OpenAI writes one (the SDKs raise an APIError for a data event carrying `error`). */
+export function encodeOpenaiChatStreamError(message: string, code: string | undefined): string {
+  return encodeSseEvent(JSON.stringify({ error: { message, type: 'upstream_error', param: null, code: code ?? null } }));
 }

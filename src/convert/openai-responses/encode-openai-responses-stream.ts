@@ -1,4 +1,5 @@
 import type { NormalizedUsage } from '../../billing/normalized-usage.js';
+import { encodeSseEvent } from '../../streaming/encode-sse.js';
 import type { ConversionContext, StreamEncoder } from '../../canonical/conversion.js';
 import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.js';
 import { formatOpenaiResponsesEnvelope, type OpenaiResponsesEnvelopeFields } from './format-openai-responses-envelope.js';
@@ -229,4 +230,12 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
       return frames + complete({ status: 'failed', incompleteDetails: null, error: lastError ?? { code: 'server_error', message: 'the upstream stream ended before the response completed' } });
     },
   };
+}
+
+/**
+ * A mid-stream error event for a Responses stream the gateway relays rather than encodes (its own
+ * `sequence_number` is the upstream's to give, so none is written).
+ */
+export function encodeOpenaiResponsesStreamError(message: string, code: string | undefined): string {
+  return encodeSseEvent(JSON.stringify({ type: 'error', code: code ?? null, message, param: null }), 'error');
 }

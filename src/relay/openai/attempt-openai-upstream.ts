@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
-import type { UpstreamSignal } from '../../providers/upstream-client.js';
+import { describeFailure, type UpstreamSignal } from '../../providers/upstream-client.js';
 import { failedAttemptFrom } from '../read-upstream-error.js';
 import type { AttemptOutcome } from '../run-failover.js';
 import type { RelayServices } from '../relay-services.js';
@@ -58,7 +58,8 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
       maxEventBytes: services.settings.maxStreamEventBytes,
       now: services.now,
     });
-    if (piped.kind === 'failed_before_first_byte') return { kind: 'failed', failure: { kind: 'connection', message: piped.message } };
+    // Before anything reached the client: a timeout (504) or a connection failure (502), and retried.
+    if (piped.kind === 'failed_before_first_byte') return { kind: 'failed', failure: describeFailure(piped.error) };
     return { kind: 'served', value: { status }, status };
   }
 
@@ -69,7 +70,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   } catch (error) {
     // The upstream answered and the client left while its body came: billed as a stream left early is.
     if (meter.clientAborted) return { kind: 'served', value: { status }, status };
-    return { kind: 'failed', failure: { kind: 'connection', message: `Reading the upstream answer failed: ${(error as Error).message}` } };
+    return { kind: 'failed', failure: describeFailure(error) };
   }
   meter.firstTokenAt = services.now();
   noteNonStreamUsage(bytes, meter);

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { encodeOpenaiChatStreamError } from '../../convert/openai-chat/encode-openai-chat-stream.js';
 import { createSseDecoder } from '../../streaming/decode-sse.js';
 import { indexOfQuoted } from '../../streaming/find-quoted-key.js';
 import { createDataFrameScanner } from '../../streaming/scan-data-frames.js';
@@ -20,7 +21,7 @@ export interface PipeStreamInput {
   now(): number;
 }
 
-export type PipeStreamResult = { kind: 'completed' } | { kind: 'failed_before_first_byte'; message: string } | { kind: 'interrupted'; message: string };
+export type PipeStreamResult = { kind: 'completed' } | { kind: 'failed_before_first_byte'; error: unknown } | { kind: 'interrupted'; message: string };
 
 /**
  * OpenAI SSE upstream → OpenAI SSE client, event by event as they arrive, with backpressure. Events are
@@ -130,10 +131,10 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (meter.clientAborted) return { kind: 'interrupted', message: 'client disconnected' };
-      if (!meter.committed) return { kind: 'failed_before_first_byte', message };
+      if (!meter.committed) return { kind: 'failed_before_first_byte', error };
       meter.interruption = `upstream stream interrupted: ${message}`;
       // Tell the client in-band (after the events already decoded): OpenAI SDKs raise an APIError for a data event carrying `error`.
-      client.end(`data: ${JSON.stringify({ error: { message: 'The upstream stream was interrupted.', type: 'upstream_error', param: null, code: 'stream_interrupted' } })}\n\n`);
+      client.end(encodeOpenaiChatStreamError('The upstream stream was interrupted.', 'stream_interrupted'));
       return { kind: 'interrupted', message };
     }
     // readBodyChunks destroyed the body when it stopped; one that ended needs nothing.
