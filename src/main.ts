@@ -13,6 +13,7 @@ import { buildApp } from './http/build-app.js';
 import { createLogWriter, type LogWriter } from './logging/log-writer.js';
 import { sqliteLogRowSink } from './logging/sqlite-log-rows.js';
 import { createSecretBox } from './security/secret-box.js';
+import type { RecoveredReservation } from './billing/quota-ledger.js';
 import { createQuotaLedger } from './billing/create-quota-ledger.js';
 import { MemoryRateLimiter } from './limits/memory-rate-limiter.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
@@ -84,11 +85,12 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   const ledger = createQuotaLedger(database, environment.nodeName ?? `${hostname()}:${environment.port}`, (error) =>
     process.stderr.write(`a quota ledger batch failed and its calls were run one by one: ${String(error)}\n`),
   );
-  const recovered = await ledger.recoverOpenReservations(now(), async (reservation) => {
+  const logRecovered = async (reservation: RecoveredReservation) => {
     const row = buildRecoveryLogRow(reservation, catalog.snapshot.tokensById.get(reservation.tokenId)?.name);
     // The charge itself is settled already; a row that cannot be written must not stop the start.
     await repositories.logs.insertMany([row]).catch((error: unknown) => process.stderr.write(`logging recovered reservation ${reservation.id} failed: ${String(error)}\n`));
-  });
+  };
+  const recovered = await ledger.recoverOpenReservations(now(), logRecovered);
   if (recovered.settled > 0) announce(`Settled ${recovered.settled} reservation(s) left open by a crash (${recovered.quota} quota units charged as reserved).`);
 
   const rateLimiter: RateLimiter = environment.redisUrl === undefined ? new MemoryRateLimiter() : (await import('./limits/redis-rate-limiter.js')).createRedisRateLimiter(environment.redisUrl);
@@ -109,6 +111,9 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   });
   const retention = startRetention(database, {
     logRetentionDays: () => catalog.snapshot.settings.logRetentionDays,
+    // A reservation whose owner never came back (a replica removed, a cluster shrunk) is not left to the
+    // next start somewhere: every sweep settles those older than 24 hours.
+    recoverStale: () => ledger.recoverOpenReservations(now(), logRecovered, 'stale'),
     now,
     onError: (error) => process.stderr.write(`deleting old rows failed: ${String(error)}\n`),
   });

@@ -39,14 +39,17 @@ export interface RecoveredReservation {
   charged: number;
 }
 
+export type RecoveryScope = 'start' | 'stale';
+
 /** `now` is unix milliseconds, like every time in the database. */
 export interface QuotaLedger {
   reserve(reservation: Reservation, now: number): Promise<ReserveOutcome>;
   settle(reservationId: string, input: SettleInput, now: number): Promise<SettleOutcome>;
   /**
-   * On start-up: settles at their reserved amount the reservations this instance left open when it crashed,
-   * and any instance's still open after 24 hours (an instance that never came back). `onSettled` hears of
-   * each one this call settled, so the charge can be logged.
+   * Settles at their reserved amount the reservations left open by a crash. `start` (on start-up): this
+   * instance's own, and any instance's still open after 24 hours; `stale` (the hourly sweep, while this
+   * instance's own are in flight): only those older than 24 hours, whose owner never came back (a replica
+   * removed, a cluster shrunk). `onSettled` hears of each one this call settled, so the charge can be logged.
    */
-  recoverOpenReservations(now: number, onSettled?: (reservation: RecoveredReservation) => Promise<void>): Promise<{ settled: number; quota: number }>;
+  recoverOpenReservations(now: number, onSettled?: (reservation: RecoveredReservation) => Promise<void>, scope?: RecoveryScope): Promise<{ settled: number; quota: number }>;
 }

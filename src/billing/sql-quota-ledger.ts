@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database, DatabaseSchema, DialectName } from '../storage/database-schema.js';
-import type { QuotaLedger, RecoveredReservation, Reservation, ReserveOutcome, SettleInput, SettleOutcome } from './quota-ledger.js';
+import type { QuotaLedger, RecoveredReservation, RecoveryScope, Reservation, ReserveOutcome, SettleInput, SettleOutcome } from './quota-ledger.js';
 
 /** A reservation still open after this long is settled by whichever instance recovers next. */
 export const staleReservationMs = 24 * 60 * 60 * 1000;
@@ -99,8 +99,8 @@ export class SqlQuotaLedger implements QuotaLedger {
     });
   }
 
-  async recoverOpenReservations(now: number, onSettled?: (reservation: RecoveredReservation) => Promise<void>): Promise<{ settled: number; quota: number }> {
-    return recoverOpenReservations(this.db, this.owner, now, (id, input, at) => this.settle(id, input, at), onSettled);
+  async recoverOpenReservations(now: number, onSettled?: (reservation: RecoveredReservation) => Promise<void>, scope: RecoveryScope = 'start'): Promise<{ settled: number; quota: number }> {
+    return recoverOpenReservations(this.db, scope === 'start' ? this.owner : undefined, now, (id, input, at) => this.settle(id, input, at), onSettled);
   }
 
   /**
@@ -176,13 +176,14 @@ async function settleWallet(trx: Executor, wallet: Wallet, id: number, reserved:
 }
 
 /**
- * Start-up recovery of the pooled ledgers: settles at their reserved amount (the upstream may have served
- * them) the reservations `owner` left open when it stopped, plus any owner's older than 24 hours. Each
- * goes through the ledger's own idempotent settle, so two instances recovering at once never charge twice.
+ * Recovery of the pooled ledgers: settles at their reserved amount (the upstream may have served them)
+ * the reservations `owner` left open when it stopped (undefined: none, the hourly sweep), plus any owner's
+ * older than 24 hours. Each goes through the ledger's own idempotent settle, so two instances recovering
+ * at once never charge twice.
  */
 export async function recoverOpenReservations(
   db: Database,
-  owner: string,
+  owner: string | undefined,
   now: number,
   settle: (reservationId: string, input: SettleInput, now: number) => Promise<SettleOutcome>,
   onSettled?: (reservation: RecoveredReservation) => Promise<void>,
@@ -191,7 +192,7 @@ export async function recoverOpenReservations(
     .selectFrom('quota_reservations')
     .select(['id', 'amount', 'token_id', 'user_id', 'owner', 'created_at'])
     .where('state', '=', 'reserved')
-    .where((eb) => eb.or([eb('owner', '=', owner), eb('created_at', '<', now - staleReservationMs)]))
+    .where((eb) => (owner === undefined ? eb('created_at', '<', now - staleReservationMs) : eb.or([eb('owner', '=', owner), eb('created_at', '<', now - staleReservationMs)])))
     .orderBy('created_at')
     .execute();
   let settled = 0;

@@ -1,6 +1,6 @@
 import type { Database as SqliteConnection, Statement } from 'better-sqlite3';
 import { ExpectedFailure, SqliteGroupCommit } from '../storage/sqlite-group-commit.js';
-import type { QuotaLedger, RecoveredReservation, Reservation, ReserveOutcome, SettleInput, SettleOutcome } from './quota-ledger.js';
+import type { QuotaLedger, RecoveredReservation, RecoveryScope, Reservation, ReserveOutcome, SettleInput, SettleOutcome } from './quota-ledger.js';
 import { SettledIncrements, type WalletIncrement } from './settled-increments.js';
 import { quotaAmount, staleReservationMs } from './sql-quota-ledger.js';
 
@@ -96,6 +96,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
       addToChannel: prepare(`update channels set used_quota = used_quota + ?, request_count = request_count + ? where id = ?`),
       recordCharge: prepare(`update quota_reservations set settled_amount = ? where id = ?`),
       open: prepare(`select id, amount, token_id, user_id, owner, created_at from quota_reservations where state = 'reserved' and (owner = ? or created_at < ?) order by created_at`),
+      stale: prepare(`select id, amount, token_id, user_id, owner, created_at from quota_reservations where state = 'reserved' and created_at < ? order by created_at`),
     };
   }
 
@@ -124,9 +125,10 @@ export class SqliteQuotaLedger implements QuotaLedger {
     }
   }
 
-  async recoverOpenReservations(now: number, onSettled?: (reservation: RecoveredReservation) => Promise<void>): Promise<{ settled: number; quota: number }> {
+  async recoverOpenReservations(now: number, onSettled?: (reservation: RecoveredReservation) => Promise<void>, scope: RecoveryScope = 'start'): Promise<{ settled: number; quota: number }> {
     await this.outsideOtherTransactions();
-    const open = this.statements.open.all(this.owner, now - staleReservationMs) as { id: string; amount: number; token_id: number; user_id: number; owner: string; created_at: number }[];
+    const cutoff = now - staleReservationMs;
+    const open = (scope === 'start' ? this.statements.open.all(this.owner, cutoff) : this.statements.stale.all(cutoff)) as { id: string; amount: number; token_id: number; user_id: number; owner: string; created_at: number }[];
     let settled = 0;
     let quota = 0;
     for (const reservation of open) {

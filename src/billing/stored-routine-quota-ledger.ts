@@ -1,7 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import type { Database } from '../storage/database-schema.js';
 import { LedgerCallBatcher, type LedgerBatch, type LedgerBatchAnswer, type ReserveCall, type SettleCall } from './ledger-call-batcher.js';
-import type { QuotaLedger, RecoveredReservation, Reservation, ReserveOutcome, SettleInput, SettleOutcome } from './quota-ledger.js';
+import type { QuotaLedger, RecoveredReservation, RecoveryScope, Reservation, ReserveOutcome, SettleInput, SettleOutcome } from './quota-ledger.js';
 import { quotaAmount, recoverOpenReservations } from './sql-quota-ledger.js';
 
 export type RoutineDialect = 'postgres' | 'mysql';
@@ -95,8 +95,8 @@ export class StoredRoutineQuotaLedger implements QuotaLedger {
     return this.batchRoutineMissing ? this.callSettle(call) : this.batcher.settle(call);
   }
 
-  async recoverOpenReservations(now: number, onSettled?: (reservation: RecoveredReservation) => Promise<void>): Promise<{ settled: number; quota: number }> {
-    return recoverOpenReservations(this.db, this.owner, now, (id, input, at) => this.settle(id, input, at), onSettled);
+  async recoverOpenReservations(now: number, onSettled?: (reservation: RecoveredReservation) => Promise<void>, scope: RecoveryScope = 'start'): Promise<{ settled: number; quota: number }> {
+    return recoverOpenReservations(this.db, scope === 'start' ? this.owner : undefined, now, (id, input, at) => this.settle(id, input, at), onSettled);
   }
 
   private async callReserve(call: ReserveCall): Promise<ReserveOutcome> {

@@ -10,6 +10,8 @@ export const settledReservationRetentionMs = dayMs;
 export interface RetentionOptions {
   /** Request log rows older than this many days are deleted; 0 keeps them (read at every run). */
   logRetentionDays: () => number;
+  /** Settles reservations left open for over a day by an instance that never came back. */
+  recoverStale?: () => Promise<unknown>;
   now: () => number;
   onError: (error: unknown) => void;
   /** Between runs; the first runs `firstRunMs` after the start, off the start-up's path. */
@@ -38,7 +40,10 @@ export function startRetention(database: DatabaseHandle, options: RetentionOptio
   let stopped = false;
   const run = () => {
     if (stopped || running !== undefined) return;
-    running = runRetention(database, options.now(), options.logRetentionDays())
+    running = Promise.resolve()
+      .then(() => options.recoverStale?.())
+      .catch(options.onError)
+      .then(() => runRetention(database, options.now(), options.logRetentionDays()))
       .catch(options.onError)
       .finally(() => {
         running = undefined;

@@ -109,6 +109,30 @@ for (const { dialect, available } of allDialects) {
       expect(errors).toEqual([]);
     });
 
+    it('settles stale reservations at every run, and deletes old rows even when that fails', async () => {
+      const logs = new LogsRepository(database.handle.db);
+      await logs.insertMany([logRowAt('sweep-old', now - 3 * day)]);
+      let recoveries = 0;
+      const errors: unknown[] = [];
+      const retention = startRetention(database.handle, {
+        logRetentionDays: () => 1,
+        recoverStale: async () => {
+          recoveries += 1;
+          throw new Error('recovery failed');
+        },
+        now: () => now,
+        onError: (error) => errors.push(error),
+        firstRunMs: 1,
+        intervalMs: 20,
+      });
+      const requestIds = async () => (await database.handle.db.selectFrom('logs').select('request_id').where('request_id', 'like', 'sweep-%').execute()).map((row) => row.request_id);
+      await expect.poll(requestIds, { timeout: 5_000 }).toEqual([]);
+      await expect.poll(() => recoveries, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
+      await retention.stop();
+      expect(errors.length).toBeGreaterThanOrEqual(1);
+      expect(errors.every((error) => (error as Error).message === 'recovery failed')).toBe(true);
+    });
+
     it('keeps a day of settled reservations in the retention run', async () => {
       const account = await database.createAccount({ user: 1_000_000, token: 1_000_000 });
       const ledger = database.ledger('node-c');

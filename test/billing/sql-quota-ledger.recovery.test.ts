@@ -64,6 +64,17 @@ for (const { dialect, available } of allDialects) {
       expect(await state(stale)).toEqual({ state: 'settled', settled: 700 });
     });
 
+    it("the hourly sweep ('stale') settles only what is older than 24 hours, never this owner's own in-flight reservations", async () => {
+      const inFlight = await leaveOpen('node-a', 'in-flight', 1000, now - hour);
+      const recentElsewhere = await leaveOpen('node-b', 'recent', 900, now - staleReservationMs + 1);
+      const abandoned = await leaveOpen('node-gone', 'abandoned', 700, now - staleReservationMs - 1);
+
+      expect(await database.ledger(node('node-a')).recoverOpenReservations(now, undefined, 'stale')).toEqual({ settled: 1, quota: 700 });
+      expect(await state(inFlight)).toEqual({ state: 'reserved', settled: null });
+      expect(await state(recentElsewhere)).toEqual({ state: 'reserved', settled: null });
+      expect(await state(abandoned)).toEqual({ state: 'settled', settled: 700 });
+    });
+
     it('does nothing the second time, and never settles twice when two instances recover at once', async () => {
       const ids = [];
       for (let index = 0; index < 10; index += 1) ids.push(await leaveOpen('node-a', `open-${index}`, 100 * (index + 1), now - hour));
