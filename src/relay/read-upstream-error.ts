@@ -1,4 +1,4 @@
-import { maskSecret } from './mask-secret.js';
+import { redactSecret } from './redact-secret.js';
 import { readBodyChunks, type ChunkSource } from './read-body-chunks.js';
 
 /** How much of an upstream error body is read: enough for any real error, bounded against abuse. */
@@ -43,7 +43,7 @@ export async function failedAttemptFrom(
   status: number,
   key: string,
 ): Promise<{ kind: 'failed'; failure: { kind: 'status'; status: number; message: string }; errorBody: UpstreamErrorBody }> {
-  const text = maskSecret(await readBounded(body, maxErrorBodyBytes).catch(() => ''), key);
+  const text = redactSecret(await readBounded(body, maxErrorBodyBytes).catch(() => ''), key);
   const errorBody = readUpstreamErrorBody(text, status);
   return { kind: 'failed', failure: { kind: 'status', status, message: errorBody.message }, errorBody };
 }

@@ -2,7 +2,7 @@ import type { CanonicalRequest } from '../canonical/canonical-request.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { buildProviderRequest, upstreamStreams, upstreamTextStyleOf } from '../providers/build-provider-request.js';
 import { resolveModelMapping } from '../routing/resolve-model-mapping.js';
-import { maskSecret } from './mask-secret.js';
+import { redactSecret } from './redact-secret.js';
 import { maxErrorBodyBytes, readUpstreamErrorBody } from './read-upstream-error.js';
 import type { RelayServices } from './relay-services.js';
 import { textStyles } from './text/text-styles.js';
@@ -37,13 +37,13 @@ export async function testChannel(services: RelayServices, channel: ChannelRecor
     const sent = await services.upstream.send({ url: target.url, method: 'POST', headers: target.headers, body, signal: AbortSignal.timeout(30_000) });
     const latencyMs = services.now() - startedAt;
     if (!sent.ok) {
-      last = { ok: false, status: null, latencyMs, model, message: maskSecret(sent.failure.message, key) };
+      last = { ok: false, status: null, latencyMs, model, message: redactSecret(sent.failure.message, key) };
       continue;
     }
     const text = await sent.response.body.text().catch(() => '');
     const status = sent.response.statusCode;
     if (status < 400) return { ok: true, status, latencyMs, model, message: 'ok' };
-    last = { ok: false, status, latencyMs, model, message: readUpstreamErrorBody(maskSecret(text.slice(0, maxErrorBodyBytes), key), status).message };
+    last = { ok: false, status, latencyMs, model, message: readUpstreamErrorBody(redactSecret(text.slice(0, maxErrorBodyBytes), key), status).message };
   }
   return last;
 }

@@ -4,7 +4,7 @@
  * must never show a channel key. Keys shorter than 8 characters are not searched for: too likely to
  * match ordinary text, and too short to be real credentials.
  */
-export function maskSecret(text: string, secret: string): string {
+export function redactSecret(text: string, secret: string): string {
   if (secret.length < 8 || !text.includes(secret)) return text;
   return text.split(secret).join('***');
 }
