@@ -6,10 +6,11 @@ import type { ConversionContext } from '../canonical/conversion.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { buildProviderRequest, upstreamStreams } from '../providers/build-provider-request.js';
 import type { UpstreamTextStyle } from '../providers/provider-request.js';
-import { describeFailure, type UpstreamSignal } from '../providers/upstream-client.js';
+import type { UpstreamSignal } from '../providers/upstream-client.js';
 import { createSseDecoder } from '../streaming/decode-sse.js';
 import { meterStreamPart, meterWholeResponse } from './meter-stream-part.js';
 import { StreamEndedMidAnswer } from './stream-ended-mid-answer.js';
+import { readFailureOutcome } from './read-failure-outcome.js';
 import { failedAttemptFrom } from './read-upstream-error.js';
 import type { RelayServices } from './relay-services.js';
 import type { AttemptOutcome } from './run-failover.js';
@@ -61,9 +62,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     try {
       json = await response.body.json();
     } catch (error) {
-      // The upstream answered and the client left while its body came: billed as a stream left early is.
-      if (meter.clientAborted) return { kind: 'served', value: { status }, status };
-      return { kind: 'failed', failure: describeFailure(error) };
+      return readFailureOutcome(error, meter, status);
     }
     const parsed = input.upstream.parseResponse(json);
     input.warnings.push(...parsed.warnings);
@@ -111,9 +110,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     emit(decoder.end());
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (meter.clientAborted) return { kind: 'served', value: { status }, status };
-    // Before anything reached the client: a timeout (504) or a connection failure (502), and retried.
-    if (!meter.committed) return { kind: 'failed', failure: describeFailure(error) };
+    if (meter.clientAborted || !meter.committed) return readFailureOutcome(error, meter, status);
     meter.interruption = `upstream stream interrupted: ${message}`;
     if (encoder !== undefined) {
       write(frame(encoder.encode({ type: 'error', message: 'The upstream stream was interrupted.', code: 'stream_interrupted' })));

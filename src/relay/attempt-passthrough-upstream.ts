@@ -2,10 +2,11 @@ import type { FastifyReply } from 'fastify';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { buildProviderRequest } from '../providers/build-provider-request.js';
 import type { UpstreamTextStyle } from '../providers/provider-request.js';
-import { describeFailure, type UpstreamSignal } from '../providers/upstream-client.js';
+import type { UpstreamSignal } from '../providers/upstream-client.js';
 import { createSseDecoder } from '../streaming/decode-sse.js';
 import { meterStreamPart, meterWholeResponse } from './meter-stream-part.js';
 import { StreamEndedMidAnswer } from './stream-ended-mid-answer.js';
+import { readFailureOutcome } from './read-failure-outcome.js';
 import { failedAttemptFrom } from './read-upstream-error.js';
 import type { RelayServices } from './relay-services.js';
 import type { AttemptOutcome } from './run-failover.js';
@@ -49,9 +50,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
     try {
       bytes = await response.body.bytes();
     } catch (error) {
-      // The upstream answered and the client left while its body came: billed as a stream left early is.
-      if (meter.clientAborted) return { kind: 'served', value: { status }, status };
-      return { kind: 'failed', failure: describeFailure(error) };
+      return readFailureOutcome(error, meter, status);
     }
     try {
       meterWholeResponse(meter, input.converters.parseResponse(JSON.parse(bytes.toString('utf8'))).value, services.now);
@@ -85,8 +84,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
     for (const part of decoder.end()) meterStreamPart(meter, part, services.now);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (meter.clientAborted) return { kind: 'served', value: { status }, status };
-    if (!meter.committed) return { kind: 'failed', failure: describeFailure(error) };
+    if (meter.clientAborted || !meter.committed) return readFailureOutcome(error, meter, status);
     meter.interruption = `upstream stream interrupted: ${message}`;
     // Told in its own style, as a converted stream is (the relayed bytes end mid-answer).
     client.end(input.converters.encodeStreamError('The upstream stream was interrupted.', 'stream_interrupted'));

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { describeFailure, type UpstreamSignal } from '../../providers/upstream-client.js';
+import { readFailureOutcome } from '../read-failure-outcome.js';
 import { failedAttemptFrom } from '../read-upstream-error.js';
 import type { AttemptOutcome } from '../run-failover.js';
 import type { RelayServices } from '../relay-services.js';
@@ -68,9 +69,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   try {
     bytes = await response.body.bytes();
   } catch (error) {
-    // The upstream answered and the client left while its body came: billed as a stream left early is.
-    if (meter.clientAborted) return { kind: 'served', value: { status }, status };
-    return { kind: 'failed', failure: describeFailure(error) };
+    return readFailureOutcome(error, meter, status);
   }
   meter.firstTokenAt = services.now();
   noteNonStreamUsage(bytes, meter);
