@@ -1,11 +1,21 @@
 import { Redis } from 'ioredis';
 import type { ChangeNotifier } from './catalog.js';
 
-const channelName = 'unified-relay:catalog';
+/**
+ * The pub/sub channel of the deployment whose Redis is `db`. Redis delivers a PUBLISH to the subscribers
+ * of every logical database, so deployments that share one Redis server on different databases would
+ * otherwise wake each other's replicas (a catalog reload each time), and a test on one database could see
+ * another test's notices.
+ */
+export function catalogChannelName(db: number): string {
+  return `unified-relay:catalog:${db}`;
+}
 
 /** Tells every replica that the catalog changed, so a new token or channel works at once everywhere. */
 export function createRedisChangeNotifier(redisUrl: string): ChangeNotifier {
   const publisher = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  // ioredis reads the logical database from the URL (`redis://host:6379/3`); 0 when it names none.
+  const channelName = catalogChannelName(publisher.options.db ?? 0);
   let subscriber: Redis | undefined;
   return {
     async publish(version) {
