@@ -23,19 +23,25 @@ export function computeChargeFast(usage: NormalizedUsage, price: PriceRecord, gr
   const inputPrice = decimalOf(price.input);
   const cacheReadPrice = price.cacheRead === undefined ? inputPrice : decimalOf(price.cacheRead);
   const cacheWritePrice = price.cacheWrite === undefined ? inputPrice : decimalOf(price.cacheWrite);
+  const cacheWrite1hPrice = price.cacheWrite1h === undefined ? cacheWritePrice : decimalOf(price.cacheWrite1h);
   const outputPrice = decimalOf(price.output ?? 0);
-  if (inputPrice === undefined || cacheReadPrice === undefined || cacheWritePrice === undefined || outputPrice === undefined) return undefined;
+  if (inputPrice === undefined || cacheReadPrice === undefined || cacheWritePrice === undefined || cacheWrite1hPrice === undefined || outputPrice === undefined) {
+    return undefined;
+  }
   const { total: inputTotal, cacheRead, cacheWrite } = usage.input;
+  const reported1h = usage.input.cacheWrite1h ?? 0;
   const outputTotal = usage.output.total;
-  if (!isCount(inputTotal) || !isCount(cacheRead) || !isCount(cacheWrite) || !isCount(outputTotal)) return undefined;
+  if (!isCount(inputTotal) || !isCount(cacheRead) || !isCount(cacheWrite) || !isCount(reported1h) || !isCount(outputTotal)) return undefined;
   const plainInput = Math.max(0, inputTotal - cacheRead - cacheWrite);
+  const cacheWrite1h = Math.min(reported1h, cacheWrite);
 
-  // Σ tokens × price, each term brought to the largest scale of the four prices.
-  const scale = Math.max(inputPrice.scale, cacheReadPrice.scale, cacheWritePrice.scale, outputPrice.scale);
+  // Σ tokens × price, each term brought to the largest scale of the five prices.
+  const scale = Math.max(inputPrice.scale, cacheReadPrice.scale, cacheWritePrice.scale, cacheWrite1hPrice.scale, outputPrice.scale);
   let tokenCost: number | undefined = 0;
   tokenCost = add(tokenCost, term(plainInput, inputPrice, scale));
   tokenCost = add(tokenCost, term(cacheRead, cacheReadPrice, scale));
-  tokenCost = add(tokenCost, term(cacheWrite, cacheWritePrice, scale));
+  tokenCost = add(tokenCost, term(cacheWrite - cacheWrite1h, cacheWritePrice, scale));
+  tokenCost = add(tokenCost, term(cacheWrite1h, cacheWrite1hPrice, scale));
   tokenCost = add(tokenCost, term(outputTotal, outputPrice, scale));
   const units = multiply(multiply(tokenCost, ratio.units), perUnit.units);
   // Prices are per million tokens: 10^-6.

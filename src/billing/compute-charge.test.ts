@@ -28,6 +28,27 @@ describe('computeCharge', () => {
     expect(computeCharge(usage({ total: 10_000, cacheRead: 6000, cacheWrite: 2000 }, { total: 500 }), price, 1, quotaPerUnit)).toBe(11_400);
   });
 
+  it("bills Anthropic's 1-hour cache writes at their own price and the other writes at the write price", () => {
+    // $3 in, $15 out, $0.30 read, $3.75 5-minute write, $6 1-hour write.
+    // 10,000 in = 2,000 plain + 6,000 read + 2,000 written, 500 of them to the 1-hour cache.
+    // 2,000×3 + 6,000×0.3 + 1,500×3.75 + 500×6 + 500×15 = 6,000 + 1,800 + 5,625 + 3,000 + 7,500 = 23,925 → 11,962.5 → 11,963.
+    const price: PriceRecord = { model: 'claude', input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, cacheWrite1h: 6 };
+    expect(computeCharge(usage({ total: 10_000, cacheRead: 6000, cacheWrite: 2000, cacheWrite1h: 500 }, { total: 500 }), price, 1, quotaPerUnit)).toBe(11_963);
+  });
+
+  it('bills 1-hour writes at the write price when the model has no 1-hour price, and at the input price when it has neither', () => {
+    const withWrite: PriceRecord = { model: 'claude', input: 3, cacheWrite: 3.75 };
+    // 1,000×3.75 = 3,750 → 1,875, as if all were 5-minute writes.
+    expect(computeCharge(usage({ total: 1000, cacheWrite: 1000, cacheWrite1h: 600 }), withWrite, 1, quotaPerUnit)).toBe(1875);
+    expect(computeCharge(usage({ total: 1000, cacheWrite: 1000, cacheWrite1h: 600 }), { model: 'plain', input: 3 }, 1, quotaPerUnit)).toBe(1500);
+  });
+
+  it('never bills more 1-hour writes than there were writes', () => {
+    const price: PriceRecord = { model: 'claude', input: 3, cacheWrite: 3.75, cacheWrite1h: 6 };
+    // 1h reported 5,000 of 1,000 writes: all 1,000 at $6 = 6,000 → 3,000.
+    expect(computeCharge(usage({ total: 1000, cacheWrite: 1000, cacheWrite1h: 5000 }), price, 1, quotaPerUnit)).toBe(3000);
+  });
+
   it('bills cache tokens at the input price when the model has no cache prices', () => {
     const price: PriceRecord = { model: 'plain', input: 2, output: 8 };
     // All 10,000 input tokens at $2: 0.02 $ → 10,000.

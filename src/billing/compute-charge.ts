@@ -16,8 +16,10 @@ export function isPriced(price: PriceRecord | undefined): boolean {
  * - Per-call price (it overrides token prices): `perCall × quotaPerUnit × groupRatio × calls`.
  * - Token prices are site currency per 1M tokens. `usage.input.total` includes cache reads and writes, so
  *   the plain input is what remains after both (never below 0); `usage.output.total` includes reasoning,
- *   billed at the output price. Missing cache prices fall back to the input price, a missing output
- *   price to 0.
+ *   billed at the output price. Cache writes to Anthropic's 1-hour cache (`usage.input.cacheWrite1h`, a
+ *   part of `cacheWrite`) take the `cacheWrite1h` price, the other writes the `cacheWrite` price. Missing
+ *   cache prices fall back to the input price (the 1-hour write price to the write price first), a
+ *   missing output price to 0.
  *
  * Rounding rule: the cost is computed exactly — every price and ratio is taken at the decimal value it is
  * written with (0.15 is 15/100, not the nearest double) and the arithmetic is done in integers — then
@@ -47,11 +49,14 @@ export function computeChargeExact(usage: NormalizedUsage, price: PriceRecord, g
   const inputPrice = exactDecimal(price.input, 'input');
   const cacheRead = count(usage.input.cacheRead, 'input.cacheRead');
   const cacheWrite = count(usage.input.cacheWrite, 'input.cacheWrite');
+  const cacheWrite1h = Math.min(count(usage.input.cacheWrite1h ?? 0, 'input.cacheWrite1h'), cacheWrite);
   const plainInput = Math.max(0, count(usage.input.total, 'input.total') - cacheRead - cacheWrite);
+  const cacheWritePrice = price.cacheWrite === undefined ? inputPrice : exactDecimal(price.cacheWrite, 'cacheWrite');
   const tokenCost = sum([
     times(plainInput, inputPrice),
     times(cacheRead, price.cacheRead === undefined ? inputPrice : exactDecimal(price.cacheRead, 'cacheRead')),
-    times(cacheWrite, price.cacheWrite === undefined ? inputPrice : exactDecimal(price.cacheWrite, 'cacheWrite')),
+    times(cacheWrite - cacheWrite1h, cacheWritePrice),
+    times(cacheWrite1h, price.cacheWrite1h === undefined ? cacheWritePrice : exactDecimal(price.cacheWrite1h, 'cacheWrite1h')),
     times(count(usage.output.total, 'output.total'), exactDecimal(price.output ?? 0, 'output')),
   ]);
   const perMillionTokens: Decimal = { units: 1n, scale: 6 };

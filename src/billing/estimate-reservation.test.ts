@@ -39,6 +39,21 @@ describe('estimateReservation', () => {
     expect(worst).toBeLessThanOrEqual(reserved);
   });
 
+  it('prices the prompt as 1-hour cache writes when those are the dearest, so a prompt written to the 1-hour cache stays covered', () => {
+    const price: PriceRecord = { model: 'claude', input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, cacheWrite1h: 6 };
+    // 10,000×6 + 1,000×15 = 75,000 → 37,500.
+    const reserved = estimateReservation({ ...base, promptTokens: 10_000, maxOutputTokens: 1000, price });
+    expect(reserved).toBe(37_500);
+    const worst = computeCharge({ input: { total: 10_000, cacheRead: 0, cacheWrite: 10_000, cacheWrite1h: 10_000 }, output: { total: 1000, reasoning: 0 } }, price, 1, 500_000);
+    expect(worst).toBe(reserved);
+  });
+
+  it('keeps the 5-minute write rate when a cheaper 1-hour price is set', () => {
+    const price: PriceRecord = { model: 'odd', input: 1, output: 0, cacheWrite: 4, cacheWrite1h: 2 };
+    // 1,000×4 = 4,000 → 2,000.
+    expect(estimateReservation({ ...base, promptTokens: 1000, maxOutputTokens: 0, price })).toBe(2000);
+  });
+
   it('prices the prompt as cache reads in the odd case that reads are the dearest input-side price', () => {
     const price: PriceRecord = { model: 'odd', input: 1, output: 0, cacheRead: 2 };
     // 1,000×2 = 2,000 → 1,000.

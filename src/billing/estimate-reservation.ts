@@ -29,11 +29,13 @@ export function estimateReservation(input: ReservationEstimateInput): number {
   const plainRate = price.input ?? 0;
   const readRate = price.cacheRead ?? plainRate;
   const writeRate = price.cacheWrite ?? plainRate;
-  const dearest = Math.max(plainRate, readRate, writeRate);
-  const asWrite = writeRate === dearest && writeRate > plainRate;
+  const write1hRate = price.cacheWrite1h ?? writeRate;
+  const dearest = Math.max(plainRate, readRate, writeRate, write1hRate);
+  const as1hWrite = write1hRate === dearest && write1hRate > plainRate;
+  const asWrite = as1hWrite || (writeRate === dearest && writeRate > plainRate);
   const asRead = !asWrite && readRate === dearest && readRate > plainRate;
   const usage: NormalizedUsage = {
-    input: { total: promptTokens, cacheRead: asRead ? promptTokens : 0, cacheWrite: asWrite ? promptTokens : 0 },
+    input: { total: promptTokens, cacheRead: asRead ? promptTokens : 0, cacheWrite: asWrite ? promptTokens : 0, cacheWrite1h: as1hWrite ? promptTokens : 0 },
     output: { total: input.maxOutputTokens ?? input.defaultMaxOutputTokens, reasoning: 0 },
   };
   return computeCharge(usage, price, input.groupRatio, input.quotaPerUnit, input.calls);

@@ -29,6 +29,7 @@ groups: { default: 1, vip: 0.5 }
 prices:
   gpt-4o-mini: { input: 0.15, output: 0.6 }
   dall-e-3: { per_call: 0.04 }
+  claude-sonnet-4-5: { input: 3, cache_write: 3.75, cache_write_1h: 6 }
 channels:
   - { name: openai-main, type: openai, base_url: "https://api.openai.com/", key: sk-upstream-1, models: [gpt-4o-mini], priority: 2 }
   - { name: flaky, type: openai, base_url: "https://flaky.example", keys: [sk-f1, sk-f2], models: [gpt-4o-mini] }
@@ -104,6 +105,7 @@ for (const { dialect, available } of allDialects) {
       expect(await repositories.channels.getByName('openai-main')).toMatchObject({ baseUrl: 'https://api.openai.com', keys: ['sk-upstream-1'], priority: 2, groups: ['default'] });
       expect((await repositories.channels.getByName('flaky'))?.keys).toEqual(['sk-f1', 'sk-f2']);
       expect(await repositories.pricing.listPrices()).toEqual([
+        { model: 'claude-sonnet-4-5', input: 3, cacheWrite: 3.75, cacheWrite1h: 6 },
         { model: 'dall-e-3', perCall: 0.04 },
         { model: 'gpt-4o-mini', input: 0.15, output: 0.6 },
       ]);

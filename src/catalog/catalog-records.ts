@@ -72,6 +72,8 @@ export interface PriceRecord {
   output?: number;
   cacheRead?: number;
   cacheWrite?: number;
+  /** Anthropic's 1-hour cache writes; unset, they are billed as other cache writes. */
+  cacheWrite1h?: number;
   perCall?: number;
   perSecond?: number;
 }

@@ -13,6 +13,8 @@ export const priceSchema = z
     output: z.number().nonnegative().optional(),
     cache_read: z.number().nonnegative().optional(),
     cache_write: z.number().nonnegative().optional(),
+    /** Writes to Anthropic's 1-hour cache; unset, they are billed at `cache_write`. */
+    cache_write_1h: z.number().nonnegative().optional(),
     per_call: z.number().nonnegative().optional(),
     per_second: z.number().nonnegative().optional(),
   })

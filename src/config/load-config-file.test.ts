@@ -16,6 +16,7 @@ groups: { default: 1, vip: 0.5 }
 prices:
   gpt-4o-mini: { input: 0.15, output: 0.6, cache_read: 0.075, cache_write: 0.1875 }
   dall-e-3: { per_call: 0.04 }
+  claude-sonnet-4-5: { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75, cache_write_1h: 6 }
 channels:
   - name: openai-main
     type: openai
@@ -71,7 +72,11 @@ describe('loadConfigFile', () => {
       quota_per_unit: 500000,
       max_body_mb: 64,
       groups: { default: 1, vip: 0.5 },
-      prices: { 'gpt-4o-mini': { input: 0.15, output: 0.6, cache_read: 0.075, cache_write: 0.1875 }, 'dall-e-3': { per_call: 0.04 } },
+      prices: {
+        'gpt-4o-mini': { input: 0.15, output: 0.6, cache_read: 0.075, cache_write: 0.1875 },
+        'dall-e-3': { per_call: 0.04 },
+        'claude-sonnet-4-5': { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75, cache_write_1h: 6 },
+      },
       users: [{ username: 'alice', password: 'secret', role: 'user', group: 'default', quota: 1000000, enabled: true }],
       tokens: [{ name: 'alice-laptop', user: 'alice', key: tokenKey, group: 'default', quota: 500000, model_limits: ['gpt-4o-mini'], expires_at: 0, rate_limit: { rpm: 60, tpm: 200000 } }],
     });

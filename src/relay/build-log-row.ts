@@ -43,6 +43,7 @@ export function buildLogRow(facts: RelayLogFacts): LogRow {
     input_tokens: facts.usage.input.total,
     cache_read_tokens: facts.usage.input.cacheRead,
     cache_write_tokens: facts.usage.input.cacheWrite,
+    cache_write_1h_tokens: facts.usage.input.cacheWrite1h ?? 0,
     output_tokens: facts.usage.output.total,
     reasoning_tokens: facts.usage.output.reasoning,
     quota: facts.charged,

@@ -24,6 +24,7 @@ export function buildRecoveryLogRow(reservation: RecoveredReservation, tokenName
     input_tokens: 0,
     cache_read_tokens: 0,
     cache_write_tokens: 0,
+    cache_write_1h_tokens: 0,
     output_tokens: 0,
     reasoning_tokens: 0,
     quota: reservation.charged,

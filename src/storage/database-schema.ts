@@ -75,6 +75,7 @@ export interface PricesTable {
   output: number | null;
   cache_read: number | null;
   cache_write: number | null;
+  cache_write_1h: number | null;
   per_call: number | null;
   per_second: number | null;
   updated_at: number;
@@ -122,6 +123,8 @@ export interface LogsTable {
   input_tokens: number;
   cache_read_tokens: number;
   cache_write_tokens: number;
+  /** Of cache_write_tokens, the writes to Anthropic's 1-hour cache. */
+  cache_write_1h_tokens: number;
   output_tokens: number;
   reasoning_tokens: number;
   quota: number;

@@ -13,6 +13,7 @@ export class PricingRepository {
       if (row.output !== null) price.output = Number(row.output);
       if (row.cache_read !== null) price.cacheRead = Number(row.cache_read);
       if (row.cache_write !== null) price.cacheWrite = Number(row.cache_write);
+      if (row.cache_write_1h !== null) price.cacheWrite1h = Number(row.cache_write_1h);
       if (row.per_call !== null) price.perCall = Number(row.per_call);
       if (row.per_second !== null) price.perSecond = Number(row.per_second);
       return price;
@@ -25,6 +26,7 @@ export class PricingRepository {
       output: price.output ?? null,
       cache_read: price.cacheRead ?? null,
       cache_write: price.cacheWrite ?? null,
+      cache_write_1h: price.cacheWrite1h ?? null,
       per_call: price.perCall ?? null,
       per_second: price.perSecond ?? null,
       updated_at: now,

@@ -8,6 +8,7 @@ import { mysqlLedgerBatchMigration } from './migrations/005-mysql-ledger-batch.j
 import { ledgerBatchRowLocksMigration } from './migrations/006-ledger-batch-row-locks.js';
 import { userSessionVersionMigration } from './migrations/007-user-session-version.js';
 import { playgroundTokenPurposeMigration } from './migrations/008-playground-token-purpose.js';
+import { cacheWrite1hMigration } from './migrations/009-cache-write-1h.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -20,6 +21,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '006-ledger-batch-row-locks': ledgerBatchRowLocksMigration(dialect),
     '007-user-session-version': userSessionVersionMigration(),
     '008-playground-token-purpose': playgroundTokenPurposeMigration(),
+    '009-cache-write-1h': cacheWrite1hMigration(),
   };
 }
 

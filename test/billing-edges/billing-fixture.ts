@@ -74,6 +74,8 @@ export interface BillingFixtureOptions {
   /** A second (fallback, lower priority) channel of each style as well. */
   fallbacks?: boolean;
   env?: Record<string, string>;
+  /** Price fields added to `modelPrice` for every model (e.g. `cache_write_1h`). */
+  extraPrice?: Record<string, number>;
 }
 
 export interface BillingFixture {
@@ -119,7 +121,7 @@ export async function startBillingFixture(options: BillingFixtureOptions = {}): 
   const channels = styles.map((style) => channelOf(`primary-${style}`, style, primary[style].url, 10));
   if (fallback) for (const style of styles) channels.push(channelOf(`fallback-${style}`, style, fallback[style].url, 0));
   const config: ConfigFile = {
-    prices: Object.fromEntries(Object.values(modelOf).map((model) => [model, { ...modelPrice }])),
+    prices: Object.fromEntries(Object.values(modelOf).map((model) => [model, { ...modelPrice, ...options.extraPrice }])),
     ...(options.groups ? { groups: options.groups } : {}),
     channels,
     users: [{ username: 'payer', role: 'user', group, enabled: true, ...(options.userQuota === undefined ? {} : { quota: options.userQuota }) }],

@@ -16,6 +16,8 @@ export interface WireUsage {
   cacheRead?: number;
   /** Anthropic's cache_creation_input_tokens; OpenRouter's prompt_tokens_details.cache_write_tokens on Chat. */
   cacheWrite?: number;
+  /** Anthropic: the part of `cacheWrite` written to the 1-hour cache (`cache_creation.ephemeral_1h_input_tokens`). */
+  cacheWrite1h?: number;
   /** All produced tokens, reasoning included. */
   output: number;
   reasoning?: number;
@@ -131,9 +133,15 @@ function anthropicStop(answer: Answer): string {
   return answer.stop === 'tool' ? 'tool_use' : answer.stop === 'length' ? 'max_tokens' : answer.stop === 'stop_sequence' ? 'stop_sequence' : 'end_turn';
 }
 
-/** Anthropic's input_tokens leaves cache reads and writes out. */
-function anthropicUsage(u: WireUsage, output: number) {
-  return { input_tokens: u.input - (u.cacheRead ?? 0) - (u.cacheWrite ?? 0), cache_creation_input_tokens: u.cacheWrite ?? 0, cache_read_input_tokens: u.cacheRead ?? 0, output_tokens: output };
+/**
+ * Anthropic's input_tokens leaves cache reads and writes out. message_start and whole messages also split
+ * the writes by cache lifetime (`cache_creation`); message_delta does not (shared/reference/recorded).
+ */
+function anthropicUsage(u: WireUsage, output: number, place: 'start' | 'delta' | 'whole') {
+  const counts = { input_tokens: u.input - (u.cacheRead ?? 0) - (u.cacheWrite ?? 0), cache_creation_input_tokens: u.cacheWrite ?? 0, cache_read_input_tokens: u.cacheRead ?? 0 };
+  if (place === 'delta') return { ...counts, output_tokens: output };
+  const oneHour = u.cacheWrite1h ?? 0;
+  return { ...counts, cache_creation: { ephemeral_5m_input_tokens: (u.cacheWrite ?? 0) - oneHour, ephemeral_1h_input_tokens: oneHour }, output_tokens: output };
 }
 
 /** message_start (interim usage, output_tokens 1), thinking / text / tool_use blocks, message_delta (stop reason, final usage), message_stop. */
@@ -143,7 +151,7 @@ export function anthropicStream(answer: Answer, options: StreamOptions = {}): Sc
   const start = options.startUsage ?? answer.usage;
   ev({
     type: 'message_start',
-    message: { model: 'claude-sonnet-4-5-20250929', id: answer.id ?? 'msg_up1', type: 'message', role: 'assistant', content: [], stop_reason: null, stop_sequence: null, usage: start === undefined ? { input_tokens: 0, output_tokens: 0 } : anthropicUsage(start, 1) },
+    message: { model: 'claude-sonnet-4-5-20250929', id: answer.id ?? 'msg_up1', type: 'message', role: 'assistant', content: [], stop_reason: null, stop_sequence: null, usage: start === undefined ? { input_tokens: 0, output_tokens: 0 } : anthropicUsage(start, 1, 'start') },
   });
   let index = 0;
   if (answer.thinking !== undefined) {
@@ -170,7 +178,7 @@ export function anthropicStream(answer: Answer, options: StreamOptions = {}): Sc
   ev({
     type: 'message_delta',
     delta: { stop_reason: anthropicStop(answer), stop_sequence: answer.stopSequence ?? null },
-    ...(answer.usage === undefined ? {} : { usage: anthropicUsage(answer.usage, answer.usage.output) }),
+    ...(answer.usage === undefined ? {} : { usage: anthropicUsage(answer.usage, answer.usage.output, 'delta') }),
   });
   ev({ type: 'message_stop' });
   return { sse: cutAfterContent(events, options.terminal, (event) => event.event === 'content_block_delta') };
@@ -183,7 +191,7 @@ export function anthropicWhole(answer: Answer): ScriptedReply {
   for (const tool of answer.tools ?? []) content.push({ type: 'tool_use', id: tool.id, name: tool.name, input: tool.args === '' ? {} : JSON.parse(tool.args) });
   return json({
     model: 'claude-sonnet-4-5-20250929', id: answer.id ?? 'msg_up1', type: 'message', role: 'assistant', content,
-    stop_reason: anthropicStop(answer), stop_sequence: answer.stopSequence ?? null, usage: anthropicUsage(answer.usage ?? { input: 0, output: 0 }, answer.usage?.output ?? 0),
+    stop_reason: anthropicStop(answer), stop_sequence: answer.stopSequence ?? null, usage: anthropicUsage(answer.usage ?? { input: 0, output: 0 }, answer.usage?.output ?? 0, 'whole'),
   });
 }
 

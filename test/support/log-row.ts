@@ -18,6 +18,7 @@ export function logRow(overrides: Partial<LogRow> = {}): LogRow {
     input_tokens: 10,
     cache_read_tokens: 0,
     cache_write_tokens: 0,
+    cache_write_1h_tokens: 0,
     output_tokens: 5,
     reasoning_tokens: 0,
     quota: 100,

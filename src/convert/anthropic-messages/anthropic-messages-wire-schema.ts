@@ -18,6 +18,7 @@ export const anthropicUsageSchema = z
     output_tokens: z.number().nullish(),
     cache_creation_input_tokens: z.number().nullish(),
     cache_read_input_tokens: z.number().nullish(),
+    cache_creation: z.object({ ephemeral_5m_input_tokens: z.number().nullish(), ephemeral_1h_input_tokens: z.number().nullish() }).passthrough().nullish(),
     output_tokens_details: z.object({ thinking_tokens: z.number().nullish() }).passthrough().nullish(),
   })
   .passthrough();

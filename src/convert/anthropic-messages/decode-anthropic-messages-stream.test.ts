@@ -77,6 +77,20 @@ describe('createAnthropicMessagesStreamDecoder', () => {
     expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: { unified: 'length', raw: 'max_tokens' }, usage: { output: { total: 9, reasoning: 0 } } });
   });
 
+  it("keeps message_start's 1-hour cache-write share when message_delta reports the final counts without it", () => {
+    const start = event({
+      type: 'message_start',
+      message: {
+        id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [],
+        usage: { input_tokens: 10, cache_creation_input_tokens: 3000, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 1000, ephemeral_1h_input_tokens: 2000 }, output_tokens: 1 },
+      },
+    });
+    const delta = event({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { input_tokens: 10, cache_creation_input_tokens: 3000, cache_read_input_tokens: 0, output_tokens: 40 } });
+    const { parts } = decodeAll([start, delta, event({ type: 'message_stop' })]);
+    const finish = parts.find((part) => part.type === 'finish');
+    expect(finish?.type === 'finish' && finish.usage?.input).toEqual({ total: 3010, cacheRead: 0, cacheWrite: 3000, cacheWrite1h: 2000 });
+  });
+
   it('carries whole blocks that a proxy put in message_start', () => {
     const start = event({
       type: 'message_start',

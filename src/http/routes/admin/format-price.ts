@@ -8,6 +8,7 @@ export function formatPrice(price: PriceRecord) {
     output: price.output ?? null,
     cache_read: price.cacheRead ?? null,
     cache_write: price.cacheWrite ?? null,
+    cache_write_1h: price.cacheWrite1h ?? null,
     per_call: price.perCall ?? null,
     per_second: price.perSecond ?? null,
   };

@@ -7,7 +7,7 @@ const atLeastOnePrice = (body: Record<string, unknown>) => Object.entries(body).
 /** The config file's price fields plus the model they price. */
 export const createPriceBodySchema = priceSchema
   .extend({ model: z.string().min(1).max(191) })
-  .refine(atLeastOnePrice, { message: 'give at least one of input, output, cache_read, cache_write, per_call, per_second' });
+  .refine(atLeastOnePrice, { message: 'give at least one of input, output, cache_read, cache_write, cache_write_1h, per_call, per_second' });
 
 const clearablePrice = z.number().nonnegative().nullable().optional();
 
@@ -18,6 +18,7 @@ export const updatePriceBodySchema = z
     output: clearablePrice,
     cache_read: clearablePrice,
     cache_write: clearablePrice,
+    cache_write_1h: clearablePrice,
     per_call: clearablePrice,
     per_second: clearablePrice,
   })
@@ -34,6 +35,7 @@ export function mergePrice(current: PriceRecord, body: PriceBody): PriceRecord {
     output: pick(body.output, current.output),
     cacheRead: pick(body.cache_read, current.cacheRead),
     cacheWrite: pick(body.cache_write, current.cacheWrite),
+    cacheWrite1h: pick(body.cache_write_1h, current.cacheWrite1h),
     perCall: pick(body.per_call, current.perCall),
     perSecond: pick(body.per_second, current.perSecond),
   };
