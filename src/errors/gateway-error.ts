@@ -4,6 +4,8 @@
  */
 export type GatewayErrorCode =
   | 'invalid_request'
+  /** A create whose name (or key) is already taken. */
+  | 'already_exists'
   | 'invalid_json'
   | 'missing_api_key'
   | 'invalid_api_key'
@@ -53,6 +55,8 @@ export function statusForCode(code: GatewayErrorCode): number {
     case 'not_found':
     case 'route_not_found':
       return 404;
+    case 'already_exists':
+      return 409;
     case 'body_too_large':
       return 413;
     case 'unsupported_media_type':

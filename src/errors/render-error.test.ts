@@ -15,6 +15,7 @@ describe('statusForCode', () => {
     ['model_not_allowed', 403],
     ['channel_pin_forbidden', 403],
     ['route_not_found', 404],
+    ['already_exists', 409],
     ['body_too_large', 413],
     ['unsupported_media_type', 415],
     ['rate_limited', 429],

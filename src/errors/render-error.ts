@@ -70,6 +70,7 @@ function openaiType(code: GatewayErrorCode): string {
     case 'not_implemented':
       return 'server_error';
     case 'invalid_request':
+    case 'already_exists':
     case 'invalid_json':
     case 'not_found':
     case 'route_not_found':
@@ -103,7 +104,7 @@ function openaiCode(code: GatewayErrorCode): string {
 }
 
 function anthropicType(status: number): string {
-  if (status === 400 || status === 415) return 'invalid_request_error';
+  if (status === 400 || status === 409 || status === 415) return 'invalid_request_error';
   if (status === 401) return 'authentication_error';
   if (status === 402) return 'billing_error';
   if (status === 403) return 'permission_error';
@@ -121,6 +122,7 @@ function geminiStatus(status: number): string {
   if (status === 402 || status === 429) return 'RESOURCE_EXHAUSTED';
   if (status === 403) return 'PERMISSION_DENIED';
   if (status === 404) return 'NOT_FOUND';
+  if (status === 409) return 'ALREADY_EXISTS';
   if (status === 501) return 'UNIMPLEMENTED';
   if (status === 503) return 'UNAVAILABLE';
   if (status === 504) return 'DEADLINE_EXCEEDED';

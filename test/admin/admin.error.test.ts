@@ -55,14 +55,16 @@ describe('admin API refusals', () => {
   });
 
   it('refuses names already taken and references to what does not exist', async () => {
-    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/channels', { body: validChannel }), 400, 'name', 'already exists');
-    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'frank' } }), 400, 'username');
-    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'frank-key', user_id: userId } }), 400, 'name');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/channels', { body: validChannel }), 409, 'name', 'already exists');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'frank' } }), 409, 'username');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'frank-key', user_id: userId } }), 409, 'name');
     expectFailure(await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'orphan', user_id: 9999 } }), 400, 'user_id');
     expectFailure(await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'lost', user: 'nobody' } }), 400, 'user');
     expectFailure(await callAdmin(gateway, 'POST', '/api/admin/tokens', { body: { name: 'nowhere', group: 'atlantis' } }), 400, 'group', 'atlantis');
     expectFailure(await callAdmin(gateway, 'PUT', `/api/admin/users/${userId}`, { body: { group: 'atlantis' } }), 400, 'group');
-    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/groups', { body: { name: 'default', ratio: 2 } }), 400, 'already exists');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/groups', { body: { name: 'default', ratio: 2 } }), 409, 'already exists');
+    expect((await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'taken-price', input: 1 } })).status).toBe(200);
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'taken-price', input: 9 } }), 409, 'already has a price');
     expectFailure(await callAdmin(gateway, 'DELETE', '/api/admin/groups/default'), 400, 'default');
   });
 

@@ -26,7 +26,7 @@ export async function channelRoutes(app: FastifyInstance, services: AppServices)
   const refuseTakenName = async (name: string, exceptId?: number) => {
     const existing = await channels.getByName(name);
     if (existing !== undefined && existing.id !== exceptId) {
-      throw new GatewayError('invalid_request', `name: a channel named "${name}" already exists.`, { param: 'name' });
+      throw new GatewayError('already_exists', `name: a channel named "${name}" already exists.`, { param: 'name' });
     }
   };
 

@@ -43,7 +43,7 @@ export async function groupRoutes(app: FastifyInstance, services: AppServices): 
   app.post('/groups', { schema: describeAdminRoute({ tag, summary: 'Create a group', body: createGroupBodySchema }) }, async (request) => {
     const body = parseRequestBody(createGroupBodySchema, request.body);
     if ((await findGroup(body.name)) !== undefined) {
-      throw new GatewayError('invalid_request', `name: group "${body.name}" already exists; change it with PUT /api/admin/groups/:name.`, { param: 'name' });
+      throw new GatewayError('already_exists', `name: group "${body.name}" already exists; change it with PUT /api/admin/groups/:name.`, { param: 'name' });
     }
     await pricing.upsertGroup(body, services.now());
     await services.catalog.changed();

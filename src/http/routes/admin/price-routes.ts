@@ -43,7 +43,7 @@ export async function priceRoutes(app: FastifyInstance, services: AppServices): 
   app.post('/prices', { schema: describeAdminRoute({ tag, summary: 'Price a model', body: createPriceBodySchema }) }, async (request) => {
     const body = parseRequestBody(createPriceBodySchema, request.body);
     if ((await findPrice(body.model)) !== undefined) {
-      throw new GatewayError('invalid_request', `model: "${body.model}" already has a price; change it with PUT /api/admin/prices/:model.`, { param: 'model' });
+      throw new GatewayError('already_exists', `model: "${body.model}" already has a price; change it with PUT /api/admin/prices/:model.`, { param: 'model' });
     }
     const price = mergePrice({ model: body.model }, body);
     await pricing.upsertPrice(price, services.now());

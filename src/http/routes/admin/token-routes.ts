@@ -64,7 +64,7 @@ export async function tokenRoutes(app: FastifyInstance, services: AppServices): 
   const refuseTakenName = async (userId: number, name: string, exceptId?: number) => {
     const existing = await tokens.getByName(userId, name);
     if (existing !== undefined && existing.id !== exceptId) {
-      throw new GatewayError('invalid_request', `name: user ${userId} already has a token named "${name}".`, { param: 'name' });
+      throw new GatewayError('already_exists', `name: user ${userId} already has a token named "${name}".`, { param: 'name' });
     }
   };
 

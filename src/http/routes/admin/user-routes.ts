@@ -32,7 +32,7 @@ export async function userRoutes(app: FastifyInstance, services: AppServices): P
   const refuseTakenUsername = async (username: string, exceptId?: number) => {
     const existing = await users.getByUsername(username);
     if (existing !== undefined && existing.id !== exceptId) {
-      throw new GatewayError('invalid_request', `username: "${username}" is already taken.`, { param: 'username' });
+      throw new GatewayError('already_exists', `username: "${username}" is already taken.`, { param: 'username' });
     }
   };
 
