@@ -106,6 +106,39 @@ describe('admin API security', () => {
     expect((await callAdmin(gateway, 'GET', `/api/admin/users/${ordinary.body.data.id}`)).body.data.role).toBe('user');
   });
 
+  it('lets only root change prices and group ratios: an admin session reads them, and is refused every write', async () => {
+    const asAdmin = { headers: { cookie: adminSession } };
+    expect((await callGateway(gateway, 'GET', '/api/admin/prices', asAdmin)).status).toBe(200);
+    expect((await callGateway(gateway, 'GET', '/api/admin/groups', asAdmin)).status).toBe(200);
+    // A session's writes must be JSON (else 415 before any role check), so the DELETEs send {}.
+    const writes: [string, string, unknown][] = [
+      ['POST', '/api/admin/prices', { model: 'admin-priced', input: 0 }],
+      ['PUT', '/api/admin/prices/root-priced', { input: 0 }],
+      ['DELETE', '/api/admin/prices/root-priced', {}],
+      ['POST', '/api/admin/groups', { name: 'admin-group', ratio: 0 }],
+      ['PUT', '/api/admin/groups/root-group', { ratio: 0 }],
+      ['DELETE', '/api/admin/groups/root-group', {}],
+    ];
+    expect((await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'root-priced', input: 5 } })).status).toBe(200);
+    expect((await callAdmin(gateway, 'POST', '/api/admin/groups', { body: { name: 'root-group', ratio: 2 } })).status).toBe(200);
+    for (const [method, path, body] of writes) {
+      const answer = await callGateway(gateway, method, path, { ...asAdmin, ...(body === undefined ? {} : { body }) });
+      expect(answer.status, `${method} ${path}`).toBe(403);
+      expect(answer.body.message).toContain('Only root');
+    }
+    expect((await callAdmin(gateway, 'GET', '/api/admin/prices/root-priced')).body.data.input).toBe(5);
+    expect((await callAdmin(gateway, 'GET', '/api/admin/groups/root-group')).body.data.ratio).toBe(2);
+    expect((await callAdmin(gateway, 'GET', '/api/admin/prices/admin-priced')).status).toBe(404);
+
+    // A root console session may (the admin key above may too).
+    const rootUser = (await callAdmin(gateway, 'GET', '/api/admin/users')).body.data.items.find((user: { role: string }) => user.role === 'root');
+    expect((await callAdmin(gateway, 'PUT', `/api/admin/users/${rootUser.id}`, { body: { password: 'root-console-password' } })).status).toBe(200);
+    const rootSession = await logIn(gateway, rootUser.username, 'root-console-password');
+    const changed = await callGateway(gateway, 'PUT', '/api/admin/prices/root-priced', { headers: { cookie: rootSession }, body: { input: 7 } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data.input).toBe(7);
+  });
+
   it('never answers an upstream key, a token key or its hash, or a password hash', async () => {
     const answers: ApiAnswer[] = [];
     const record = async (answer: Promise<ApiAnswer>) => {

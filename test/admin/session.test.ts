@@ -141,7 +141,7 @@ describe('console login sessions', () => {
     const channels = await callGateway(gateway, 'GET', '/api/admin/channels', { headers: { cookie: admin } });
     expect(channels.status).toBe(200);
     expect(channels.body).toMatchObject({ success: true, data: { items: [], total: 0 } });
-    const created = await callGateway(gateway, 'POST', '/api/admin/groups', { headers: { cookie: admin }, body: { name: 'from-console', ratio: 1.5 } });
+    const created = await callGateway(gateway, 'POST', '/api/admin/users', { headers: { cookie: admin }, body: { username: 'from-console' } });
     expect(created.status).toBe(200);
 
     const user = await logIn(gateway, 'bob', 'bob-password');

@@ -8,6 +8,7 @@ import { createGroupBodySchema, updateGroupBodySchema } from './group-body-schem
 import { pageOfItems } from './page-of-items.js';
 import { parsePageRequest } from './parse-page-request.js';
 import { parseRequestBody } from './parse-request-body.js';
+import { refuseUnlessRoot } from './refuse-unless-root.js';
 import { successEnvelope } from './success-envelope.js';
 
 const tag = 'groups';
@@ -41,6 +42,7 @@ export async function groupRoutes(app: FastifyInstance, services: AppServices): 
   });
 
   app.post('/groups', { schema: describeAdminRoute({ tag, summary: 'Create a group', body: createGroupBodySchema }) }, async (request) => {
+    refuseUnlessRoot(request, 'groups');
     const body = parseRequestBody(createGroupBodySchema, request.body);
     if ((await findGroup(body.name)) !== undefined) {
       throw new GatewayError('already_exists', `name: group "${body.name}" already exists; change it with PUT /api/admin/groups/:name.`, { param: 'name' });
@@ -51,6 +53,7 @@ export async function groupRoutes(app: FastifyInstance, services: AppServices): 
   });
 
   app.put('/groups/:name', { schema: describeAdminRoute({ tag, summary: "Change a group's ratio", params: nameParameter, body: updateGroupBodySchema }) }, async (request) => {
+    refuseUnlessRoot(request, 'groups');
     const name = nameOf(request.params);
     const body = parseRequestBody(updateGroupBodySchema, request.body);
     await requireGroup(name);
@@ -60,6 +63,7 @@ export async function groupRoutes(app: FastifyInstance, services: AppServices): 
   });
 
   app.delete('/groups/:name', { schema: describeAdminRoute({ tag, summary: 'Delete a group', params: nameParameter }) }, async (request) => {
+    refuseUnlessRoot(request, 'groups');
     const name = nameOf(request.params);
     if (name === defaultGroup) throw new GatewayError('invalid_request', 'The default group cannot be deleted; change its ratio instead.');
     // Users and tokens left in a deleted group could no longer authenticate; move them first.

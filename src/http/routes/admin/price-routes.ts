@@ -9,6 +9,7 @@ import { pageOfItems } from './page-of-items.js';
 import { parsePageRequest } from './parse-page-request.js';
 import { parseRequestBody } from './parse-request-body.js';
 import { createPriceBodySchema, mergePrice, updatePriceBodySchema } from './price-body-schemas.js';
+import { refuseUnlessRoot } from './refuse-unless-root.js';
 import { successEnvelope } from './success-envelope.js';
 
 const tag = 'prices';
@@ -41,6 +42,7 @@ export async function priceRoutes(app: FastifyInstance, services: AppServices): 
   });
 
   app.post('/prices', { schema: describeAdminRoute({ tag, summary: 'Price a model', body: createPriceBodySchema }) }, async (request) => {
+    refuseUnlessRoot(request, 'prices');
     const body = parseRequestBody(createPriceBodySchema, request.body);
     if ((await findPrice(body.model)) !== undefined) {
       throw new GatewayError('already_exists', `model: "${body.model}" already has a price; change it with PUT /api/admin/prices/:model.`, { param: 'model' });
@@ -55,6 +57,7 @@ export async function priceRoutes(app: FastifyInstance, services: AppServices): 
     '/prices/:model',
     { schema: describeAdminRoute({ tag, summary: 'Change the price of a model (partial; null clears a field)', params: modelParameter, body: updatePriceBodySchema }) },
     async (request) => {
+      refuseUnlessRoot(request, 'prices');
       const model = modelOf(request.params);
       const body = parseRequestBody(updatePriceBodySchema, request.body);
       const price = mergePrice(await requirePrice(model), body);
@@ -66,6 +69,7 @@ export async function priceRoutes(app: FastifyInstance, services: AppServices): 
   );
 
   app.delete('/prices/:model', { schema: describeAdminRoute({ tag, summary: 'Delete the price of a model', params: modelParameter }) }, async (request) => {
+    refuseUnlessRoot(request, 'prices');
     const model = modelOf(request.params);
     if (!(await pricing.deletePrice(model))) throw entityNotFound('Price of model', model);
     await services.catalog.changed();
