@@ -5,6 +5,7 @@ import { indexOfQuoted } from '../../streaming/find-quoted-key.js';
 import { createDataFrameScanner } from '../../streaming/scan-data-frames.js';
 import type { UsageMeter } from '../usage-meter.js';
 import { HeldEvents } from '../held-events.js';
+import { StreamEndedMidAnswer } from '../stream-ended-mid-answer.js';
 import { readBodyChunks, type ChunkSource } from '../read-body-chunks.js';
 import { ClientStreamWriter, streamResponseHeaders } from '../write-to-client.js';
 import { readOpenaiUsage } from './read-openai-usage.js';
@@ -33,10 +34,15 @@ export type PipeStreamResult = { kind: 'completed' } | { kind: 'failed_before_fi
  * for a local count only if the stream ends without upstream usage (bounded: past `heldTextLimit` they
  * are counted on the spot). The client's headers go out with the first event, so a stream that fails
  * before producing anything can still be retried on another channel.
+ *
+ * A body that ends cleanly with neither `[DONE]` nor a usage report (which the gateway asks for) broke
+ * off: it is treated as a reset (`StreamEndedMidAnswer`), so the client gets an error event instead of a
+ * truncated answer that looks whole, and an empty body fails over. Both are seen without parsing.
  */
 export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStreamResult> {
   const { reply, meter } = input;
   const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.headers));
+  let sawDone = false;
 
   // Events not parsed yet: needed only if the upstream never reports usage.
   const held = new HeldEvents();
@@ -70,6 +76,7 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
     maxEventBytes: input.maxEventBytes,
     onEvent(event) {
       if (event.data === '[DONE]') {
+        sawDone = true;
         client.write('data: [DONE]\n\n');
         return;
       }
@@ -86,7 +93,10 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
   const usageKeys = new UsageKeyFinder();
   const scanner = createDataFrameScanner(input.maxEventBytes, {
     onFrame(bytes, start, end) {
-      if (end - start === doneBytes.length && bytes.compare(doneBytes, 0, doneBytes.length, start, end) === 0) return true;
+      if (end - start === doneBytes.length && bytes.compare(doneBytes, 0, doneBytes.length, start, end) === 0) {
+        sawDone = true;
+        return true;
+      }
       if (meter.firstTokenAt !== undefined && !mayCarryUsageIn(bytes, start, end, usageKeys)) {
         held.addRange(bytes, start, end);
         countHeldPastLimit();
@@ -127,7 +137,10 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
         const drained = client.flushAndDrain();
         return meter.clientAborted ? 'stop' : drained;
       });
-      if (ending === 'ended' && !meter.clientAborted) endOfStream();
+      if (ending === 'ended' && !meter.clientAborted) {
+        endOfStream();
+        if (!sawDone && meter.upstreamUsage === undefined) throw new StreamEndedMidAnswer();
+      }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (meter.clientAborted) return { kind: 'interrupted', message: 'client disconnected' };
