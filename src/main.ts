@@ -142,6 +142,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   const app = await buildApp(services, {
     bodyLimitBytes: Math.floor(catalog.snapshot.settings.maxBodyMb * 1024 * 1024),
     logLevel: environment.logLevel,
+    trustProxy: environment.trustProxy,
   });
 
   let url = '';

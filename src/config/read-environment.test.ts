@@ -16,8 +16,18 @@ describe('readEnvironment', () => {
       sqliteCacheMb: 4,
       maxUpstreamResponseMb: 64,
       heapGrowingPercent: 100,
+      trustProxy: false,
     });
     expect(usesInsecureDefaultSecret(environment)).toBe(true);
+  });
+
+  it('reads TRUST_PROXY as off, on, or the trusted proxies, and refuses anything else', () => {
+    expect(readEnvironment({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(readEnvironment({ TRUST_PROXY: 'TRUE' }).trustProxy).toBe(true);
+    expect(readEnvironment({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1 ,::1,fd00::/8,loopback' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8', 'loopback']);
+    for (const bad of ['2', 'yes', '10.0.0.0/33', '300.1.1.1', '10.0.0.0/8/1', 'proxy.example.com']) {
+      expect(() => readEnvironment({ TRUST_PROXY: bad }), bad).toThrow(SettingError);
+    }
   });
 
   it('reads every documented variable', () => {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { SettingError } from './setting-error.js';
 
 /** Process environment → typed settings. Pure: the caller passes the environment in. */
@@ -31,7 +32,17 @@ export interface Environment {
   heapGrowingPercent: number;
   /** Seconds a shutdown waits for requests in flight before it aborts their upstream calls. */
   shutdownTimeoutSeconds: number;
+  /**
+   * Which proxies' X-Forwarded-For the client address is read from (Fastify's `trustProxy`): none (the
+   * socket's address), all, or the listed addresses, CIDR ranges and named ranges.
+   */
+  trustProxy: TrustProxy;
 }
+
+export type TrustProxy = boolean | string[];
+
+/** The ranges proxy-addr (Fastify's trustProxy) knows by name. */
+const namedProxyRanges = ['loopback', 'linklocal', 'uniquelocal'];
 
 /** pino's levels, plus `silent`. */
 const logLevels = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'];
@@ -63,7 +74,33 @@ export function readEnvironment(env: Record<string, string | undefined>): Enviro
     sqliteCacheMb: integerSetting(env, 'SQLITE_CACHE_MB', 4, { minimum: 1, maximum: 65_536 }),
     heapGrowingPercent: integerSetting(env, 'HEAP_GROWING_PERCENT', 100, { maximum: 1000 }),
     shutdownTimeoutSeconds: integerSetting(env, 'SHUTDOWN_TIMEOUT', 30, { minimum: 1 }),
+    trustProxy: trustProxySetting(env),
   };
+}
+
+/**
+ * TRUST_PROXY: unset or `false` — the address the connection comes from (a client that connects directly
+ * cannot choose its address by writing X-Forwarded-For); `true` — the leftmost X-Forwarded-For address
+ * (only behind a proxy that overwrites the header); else a comma-separated list of the proxies' addresses,
+ * CIDR ranges or `loopback` / `linklocal` / `uniquelocal`: the address is the nearest one in
+ * X-Forwarded-For that is not a trusted proxy. (Fastify refuses hop counts: they cannot check the peer.)
+ */
+function trustProxySetting(env: Record<string, string | undefined>): TrustProxy {
+  const raw = nonEmpty(env.TRUST_PROXY);
+  if (raw === undefined || raw.toLowerCase() === 'false') return false;
+  if (raw.toLowerCase() === 'true') return true;
+  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    if (namedProxyRanges.includes(entry)) continue;
+    const [address = '', bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const width = family === 4 ? 32 : 128;
+    const validBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= width);
+    if (family === 0 || !validBits || rest.length > 0) {
+      throw new SettingError(`Environment variable TRUST_PROXY must be false, true, or a comma-separated list of IP addresses, CIDR ranges, loopback, linklocal or uniquelocal, got "${raw}"`);
+    }
+  }
+  return entries;
 }
 
 export function usesInsecureDefaultSecret(environment: Environment): boolean {

@@ -6,11 +6,14 @@ import { registerCors } from './cors.js';
 import { handleFrameworkError, registerErrorHandling } from './middleware/handle-errors.js';
 import { registerJsonBodyParser } from './middleware/parse-json-body.js';
 import { registerRoutes } from './register-routes.js';
+import type { TrustProxy } from '../config/read-environment.js';
 
 export interface BuildAppOptions {
   /** Request body limit in bytes (max_body_mb); over it → 413 while reading. */
   bodyLimitBytes: number;
   logLevel: string;
+  /** Whose X-Forwarded-For `request.ip` is read from (TRUST_PROXY); false: the socket's address. */
+  trustProxy: TrustProxy;
 }
 
 /** Builds the Fastify app: request ids, body parsing, one error handler, and the route list. */
@@ -24,7 +27,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions):
     genReqId: () => generateRequestId(),
     // Per-request lines cost time on the hot path; the request log table records every relay call.
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: true,
+    trustProxy: options.trustProxy,
     // Task ids and Gemini model:action segments can be long; Fastify's default (100) would answer a raw 414.
     routerOptions: { maxParamLength: 500 },
     frameworkErrors: handleFrameworkError,
