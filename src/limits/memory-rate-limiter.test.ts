@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from './memory-rate-limiter.js';
-import type { RateCheck } from './rate-limiter.js';
+import { windowEndOf, type RateCheck } from './rate-limiter.js';
 
 const rpm = (key: string, limit: number, cost = 1): RateCheck => ({ key, limit, windowSeconds: 60, cost, kind: 'requests' });
 const tpm = (key: string, limit: number, cost: number): RateCheck => ({ key, limit, windowSeconds: 60, cost, kind: 'tokens' });
@@ -87,6 +87,21 @@ describe('MemoryRateLimiter', () => {
     await limiter.adjust({ key: 'tpm', windowSeconds: 60 }, -400, 61_000);
     expect(limiter.size).toBe(0);
     expect((await limiter.consume([tpm('tpm', 1000, 0)], 61_000)).states[0]?.remaining).toBe(1000);
+  });
+
+  it('applies a refund to the window it was counted in, and drops it once a later window of the key is live', async () => {
+    const limiter = new MemoryRateLimiter();
+    const counted = await limiter.consume([tpm('tpm', 1000, 900)], 0);
+    const endsAtMs = windowEndOf(counted.states[0]!, 0);
+    await limiter.adjust({ key: 'tpm', windowSeconds: 60, endsAtMs }, -800, 30_000);
+    expect((await limiter.consume([tpm('tpm', 1000, 0)], 30_000)).states[0]?.remaining).toBe(900);
+    // The window ends at 60 s; a request at 61 s opens the next one with 900 units, then the late refund comes.
+    await limiter.consume([tpm('tpm', 1000, 900)], 61_000);
+    await limiter.adjust({ key: 'tpm', windowSeconds: 60, endsAtMs }, -800, 62_000);
+    expect((await limiter.consume([tpm('tpm', 1000, 0)], 62_000)).states[0]?.remaining).toBe(100);
+    // Without the window's end (a limiter that was unreachable at admission), the live window takes it.
+    await limiter.adjust({ key: 'tpm', windowSeconds: 60 }, -800, 62_000);
+    expect((await limiter.consume([tpm('tpm', 1000, 0)], 62_000)).states[0]?.remaining).toBe(900);
   });
 
   it('evicts the least recently used key when the key cap is reached', async () => {

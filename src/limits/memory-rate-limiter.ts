@@ -3,6 +3,7 @@ import {
   assertValidRateChecks,
   composeRateDecision,
   fitsWindow,
+  isLaterWindow,
   windowMsOf,
   type RateCheck,
   type RateDecision,
@@ -45,6 +46,8 @@ export class MemoryRateLimiter implements RateLimiter {
   private readonly windows = new Map<string, WindowCounter>();
   private readonly maxKeys: number;
   private sweepCursor: Iterator<[string, WindowCounter]> | undefined;
+  /** The eviction hand: a fresh iterator per eviction would step over every slot already deleted at the front. */
+  private evictCursor: Iterator<[string, WindowCounter]> | undefined;
   private evicted = 0;
   /** Counts uses: the windows' recency for eviction. */
   private uses = 0;
@@ -91,12 +94,14 @@ export class MemoryRateLimiter implements RateLimiter {
       if (delta > 0) this.add(window, delta, nowMs);
       return;
     }
+    if (delta < 0 && window.endsAtMs !== undefined && isLaterWindow(live.endsAtMs, window.endsAtMs, windowMsOf(window))) return;
     live.used = Math.max(0, live.used + delta);
   }
 
   async close(): Promise<void> {
     this.windows.clear();
     this.sweepCursor = undefined;
+    this.evictCursor = undefined;
   }
 
   /** The key's window if it has not ended, marked used; an ended one is dropped. */
@@ -127,11 +132,19 @@ export class MemoryRateLimiter implements RateLimiter {
     return opened;
   }
 
-  /** Second chance: windows used since they took their place move to the back; the first one not used is dropped. */
+  /**
+   * Second chance: windows used since they took their place move to the back; the first one not used is
+   * dropped. The hand resumes where it stopped (Map iterators survive deletes and see later inserts).
+   */
   private evictLeastRecentlyUsed(nowMs: number): void {
+    if (this.windows.size === 0) return;
     for (;;) {
-      const oldest = this.windows.entries().next();
-      if (oldest.done === true) return;
+      this.evictCursor ??= this.windows.entries();
+      const oldest = this.evictCursor.next();
+      if (oldest.done === true) {
+        this.evictCursor = undefined;
+        continue;
+      }
       const [key, window] = oldest.value;
       this.windows.delete(key);
       if (window.lastUse === window.placedAt) {

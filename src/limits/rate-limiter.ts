@@ -18,8 +18,26 @@ export interface RateCheck {
   kind: 'requests' | 'tokens';
 }
 
-/** The window `adjust` moves: a check without its limit, cost or kind. */
-export type RateWindow = Pick<RateCheck, 'key' | 'windowSeconds'>;
+/**
+ * The window `adjust` moves: a check without its limit, cost or kind, and — when the units being corrected
+ * were counted by a `consume` — when that window ends on the caller's clock (`windowEndOf`), so a refund
+ * that arrives after it ended is not given to the next window of the key.
+ */
+export type RateWindow = Pick<RateCheck, 'key' | 'windowSeconds'> & { endsAtMs?: number };
+
+/** When the window a consumed check was counted in ends, on the caller's clock (to within a second). */
+export function windowEndOf(state: RateState, consumedAtMs: number): number {
+  return consumedAtMs + state.resetSeconds * 1000;
+}
+
+/**
+ * Pure: whether the live window of a key, ending at `liveEndsAtMs`, is another window than the one that
+ * ended at `countedEndsAtMs`. A key's next window opens only after the previous one ended, so the two ends
+ * are at least a window apart; half a window absorbs the rounding of `resetSeconds` and clock drift.
+ */
+export function isLaterWindow(liveEndsAtMs: number, countedEndsAtMs: number, windowMs: number): boolean {
+  return Math.abs(liveEndsAtMs - countedEndsAtMs) > windowMs / 2;
+}
 
 export type RateDecision =
   | { allowed: true; states: RateState[] }
@@ -43,7 +61,8 @@ export interface RateLimiter {
   /**
    * Adds (or returns, when negative) units after the fact: tokens actually used versus estimated. Never
    * refused; a refund never takes a window below zero, and a refund to a window that already ended is
-   * dropped (it must not grant extra units in the next one). It may be applied after the promise
+   * dropped (it must not grant extra units in the next one): the window named by `window.endsAtMs`, else
+   * whatever window is live. It may be applied after the promise
    * resolves (Redis batches them per event-loop turn), but ahead of any later `consume` of this limiter.
    */
   adjust(window: RateWindow, delta: number, nowMs: number): Promise<void>;

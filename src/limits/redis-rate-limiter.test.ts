@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RateCheck } from './rate-limiter.js';
+import { windowEndOf, type RateCheck } from './rate-limiter.js';
 import { RedisRateLimiter, createRedisRateLimiter } from './redis-rate-limiter.js';
 
 const redisUrl = process.env.RELAY_TEST_REDIS_URL;
@@ -102,6 +102,26 @@ describe.skipIf(redisUrl === undefined)('RedisRateLimiter', () => {
     await limiter.drain();
     expect(await inspector.get(`${keyPrefix}adjust:none`)).toBe('10');
     expect(await inspector.pttl(`${keyPrefix}adjust:none`)).toBeGreaterThan(55_000);
+  });
+
+  it('applies a refund to the window it was counted in, and drops it once a later window of the key is live', async () => {
+    const key = 'late-refund';
+    // Counted at t = 0 on the caller's clock (Redis keeps its own: the window has ~60 s left now).
+    const counted = await limiter.consume([tpm(key, 1000, 900)], 0);
+    const endsAtMs = windowEndOf(counted.states[0]!, 0);
+    await limiter.adjust({ key, windowSeconds: 60, endsAtMs }, -800, 1_000);
+    await limiter.drain();
+    expect(await inspector.get(`${keyPrefix}${key}`)).toBe('100');
+    // That window ends; the next one opens with 900 units; the refund of the first arrives at t = 61 s.
+    await inspector.del(`${keyPrefix}${key}`);
+    await limiter.consume([tpm(key, 1000, 900)], 61_000);
+    await limiter.adjust({ key, windowSeconds: 60, endsAtMs }, -800, 61_000);
+    await limiter.drain();
+    expect(await inspector.get(`${keyPrefix}${key}`)).toBe('900');
+    // Without the window's end, the live window takes it, as before.
+    await limiter.adjust({ key, windowSeconds: 60 }, -800, 61_000);
+    await limiter.drain();
+    expect(await inspector.get(`${keyPrefix}${key}`)).toBe('100');
   });
 
   it('sends the adjustments a settlement awaits one after another as one script call, off the caller\'s path', async () => {

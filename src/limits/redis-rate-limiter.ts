@@ -66,17 +66,23 @@ return reply
 `;
 
 /**
- * KEYS: one window per adjustment. ARGV: delta, window ms per adjustment. Applied in order; a refund
- * never goes below zero nor opens a window, an addition to an ended window opens a new one.
+ * KEYS: one window per adjustment. ARGV: delta, window ms, and the ms the counted window had left when the
+ * adjustment was queued (negative once it ended; '' when unknown), per adjustment. Applied in order; a refund never goes below zero nor
+ * opens a window, and is dropped when the live window is a later one (its remaining time differs by more
+ * than half a window: see isLaterWindow); an addition to an ended window opens a new one.
  */
 const adjustScript = `
 for index = 1, #KEYS do
   local key = KEYS[index]
-  local delta = tonumber(ARGV[index * 2 - 1])
+  local delta = tonumber(ARGV[index * 3 - 2])
+  local windowMs = tonumber(ARGV[index * 3 - 1])
+  local expectedTtl = tonumber(ARGV[index * 3])
   local ttl = redis.call('PTTL', key)
   if ttl == -2 or ttl == -1 then
     if ttl == -1 then redis.call('DEL', key) end
-    if delta > 0 then redis.call('SET', key, delta, 'PX', tonumber(ARGV[index * 2])) end
+    if delta > 0 then redis.call('SET', key, delta, 'PX', windowMs) end
+  elseif delta < 0 and expectedTtl ~= nil and math.abs(ttl - expectedTtl) > windowMs / 2 then
+    -- a refund for a window that has ended: not the live one's to take
   else
     local used = redis.call('INCRBY', key, delta)
     if used < 0 then redis.call('INCRBY', key, -used) end
@@ -103,9 +109,9 @@ export const defaultRedisKeyPrefix = 'unified-relay:rate:';
 const maxAdjustmentsPerCall = 256;
 
 /**
- * Limits shared by every replica. Redis's own TTLs are the clock (`nowMs` is ignored), so replicas with
- * skewed clocks agree. Every key of one call must live on one node: on Redis Cluster, wrap a shared
- * part of the keys in a {hash tag} (a batch of adjustments spans requests: give the whole prefix one).
+ * Limits shared by every replica. Redis's own TTLs are the clock (`nowMs` only measures how long a refund's
+ * window had left), so replicas with skewed clocks agree. Every key of one call must live on one node: on
+ * Redis Cluster, wrap a shared part of the keys in a {hash tag} (a batch of adjustments spans requests: give the whole prefix one).
  * A consume error is thrown: whether to fail open is the caller's choice.
  *
  * Adjustments are corrections, so they stay off the request's path: `adjust` queues and resolves at once,
@@ -117,7 +123,7 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis & RateLimitCommands;
   private readonly keyPrefix: string;
   private readonly ownsConnection: boolean;
-  private queued: { key: string; delta: number; windowMs: number }[] = [];
+  private queued: { key: string; delta: number; windowMs: number; expectedTtlMs: number | '' }[] = [];
   private flushScheduled = false;
   private readonly inFlight = new Set<Promise<void>>();
 
@@ -144,10 +150,12 @@ export class RedisRateLimiter implements RateLimiter {
     return composeRateDecision(checks, readings);
   }
 
-  async adjust(window: RateWindow, delta: number, _nowMs: number): Promise<void> {
+  async adjust(window: RateWindow, delta: number, nowMs: number): Promise<void> {
     assertValidAdjustment(window, delta);
     if (delta === 0) return;
-    this.queued.push({ key: this.keyPrefix + window.key, delta, windowMs: windowMsOf(window) });
+    // The caller's clock only measures how long the counted window had left (both ends on one clock).
+    const expectedTtlMs = window.endsAtMs === undefined ? '' : Math.round(window.endsAtMs - nowMs);
+    this.queued.push({ key: this.keyPrefix + window.key, delta, windowMs: windowMsOf(window), expectedTtlMs });
     if (this.queued.length >= maxAdjustmentsPerCall) this.sendQueuedAdjustments();
     if (this.flushScheduled) return;
     this.flushScheduled = true;
@@ -175,7 +183,7 @@ export class RedisRateLimiter implements RateLimiter {
     const batch = this.queued;
     this.queued = [];
     const keys = batch.map((adjustment) => adjustment.key);
-    const parameters = batch.flatMap((adjustment) => [adjustment.delta, adjustment.windowMs]);
+    const parameters = batch.flatMap((adjustment) => [adjustment.delta, adjustment.windowMs, adjustment.expectedTtlMs]);
     const sent = this.redis.relayRateAdjust(keys.length, ...keys, ...parameters).then(
       () => undefined,
       () => undefined,

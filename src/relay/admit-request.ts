@@ -5,7 +5,8 @@ import type { PriceRecord } from '../catalog/catalog-records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { buildRateChecks } from '../limits/build-rate-checks.js';
 import { rateLimitHeaders } from '../limits/rate-limit-headers.js';
-import type { RateCheck, RateDecision } from '../limits/rate-limiter.js';
+import { windowEndOf, type RateDecision } from '../limits/rate-limiter.js';
+import { correctTokenWindows, type CountedRateCheck } from './correct-token-windows.js';
 import type { PromptTokens } from './estimate-prompt-tokens.js';
 import type { RelayServices } from './relay-services.js';
 
@@ -29,7 +30,8 @@ export interface Admission extends PromptTokens {
   groupRatio: number;
   quotaPerUnit: number;
   reservedAmount: number;
-  rateChecks: RateCheck[];
+  /** The rate-limit units taken, with the windows they were counted in (settlement corrects the tokens ones). */
+  rateChecks: CountedRateCheck[];
   calls: number;
   /** x-ratelimit-* headers for the client's response. */
   rateHeaders: Record<string, string>;
@@ -65,13 +67,15 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
     : 0;
 
   const estimatedTokens = input.estimatedPromptTokens + (input.maxOutputTokens ?? settings.defaultMaxOutputTokens);
-  const rateChecks = buildRateChecks(input.caller, input.ip, estimatedTokens, settings);
+  const checks = buildRateChecks(input.caller, input.ip, estimatedTokens, settings);
   const warnings: string[] = [];
   let rateHeaders: Record<string, string> = {};
-  if (rateChecks.length > 0) {
+  let rateChecks: CountedRateCheck[] = [];
+  if (checks.length > 0) {
     let decision: RateDecision | undefined;
+    const consumedAt = services.now();
     try {
-      decision = await services.rateLimiter.consume(rateChecks, services.now());
+      decision = await services.rateLimiter.consume(checks, consumedAt);
     } catch (error) {
       // Rate limits protect capacity, not money: when their store is unreachable, serve and say so.
       warnings.push(`rate limiter unavailable: ${(error as Error).message}`);
@@ -82,6 +86,11 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
       });
     }
     if (decision !== undefined) rateHeaders = rateLimitHeaders(decision);
+    const states = decision?.states;
+    rateChecks = checks.map((check, index) => {
+      const state = states?.[index];
+      return { check, endsAtMs: state === undefined ? undefined : windowEndOf(state, consumedAt) };
+    });
   }
 
   const reserved = await services.ledger.reserve(
@@ -89,6 +98,8 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
     services.now(),
   );
   if (!reserved.ok) {
+    // Refused before any upstream call: the request used no tokens (its request still counts).
+    correctTokenWindows(services.rateLimiter, rateChecks, 0, services.now());
     const whose = reserved.short === 'token' ? 'this API key' : 'your account';
     throw new GatewayError('insufficient_quota', `Insufficient quota: ${whose} cannot cover this request (needs up to ${reservedAmount} quota units).`);
   }

@@ -1,6 +1,7 @@
 import { computeCharge, isPriced } from '../billing/compute-charge.js';
 import type { NormalizedUsage, UsageSource } from '../billing/normalized-usage.js';
 import type { Admission } from './admit-request.js';
+import { correctTokenWindows } from './correct-token-windows.js';
 import type { RelayServices } from './relay-services.js';
 import type { UsageMeter } from './usage-meter.js';
 
@@ -52,14 +53,7 @@ export async function settleRequest(services: RelayServices, input: SettlementIn
     }
   }
   const settled = await services.ledger.settle(input.requestId, { actualAmount: actual, channelId: input.channelId }, services.now());
-  const usedTokens = usage.input.total + usage.output.total;
-  for (const check of admission.rateChecks) {
-    if (check.kind !== 'tokens') continue;
-    const delta = usedTokens - check.cost;
-    // Not awaited: a limiter takes the adjustment when called (ahead of any later consume, rate-limiter.ts),
-    // and its promise says nothing more; a failure only leaves the window at the estimate.
-    if (delta !== 0) void services.rateLimiter.adjust({ key: check.key, windowSeconds: check.windowSeconds }, delta, services.now()).catch(() => undefined);
-  }
+  correctTokenWindows(services.rateLimiter, admission.rateChecks, usage.input.total + usage.output.total, services.now());
   return { usage, usageSource: source, charged: settled.charged };
 }
 

@@ -100,16 +100,14 @@ async function startUpstreams(): Promise<Record<WireStyle, ScriptedUpstream>> {
   return upstreams;
 }
 
-export async function startBillingFixture(options: BillingFixtureOptions = {}): Promise<BillingFixture> {
-  const primary = await startUpstreams();
-  const fallback = options.fallbacks ? await startUpstreams() : undefined;
-  const group = options.group ?? 'default';
-  const channelOf = (name: string, style: WireStyle, url: string, priority: number) => ({
+/** A channel of the config file in front of a scripted upstream of `style` (a Responses one says so in its settings). */
+export function channelConfig(name: string, style: WireStyle, url: string, priority: number, models: string[], group = 'default') {
+  return {
     name,
     type: (style === 'openai-chat' || style === 'openai-responses' ? 'openai' : style) as 'openai' | 'anthropic' | 'gemini',
     base_url: url,
     key: 'sk-upstream',
-    models: [modelOf[style]],
+    models,
     groups: [group],
     priority,
     weight: 1,
@@ -117,7 +115,14 @@ export async function startBillingFixture(options: BillingFixtureOptions = {}): 
     enabled: true,
     auto_disable: false,
     settings: style === 'openai-responses' ? { api: 'responses' } : {},
-  });
+  };
+}
+
+export async function startBillingFixture(options: BillingFixtureOptions = {}): Promise<BillingFixture> {
+  const primary = await startUpstreams();
+  const fallback = options.fallbacks ? await startUpstreams() : undefined;
+  const group = options.group ?? 'default';
+  const channelOf = (name: string, style: WireStyle, url: string, priority: number) => channelConfig(name, style, url, priority, [modelOf[style]], group);
   const channels = styles.map((style) => channelOf(`primary-${style}`, style, primary[style].url, 10));
   if (fallback) for (const style of styles) channels.push(channelOf(`fallback-${style}`, style, fallback[style].url, 0));
   const config: ConfigFile = {
