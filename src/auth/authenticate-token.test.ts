@@ -66,6 +66,7 @@ function snapshot(groups: Record<string, number> = { default: 1, vip: 0.5 }): Ca
     prices: new Map(),
     groupRatios: new Map(Object.entries(groups)),
     settings: defaultSiteSettings,
+    outputBudgetFor: () => defaultSiteSettings.defaultMaxOutputTokens,
     version: 'test',
   };
 }

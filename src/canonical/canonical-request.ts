@@ -84,7 +84,7 @@ export type CanonicalResponseFormat =
 export interface CanonicalReasoningConfig {
   /** OpenAI-style effort. */
   effort?: 'minimal' | 'low' | 'medium' | 'high';
-  /** Anthropic budget_tokens / Gemini thinkingBudget. */
+  /** Anthropic budget_tokens / Gemini thinkingBudget; 0 turns thinking off, -1 is Gemini's dynamic budget (thinking on, the model decides). */
   budgetTokens?: number;
   /** Whether the client wants reasoning text returned (Gemini includeThoughts). */
   includeThoughts?: boolean;

@@ -16,6 +16,15 @@ export interface InvalidWireRequest {
   message: string;
 }
 
+/** What the relay tells a request formatter about the channel it formats for. */
+export interface FormatRequestOptions {
+  /**
+   * The output limit to send when the request names none and the upstream requires one (Anthropic): the
+   * channel's `settings.max_tokens`, else `default_max_output_tokens` — what the reservation covers.
+   */
+  defaultMaxOutputTokens?: number;
+}
+
 /** Pure, stateful stream transform: upstream wire events in, canonical parts out. */
 export interface StreamDecoder {
   /** One SSE event (Gemini JSON-array streams are fed element by element as `{ data: JSON text }`). */

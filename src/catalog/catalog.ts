@@ -4,6 +4,7 @@ import type { PricingRepository } from '../storage/pricing-repository.js';
 import type { StoredToken, TokensRepository } from '../storage/tokens-repository.js';
 import type { UsersRepository } from '../storage/users-repository.js';
 import type { ChannelRecord, PriceRecord, TokenRecord, UserRecord } from './catalog-records.js';
+import { computeOutputBudgets } from './compute-output-budgets.js';
 import { optionKeys, siteSettingsFromOptions, type SiteSettings } from './site-settings.js';
 
 /** Everything the hot path reads, held in memory: no database read per request for auth or routing. */
@@ -16,6 +17,11 @@ export interface CatalogSnapshot {
   prices: ReadonlyMap<string, PriceRecord>;
   groupRatios: ReadonlyMap<string, number>;
   settings: SiteSettings;
+  /**
+   * The output a request for `model` that names no limit must reserve: the largest max_tokens the gateway
+   * itself may send upstream for it (`default_max_output_tokens`, or a channel's larger `settings.max_tokens`).
+   */
+  outputBudgetFor(model: string): number;
   version: string;
 }
 
@@ -59,6 +65,8 @@ export class Catalog {
       this.repositories.pricing.listGroups(),
       this.repositories.options.all(),
     ]);
+    const settings = siteSettingsFromOptions(options);
+    const outputBudgets = computeOutputBudgets(channels, settings.defaultMaxOutputTokens);
     this.current = {
       tokensByHash: new Map(tokens.map((token: StoredToken) => [token.keyHash, token])),
       tokensById: new Map(tokens.map((token) => [token.id, token])),
@@ -67,7 +75,8 @@ export class Catalog {
       channelsById: new Map(channels.map((channel) => [channel.id, channel])),
       prices: new Map(prices.map((price) => [price.model, price])),
       groupRatios: new Map([['default', 1], ...groups.map((group) => [group.name, group.ratio] as const)]),
-      settings: siteSettingsFromOptions(options),
+      settings,
+      outputBudgetFor: (model) => outputBudgets.get(model) ?? settings.defaultMaxOutputTokens,
       version: options[optionKeys.catalogVersion] ?? '',
     };
   }

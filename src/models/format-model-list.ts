@@ -56,9 +56,9 @@ export function formatGeminiModel(model: UsableModel) {
   };
 }
 
-/** Gemini pages by `pageSize` (default 50, at most 1000) and an opaque `pageToken` (here an offset). */
+/** Gemini pages by `pageSize` (default 50 — also for 0, "unspecified" — at most 1000) and an opaque `pageToken` (here an offset). */
 export function formatGeminiModelList(models: UsableModel[], pageSize: number | undefined, pageToken: string | undefined) {
-  const size = Math.min(Math.max(pageSize ?? 50, 1), 1000);
+  const size = pageSize === undefined || pageSize <= 0 ? 50 : Math.min(pageSize, 1000);
   const offset = pageToken !== undefined && /^\d+$/.test(pageToken) ? Number(pageToken) : 0;
   const page = models.slice(offset, offset + size);
   const next = offset + size < models.length ? String(offset + size) : undefined;

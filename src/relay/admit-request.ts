@@ -7,6 +7,7 @@ import { buildRateChecks } from '../limits/build-rate-checks.js';
 import { rateLimitHeaders } from '../limits/rate-limit-headers.js';
 import { windowEndOf, type RateDecision } from '../limits/rate-limiter.js';
 import { correctTokenWindows, type CountedRateCheck } from './correct-token-windows.js';
+import { requirePrice } from './require-price.js';
 import type { PromptTokens } from './estimate-prompt-tokens.js';
 import type { RelayServices } from './relay-services.js';
 
@@ -47,18 +48,16 @@ export interface Admission extends PromptTokens {
 export async function admitRequest(services: RelayServices, input: AdmissionInput): Promise<Admission> {
   const snapshot = services.catalog.snapshot;
   const settings = snapshot.settings;
-  const storedPrice = snapshot.prices.get(input.model);
-  if (!isPriced(storedPrice) && !settings.allowUnpricedModels) {
-    throw new GatewayError('price_not_configured', `Model ${input.model} has no price configured; ask the operator to set one.`, { param: 'model' });
-  }
-  const price: PriceRecord = storedPrice ?? { model: input.model };
+  const price = requirePrice(snapshot, input.model);
+  // A request that names no output limit may be sent any channel's own default (an Anthropic channel's settings.max_tokens).
+  const outputBudget = snapshot.outputBudgetFor(input.model);
   const groupRatio = snapshot.groupRatios.get(input.caller.group) ?? 1;
   const calls = input.calls ?? 1;
   const reservedAmount = isPriced(price)
     ? estimateReservation({
         promptTokens: input.estimatedPromptTokens,
         maxOutputTokens: input.maxOutputTokens,
-        defaultMaxOutputTokens: settings.defaultMaxOutputTokens,
+        defaultMaxOutputTokens: outputBudget,
         price,
         groupRatio,
         quotaPerUnit: settings.quotaPerUnit,
@@ -66,7 +65,7 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
       })
     : 0;
 
-  const estimatedTokens = input.estimatedPromptTokens + (input.maxOutputTokens ?? settings.defaultMaxOutputTokens);
+  const estimatedTokens = input.estimatedPromptTokens + (input.maxOutputTokens ?? outputBudget);
   const checks = buildRateChecks(input.caller, input.ip, estimatedTokens, settings);
   const warnings: string[] = [];
   let rateHeaders: Record<string, string> = {};

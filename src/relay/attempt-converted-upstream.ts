@@ -11,6 +11,7 @@ import { createSseDecoder } from '../streaming/decode-sse.js';
 import { meterStreamPart, meterWholeResponse } from './meter-stream-part.js';
 import { StreamEndedMidAnswer } from './stream-ended-mid-answer.js';
 import { readFailureOutcome } from './read-failure-outcome.js';
+import { readInBandFailure } from './read-in-band-failure.js';
 import { failedAttemptFrom } from './read-upstream-error.js';
 import type { RelayServices } from './relay-services.js';
 import type { AttemptOutcome } from './run-failover.js';
@@ -47,9 +48,11 @@ export interface ConvertedAttemptInput {
 export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Promise<AttemptOutcome<{ status: number }>> {
   const { services, meter, reply } = input;
   const streamsUpstream = upstreamStreams(input.upstreamStyle, input.clientStreams);
-  const formatted = input.upstream.formatRequest({ ...input.request, stream: streamsUpstream }, input.upstreamModel);
+  const formatted = input.upstream.formatRequest({ ...input.request, stream: streamsUpstream }, input.upstreamModel, {
+    defaultMaxOutputTokens: defaultMaxTokens(input.channel, input.upstreamModel, services),
+  });
   input.warnings.push(...formatted.warnings);
-  const body = withStreamFlags(input.upstreamStyle, formatted.value, streamsUpstream, defaultMaxTokens(input.channel, input.upstreamModel, services));
+  const body = withStreamFlags(input.upstreamStyle, formatted.value, streamsUpstream);
   const target = buildProviderRequest(input.upstreamStyle, { baseUrl: input.channel.baseUrl, key: input.key, upstreamModel: input.upstreamModel, stream: streamsUpstream, clientHeaders: input.clientRequestHeaders });
   const sent = await services.upstream.send({ url: target.url, method: 'POST', headers: target.headers, body: JSON.stringify(body), signal: input.signal });
   if (!sent.ok) return { kind: 'failed', failure: sent.failure };
@@ -121,7 +124,13 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   } finally {
     input.warnings.push(...decoder.warnings, ...(encoder?.warnings ?? []));
   }
-  if (encoder === undefined) return sendWhole(input, collectStreamParts(collected), status);
+  if (encoder === undefined) {
+    const failure = readInBandFailure(collected, input.key);
+    if (failure === undefined) return sendWhole(input, collectStreamParts(collected), status);
+    // The error goes to the client as this failure (and to the log with it), not as a served interruption.
+    meter.interruption = undefined;
+    return { kind: 'failed', failure, upstreamAnswered: true };
+  }
   write(closing(encoder.end(), input.clientFraming, arrayOpened));
   if (!meter.committed) write(input.clientFraming === 'json-array' ? '[]' : ': empty\n\n');
   client.end();
@@ -145,20 +154,13 @@ function sendWhole(input: ConvertedAttemptInput, response: Parameters<TextStyleC
  * Each upstream style asks for a stream its own way; OpenAI also needs to be asked for usage.
  * Object.assign, not spreads: V8 (Node 20) makes adding keys to a `{ ...body }` clone cost µs.
  */
-function withStreamFlags(style: UpstreamTextStyle, body: Record<string, unknown>, streams: boolean, fallbackMaxTokens: number): Record<string, unknown> {
+function withStreamFlags(style: UpstreamTextStyle, body: Record<string, unknown>, streams: boolean): Record<string, unknown> {
   switch (style) {
     case 'openai-chat':
       return Object.assign({}, body, streams ? { stream: true, stream_options: { include_usage: true } } : { stream: false });
     case 'openai-responses':
+    case 'anthropic-messages':
       return Object.assign({}, body, { stream: streams });
-    case 'anthropic-messages': {
-      // Anthropic requires max_tokens; a request converted from a style where it is optional gets the
-      // default — kept above the thinking budget, which Anthropic requires to be smaller.
-      const thinking = body.thinking as { budget_tokens?: unknown } | undefined;
-      const budget = typeof thinking?.budget_tokens === 'number' ? thinking.budget_tokens : 0;
-      const fallback = Math.max(fallbackMaxTokens, budget + 1024);
-      return Object.assign({}, body, { stream: streams, max_tokens: body.max_tokens ?? fallback });
-    }
     case 'gemini':
       return body;
   }
@@ -167,6 +169,7 @@ function withStreamFlags(style: UpstreamTextStyle, body: Record<string, unknown>
 /**
  * The output budget sent to an upstream that requires one (Anthropic) when the client named none: the
  * channel's `settings.max_tokens` (a number, or a map of upstream model → number), else the site default.
+ * Never raised (for thinking or anything else): the reservation covers it (catalog `outputBudgetFor`).
  */
 export function defaultMaxTokens(channel: ChannelRecord, upstreamModel: string, services: RelayServices): number {
   const setting = channel.settings.max_tokens;

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import type { CanonicalStreamPart } from '../canonical/canonical-stream-part.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { buildProviderRequest } from '../providers/build-provider-request.js';
 import type { UpstreamTextStyle } from '../providers/provider-request.js';
@@ -7,12 +8,13 @@ import { createSseDecoder } from '../streaming/decode-sse.js';
 import { meterStreamPart, meterWholeResponse } from './meter-stream-part.js';
 import { StreamEndedMidAnswer } from './stream-ended-mid-answer.js';
 import { readFailureOutcome } from './read-failure-outcome.js';
+import { readInBandFailure } from './read-in-band-failure.js';
 import { failedAttemptFrom } from './read-upstream-error.js';
 import type { RelayServices } from './relay-services.js';
 import type { AttemptOutcome } from './run-failover.js';
 import type { TextStyleConverters } from './text-style.js';
 import type { UsageMeter } from './usage-meter.js';
-import { readBodyChunks } from './read-body-chunks.js';
+import { readBodyChunks, type ChunkSource } from './read-body-chunks.js';
 import { ClientStreamWriter, sendWholeAnswer, streamResponseHeaders } from './write-to-client.js';
 
 export interface PassthroughAttemptInput {
@@ -25,6 +27,8 @@ export interface PassthroughAttemptInput {
   body: string | Buffer;
   upstreamModel: string;
   stream: boolean;
+  /** How a streaming client's events are framed: SSE, or Gemini's JSON array (no `alt=sse`). */
+  clientFraming: 'sse' | 'json-array';
   clientRequestHeaders: Record<string, string | string[] | undefined>;
   clientHeaders: Record<string, string>;
   reply: FastifyReply;
@@ -33,8 +37,11 @@ export interface PassthroughAttemptInput {
 }
 
 /**
- * Same style in and out (Messages → Anthropic, Gemini SSE → Gemini): the upstream's events go to the
- * client as they arrive, unchanged; the style's decoder only reads usage and text on the way.
+ * Same style in and out (Messages → Anthropic, Gemini → Gemini): the upstream's events go to the client as
+ * they arrive, unchanged; the style's decoder only reads usage and text on the way. A Gemini upstream is
+ * always streamed (SSE): a client that asked for Gemini's JSON-array stream gets the same events as array
+ * elements, one by one, and a non-streaming one the events merged into one answer (`mergeStreamEvents`),
+ * with every field the upstream sent.
  */
 export async function attemptPassthroughUpstream(input: PassthroughAttemptInput): Promise<AttemptOutcome<{ status: number }>> {
   const { services, meter, reply } = input;
@@ -63,16 +70,22 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
     return { kind: 'served', value: { status }, status };
   }
 
+  const merge = input.stream ? undefined : input.converters.mergeStreamEvents;
+  if (merge !== undefined) return collectWholeAnswer(input, response.body, status, merge);
+  const jsonArray = input.clientFraming === 'json-array';
   const decoder = input.converters.createDecoder();
-  const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.clientHeaders));
+  const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.clientHeaders, jsonArray ? 'application/json' : undefined));
   const write = (text: string) => client.write(text);
+  let elements = 0;
   const sse = createSseDecoder({
     maxEventBytes: services.settings.maxStreamEventBytes,
     onEvent(event) {
-      write(event.event === undefined ? `data: ${event.data}\n\n` : `event: ${event.event}\ndata: ${event.data}\n\n`);
+      if (jsonArray) write(`${elements++ === 0 ? '[' : ',\r\n'}${event.data}`);
+      else write(event.event === undefined ? `data: ${event.data}\n\n` : `event: ${event.event}\ndata: ${event.data}\n\n`);
       for (const part of decoder.push(event)) meterStreamPart(meter, part, services.now);
     },
   });
+  const closeArray = () => (!jsonArray ? '' : elements === 0 ? '[]' : ']');
   try {
     await readBodyChunks(response.body, (chunk) => {
       sse.push(chunk);
@@ -87,10 +100,63 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
     if (meter.clientAborted || !meter.committed) return readFailureOutcome(error, meter, status);
     meter.interruption = `upstream stream interrupted: ${message}`;
     // Told in its own style, as a converted stream is (the relayed bytes end mid-answer).
-    client.end(input.converters.encodeStreamError('The upstream stream was interrupted.', 'stream_interrupted'));
+    const told = input.converters.encodeStreamError('The upstream stream was interrupted.', 'stream_interrupted');
+    client.end(jsonArray ? `${elements === 0 ? '[' : ',\r\n'}${told}]` : told);
     return { kind: 'served', value: { status }, status };
   }
-  if (!meter.committed) write('');
+  if (jsonArray) write(closeArray());
+  else if (!meter.committed) write('');
   client.end();
+  return { kind: 'served', value: { status }, status };
+}
+
+/**
+ * A non-streaming client of a style whose upstream always streams: every event is parsed and metered as
+ * it comes, and the merged answer is sent once the stream is complete. An in-band error fails the attempt
+ * (nothing reached the client: the next channel is tried), billed as an answer that failed mid-way.
+ */
+async function collectWholeAnswer(
+  input: PassthroughAttemptInput,
+  body: ChunkSource,
+  status: number,
+  merge: (events: readonly unknown[]) => Record<string, unknown>,
+): Promise<AttemptOutcome<{ status: number }>> {
+  const { services, meter } = input;
+  const decoder = input.converters.createDecoder();
+  const events: unknown[] = [];
+  const parts: CanonicalStreamPart[] = [];
+  const note = (produced: CanonicalStreamPart[]) => {
+    for (const part of produced) {
+      meterStreamPart(meter, part, services.now);
+      if (part.type === 'error') parts.push(part);
+    }
+  };
+  const sse = createSseDecoder({
+    maxEventBytes: services.settings.maxStreamEventBytes,
+    onEvent(event) {
+      try {
+        events.push(JSON.parse(event.data));
+      } catch {
+        // Not JSON: nothing to merge (the decoder warns of it).
+      }
+      note(decoder.push(event));
+    },
+  });
+  try {
+    await readBodyChunks(body, (chunk) => {
+      sse.push(chunk);
+      return meter.clientAborted ? 'stop' : undefined;
+    });
+    sse.end();
+    if (!meter.clientAborted && !decoder.complete) throw new StreamEndedMidAnswer();
+    note(decoder.end());
+  } catch (error) {
+    return readFailureOutcome(error, meter, status);
+  }
+  if (meter.clientAborted) return { kind: 'served', value: { status }, status };
+  const failure = readInBandFailure(parts, input.key);
+  if (failure !== undefined) return { kind: 'failed', failure, upstreamAnswered: true };
+  meter.committed = true;
+  sendWholeAnswer(input.reply, status, input.clientHeaders, 'application/json', JSON.stringify(merge(events)));
   return { kind: 'served', value: { status }, status };
 }

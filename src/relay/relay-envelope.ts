@@ -99,7 +99,7 @@ export async function runRelayEnvelope(
       attempt: async (channel, key) => {
         attemptNumber += 1;
         const outcome = await attempt(channel, key, tools);
-        if (outcome.kind === 'served') upstreamAnswered = true;
+        if (outcome.kind === 'served' || outcome.upstreamAnswered === true) upstreamAnswered = true;
         return outcome;
       },
     });

@@ -14,7 +14,16 @@ export interface AttemptRecord {
 /** One try on one channel: served (bytes reached the client or the answer is complete), or failed. */
 export type AttemptOutcome<T> =
   | { kind: 'served'; value: T; status: number }
-  | { kind: 'failed'; failure: UpstreamFailure; errorBody?: UpstreamErrorBody };
+  | {
+      kind: 'failed';
+      failure: UpstreamFailure;
+      errorBody?: UpstreamErrorBody;
+      /**
+       * The upstream answered (2xx) and produced output before failing in-band, unseen by the client: if no
+       * later attempt serves, that output is still billed (prompt + produced text), as for a served answer.
+       */
+      upstreamAnswered?: boolean;
+    };
 
 export type FailoverResult<T> =
   | { kind: 'served'; value: T; channel: ChannelRecord; attempts: AttemptRecord[] }

@@ -12,6 +12,8 @@ describe('console login sessions', () => {
   beforeAll(async () => {
     gateway = await startTestGateway({
       now: () => clock,
+      // The test client is the proxy: its X-Forwarded-Proto counts only from a trusted one.
+      env: { TRUST_PROXY: 'loopback' },
       config: {
         users: [
           { username: 'ada', password: 'ada-password', role: 'admin', group: 'default', enabled: true },
@@ -63,7 +65,7 @@ describe('console login sessions', () => {
     expect((await callGateway(gateway, 'GET', '/api/user/self', { headers: { cookie: unsigned } })).status).toBe(401);
   });
 
-  it('marks the cookie Secure when the request came over HTTPS through a proxy', async () => {
+  it('marks the cookie Secure when the request came over HTTPS through a trusted proxy (TRUST_PROXY)', async () => {
     const response = await fetch(`${gateway.url}/api/user/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' },

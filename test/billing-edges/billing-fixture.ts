@@ -76,6 +76,8 @@ export interface BillingFixtureOptions {
   env?: Record<string, string>;
   /** Price fields added to `modelPrice` for every model (e.g. `cache_write_1h`). */
   extraPrice?: Record<string, number>;
+  /** `settings` of the primary channel of a style (e.g. an Anthropic channel's `max_tokens`). */
+  channelSettings?: Partial<Record<WireStyle, Record<string, unknown>>>;
 }
 
 export interface BillingFixture {
@@ -101,7 +103,7 @@ async function startUpstreams(): Promise<Record<WireStyle, ScriptedUpstream>> {
 }
 
 /** A channel of the config file in front of a scripted upstream of `style` (a Responses one says so in its settings). */
-export function channelConfig(name: string, style: WireStyle, url: string, priority: number, models: string[], group = 'default') {
+export function channelConfig(name: string, style: WireStyle, url: string, priority: number, models: string[], group = 'default', settings: Record<string, unknown> = {}) {
   return {
     name,
     type: (style === 'openai-chat' || style === 'openai-responses' ? 'openai' : style) as 'openai' | 'anthropic' | 'gemini',
@@ -114,7 +116,7 @@ export function channelConfig(name: string, style: WireStyle, url: string, prior
     model_mapping: {},
     enabled: true,
     auto_disable: false,
-    settings: style === 'openai-responses' ? { api: 'responses' } : {},
+    settings: { ...(style === 'openai-responses' ? { api: 'responses' } : {}), ...settings },
   };
 }
 
@@ -122,8 +124,9 @@ export async function startBillingFixture(options: BillingFixtureOptions = {}): 
   const primary = await startUpstreams();
   const fallback = options.fallbacks ? await startUpstreams() : undefined;
   const group = options.group ?? 'default';
-  const channelOf = (name: string, style: WireStyle, url: string, priority: number) => channelConfig(name, style, url, priority, [modelOf[style]], group);
-  const channels = styles.map((style) => channelOf(`primary-${style}`, style, primary[style].url, 10));
+  const channelOf = (name: string, style: WireStyle, url: string, priority: number, settings?: Record<string, unknown>) =>
+    channelConfig(name, style, url, priority, [modelOf[style]], group, settings);
+  const channels = styles.map((style) => channelOf(`primary-${style}`, style, primary[style].url, 10, options.channelSettings?.[style]));
   if (fallback) for (const style of styles) channels.push(channelOf(`fallback-${style}`, style, fallback[style].url, 0));
   const config: ConfigFile = {
     prices: Object.fromEntries(Object.values(modelOf).map((model) => [model, { ...modelPrice, ...options.extraPrice }])),

@@ -42,10 +42,11 @@ describe('console-session writes must be JSON (415 otherwise)', () => {
   });
 
   it('refuses a bodyless session write without the JSON content type, and accepts it with one', async () => {
-    const group = await callGateway(gateway, 'POST', '/api/admin/groups', { body: { name: 'doomed', ratio: 1 }, headers: { cookie: adminSession } });
-    expect(group.status).toBe(200);
-    expect((await callGateway(gateway, 'DELETE', '/api/admin/groups/doomed', { headers: { cookie: adminSession } })).status).toBe(415);
-    const deleted = await callGateway(gateway, 'DELETE', '/api/admin/groups/doomed', { headers: { cookie: adminSession, 'content-type': 'application/json' } });
+    const user = await callGateway(gateway, 'POST', '/api/admin/users', { body: { username: 'doomed' }, headers: { cookie: adminSession } });
+    expect(user.status).toBe(200);
+    const path = `/api/admin/users/${user.body.data.id}`;
+    expect((await callGateway(gateway, 'DELETE', path, { headers: { cookie: adminSession } })).status).toBe(415);
+    const deleted = await callGateway(gateway, 'DELETE', path, { headers: { cookie: adminSession, 'content-type': 'application/json' } });
     expect(deleted.status, deleted.text).toBe(200);
   });
 

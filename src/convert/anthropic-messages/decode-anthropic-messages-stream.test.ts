@@ -67,9 +67,29 @@ describe('createAnthropicMessagesStreamDecoder', () => {
     expect(parts.slice(-3)).toEqual([
       { type: 'tool-call-delta', index: 0, argumentsDelta: '{"a":' },
       { type: 'tool-call-end', index: 0 },
-      { type: 'finish', finishReason: { unified: 'other', raw: undefined }, usage: expect.objectContaining({ input: { total: 10, cacheRead: 0, cacheWrite: 0 } }) },
+      { type: 'finish', finishReason: { unified: 'other', raw: undefined }, usage: undefined },
     ]);
     expect(warnings).toEqual(['the stream ended without message_stop']);
+  });
+
+  it("finishes an in-band error without message_start's interim usage (output_tokens: 1), which is never final", () => {
+    const { parts } = decodeAll([
+      messageStart,
+      event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+      event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Partial answer' } }),
+      event({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
+    ]);
+    expect(parts.filter((part) => part.type === 'usage')).toEqual([]);
+    expect(parts.at(-1)).toEqual({ type: 'finish', finishReason: { unified: 'error', raw: undefined }, usage: undefined });
+  });
+
+  it('finishes an in-band error that follows a message_delta with the usage that message_delta reported', () => {
+    const { parts } = decodeAll([
+      messageStart,
+      event({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 42 } }),
+      event({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
+    ]);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: { unified: 'error' }, usage: { input: { total: 10 }, output: { total: 42 } } });
   });
 
   it('keeps the stop reason of a message_delta when message_stop never comes', () => {

@@ -19,6 +19,8 @@ type OpenBlock = { kind: 'text' } | { kind: 'reasoning' } | { kind: 'tool'; tool
  * redacted_thinking → reasoning-redacted, tool_use → tool-call-start/-delta/-end with tool indexes
  * counted from 0. `usage` follows every message_delta (counters are cumulative; a field sent there
  * replaces the one from message_start); `finish` comes at message_stop, or at end() if the upstream broke off.
+ * message_start's usage alone is interim (`output_tokens: 1`): `finish` carries usage only once a
+ * message_delta reported some, so a stream that failed or broke off before one is counted locally.
  */
 export function createAnthropicMessagesStreamDecoder(): StreamDecoder {
   const warnings: string[] = [];
@@ -34,6 +36,8 @@ export function createAnthropicMessagesStreamDecoder(): StreamDecoder {
   let toolCount = 0;
   let stopReason: string | null | undefined;
   let usage: AnthropicUsage | undefined;
+  /** A message_delta reported usage: `usage` holds final counts, not message_start's interim ones. */
+  let usageReported = false;
 
   function mergeUsage(next: AnthropicUsage): void {
     const present = Object.fromEntries(Object.entries(next).filter(([, value]) => value != null));
@@ -134,7 +138,7 @@ export function createAnthropicMessagesStreamDecoder(): StreamDecoder {
     for (const index of [...blocks.keys()]) stopBlock(index, parts);
     finished = true;
     const finishReason = failed ? { unified: 'error' as const, raw: stopReason ?? undefined } : mapAnthropicStopReason(stopReason);
-    parts.push({ type: 'finish', finishReason, usage: usage === undefined ? undefined : readAnthropicMessagesUsage(usage) });
+    parts.push({ type: 'finish', finishReason, usage: usageReported && usage !== undefined ? readAnthropicMessagesUsage(usage) : undefined });
   }
 
   function push(event: SseEvent): CanonicalStreamPart[] {
@@ -168,7 +172,11 @@ export function createAnthropicMessagesStreamDecoder(): StreamDecoder {
         const { message } = wire;
         parts.push({ type: 'start', id: message.id, model: message.model ?? '', created: 0 });
         if (message.usage !== undefined) mergeUsage(message.usage);
-        if (message.stop_reason != null) stopReason = message.stop_reason;
+        // A message_start that already has its stop reason is a whole message (some proxies): its usage is final.
+        if (message.stop_reason != null) {
+          stopReason = message.stop_reason;
+          usageReported = message.usage !== undefined;
+        }
         // Some proxies put whole blocks in message_start: carry them as if streamed.
         for (const [offset, block] of (message.content ?? []).entries()) {
           startBlock(-1 - offset, block, parts);
@@ -198,6 +206,7 @@ export function createAnthropicMessagesStreamDecoder(): StreamDecoder {
         if (delta.container != null) warn('container is not carried');
         if (wire.usage !== undefined) {
           mergeUsage(wire.usage);
+          usageReported = true;
           if (usage !== undefined) parts.push({ type: 'usage', usage: readAnthropicMessagesUsage(usage) });
         }
         break;

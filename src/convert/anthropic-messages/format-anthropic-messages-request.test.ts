@@ -96,6 +96,45 @@ describe('formatAnthropicMessagesRequest', () => {
       expect(thinking({ reasoning: { budgetTokens: 2048 }, maxOutputTokens: 1000 }).thinking).toBeUndefined();
     });
 
+    describe('without a client max_tokens, under the default the relay passes (which the reservation covers)', () => {
+      const underDefault = (reasoning: CanonicalRequest['reasoning'], defaultMaxOutputTokens: number) => {
+        const result = formatAnthropicMessagesRequest({ ...base, reasoning }, 'claude', { defaultMaxOutputTokens });
+        return { maxTokens: result.value.max_tokens, thinking: result.value.thinking, warnings: result.warnings };
+      };
+
+      it('sends the default as max_tokens, never raised for thinking, and fits the budget to leave 1024 for the answer', () => {
+        expect(underDefault({ effort: 'high' }, 4096)).toEqual({
+          maxTokens: 4096,
+          thinking: { type: 'enabled', budget_tokens: 3072 },
+          warnings: ["reasoning effort 'high' sent as a thinking budget of 8192 tokens", 'thinking budget 8192 lowered to 3072 (to leave 1024 of max_tokens 4096 for the answer)'],
+        });
+        expect(underDefault({ effort: 'medium' }, 4096)).toMatchObject({ maxTokens: 4096, thinking: { type: 'enabled', budget_tokens: 3072 } });
+      });
+
+      it('keeps a budget that already leaves 1024 for the answer', () => {
+        expect(underDefault({ effort: 'low' }, 4096)).toMatchObject({ maxTokens: 4096, thinking: { type: 'enabled', budget_tokens: 2048 } });
+        expect(underDefault({ effort: 'high' }, 16000)).toMatchObject({ maxTokens: 16000, thinking: { type: 'enabled', budget_tokens: 8192 } });
+      });
+
+      it('lowers the budget to max_tokens − 1 when leaving 1024 would go below the minimum budget', () => {
+        const result = underDefault({ budgetTokens: 3000 }, 1500);
+        expect(result).toMatchObject({ maxTokens: 1500, thinking: { type: 'enabled', budget_tokens: 1499 } });
+        expect(result.warnings).toEqual(['thinking budget 3000 lowered to 1499 (Anthropic requires it below max_tokens)']);
+        expect(underDefault({ budgetTokens: 1024 }, 1500)).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 1024 }, warnings: [] });
+      });
+
+      it('leaves thinking out when max_tokens − 1 is below the minimum budget', () => {
+        const result = underDefault({ effort: 'medium' }, 1024);
+        expect(result).toMatchObject({ maxTokens: 1024, thinking: undefined });
+        expect(result.warnings).toContain("thinking not sent: max_tokens 1024 leaves no room for Anthropic's minimum budget of 1024");
+      });
+
+      it("lets the client's own max_tokens win over the default, lowering the budget only below it", () => {
+        const result = formatAnthropicMessagesRequest({ ...base, reasoning: { effort: 'high' }, maxOutputTokens: 8500 }, 'claude', { defaultMaxOutputTokens: 4096 });
+        expect({ maxTokens: result.value.max_tokens, thinking: result.value.thinking }).toEqual({ maxTokens: 8500, thinking: { type: 'enabled', budget_tokens: 8192 } });
+      });
+    });
+
     it('leaves thinking out when a tool is forced, since Anthropic refuses both together', () => {
       const result = thinking({ reasoning: { budgetTokens: 2048 }, tools: [weatherTool], toolChoice: { type: 'required' } });
       expect(result.thinking).toBeUndefined();

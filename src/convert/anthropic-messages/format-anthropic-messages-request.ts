@@ -1,4 +1,4 @@
-import type { Converted } from '../../canonical/conversion.js';
+import type { Converted, FormatRequestOptions } from '../../canonical/conversion.js';
 import type { CanonicalReasoningConfig, CanonicalRequest, CanonicalToolChoice } from '../../canonical/canonical-request.js';
 import { formatAnthropicMessagesContent } from './format-anthropic-messages-content.js';
 
@@ -6,15 +6,19 @@ import { formatAnthropicMessagesContent } from './format-anthropic-messages-cont
 const minimumThinkingBudget = 1024;
 /** OpenAI-style effort as a thinking budget, kept small so that it fits under most max_tokens defaults. */
 const thinkingBudgetByEffort = { minimal: 1024, low: 2048, medium: 4096, high: 8192 } as const;
+/** What a thinking budget fitted under the gateway's default max_tokens leaves for the answer, when it can. */
+const answerRoomUnderDefault = 1024;
 
 /**
- * Canonical request → upstream POST /v1/messages body for `upstreamModel`. `max_tokens` is sent only
- * when the canonical request has it: the relay fills a per-model default (Anthropic requires one).
+ * Canonical request → upstream POST /v1/messages body for `upstreamModel`. `max_tokens` (which Anthropic
+ * requires) is the request's own, else the relay's `defaultMaxOutputTokens`, never raised: the reservation
+ * covers that much output and no more, so a thinking budget is fitted below it instead.
  */
-export function formatAnthropicMessagesRequest(request: CanonicalRequest, upstreamModel: string): Converted<Record<string, unknown>> {
+export function formatAnthropicMessagesRequest(request: CanonicalRequest, upstreamModel: string, options: FormatRequestOptions = {}): Converted<Record<string, unknown>> {
   const warnings: string[] = [];
   const body: Record<string, unknown> = { model: upstreamModel };
-  if (request.maxOutputTokens !== undefined) body.max_tokens = request.maxOutputTokens;
+  const maxTokens = request.maxOutputTokens ?? options.defaultMaxOutputTokens;
+  if (maxTokens !== undefined) body.max_tokens = maxTokens;
 
   const system = request.system.filter((part) => part.text !== '');
   if (system.length === 1) body.system = system[0]?.text;
@@ -35,7 +39,9 @@ export function formatAnthropicMessagesRequest(request: CanonicalRequest, upstre
     warnings.push(`tool choice '${request.toolChoice.type}' without tools is not sent`);
   }
 
-  let thinkingBudget = request.reasoning === undefined ? undefined : formatThinkingBudget(request.reasoning, request.maxOutputTokens, warnings);
+  // Under the client's own max_tokens the budget is lowered only as far as Anthropic requires (below it).
+  const answerRoom = request.maxOutputTokens === undefined ? answerRoomUnderDefault : 1;
+  let thinkingBudget = request.reasoning === undefined ? undefined : formatThinkingBudget(request.reasoning, maxTokens, answerRoom, warnings);
   // Anthropic refuses thinking with a forced tool choice (docs: extended thinking, "Tool use"): the choice wins.
   const forcedTool = request.tools.length > 0 && (request.toolChoice?.type === 'required' || request.toolChoice?.type === 'tool');
   if (forcedTool && thinkingBudget !== undefined && thinkingBudget > 0) {
@@ -99,8 +105,12 @@ function formatToolChoice(choice: CanonicalToolChoice | undefined, parallelToolC
   }
 }
 
-/** The budget to send (0 = thinking disabled), or undefined to leave `thinking` out. */
-function formatThinkingBudget(reasoning: CanonicalReasoningConfig, maxOutputTokens: number | undefined, warnings: string[]): number | undefined {
+/**
+ * The budget to send (0 = thinking disabled), or undefined to leave `thinking` out. Anthropic requires it
+ * below max_tokens: one that leaves less than `answerRoom` of max_tokens is lowered to leave that much,
+ * else to max_tokens − 1, as long as it stays at Anthropic's minimum; else thinking is not sent.
+ */
+function formatThinkingBudget(reasoning: CanonicalReasoningConfig, maxTokens: number | undefined, answerRoom: number, warnings: string[]): number | undefined {
   if (reasoning.includeThoughts === false) warnings.push('includeThoughts=false is not carried: Anthropic returns thinking whenever it is on');
   let budget = reasoning.budgetTokens;
   if (budget === 0) return 0;
@@ -117,13 +127,17 @@ function formatThinkingBudget(reasoning: CanonicalReasoningConfig, maxOutputToke
     warnings.push(`thinking budget ${budget} raised to Anthropic's minimum of ${minimumThinkingBudget}`);
     budget = minimumThinkingBudget;
   }
-  if (maxOutputTokens !== undefined && budget >= maxOutputTokens) {
-    if (maxOutputTokens - 1 < minimumThinkingBudget) {
-      warnings.push(`thinking not sent: max_tokens ${maxOutputTokens} leaves no room for Anthropic's minimum budget of ${minimumThinkingBudget}`);
+  if (maxTokens !== undefined && budget > maxTokens - answerRoom) {
+    const fitted = [maxTokens - answerRoom, maxTokens - 1].find((candidate) => candidate >= minimumThinkingBudget);
+    if (fitted === undefined) {
+      warnings.push(`thinking not sent: max_tokens ${maxTokens} leaves no room for Anthropic's minimum budget of ${minimumThinkingBudget}`);
       return undefined;
     }
-    warnings.push(`thinking budget ${budget} lowered to ${maxOutputTokens - 1} (Anthropic requires it below max_tokens)`);
-    budget = maxOutputTokens - 1;
+    if (fitted < budget) {
+      const why = fitted === maxTokens - 1 ? 'Anthropic requires it below max_tokens' : `to leave ${maxTokens - fitted} of max_tokens ${maxTokens} for the answer`;
+      warnings.push(`thinking budget ${budget} lowered to ${fitted} (${why})`);
+      budget = fitted;
+    }
   }
   return budget;
 }

@@ -96,12 +96,23 @@ describe('createGeminiStreamDecoder', () => {
     expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: { unified: 'content_filter', raw: 'PROHIBITED_CONTENT' } });
   });
 
-  it('turns an error event into an error part and still finishes at the end', () => {
+  it('turns an error event into an error part and finishes with error at the end', () => {
     const { parts } = decodeChunks([{ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }]);
     expect(parts).toEqual([
       { type: 'start', id: '', model: '', created: 0 },
       { type: 'error', message: 'The model is overloaded.', code: 'UNAVAILABLE' },
-      { type: 'finish', finishReason: { unified: 'other', raw: undefined }, usage: undefined },
+      { type: 'finish', finishReason: { unified: 'error', raw: undefined }, usage: undefined },
+    ]);
+  });
+
+  it('finishes with error, not a stop, when an error event follows some text', () => {
+    const { parts } = decodeChunks([
+      { candidates: [{ content: { role: 'model', parts: [{ text: 'Partial' }] } }], usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 1, totalTokenCount: 6 } },
+      { error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } },
+    ]);
+    expect(parts.slice(-2)).toEqual([
+      { type: 'error', message: 'The model is overloaded.', code: 'UNAVAILABLE' },
+      { type: 'finish', finishReason: { unified: 'error', raw: undefined }, usage: expect.objectContaining({ input: expect.objectContaining({ total: 5 }) }) },
     ]);
   });
 

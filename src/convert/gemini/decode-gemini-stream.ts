@@ -138,8 +138,10 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       start(out, undefined);
       if (streamingCall !== undefined) warnOnce('the stream ended inside a streamed function call; its arguments were closed');
       closeStreamingCall(out);
-      const finishReason =
-        finishRaw === undefined && blockReason !== undefined
+      // An in-band error ends the answer as failed, as the Chat and Anthropic decoders end theirs: never as a stop.
+      const finishReason = failed
+        ? { unified: 'error' as const, raw: finishRaw }
+        : finishRaw === undefined && blockReason !== undefined
           ? { unified: 'content_filter' as const, raw: blockReason }
           : mapGeminiFinishReason(finishRaw, toolCalls > 0);
       out.push({ type: 'finish', finishReason, usage });

@@ -134,3 +134,13 @@ describe('parseGeminiRequest', () => {
     ]);
   });
 });
+
+describe('parseGeminiRequest thinking budgets', () => {
+  it('keeps -1 (dynamic thinking) as a budget, so thinking stays on, and ignores other negative budgets with a warning', () => {
+    const dynamic = parse({ contents: [userText('hi')], generationConfig: { thinkingConfig: { thinkingBudget: -1, includeThoughts: true } } });
+    expect(dynamic.value.reasoning).toEqual({ budgetTokens: -1, includeThoughts: true });
+    const odd = parse({ contents: [userText('hi')], generationConfig: { thinkingConfig: { thinkingBudget: -5 } } });
+    expect(odd.value.reasoning).toBeUndefined();
+    expect(odd.warnings).toContain('generationConfig.thinkingConfig.thinkingBudget -5 is not a budget and was ignored');
+  });
+});

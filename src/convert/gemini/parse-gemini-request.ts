@@ -140,8 +140,9 @@ function parseReasoning(wire: GeminiRequest, warnings: string[]): CanonicalReaso
   if (thinking === undefined) return undefined;
   const reasoning: CanonicalReasoningConfig = {};
   if (thinking.includeThoughts !== undefined) reasoning.includeThoughts = thinking.includeThoughts;
-  // -1 asks for Gemini's dynamic budget, which is what leaving the budget out means elsewhere.
-  if (thinking.thinkingBudget !== undefined && thinking.thinkingBudget >= 0) reasoning.budgetTokens = thinking.thinkingBudget;
+  // -1 asks for Gemini's dynamic budget: kept, so thinking stays on (each formatter reads it as its own default).
+  if (thinking.thinkingBudget !== undefined && thinking.thinkingBudget >= -1) reasoning.budgetTokens = thinking.thinkingBudget;
+  else if (thinking.thinkingBudget !== undefined) warnings.push(`generationConfig.thinkingConfig.thinkingBudget ${thinking.thinkingBudget} is not a budget and was ignored`);
   if (thinking.thinkingLevel !== undefined) {
     const level = thinking.thinkingLevel.toLowerCase();
     if (isEffort(level)) reasoning.effort = level;

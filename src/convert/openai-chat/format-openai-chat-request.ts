@@ -78,7 +78,7 @@ export function formatOpenaiChatRequest(
   if (request.reasoning !== undefined) {
     const { effort, budgetTokens, includeThoughts } = request.reasoning;
     if (effort !== undefined) body.reasoning_effort = effort;
-    if (budgetTokens !== undefined) warnings.push(`a reasoning budget (${budgetTokens} tokens) has no Chat Completions parameter; only reasoning_effort exists`);
+    if (budgetTokens !== undefined && budgetTokens >= 0) warnings.push(`a reasoning budget (${budgetTokens} tokens) has no Chat Completions parameter; only reasoning_effort exists`);
     if (includeThoughts !== undefined) warnings.push('includeThoughts has no Chat Completions parameter; whether reasoning text comes back is up to the upstream');
   }
   if (request.user !== undefined) body.user = request.user;

@@ -58,3 +58,12 @@ describe('formatOpenaiResponsesRequest', () => {
     expect(warnings).toEqual(['the end-user id is longer than the 64 characters safety_identifier takes; not sent']);
   });
 });
+
+describe('formatOpenaiResponsesRequest reasoning budgets', () => {
+  it('sends a dynamic budget (-1) as no effort, so the model decides, with a warning', () => {
+    const request = { ...canonicalRequests['unsupported-settings']!, reasoning: { budgetTokens: -1, includeThoughts: true } };
+    const { value, warnings } = formatOpenaiResponsesRequest(request, 'gpt-5');
+    expect(value.reasoning).toEqual({ summary: 'auto' });
+    expect(warnings).toContain('a dynamic reasoning budget is sent as no effort: the upstream model decides');
+  });
+});

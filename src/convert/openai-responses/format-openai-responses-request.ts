@@ -58,7 +58,9 @@ function effortForBudget(budgetTokens: number): NonNullable<CanonicalReasoningCo
 function formatReasoning(reasoning: CanonicalReasoningConfig, warnings: string[]): Record<string, unknown> | undefined {
   const wire: Record<string, unknown> = {};
   if (reasoning.effort !== undefined) wire.effort = reasoning.effort;
-  else if (reasoning.budgetTokens !== undefined) {
+  else if (reasoning.budgetTokens !== undefined && reasoning.budgetTokens < 0) {
+    warnings.push('a dynamic reasoning budget is sent as no effort: the upstream model decides');
+  } else if (reasoning.budgetTokens !== undefined) {
     wire.effort = effortForBudget(reasoning.budgetTokens);
     warnings.push(`reasoning budget of ${reasoning.budgetTokens} tokens is approximated as effort ${JSON.stringify(wire.effort)}`);
   }

@@ -63,6 +63,11 @@ describe('parseOpenaiResponsesRequest', () => {
     expect(warnings).toEqual(['input[1]: a reasoning item with neither text nor encrypted_content only refers to stored state; dropped']);
   });
 
+  it('keeps an input whose only item is a developer message (it becomes the system prompt)', () => {
+    const { value } = parseValid({ model: 'm', input: [{ role: 'developer', content: 'Say hi.' }] });
+    expect({ system: value.system, messages: value.messages }).toEqual({ system: [{ type: 'text', text: 'Say hi.' }], messages: [] });
+  });
+
   it.each([
     [{ input: 'Hi' }, 'model'],
     [{ model: 'm' }, 'input'],
@@ -76,6 +81,10 @@ describe('parseOpenaiResponsesRequest', () => {
     [{ model: 'm', input: 'x', text: { format: { type: 'yaml' } } }, 'text.format.type'],
     [{ model: 'm', input: 'x', text: { format: { type: 'json_schema', name: 'a' } } }, 'text.format.schema'],
     [{ model: 'm', input: 'x', max_output_tokens: 0 }, 'max_output_tokens'],
+    [{ model: 'm', input: [] }, 'input'],
+    [{ model: 'm', input: [{ type: 'bogus_item', foo: 1 }] }, 'input'],
+    [{ model: 'm', input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input'],
+    [{ model: 'm', instructions: 'Be brief.', input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input'],
   ])('refuses %j naming %s', (body, param) => {
     const parsed = parseOpenaiResponsesRequest(body);
     expect(parsed).toMatchObject({ invalid: true, param });

@@ -123,6 +123,10 @@ export function parseOpenaiResponsesRequest(body: unknown): Converted<CanonicalR
   warnStatefulFields(wire, warnings);
   const conversation = parseOpenaiResponsesInput(wire.input);
   if ('invalid' in conversation) return conversation;
+  // Nothing left to send — as /v1/chat/completions refuses `messages: []`: an upstream must not be paid for it.
+  if (conversation.value.messages.length === 0 && conversation.value.system.length === 0) {
+    return refuse('input', `Invalid 'input': no message is left to send (it is empty, or holds only items the gateway cannot resolve, such as item_reference)`);
+  }
   warnings.push(...conversation.warnings);
 
   const tools = parseTools(wire.tools ?? [], warnings);

@@ -54,9 +54,11 @@ export async function modelRoutes(app: FastifyInstance, services: AppServices): 
     }
   });
 
-  app.get<{ Params: { model: string } }>('/v1/models/:model', { preHandler: [pickStyle, authenticate] }, async (request) => {
-    const model = usableModels(request).find((candidate) => candidate.id === request.params.model);
-    if (model === undefined) throw new GatewayError('model_not_found', `The model '${request.params.model}' does not exist`, { status: 404, param: 'model' });
+  // Wildcards, not `:model`: a model id may hold a slash (`openai/gpt-4o`, `vendor/model`), as the lists show it.
+  app.get<{ Params: { '*': string } }>('/v1/models/*', { preHandler: [pickStyle, authenticate] }, async (request) => {
+    const id = request.params['*'];
+    const model = usableModels(request).find((candidate) => candidate.id === id);
+    if (model === undefined) throw new GatewayError('model_not_found', `The model '${id}' does not exist`, { status: 404, param: 'model' });
     switch (request.errorStyle) {
       case 'anthropic':
         return formatAnthropicModel(model);
@@ -72,8 +74,8 @@ export async function modelRoutes(app: FastifyInstance, services: AppServices): 
     return formatGeminiModelList(usableModels(request), optionalInteger(query.pageSize), optionalString(query.pageToken));
   });
 
-  app.get<{ Params: { model: string } }>('/v1beta/models/:model', { config: { errorStyle: 'gemini' }, preHandler: authenticate }, async (request) => {
-    const id = request.params.model.replace(/^models\//, '');
+  app.get<{ Params: { '*': string } }>('/v1beta/models/*', { config: { errorStyle: 'gemini' }, preHandler: authenticate }, async (request) => {
+    const id = request.params['*'].replace(/^models\//, '');
     const model = usableModels(request).find((candidate) => candidate.id === id);
     if (model === undefined) throw new GatewayError('model_not_found', `models/${id} is not found`, { status: 404 });
     return formatGeminiModel(model);

@@ -4,6 +4,7 @@ import { openaiEndpoints } from '../../relay/openai/openai-endpoints.js';
 import { buildChatInbound, buildGeminiInbound, buildParsedInbound } from '../../relay/text/build-text-inbound.js';
 import { runOpenaiRelay } from '../../relay/openai/run-openai-relay.js';
 import { authorizeModel } from '../../relay/relay-envelope.js';
+import { requirePrice } from '../../relay/require-price.js';
 import { runTextRelay } from '../../relay/text/run-text-relay.js';
 import { validateChatRequest } from '../../relay/openai/validate-chat-request.js';
 import { requireObjectBody as requireObject } from '../../relay/validate-body.js';
@@ -62,6 +63,7 @@ export async function textRelayRoutes(app: FastifyInstance, services: AppService
         const caller = request.caller;
         if (caller === undefined) throw new Error('relay routes run after authentication');
         authorizeModel(services.relay, caller, { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId });
+        requirePrice(services.relay.catalog.snapshot, model);
         const contents = body.generateContentRequest !== null && typeof body.generateContentRequest === 'object' ? (body.generateContentRequest as Record<string, unknown>) : body;
         const inbound = buildGeminiInbound(contents, undefined, model, false, 'sse');
         return inbound.countPromptTokens().then((totalTokens) => reply.header('x-request-id', request.id).send({ totalTokens }));

@@ -52,7 +52,7 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
         channel,
         key,
         // A request without a model (moderations) gets the default, which the channel's model_mapping may change.
-        upstreamBody: buildUpstreamBody(request.rawBody, body, mapping.upstreamModel, askForStreamUsage),
+        upstreamBody: buildUpstreamBody(request.rawBody, body, mapping.upstreamModel, askForStreamUsage, endpoint.streams),
         stream,
         clientWantsUsage,
         reply,

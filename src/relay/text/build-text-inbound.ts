@@ -76,7 +76,10 @@ export function buildParsedInbound(style: 'anthropic-messages' | 'openai-respons
   };
 }
 
-/** Gemini native: the model comes from the path; only an `alt=sse` stream can pass through as bytes. */
+/**
+ * Gemini native: the model comes from the path. The client's bytes pass through to a Gemini channel in
+ * every framing (the attempt re-frames or merges the always-streamed answer), so Gemini-only fields survive.
+ */
 export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffer | undefined, model: string, stream: boolean, framing: 'sse' | 'json-array'): TextInbound {
   const parsed = parseClientBody('gemini', body);
   const canonical: CanonicalRequest = { ...parsed.value, model, stream };
@@ -92,6 +95,6 @@ export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffe
     rawBody,
     includeUsage: false,
     clientFraming: framing,
-    passthroughBody: () => (stream && framing === 'sse' ? (rawBody ?? JSON.stringify(body)) : undefined),
+    passthroughBody: () => rawBody ?? JSON.stringify(body),
   };
 }

@@ -81,7 +81,16 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
         }
         const bytes = inbound.passthroughBody(upstreamModel);
         if (bytes !== undefined) {
-          return attemptPassthroughUpstream({ style: upstreamStyle, converters: inboundConverters, body: bytes, upstreamModel, stream: inbound.stream, clientRequestHeaders: request.headers, ...common });
+          return attemptPassthroughUpstream({
+            style: upstreamStyle,
+            converters: inboundConverters,
+            body: bytes,
+            upstreamModel,
+            stream: inbound.stream,
+            clientFraming: inbound.clientFraming,
+            clientRequestHeaders: request.headers,
+            ...common,
+          });
         }
       }
       return attemptConvertedUpstream({

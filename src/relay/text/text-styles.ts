@@ -7,6 +7,7 @@ import { parseAnthropicMessagesResponse } from '../../convert/anthropic-messages
 import { createGeminiStreamDecoder } from '../../convert/gemini/decode-gemini-stream.js';
 import { createGeminiStreamEncoder, encodeGeminiStreamError } from '../../convert/gemini/encode-gemini-stream.js';
 import { formatGeminiRequest } from '../../convert/gemini/format-gemini-request.js';
+import { mergeGeminiChunks } from '../../convert/gemini/merge-gemini-chunks.js';
 import { formatGeminiResponse } from '../../convert/gemini/format-gemini-response.js';
 import { parseGeminiRequest } from '../../convert/gemini/parse-gemini-request.js';
 import { parseGeminiResponse } from '../../convert/gemini/parse-gemini-response.js';
@@ -28,7 +29,8 @@ import type { TextStyleConverters, TextStyleName } from '../text-style.js';
 export const textStyles: Record<TextStyleName, TextStyleConverters> = {
   'openai-chat': {
     parseRequest: parseOpenaiChatRequest,
-    formatRequest: formatOpenaiChatRequest,
+    // Its own third parameter (reasoning replay options) is not the relay's: keep the default.
+    formatRequest: (request, upstreamModel) => formatOpenaiChatRequest(request, upstreamModel),
     parseResponse: parseOpenaiChatResponse,
     formatResponse: formatOpenaiChatResponse,
     createDecoder: createOpenaiChatStreamDecoder,
@@ -61,5 +63,6 @@ export const textStyles: Record<TextStyleName, TextStyleConverters> = {
     createDecoder: createGeminiStreamDecoder,
     createEncoder: (context) => createGeminiStreamEncoder(context),
     encodeStreamError: encodeGeminiStreamError,
+    mergeStreamEvents: mergeGeminiChunks,
   },
 };
