@@ -60,6 +60,7 @@ function snapshot(groups: Record<string, number> = { default: 1, vip: 0.5 }): Ca
   return {
     tokensByHash: new Map(records.map((record) => [record.keyHash, record])),
     tokensById: new Map(records.map((record) => [record.id, record])),
+    playgroundTokensByUser: new Map(),
     usersById: new Map(users.map((record) => [record.id, record])),
     channels: [],
     channelsById: new Map(),

@@ -11,6 +11,8 @@ import { optionKeys, siteSettingsFromOptions, type SiteSettings } from './site-s
 export interface CatalogSnapshot {
   tokensByHash: ReadonlyMap<string, TokenRecord>;
   tokensById: ReadonlyMap<number, TokenRecord>;
+  /** Each user's playground token (`purpose: playground`), by user id. */
+  playgroundTokensByUser: ReadonlyMap<number, TokenRecord>;
   usersById: ReadonlyMap<number, UserRecord>;
   channels: readonly ChannelRecord[];
   channelsById: ReadonlyMap<number, ChannelRecord>;
@@ -70,6 +72,7 @@ export class Catalog {
     this.current = {
       tokensByHash: new Map(tokens.map((token: StoredToken) => [token.keyHash, token])),
       tokensById: new Map(tokens.map((token) => [token.id, token])),
+      playgroundTokensByUser: new Map(tokens.filter((token) => token.purpose === 'playground').map((token) => [token.userId, token])),
       usersById: new Map(users.map((user) => [user.id, user])),
       channels,
       channelsById: new Map(channels.map((channel) => [channel.id, channel])),

@@ -33,10 +33,11 @@ export async function playgroundRoutes(app: FastifyInstance, services: AppServic
 }
 
 async function playgroundTokenOf(services: AppServices, user: UserRecord): Promise<TokenRecord> {
-  const tokensOfUser = () => [...services.catalog.snapshot.tokensById.values()].filter((token) => token.userId === user.id);
-  const find = () => tokensOfUser().find((token) => token.purpose === 'playground');
+  const find = () => services.catalog.snapshot.playgroundTokensByUser.get(user.id);
   const existing = find();
   if (existing !== undefined) return existing;
+  // First use only: the names the user's tokens already have.
+  const tokensOfUser = () => [...services.catalog.snapshot.tokensById.values()].filter((token) => token.userId === user.id);
   // The key itself is never shown: the session is the credential here.
   const key = generateApiKey();
   try {
