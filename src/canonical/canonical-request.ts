@@ -14,6 +14,11 @@ export const maxOutputTokensLimit = 2_147_483_647;
 export interface CanonicalTextPart {
   type: 'text';
   text: string;
+  /**
+   * The model declined (OpenAI's `refusal`: a Responses refusal part, Chat `message.refusal`). Styles
+   * without a refusal field carry it as text.
+   */
+  refusal?: true;
 }
 
 export type CanonicalMediaSource = { kind: 'url'; url: string } | { kind: 'base64'; mediaType: string; data: string };

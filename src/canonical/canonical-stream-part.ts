@@ -15,7 +15,8 @@ import type { CanonicalFinishReason } from './canonical-response.js';
  */
 export type CanonicalStreamPart =
   | { type: 'start'; id: string; model: string; created: number }
-  | { type: 'text-delta'; text: string }
+  /** `refusal`: text of a refusal (see CanonicalTextPart). */
+  | { type: 'text-delta'; text: string; refusal?: true }
   | { type: 'reasoning-delta'; text: string }
   | { type: 'reasoning-signature'; signature: string }
   | { type: 'reasoning-redacted'; data: string }

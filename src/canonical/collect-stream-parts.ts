@@ -19,8 +19,8 @@ export function collectStreamParts(parts: readonly CanonicalStreamPart[]): Canon
         break;
       case 'text-delta': {
         const tail = last();
-        if (tail?.type === 'text') tail.text += part.text;
-        else response.content.push({ type: 'text', text: part.text });
+        if (tail?.type === 'text' && tail.refusal === part.refusal) tail.text += part.text;
+        else response.content.push(part.refusal === true ? { type: 'text', text: part.text, refusal: true } : { type: 'text', text: part.text });
         break;
       }
       case 'reasoning-delta': {

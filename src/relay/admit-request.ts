@@ -2,6 +2,7 @@ import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
 import { isPriced } from '../billing/compute-charge.js';
 import { estimateReservation } from '../billing/estimate-reservation.js';
 import type { PriceRecord } from '../catalog/catalog-records.js';
+import { minimumMaxOutputTokens } from '../convert/openai-responses/format-openai-responses-request.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { buildRateChecks } from '../limits/build-rate-checks.js';
 import { rateLimitHeaders } from '../limits/rate-limit-headers.js';
@@ -49,14 +50,16 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
   const snapshot = services.catalog.snapshot;
   const settings = snapshot.settings;
   const price = requirePrice(snapshot, input.model);
-  // A request that names no output limit may be sent any channel's own default (an Anthropic channel's settings.max_tokens).
+  // A request that names no output limit may be sent any channel's own default (an Anthropic channel's
+  // settings.max_tokens); one that names a tiny limit may be sent Responses' minimum instead.
   const outputBudget = snapshot.outputBudgetFor(input.model);
+  const maxOutputTokens = input.maxOutputTokens !== undefined && input.maxOutputTokens > 0 ? Math.max(input.maxOutputTokens, minimumMaxOutputTokens) : input.maxOutputTokens;
   const groupRatio = snapshot.groupRatios.get(input.caller.group) ?? 1;
   const calls = input.calls ?? 1;
   const reservedAmount = isPriced(price)
     ? estimateReservation({
         promptTokens: input.estimatedPromptTokens,
-        maxOutputTokens: input.maxOutputTokens,
+        maxOutputTokens,
         defaultMaxOutputTokens: outputBudget,
         price,
         groupRatio,
@@ -65,7 +68,7 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
       })
     : 0;
 
-  const estimatedTokens = input.estimatedPromptTokens + (input.maxOutputTokens ?? outputBudget);
+  const estimatedTokens = input.estimatedPromptTokens + (maxOutputTokens ?? outputBudget);
   const checks = buildRateChecks(input.caller, input.ip, estimatedTokens, settings);
   const warnings: string[] = [];
   let rateHeaders: Record<string, string> = {};

@@ -11,7 +11,7 @@ import { createSseDecoder } from '../streaming/decode-sse.js';
 import { meterStreamPart, meterWholeResponse } from './meter-stream-part.js';
 import { StreamEndedMidAnswer } from './stream-ended-mid-answer.js';
 import { readFailureOutcome } from './read-failure-outcome.js';
-import { readInBandFailure } from './read-in-band-failure.js';
+import { readFailedAnswer, readInBandFailure } from './read-in-band-failure.js';
 import { failedAttemptFrom } from './read-upstream-error.js';
 import type { RelayServices } from './relay-services.js';
 import type { AttemptOutcome } from './run-failover.js';
@@ -70,6 +70,9 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     const parsed = input.upstream.parseResponse(json);
     input.warnings.push(...parsed.warnings);
     meterWholeResponse(meter, parsed.value, services.now);
+    // A 200 whose answer says it failed (Responses `status: "failed"`) is not shown as a whole answer.
+    const failure = readFailedAnswer(parsed.value, json, input.key);
+    if (failure !== undefined) return { kind: 'failed', failure, upstreamAnswered: true };
     return sendWhole(input, parsed.value, status);
   }
 

@@ -1,4 +1,5 @@
 import type { CanonicalStreamPart } from '../canonical/canonical-stream-part.js';
+import type { CanonicalResponse } from '../canonical/canonical-response.js';
 import type { UpstreamFailure } from '../routing/classify-upstream-failure.js';
 import { redactSecret } from './redact-secret.js';
 
@@ -12,6 +13,21 @@ import { redactSecret } from './redact-secret.js';
 export function readInBandFailure(parts: readonly CanonicalStreamPart[], key: string): UpstreamFailure | undefined {
   const error = parts.find((part) => part.type === 'error');
   if (error === undefined) return undefined;
-  const message = `The upstream failed mid-answer: ${redactSecret(error.message, key)}`;
-  return error.code === undefined ? { kind: 'connection', message } : { kind: 'connection', message, detail: `(${error.code})` };
+  return failedAnswer(error.message, error.code, key);
+}
+
+/**
+ * Pure: the same for a whole answer that says it failed (a Responses object with `status: "failed"`,
+ * sent with HTTP 200): a failure, not a 200 with the partial text. Undefined for any other answer.
+ */
+export function readFailedAnswer(response: CanonicalResponse, body: unknown, key: string): UpstreamFailure | undefined {
+  if (response.finishReason.unified !== 'error') return undefined;
+  const error = body !== null && typeof body === 'object' ? (body as { error?: { message?: unknown; code?: unknown } }).error : undefined;
+  const message = typeof error?.message === 'string' ? error.message : 'the upstream reported a failed answer';
+  return failedAnswer(message, typeof error?.code === 'string' ? error.code : undefined, key);
+}
+
+function failedAnswer(upstreamMessage: string, code: string | undefined, key: string): UpstreamFailure {
+  const message = `The upstream failed mid-answer: ${redactSecret(upstreamMessage, key)}`;
+  return code === undefined ? { kind: 'connection', message } : { kind: 'connection', message, detail: `(${code})` };
 }

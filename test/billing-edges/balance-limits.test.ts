@@ -40,13 +40,13 @@ async function send(f: BillingFixture, client: WireStyle, upstream: WireStyle, m
 describe('usage above the reservation is charged only as far as the balances cover it', () => {
   for (const wallet of ['token', 'user'] as const) {
     it(`takes the overage only as far as the ${wallet} balance covers it`, async () => {
-      const reserved = reservationFor(10);
+      const reserved = reservationFor(20);
       const headroom = 500;
       fixture = await startBillingFixture(wallet === 'token' ? { tokenQuota: reserved + headroom, userQuota: 100_000_000 } : { tokenQuota: undefined, userQuota: reserved + headroom });
-      // Asked for 10 output tokens, the upstream reports 1,000 (a misbehaving or mis-mapped upstream).
+      // Asked for 20 output tokens, the upstream reports 1,000 (a misbehaving or mis-mapped upstream).
       const usage: WireUsage = { input: 7, output: 1000 };
       fixture.primary['openai-chat'].enqueue(replyAsAsked('openai-chat', { text: ['Hello'], usage }));
-      expect((await send(fixture, 'openai-chat', 'openai-chat', 10)).served).toBe(true);
+      expect((await send(fixture, 'openai-chat', 'openai-chat', 20)).served).toBe(true);
       await fixture.settled();
       const [row] = await fixture.logs();
       const full = expectedCharge(usage);

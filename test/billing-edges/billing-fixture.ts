@@ -88,6 +88,8 @@ export interface BillingFixture {
   channelIds: Record<string, number>;
   sdk: SdkClients;
   settled(): Promise<void>;
+  /** What `run` cost the paying token, settled. */
+  spent(run: () => Promise<unknown>): Promise<number>;
   balances(): Promise<{ tokenRemain: number; tokenUsed: number; userQuota: number; userUsed: number }>;
   reservations(): Promise<{ id: string; amount: number; state: string; settled_amount: number | null }[]>;
   logs(): Promise<any[]>;
@@ -139,13 +141,20 @@ export async function startBillingFixture(options: BillingFixtureOptions = {}): 
   const { db } = gateway.gateway.services.database;
   const channelRows = await db.selectFrom('channels').select(['id', 'name']).execute();
   const channelIds = Object.fromEntries(channelRows.map((row) => [row.name, Number(row.id)]));
-  return {
+  const fixture: BillingFixture = {
     gateway,
     primary,
     fallback,
     channelIds,
     sdk: sdkClients(gateway.url),
     settled: () => gateway.settled(),
+    async spent(run) {
+      await gateway.settled();
+      const before = (await fixture.balances()).tokenUsed;
+      await run();
+      await gateway.settled();
+      return (await fixture.balances()).tokenUsed - before;
+    },
     async balances() {
       const token = await db.selectFrom('tokens').select(['remain_quota', 'used_quota', 'user_id']).where('name', '=', 'payer-key').executeTakeFirstOrThrow();
       const user = await db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', token.user_id).executeTakeFirstOrThrow();
@@ -169,6 +178,7 @@ export async function startBillingFixture(options: BillingFixtureOptions = {}): 
       if (fallback) for (const upstream of Object.values(fallback)) await upstream.close();
     },
   };
+  return fixture;
 }
 
 // ---------------------------------------------------------------- the prompt every test sends

@@ -1,3 +1,4 @@
+import { formatGeminiJsonSchema } from './format-gemini-json-schema.js';
 import type { CanonicalRequest } from '../../canonical/canonical-request.js';
 
 /**
@@ -30,7 +31,7 @@ export function formatGeminiGenerationConfig(request: CanonicalRequest, upstream
       break;
     case 'json_schema':
       config.responseMimeType = 'application/json';
-      config.responseJsonSchema = format.schema;
+      config.responseJsonSchema = formatGeminiJsonSchema(format.schema);
       if (format.name !== undefined || format.strict !== undefined) warnings.push('responseFormat: the json_schema name and strict flag have no Gemini form');
       break;
     default: {

@@ -1,3 +1,4 @@
+import { formatGeminiJsonSchema } from './format-gemini-json-schema.js';
 import type { CanonicalRequest, CanonicalToolChoice } from '../../canonical/canonical-request.js';
 import type { Converted } from '../../canonical/conversion.js';
 import { formatGeminiContents } from './format-gemini-contents.js';
@@ -19,7 +20,7 @@ export function formatGeminiRequest(request: CanonicalRequest, upstreamModel: st
         functionDeclarations: request.tools.map((tool) => ({
           name: tool.name,
           ...(tool.description === undefined ? {} : { description: tool.description }),
-          parametersJsonSchema: tool.parameters,
+          parametersJsonSchema: formatGeminiJsonSchema(tool.parameters),
         })),
       },
     ];

@@ -79,6 +79,24 @@ describe('createOpenaiChatStreamEncoder', () => {
     );
   });
 
+  it('sends refusal text as delta.refusal, not content', () => {
+    const encoder = createOpenaiChatStreamEncoder(createTestContext(), { includeUsage: false });
+    encoder.encode({ type: 'start', id: 'gen_1', model: 'm', created: 1 });
+    const [event] = toEvents(encoder.encode({ type: 'text-delta', text: 'No.', refusal: true }));
+    expect(JSON.parse(event?.data ?? '')).toMatchObject({ choices: [{ delta: { refusal: 'No.' } }] });
+  });
+
+  it('writes no finish chunk after an error (the usage chunk and [DONE] still come), as OpenAI ends a failed stream', () => {
+    const encoder = createOpenaiChatStreamEncoder(createTestContext(), { includeUsage: true });
+    encoder.encode({ type: 'start', id: 'gen_1', model: 'm', created: 1 });
+    encoder.encode({ type: 'text-delta', text: 'Half' });
+    encoder.encode({ type: 'error', message: 'Overloaded', code: undefined });
+    const after = encoder.encode({ type: 'finish', finishReason: { unified: 'error', raw: undefined }, usage: { input: { total: 5, cacheRead: 0, cacheWrite: 0 }, output: { total: 1, reasoning: 0 } } }) + encoder.end();
+    const chunks = toEvents(after).map((event) => event.data);
+    expect(chunks.at(-1)).toBe('[DONE]');
+    expect(chunks.slice(0, -1).map((data) => JSON.parse(data) as { choices: unknown[] })).toEqual([expect.objectContaining({ choices: [], usage: expect.objectContaining({ prompt_tokens: 5 }) })]);
+  });
+
   it('gives the stream a fresh chatcmpl id when the upstream had none, and the clock when it had no time', () => {
     const encoder = createOpenaiChatStreamEncoder(createTestContext(), { includeUsage: false });
     expect(JSON.parse(toEvents(encoder.encode({ type: 'start', id: '', model: 'm', created: 0 }))[0]?.data ?? '')).toMatchObject({ id: 'chatcmpl-1', created: 1760000000 });

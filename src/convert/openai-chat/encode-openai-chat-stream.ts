@@ -24,6 +24,8 @@ export function createOpenaiChatStreamEncoder(context: ConversionContext, option
   let started = false;
   let ended = false;
   let lastUsage: NormalizedUsage | undefined;
+  /** An error chunk was written: no finish chunk may follow it. */
+  let failed = false;
 
   function chunk(choices: Choice[], usage: unknown = null): string {
     const body: Record<string, unknown> = { id, object: 'chat.completion.chunk', created, model: context.requestedModel, choices };
@@ -43,9 +45,13 @@ export function createOpenaiChatStreamEncoder(context: ConversionContext, option
   }
 
   function finish(part: Extract<CanonicalStreamPart, { type: 'finish' }>): string {
-    const reason = mapToOpenaiChatFinishReason(part.finishReason);
-    warnings.push(...reason.warnings);
-    let text = chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: reason.value }]);
+    // After an error chunk OpenAI sends no finish: a reader that lets the last finish win must not see a stop.
+    let text = '';
+    if (!failed) {
+      const reason = mapToOpenaiChatFinishReason(part.finishReason);
+      warnings.push(...reason.warnings);
+      text = chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: reason.value }]);
+    }
     const usage = part.usage ?? lastUsage;
     if (options.includeUsage) {
       if (usage === undefined) warnings.push('the client asked for usage but the upstream reported none');
@@ -59,7 +65,7 @@ export function createOpenaiChatStreamEncoder(context: ConversionContext, option
       case 'start':
         return started ? '' : start(part.id, part.created);
       case 'text-delta':
-        return part.text === '' ? '' : delta({ content: part.text });
+        return part.text === '' ? '' : delta(part.refusal === true ? { refusal: part.text } : { content: part.text });
       case 'reasoning-delta':
         return part.text === '' ? '' : delta({ reasoning_content: part.text });
       case 'reasoning-signature':
@@ -80,6 +86,7 @@ export function createOpenaiChatStreamEncoder(context: ConversionContext, option
       case 'finish':
         return finish(part);
       case 'error':
+        failed = true;
         return encodeOpenaiChatStreamError(part.message, part.code);
       default: {
         const unhandled: never = part;

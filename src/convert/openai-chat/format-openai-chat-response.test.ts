@@ -22,3 +22,16 @@ describe('formatOpenaiChatResponse', () => {
     expect(warnings).toEqual(['finish reason other (raw "pause_turn") has no Chat Completions value: sent as "stop"']);
   });
 });
+
+describe('formatOpenaiChatResponse refusals', () => {
+  it('writes a refusal (a text part marked refusal) to message.refusal, with content null', () => {
+    const response: CanonicalResponse = {
+      id: 'resp_1', model: 'm', created: 1,
+      content: [{ type: 'text', text: "I'm sorry, I can't help with that.", refusal: true }],
+      finishReason: { unified: 'stop', raw: 'completed' },
+      usage: undefined,
+    };
+    const message = (formatOpenaiChatResponse(response, createTestContext()).value.choices as { message: Record<string, unknown> }[])[0]?.message;
+    expect(message).toMatchObject({ content: null, refusal: "I'm sorry, I can't help with that." });
+  });
+});

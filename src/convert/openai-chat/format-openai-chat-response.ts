@@ -12,12 +12,14 @@ import { formatOpenaiChatUsage } from './read-openai-chat-usage.js';
 export function formatOpenaiChatResponse(response: CanonicalResponse, context: ConversionContext): Converted<Record<string, unknown>> {
   const warnings: string[] = [];
   let text = '';
+  let refusal = '';
   let reasoning = '';
   const toolCalls: Record<string, unknown>[] = [];
   for (const part of response.content) {
     switch (part.type) {
       case 'text':
-        text += part.text;
+        if (part.refusal === true) refusal += part.text;
+        else text += part.text;
         break;
       case 'reasoning':
         reasoning += part.text;
@@ -33,10 +35,10 @@ export function formatOpenaiChatResponse(response: CanonicalResponse, context: C
       }
     }
   }
-  const message: Record<string, unknown> = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text };
+  const message: Record<string, unknown> = { role: 'assistant', content: text === '' && (toolCalls.length > 0 || refusal !== '') ? null : text };
   if (reasoning !== '') message.reasoning_content = reasoning;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  message.refusal = null;
+  message.refusal = refusal === '' ? null : refusal;
 
   const finishReason = mapToOpenaiChatFinishReason(response.finishReason);
   warnings.push(...finishReason.warnings);

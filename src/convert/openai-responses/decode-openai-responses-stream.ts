@@ -122,8 +122,8 @@ export function createOpenaiResponsesStreamDecoder(): StreamDecoder {
         const message = openaiResponsesMessageItemSchema.safeParse(item);
         if (state.sawText || !message.success || typeof message.data.content === 'string') return;
         for (const part of message.data.content) {
-          const text = part.type === 'output_text' ? part.text : part.type === 'refusal' ? part.refusal : undefined;
-          if (typeof text === 'string' && text !== '') parts.push({ type: 'text-delta', text });
+          if (part.type === 'output_text' && typeof part.text === 'string' && part.text !== '') parts.push({ type: 'text-delta', text: part.text });
+          if (part.type === 'refusal' && typeof part.refusal === 'string' && part.refusal !== '') parts.push({ type: 'text-delta', text: part.refusal, refusal: true });
         }
         return;
       }
@@ -200,9 +200,8 @@ export function createOpenaiResponsesStreamDecoder(): StreamDecoder {
       }
       case 'response.refusal.delta':
       case 'response.output_text.delta':
-        if (event.type === 'response.refusal.delta') warn('a refusal has no canonical form; carried as text');
         if (state?.kind === 'message') state.sawText = true;
-        if (delta !== '') parts.push({ type: 'text-delta', text: delta });
+        if (delta !== '') parts.push(event.type === 'response.refusal.delta' ? { type: 'text-delta', text: delta, refusal: true } : { type: 'text-delta', text: delta });
         return;
       case 'response.output_text.annotation.added':
         warn('output text annotations (citations) are not carried');

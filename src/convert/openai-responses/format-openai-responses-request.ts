@@ -2,8 +2,8 @@ import type { CanonicalReasoningConfig, CanonicalRequest, CanonicalResponseForma
 import type { Converted } from '../../canonical/conversion.js';
 import { formatOpenaiResponsesInput } from './format-openai-responses-input.js';
 
-/** OpenAI refuses `max_output_tokens` below 16 ("integer below minimum value"). */
-const minimumMaxOutputTokens = 16;
+/** OpenAI refuses `max_output_tokens` below 16 ("integer below minimum value"): a smaller limit is raised to it. */
+export const minimumMaxOutputTokens = 16;
 
 /** OpenAI refuses a longer `safety_identifier` (string_above_max_length). */
 const maximumSafetyIdentifierLength = 64;

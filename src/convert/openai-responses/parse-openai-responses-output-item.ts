@@ -53,8 +53,7 @@ export function parseOpenaiResponsesOutputItem(item: TypedObject, path: string):
           parts.push({ type: 'text', text: part.text });
           if (Array.isArray(part.annotations) && part.annotations.length > 0) warnings.push(`${path}.content[${index}]: annotations are not carried`);
         } else if (part.type === 'refusal' && typeof part.refusal === 'string') {
-          warnings.push(`${path}.content[${index}]: a refusal has no canonical form; carried as text`);
-          parts.push({ type: 'text', text: part.refusal });
+          parts.push({ type: 'text', text: part.refusal, refusal: true });
         } else warnings.push(`${path}.content[${index}]: a ${JSON.stringify(part.type)} part cannot be carried; dropped`);
       }
       return { value: parts, warnings };

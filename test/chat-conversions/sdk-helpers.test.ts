@@ -1,0 +1,139 @@
+/**
+ * The openai SDK's Chat helpers — `chat.completions.parse()` with `zodResponseFormat`, `runTools()` with
+ * `zodFunction` — against each converted upstream (Responses, Anthropic, Gemini), with the charge of every
+ * request (expectedCharge) and what the upstream was sent (the schema the helper generates).
+ */
+import OpenAI from 'openai';
+import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
+import { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectedCharge, modelOf, startBillingFixture, type BillingFixture } from '../billing-edges/billing-fixture.js';
+import { replyFor, responsesWhole, type WireStyle } from '../fakes/scripted-vendor-wire.js';
+
+const converted: WireStyle[] = ['openai-responses', 'anthropic', 'gemini'];
+
+const Place = z.object({ name: z.string(), country: z.string().nullable() });
+const Trip = z.object({ home: Place, work: Place, tags: z.array(z.enum(['a', 'b'])) });
+const tripJson = JSON.stringify({ home: { name: 'Oslo', country: 'NO' }, work: { name: 'Bergen', country: null }, tags: ['a'] });
+
+/** The schema the upstream received for the answer's format, in its own field. */
+function sentSchema(style: WireStyle, body: any): any {
+  switch (style) {
+    case 'openai-responses':
+      return body.text?.format?.schema;
+    case 'anthropic':
+      return body.output_config?.format?.schema;
+    case 'gemini':
+      return body.generationConfig?.responseJsonSchema;
+    default:
+      return undefined;
+  }
+}
+
+/** Every `$ref` of a schema, with the object it sits in. */
+function refsOf(node: unknown, out: string[] = []): string[] {
+  if (Array.isArray(node)) for (const child of node) refsOf(child, out);
+  else if (node !== null && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string') out.push(value);
+      else refsOf(value, out);
+    }
+  }
+  return out;
+}
+
+describe('Chat SDK helpers → converted upstreams', () => {
+  let fixture: BillingFixture;
+  beforeAll(async () => {
+    fixture = await startBillingFixture();
+  });
+  afterAll(async () => {
+    await fixture.close();
+  });
+
+  const spent = (run: () => Promise<unknown>) => fixture.spent(run);
+
+  describe.each(converted)('→ %s', (style) => {
+    const model = modelOf[style];
+
+    it('chat.completions.parse() with zodResponseFormat: parsed object, schema carried, billed per the formula', async () => {
+      fixture.primary[style].enqueue(replyFor(style, { text: tripJson, usage: { input: 60, output: 30 } }, false));
+      let completion!: Awaited<ReturnType<OpenAI['chat']['completions']['parse']>>;
+      const charge = await spent(async () => {
+        completion = await fixture.sdk.openai.chat.completions.parse({ model, messages: [{ role: 'user', content: 'Plan a trip' }], response_format: zodResponseFormat(Trip, 'trip') });
+      });
+      expect(completion.choices[0]!.message.parsed).toEqual(JSON.parse(tripJson));
+      expect(sentSchema(style, fixture.primary[style].requests.at(-1)!.body)).toBeDefined();
+      expect(charge).toBe(expectedCharge({ input: 60, output: 30 }));
+    });
+
+    it('chat.completions.stream() with zodResponseFormat: finalChatCompletion() has the parsed object', async () => {
+      fixture.primary[style].enqueue(replyFor(style, { text: tripJson, usage: { input: 60, output: 30 } }, true));
+      const stream = fixture.sdk.openai.chat.completions.stream({ model, messages: [{ role: 'user', content: 'Plan a trip' }], response_format: zodResponseFormat(Trip, 'trip') });
+      const final = await stream.finalChatCompletion();
+      expect(final.choices[0]!.message.parsed).toEqual(JSON.parse(tripJson));
+    });
+
+    it('runTools() with zodFunction: the tool runs, its result goes back, the final answer arrives; both requests billed', async () => {
+      fixture.primary[style].enqueue(
+        replyFor(style, { tools: [{ id: 'call_w1', name: 'get_weather', args: '{"city":"Oslo"}' }], stop: 'tool', usage: { input: 50, output: 10 } }, false),
+        replyFor(style, { text: 'It is 7 degrees in Oslo.', usage: { input: 80, output: 9 } }, false),
+      );
+      const calls: unknown[] = [];
+      let content: string | null = null;
+      const charge = await spent(async () => {
+        const runner = fixture.sdk.openai.chat.completions.runTools({
+          model,
+          messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+          tools: [
+            zodFunction({
+              name: 'get_weather',
+              parameters: z.object({ city: z.string() }),
+              function: (args: { city: string }) => {
+                calls.push(args);
+                return { city: args.city, celsius: 7 };
+              },
+            }),
+          ],
+        });
+        content = await runner.finalContent();
+      });
+      expect(calls).toEqual([{ city: 'Oslo' }]);
+      expect(content).toBe('It is 7 degrees in Oslo.');
+      const second = JSON.stringify(fixture.primary[style].requests.at(-1)!.body);
+      expect(second).toContain('celsius');
+      expect(charge).toBe(expectedCharge({ input: 50, output: 10 }) + expectedCharge({ input: 80, output: 9 }));
+    });
+  });
+
+  it('→ gemini: the schema zodResponseFormat generates (`definitions` + `#/definitions/…` refs, OpenAPI `nullable`) reaches responseJsonSchema in the JSON Schema subset Gemini reads ($defs, type lists)', async () => {
+    fixture.primary.gemini.enqueue(replyFor('gemini', { text: tripJson, usage: { input: 60, output: 30 } }, true));
+    await fixture.sdk.openai.chat.completions.parse({ model: modelOf.gemini, messages: [{ role: 'user', content: 'Plan a trip' }], response_format: zodResponseFormat(Trip, 'trip') });
+    const schema = sentSchema('gemini', fixture.primary.gemini.requests.at(-1)!.body);
+    // responseJsonSchema supports $id, $defs, $ref, $anchor, type, format, title, description, enum, items,
+    // prefixItems, min/maxItems, minimum, maximum, anyOf, oneOf, properties, additionalProperties, required
+    // (ai.google.dev GenerationConfig.responseJsonSchema): neither `definitions` nor OpenAPI's `nullable`.
+    for (const ref of refsOf(schema)) {
+      expect(ref).toMatch(/^#\/\$defs\//);
+      expect(schema.$defs?.[ref.slice('#/$defs/'.length)]).toBeDefined();
+    }
+    expect(JSON.stringify(schema)).not.toContain('"nullable"');
+    expect(JSON.stringify(schema.properties.home.properties.country)).toContain('null');
+  });
+
+  it('→ responses: a refusal answer to parse(): the SDK reports message.refusal (parsed null), not a JSON SyntaxError', async () => {
+    const reply = responsesWhole({ text: 'x', usage: { input: 5, output: 5 } });
+    const message = (reply.json as any).output.find((item: any) => item.type === 'message');
+    message.content = [{ type: 'refusal', refusal: "I'm sorry, I can't help with that." }];
+    fixture.primary['openai-responses'].enqueue(reply);
+    const outcome = await fixture.sdk.openai.chat.completions
+      .parse({ model: modelOf['openai-responses'], messages: [{ role: 'user', content: 'Plan a trip' }], response_format: zodResponseFormat(Trip, 'trip') })
+      .then(
+        (completion) => ({ completion, error: undefined }),
+        (error: unknown) => ({ completion: undefined, error }),
+      );
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.completion?.choices[0]!.message.refusal).toBe("I'm sorry, I can't help with that.");
+    expect(outcome.completion?.choices[0]!.message.parsed).toBeNull();
+  });
+});
