@@ -98,6 +98,8 @@ export async function runRelayEnvelope(
       shouldStop: () => meter.clientAborted,
       attempt: async (channel, key) => {
         attemptNumber += 1;
+        // A failed attempt never reached the client; the next one's answer is the one billed.
+        if (attemptNumber > 1) meter.startNextAttempt();
         const outcome = await attempt(channel, key, tools);
         if (outcome.kind === 'served' || outcome.upstreamAnswered === true) upstreamAnswered = true;
         return outcome;

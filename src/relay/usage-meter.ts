@@ -8,11 +8,22 @@ import { TokenTally } from './token-tally.js';
 export class UsageMeter {
   /** Usage as the upstream reported it (the last report wins: the final one is authoritative). */
   upstreamUsage: NormalizedUsage | undefined;
-  readonly outputTally = new TokenTally();
+  outputTally = new TokenTally();
   firstTokenAt: number | undefined;
   /** Something went to the client: from here on nothing may be retried. */
   committed = false;
   clientAborted = false;
   /** Why the response ended early, when it did. */
   interruption: string | undefined;
+
+  /**
+   * Before a retry on another channel (the previous attempt failed before anything reached the client):
+   * what that attempt produced is not this request's answer, so it is neither counted nor reported again.
+   */
+  startNextAttempt(): void {
+    this.upstreamUsage = undefined;
+    this.outputTally = new TokenTally();
+    this.firstTokenAt = undefined;
+    this.interruption = undefined;
+  }
 }

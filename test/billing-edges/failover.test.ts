@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { errorReply, replyAsAsked, type WireUsage } from '../fakes/scripted-vendor-wire.js';
-import { expectedCharge, modelOf, sendWithSdk, startBillingFixture, styles, type BillingFixture } from './billing-fixture.js';
+import { errorReply, replyAsAsked, streamErrorEvent, type WireUsage } from '../fakes/scripted-vendor-wire.js';
+import { expectedCharge, modelOf, promptTokensExact, sendWithSdk, startBillingFixture, styles, tokens, type BillingFixture } from './billing-fixture.js';
 
 /**
  * The preferred channel answers 429 or 500 (or resets before its headers); the gateway fails over to
@@ -55,5 +55,23 @@ describe('failover to the second channel charges once, at the group ratio', () =
         }
       }
     }
+  }
+});
+
+describe('an attempt that failed in-band before anything reached the client is not billed once another serves', () => {
+  for (const client of ['gemini', 'openai-chat'] as const) {
+    it(`${client} client, not streaming: the Gemini channel fails mid-answer, the fallback answers without usage — billed prompt + the served text only`, async () => {
+      const half = { data: { candidates: [{ content: { role: 'model', parts: [{ text: 'A long half answer that never reached anyone' }] }, index: 0 }], modelVersion: 'gemini-2.5-flash' } };
+      fixture.primary.gemini.enqueue({ sse: [half, streamErrorEvent('gemini', 'The model is overloaded.')], crlf: true });
+      // The fallback reports no usage: the charge is counted locally.
+      fixture.fallback!.gemini.enqueue(replyAsAsked('gemini', { text: ['Hello', ' there'] }));
+      expect(await sendWithSdk(fixture.sdk, client, modelOf.gemini, false, 200)).toBe('Hello there');
+      await fixture.settled();
+      const row = (await fixture.logs()).at(-1);
+      expect({ source: row.usage_source, output: Number(row.output_tokens), channel: row.channel_id }).toEqual({
+        source: 'local', output: tokens('Hello there'), channel: fixture.channelIds['fallback-gemini'],
+      });
+      expect(Number(row.quota)).toBe(expectedCharge({ input: promptTokensExact(), output: tokens('Hello there') }, groupRatio));
+    });
   }
 });
