@@ -1,6 +1,8 @@
 import { formatGeminiJsonSchema } from './format-gemini-json-schema.js';
 import type { CanonicalRequest } from '../../canonical/canonical-request.js';
 
+const maxGeminiStopSequences = 5;
+
 /**
  * Gemini 2.x takes a token budget, Gemini 3 a level (ai.google.dev/gemini-api/docs/thinking); an effort
  * sent to a 2.x model becomes the budget below (Google's "low/medium/high" examples, approximately).
@@ -14,7 +16,11 @@ export function formatGeminiGenerationConfig(request: CanonicalRequest, upstream
   if (request.temperature !== undefined) config.temperature = request.temperature;
   if (request.topP !== undefined) config.topP = request.topP;
   if (request.topK !== undefined) config.topK = request.topK;
-  if (request.stopSequences !== undefined) config.stopSequences = request.stopSequences;
+  if (request.stopSequences !== undefined) {
+    // Gemini takes at most 5 (ai.google.dev GenerationConfig.stopSequences): more would be refused whole.
+    if (request.stopSequences.length > maxGeminiStopSequences) warnings.push(`stop sequences: ${request.stopSequences.length} given, Gemini takes ${maxGeminiStopSequences}; the rest not sent`);
+    config.stopSequences = request.stopSequences.slice(0, maxGeminiStopSequences);
+  }
   if (request.seed !== undefined) config.seed = request.seed;
   if (request.presencePenalty !== undefined) config.presencePenalty = request.presencePenalty;
   if (request.frequencyPenalty !== undefined) config.frequencyPenalty = request.frequencyPenalty;

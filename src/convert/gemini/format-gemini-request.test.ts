@@ -76,3 +76,11 @@ describe('formatGeminiRequest', () => {
     ]);
   });
 });
+
+describe('formatGeminiRequest stop sequences', () => {
+  it('sends at most the 5 Gemini takes, and says so', () => {
+    const { value, warnings } = formatGeminiRequest({ ...base, stopSequences: ['a', 'b', 'c', 'd', 'e', 'f', 'g'] }, 'gemini-2.5-flash');
+    expect((value.generationConfig as { stopSequences: string[] }).stopSequences).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(warnings).toContain('stop sequences: 7 given, Gemini takes 5; the rest not sent');
+  });
+});

@@ -66,3 +66,12 @@ describe('formatOpenaiChatRequest', () => {
     ]);
   });
 });
+
+describe('formatOpenaiChatRequest stop sequences', () => {
+  it('sends at most the 4 Chat Completions takes, and says so', () => {
+    const request: CanonicalRequest = { model: 'm', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'q' }] }], tools: [], stream: false, stopSequences: ['a', 'b', 'c', 'd', 'e'] };
+    const { value, warnings } = formatOpenaiChatRequest(request, 'gpt-4o');
+    expect(value.stop).toEqual(['a', 'b', 'c', 'd']);
+    expect(warnings).toContain('stop sequences: 5 given, Chat Completions takes 4; the rest not sent');
+  });
+});

@@ -6,6 +6,8 @@ export type FormatOpenaiChatRequestOptions = FormatOpenaiChatMessagesOptions;
 
 const defaultOptions: FormatOpenaiChatRequestOptions = { assistantReasoning: 'omit' };
 
+const maxOpenaiStopSequences = 4;
+
 /**
  * OpenAI's reasoning models refuse `max_tokens` ("Use 'max_completion_tokens' instead"), while DeepSeek and
  * most compatibles know only `max_tokens`; the same test as the Vercel AI SDK's `isReasoningModel`.
@@ -70,7 +72,11 @@ export function formatOpenaiChatRequest(
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.topK !== undefined) warnings.push(`topK (${request.topK}) has no Chat Completions parameter; dropped`);
-  if (request.stopSequences !== undefined && request.stopSequences.length > 0) body.stop = request.stopSequences;
+  if (request.stopSequences !== undefined && request.stopSequences.length > 0) {
+    // OpenAI takes at most 4 (`stop`): more would be refused whole.
+    if (request.stopSequences.length > maxOpenaiStopSequences) warnings.push(`stop sequences: ${request.stopSequences.length} given, Chat Completions takes ${maxOpenaiStopSequences}; the rest not sent`);
+    body.stop = request.stopSequences.slice(0, maxOpenaiStopSequences);
+  }
   if (request.seed !== undefined) body.seed = request.seed;
   if (request.presencePenalty !== undefined) body.presence_penalty = request.presencePenalty;
   if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty;
