@@ -55,6 +55,11 @@ export interface ConversionContext {
   now: number;
   /** The model name the client asked for (echoed in responses). */
   requestedModel: string;
+  /**
+   * The client's style returns reasoning text only on request and it made none (Gemini without
+   * `includeThoughts: true`): reasoning text is left out of the answer, its signatures kept.
+   */
+  omitReasoningText?: boolean;
 }
 
 export type { CanonicalRequest, CanonicalResponse, CanonicalStreamPart };

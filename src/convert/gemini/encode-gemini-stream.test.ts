@@ -103,3 +103,19 @@ describe('createGeminiStreamEncoder', () => {
     expect(encoder.warnings).toEqual(['redacted/encrypted reasoning has no Gemini form and was dropped']);
   });
 });
+
+describe('createGeminiStreamEncoder for a client that did not ask for thoughts', () => {
+  it('sends no thought text, and keeps the signature on the part that follows', () => {
+    const encoder = createGeminiStreamEncoder({ ...fixedContext(), omitReasoningText: true });
+    const parts: CanonicalStreamPart[] = [
+      { type: 'start', id: 'r1', model: 'm', created: 0 },
+      { type: 'reasoning-delta', text: 'Let me think' },
+      { type: 'reasoning-signature', signature: 'sig-1' },
+      { type: 'text-delta', text: 'Answer' },
+    ];
+    const body = parts.map((part) => encoder.encode(part)).join('');
+    const events = body.split('\r\n\r\n').filter((event) => event.startsWith('data: ')).map((event) => JSON.parse(event.slice(6)));
+    const sent = events.flatMap((event) => event.candidates[0].content.parts);
+    expect(sent).toEqual([{ text: 'Answer', thoughtSignature: 'sig-1' }]);
+  });
+});

@@ -74,6 +74,11 @@ export function createGeminiStreamEncoder(context: ConversionContext): StreamEnc
           lastWasReasoning = false;
           return frame([{ text: part.text, ...takeSignature() }]);
         case 'reasoning-delta': {
+          // Without includeThoughts Gemini sends no thought text; a signature still follows (takeSignature).
+          if (context.omitReasoningText === true) {
+            lastWasReasoning = true;
+            return '';
+          }
           const parts = [...signaturePart(), { text: part.text, thought: true }];
           lastWasReasoning = true;
           return frame(parts);

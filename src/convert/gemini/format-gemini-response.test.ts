@@ -21,3 +21,16 @@ describe('formatGeminiResponse', () => {
     expect(formatGeminiResponse({ ...response, id: '' }, fixedContext()).value.responseId).toBe('_1');
   });
 });
+
+describe('formatGeminiResponse for a client that did not ask for thoughts', () => {
+  it('leaves the thought text out and keeps its signature on the part that follows', () => {
+    const response: CanonicalResponse = {
+      id: 'r1', model: 'm', created: 0,
+      content: [{ type: 'reasoning', text: 'Let me think', signature: 'sig-1' }, { type: 'text', text: 'Answer' }],
+      finishReason: { unified: 'stop', raw: 'end_turn' },
+      usage: undefined,
+    };
+    const { value } = formatGeminiResponse(response, { ...fixedContext(), omitReasoningText: true });
+    expect((value.candidates as { content: { parts: unknown[] } }[])[0]?.content.parts).toEqual([{ text: 'Answer', thoughtSignature: 'sig-1' }]);
+  });
+});

@@ -7,11 +7,14 @@ import { formatGeminiUsage } from './read-gemini-usage.js';
 
 /**
  * Canonical → the GenerateContentResponse a Gemini client reads from generateContent: one candidate,
- * `modelVersion` echoing the model the client asked for, `responseId` the upstream's id when it has one.
+ * `modelVersion` echoing the model the client asked for, `responseId` the upstream's id when it has one;
+ * thought text only when the client asked for it (`context.omitReasoningText`).
  */
 export function formatGeminiResponse(response: CanonicalResponse, context: ConversionContext): Converted<Record<string, unknown>> {
   const warnings: string[] = [];
-  const parts = formatGeminiModelParts(response.content, warnings);
+  // Without includeThoughts Gemini sends no thought text, only the signatures (on the parts that follow).
+  const content = context.omitReasoningText === true ? response.content.map((part) => (part.type === 'reasoning' && part.text !== '' ? { ...part, text: '' } : part)) : response.content;
+  const parts = formatGeminiModelParts(content, warnings);
   const usage = formatGeminiUsage(response.usage ?? emptyUsage());
   warnings.push(...usage.warnings);
   return {

@@ -42,7 +42,13 @@ const textChannelTypes: ReadonlySet<string> = new Set(['openai', 'anthropic', 'g
  * mapping and auth only); otherwise through the canonical model, part by part.
  */
 export async function runTextRelay(services: RelayServices, inbound: TextInbound, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const context: ConversionContext = { newId: (prefix) => `${prefix}${randomUUID().replaceAll('-', '').slice(0, 24)}`, now: Math.floor(services.now() / 1000), requestedModel: inbound.model };
+  const context: ConversionContext = {
+    newId: (prefix) => `${prefix}${randomUUID().replaceAll('-', '').slice(0, 24)}`,
+    now: Math.floor(services.now() / 1000),
+    requestedModel: inbound.model,
+    // Gemini returns thought text only when asked (thinkingConfig.includeThoughts).
+    omitReasoningText: inbound.style === 'gemini' && inbound.canonical().reasoning?.includeThoughts !== true,
+  };
   const inboundConverters = textStyles[inbound.style];
   await runRelayEnvelope(
     services,
