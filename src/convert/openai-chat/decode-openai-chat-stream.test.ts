@@ -133,13 +133,13 @@ describe('createOpenaiChatStreamDecoder', () => {
     expect(parts[0]).toEqual({ type: 'start', id: 'chatcmpl-1', model: 'm', created: 1 });
   });
 
-  it('reads reasoning from `reasoning` (OpenRouter, vLLM) as from `reasoning_content`, and a refusal as text', () => {
+  it('reads reasoning from `reasoning` (OpenRouter, vLLM) as from `reasoning_content`, and a refusal as text marked refusal', () => {
     const { parts, warnings } = decodeData(chunk({ reasoning: 'Think.' }), chunk({ refusal: 'No.' }), chunk({}, 'stop'));
     expect(parts.slice(1, 3)).toEqual([
       { type: 'reasoning-delta', text: 'Think.' },
-      { type: 'text-delta', text: 'No.' },
+      { type: 'text-delta', text: 'No.', refusal: true },
     ]);
-    expect(warnings).toEqual(['a refusal has no canonical form; carried as text']);
+    expect(warnings).toEqual([]);
   });
 
   it('turns a mid-stream error into an error part and finishes with unified error', () => {

@@ -114,10 +114,7 @@ export function createOpenaiChatStreamDecoder(): StreamDecoder {
       const delta = choice.delta;
       if (delta.reasoning) parts.push({ type: 'reasoning-delta', text: delta.reasoning });
       if (delta.content) parts.push({ type: 'text-delta', text: delta.content });
-      if (delta.refusal) {
-        warnOnce('refusal', 'a refusal has no canonical form; carried as text');
-        parts.push({ type: 'text-delta', text: delta.refusal });
-      }
+      if (delta.refusal) parts.push({ type: 'text-delta', text: delta.refusal, refusal: true });
       for (const [position, fragment] of delta.toolCalls.entries()) readToolCall(parts, fragment, position);
       if (choice.finishReason) {
         finishReason = mapOpenaiChatFinishReason(choice.finishReason);

@@ -24,11 +24,11 @@ describe('parseOpenaiChatResponse', () => {
     expect(parseOpenaiChatResponse(body).value.usage).toMatchObject({ input: { total: 339, cacheRead: 320, cacheWrite: 0 }, output: { total: 83, reasoning: 0 } });
   });
 
-  it('carries a refusal as text and warns', () => {
+  it('carries a refusal as text marked refusal', () => {
     const body = { id: 'x', created: 1, model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: 'I cannot help.' }, finish_reason: 'stop' }], usage: null };
     const { value, warnings } = parseOpenaiChatResponse(body);
-    expect(value.content).toEqual([{ type: 'text', text: 'I cannot help.' }]);
-    expect(warnings).toEqual(['the upstream reported no usage', 'the refusal has no canonical form; carried as text']);
+    expect(value.content).toEqual([{ type: 'text', text: 'I cannot help.', refusal: true }]);
+    expect(warnings).toEqual(['the upstream reported no usage']);
   });
 
   it('keeps the first choice and warns about the others, and about citations', () => {

@@ -51,10 +51,7 @@ function readContent(message: WireMessage, warnings: string[]): CanonicalAssista
       if (part.text !== '') content.push({ type: 'text', text: part.text });
     } else warnings.push(`a ${JSON.stringify(part.type)} content part of the answer cannot be carried; dropped`);
   }
-  if (message.refusal !== null && message.refusal !== undefined && message.refusal !== '') {
-    warnings.push('the refusal has no canonical form; carried as text');
-    content.push({ type: 'text', text: message.refusal });
-  }
+  if (message.refusal !== null && message.refusal !== undefined && message.refusal !== '') content.push({ type: 'text', text: message.refusal, refusal: true });
   for (const call of message.tool_calls ?? []) {
     if (call.type !== null && call.type !== undefined && call.type !== 'function') {
       warnings.push(`a ${JSON.stringify(call.type)} tool call cannot be carried; dropped`);

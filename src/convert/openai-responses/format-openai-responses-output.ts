@@ -1,4 +1,4 @@
-import type { CanonicalAssistantPart, CanonicalReasoningPart } from '../../canonical/canonical-request.js';
+import type { CanonicalAssistantPart, CanonicalReasoningPart, CanonicalTextPart } from '../../canonical/canonical-request.js';
 import type { ConversionContext, Converted } from '../../canonical/conversion.js';
 import { formatOpenaiResponsesEncryptedContent } from './map-openai-responses-encrypted-content.js';
 
@@ -9,8 +9,10 @@ export function formatOutputTextPart(text: string): WireItem {
   return { type: 'output_text', annotations: [], logprobs: [], text };
 }
 
-export function formatMessageItem(id: string, status: ItemStatus | 'in_progress', texts: string[]): WireItem {
-  return { id, type: 'message', status, content: texts.map(formatOutputTextPart), role: 'assistant' };
+/** A message item: one `output_text` per text, a `refusal` part for a text marked refusal. */
+export function formatMessageItem(id: string, status: ItemStatus | 'in_progress', texts: (string | CanonicalTextPart)[]): WireItem {
+  const content = texts.map((text) => (typeof text === 'string' ? formatOutputTextPart(text) : text.refusal === true ? { type: 'refusal', refusal: text.text } : formatOutputTextPart(text.text)));
+  return { id, type: 'message', status, content, role: 'assistant' };
 }
 
 export function formatFunctionCallItem(id: string, status: ItemStatus | 'in_progress', call: { id: string; name: string; arguments: string }): WireItem {
@@ -50,14 +52,14 @@ export function formatOpenaiResponsesOutput(content: CanonicalAssistantPart[], c
     else merged.push(part);
   }
   const items: WireItem[] = [];
-  let texts: string[] | undefined;
+  let texts: CanonicalTextPart[] | undefined;
   const flushTexts = (): void => {
     if (texts !== undefined) items.push(formatMessageItem(context.newId('msg_'), 'completed', texts));
     texts = undefined;
   };
   for (const part of merged) {
     if (part.type === 'text') {
-      (texts ??= []).push(part.text);
+      (texts ??= []).push(part);
       continue;
     }
     flushTexts();

@@ -57,3 +57,11 @@ describe('formatOpenaiResponsesResponse', () => {
     expect(formatOpenaiResponsesResponse(response, createTestContext()).warnings).toEqual(['finish reason other (raw "pause_turn") has no Responses status: sent as "completed"']);
   });
 });
+
+describe('formatOpenaiResponsesResponse refusals', () => {
+  it('writes a text marked refusal as a refusal content part', () => {
+    const response = { ...canonicalResponses['max-tokens']!, content: [{ type: 'text' as const, text: 'I cannot help.', refusal: true as const }], finishReason: { unified: 'stop' as const, raw: 'stop' } };
+    const { value } = formatOpenaiResponsesResponse(response, createTestContext());
+    expect(value.output).toMatchObject([{ type: 'message', content: [{ type: 'refusal', refusal: 'I cannot help.' }] }]);
+  });
+});
