@@ -90,3 +90,22 @@ describe('createOpenaiResponsesStreamEncoder', () => {
     ]);
   });
 });
+
+describe('createOpenaiResponsesStreamEncoder refusals', () => {
+  it('streams refusal text as a refusal part (response.refusal.delta / .done), in a message of its own', () => {
+    const text = encodeParts(createOpenaiResponsesStreamEncoder(createTestContext()), [
+      { type: 'start', id: 'resp_1', model: 'm', created: 1 },
+      { type: 'text-delta', text: "I'm sorry, ", refusal: true },
+      { type: 'text-delta', text: "I can't.", refusal: true },
+      { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: undefined },
+    ]);
+    const events = toWireEvents(text);
+    const types = events.map((event) => (event.data as { type: string }).type);
+    expect(types).toContain('response.refusal.delta');
+    expect(types).not.toContain('response.output_text.delta');
+    expect(events.find((event) => (event.data as { type: string }).type === 'response.refusal.done')?.data).toMatchObject({ refusal: "I'm sorry, I can't." });
+    const completed = events.at(-1)?.data as { type: string; response: { output: unknown[] } };
+    expect(completed.type).toBe('response.completed');
+    expect(completed.response.output).toMatchObject([{ type: 'message', content: [{ type: 'refusal', refusal: "I'm sorry, I can't." }] }]);
+  });
+});

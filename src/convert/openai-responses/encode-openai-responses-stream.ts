@@ -9,7 +9,8 @@ import { mapToOpenaiResponsesOutcome } from './map-openai-responses-finish-reaso
 import { formatOpenaiResponsesUsage } from './read-openai-responses-usage.js';
 
 type Payload = Record<string, unknown>;
-type MessageItem = { kind: 'message'; outputIndex: number; id: string; text: string };
+/** `refusal`: its one content part is a refusal, not output text. */
+type MessageItem = { kind: 'message'; outputIndex: number; id: string; text: string; refusal: boolean };
 type ReasoningItem = { kind: 'reasoning'; outputIndex: number; id: string; text: string; summaryOpen: boolean; encryptedContent: string | undefined };
 type OpenItem = MessageItem | ReasoningItem;
 interface ToolItem {
@@ -83,6 +84,13 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
     open = undefined;
     if (item === undefined) return '';
     const at = { item_id: item.id, output_index: item.outputIndex };
+    if (item.kind === 'message' && item.refusal) {
+      return (
+        frame('response.refusal.done', { ...at, content_index: 0, refusal: item.text }) +
+        frame('response.content_part.done', { ...at, content_index: 0, part: { type: 'refusal', refusal: item.text } }) +
+        doneItem(item.outputIndex, formatMessageItem(item.id, status, [{ type: 'text', text: item.text, refusal: true }]))
+      );
+    }
     if (item.kind === 'message') {
       const part = formatOutputTextPart(item.text);
       return (
@@ -98,15 +106,16 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
     return summary + doneItem(item.outputIndex, formatReasoningItem(item.id, item.text, item.encryptedContent));
   }
 
-  /** The open message item, or a new one after closing whatever else is open. */
-  function messageItem(): { frames: string; item: MessageItem } {
-    if (open?.kind === 'message') return { frames: '', item: open };
+  /** The open message item of the same kind (text or refusal), or a new one after closing whatever else is open. */
+  function messageItem(refusal: boolean): { frames: string; item: MessageItem } {
+    if (open?.kind === 'message' && open.refusal === refusal) return { frames: '', item: open };
     const frames = closeOpen('completed');
-    const item: MessageItem = { kind: 'message', outputIndex: nextOutputIndex++, id: context.newId('msg_'), text: '' };
+    const item: MessageItem = { kind: 'message', outputIndex: nextOutputIndex++, id: context.newId('msg_'), text: '', refusal };
     open = item;
     const at = { item_id: item.id, output_index: item.outputIndex };
+    const part = refusal ? { type: 'refusal', refusal: '' } : formatOutputTextPart('');
     return {
-      frames: frames + addItem(item.outputIndex, formatMessageItem(item.id, 'in_progress', [])) + frame('response.content_part.added', { ...at, content_index: 0, part: formatOutputTextPart('') }),
+      frames: frames + addItem(item.outputIndex, formatMessageItem(item.id, 'in_progress', [])) + frame('response.content_part.added', { ...at, content_index: 0, part }),
       item,
     };
   }
@@ -154,9 +163,11 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
         return '';
       case 'text-delta': {
         if (part.text === '') return '';
-        const { frames, item } = messageItem();
+        const refusal = part.refusal === true;
+        const { frames, item } = messageItem(refusal);
         item.text += part.text;
-        return frames + frame('response.output_text.delta', { item_id: item.id, output_index: item.outputIndex, content_index: 0, delta: part.text, logprobs: [] });
+        const at = { item_id: item.id, output_index: item.outputIndex, content_index: 0 };
+        return frames + (refusal ? frame('response.refusal.delta', { ...at, delta: part.text }) : frame('response.output_text.delta', { ...at, delta: part.text, logprobs: [] }));
       }
       case 'reasoning-delta': {
         if (part.text === '') return '';
