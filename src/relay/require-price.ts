@@ -10,7 +10,7 @@ import { GatewayError } from '../errors/gateway-error.js';
  */
 export function requirePrice(snapshot: CatalogSnapshot, model: string): PriceRecord {
   const stored = snapshot.prices.get(model);
-  if (isPriced(stored)) return stored as PriceRecord;
+  if (stored !== undefined && isPriced(stored)) return stored;
   if (!snapshot.settings.allowUnpricedModels) {
     throw new GatewayError('price_not_configured', `Model ${model} has no price configured; ask the operator to set one.`, { param: 'model' });
   }

@@ -1,4 +1,5 @@
 import type { TestGateway } from '../support/start-test-gateway.js';
+import { readAnswer } from '../support/read-answer.js';
 
 export interface ApiAnswer {
   status: number;
@@ -23,14 +24,8 @@ export async function callGateway(gateway: TestGateway, method: string, path: st
     headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...options.headers },
     ...(hasBody ? { body: options.rawBody ?? JSON.stringify(options.body) } : {}),
   });
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: response.status, body, text, headers: response.headers };
+  const { status, json: body, text, headers } = await readAnswer(response);
+  return { status, body, text, headers };
 }
 
 /** A call authenticated with the root admin key. */

@@ -3,6 +3,7 @@ import { startFakeAnthropicUpstream, type FakeAnthropicUpstream } from '../fakes
 import { startFakeGeminiUpstream, type FakeGeminiUpstream } from '../fakes/fake-gemini-upstream.js';
 import { startFakeOpenaiUpstream, type FakeOpenaiUpstream } from '../fakes/fake-openai-upstream.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+import { readAnswer } from '../support/read-answer.js';
 
 /** Client keys of the fixture (48-char `sk-` keys, as the gateway generates), one per account state. */
 export const keys = {
@@ -124,14 +125,8 @@ export async function send(
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) };
   if (options.auth !== null) headers.authorization = `Bearer ${options.auth ?? keys.good}`;
   const response = await fetch(`${fixture.url}${path}`, { method: options.method ?? 'POST', headers, body: options.body });
-  const text = await response.text();
-  let body: any;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: response.status, body, text, headers: response.headers };
+  const answer = await readAnswer(response);
+  return { status: answer.status, body: answer.json, text: answer.text, headers: answer.headers };
 }
 
 /** Anthropic's `error.type` and Google's `error.status` for each HTTP status the gateway answers (src/errors/render-error.ts). */

@@ -5,6 +5,7 @@ import {
   buildClientRequest, expectedCharge, modelOf, promptTokensExact, readSse, sendWithSdk, startBillingFixture, styles, tokens,
   type BillingFixture,
 } from './billing-fixture.js';
+import { settledRow } from '../support/booked-request.js';
 
 /**
  * Client disconnects mid-stream, upstream cuts, resets and clean EOFs mid-stream, upstreams that never
@@ -24,17 +25,7 @@ beforeAll(async () => {
 afterAll(async () => fixture?.close());
 
 /** The request's one new log row, after checking its reservation was settled at the row's charge. */
-async function lastRowAndBooks(logsBefore: number) {
-  await fixture.settled();
-  const logs = await fixture.logs();
-  expect(logs.length - logsBefore, 'one log row per request').toBe(1);
-  const row = logs.at(-1);
-  const reservations = await fixture.reservations();
-  expect(reservations.filter((r) => r.state === 'reserved'), 'no reservation left open').toEqual([]);
-  const reservation = reservations.find((r) => r.id === row.request_id);
-  expect(reservation?.settled_amount).toBe(row.quota);
-  return row;
-}
+const lastRowAndBooks = (logsBefore: number) => settledRow(fixture, logsBefore);
 
 describe('a client that disconnects mid-stream pays the prompt + what was produced, counted locally', () => {
   for (const client of styles) {

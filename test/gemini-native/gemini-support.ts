@@ -4,6 +4,7 @@
  */
 import { callerKey, modelOf, styles } from '../billing-edges/billing-fixture.js';
 import type { WireStyle } from '../fakes/scripted-vendor-wire.js';
+import { readAnswer } from '../support/read-answer.js';
 
 export { callerKey, modelOf, styles };
 export { booked } from '../support/booked-request.js';
@@ -20,14 +21,7 @@ export async function geminiRaw(
 ): Promise<{ status: number; headers: Headers; text: string; json: any }> {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.auth ?? { 'x-goog-api-key': callerKey }) };
   const response = await fetch(`${gatewayUrl}${path}`, { method: options.method ?? 'POST', headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
+  return readAnswer(response);
 }
 
 /** The data payloads of an SSE body, JSON-parsed. */

@@ -6,6 +6,7 @@
 import { startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import type { ConfigFile } from '../../src/config/config-file-schema.js';
+import { readAnswer } from '../support/read-answer.js';
 
 export const clientKey = `sk-${'Edge5'.repeat(9)}xyz`;
 
@@ -88,12 +89,5 @@ export async function send(url: string, path: string, init: { method?: string; b
     headers: { authorization: `Bearer ${clientKey}`, 'content-type': 'application/json', ...init.headers },
     ...(init.raw !== undefined ? { body: init.raw } : init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
   });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
+  return readAnswer(response);
 }

@@ -17,6 +17,15 @@ export async function booked<T>(fixture: BillingFixture, work: () => Promise<T>)
   }
   // A client abort settles after the socket closes: give the gateway a moment before waiting on it.
   await new Promise((resolve) => setTimeout(resolve, 50));
+  const row = await settledRow(fixture, logsBefore);
+  const after = await fixture.balances();
+  expect(after.tokenUsed - before.tokenUsed, 'token used moved by the row charge').toBe(row.quota);
+  expect(before.tokenRemain - after.tokenRemain, 'token balance moved by the row charge').toBe(row.quota);
+  return { result, error, row, charged: row.quota };
+}
+
+/** The request's one new log row (there were `logsBefore`), once no reservation is open and its own is settled at the row's charge. */
+export async function settledRow(fixture: BillingFixture, logsBefore: number): Promise<any> {
   await fixture.settled();
   const logs = await fixture.logs();
   expect(logs.length - logsBefore, 'one log row per request').toBe(1);
@@ -24,8 +33,5 @@ export async function booked<T>(fixture: BillingFixture, work: () => Promise<T>)
   const reservations = await fixture.reservations();
   expect(reservations.filter((r) => r.state === 'reserved'), 'no reservation left open').toEqual([]);
   expect(reservations.find((r) => r.id === row.request_id)?.settled_amount, 'reservation settled at the row charge').toBe(row.quota);
-  const after = await fixture.balances();
-  expect(after.tokenUsed - before.tokenUsed, 'token used moved by the row charge').toBe(row.quota);
-  expect(before.tokenRemain - after.tokenRemain, 'token balance moved by the row charge').toBe(row.quota);
-  return { result, error, row, charged: row.quota };
+  return row;
 }

@@ -1,3 +1,6 @@
+import { isRecord } from '../shared/is-record.js';
+import { mapSubschemas } from '../shared/map-subschemas.js';
+
 /**
  * Pure: a JSON Schema as other styles send it → the JSON Schema Gemini reads in `responseJsonSchema` and
  * `parametersJsonSchema` (ai.google.dev, structured output: `$defs`, `$ref`, `type` and type lists,
@@ -9,10 +12,6 @@
  * - `$schema` is dropped.
  * Only schema keywords are walked; property names, `enum`, `const`, `default` and `examples` are kept.
  */
-const schemaMaps = new Set(['properties', '$defs', 'definitions', 'patternProperties', 'dependentSchemas']);
-const schemaLists = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
-const schemaValues = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems']);
-
 export function formatGeminiJsonSchema(schema: unknown): unknown {
   if (!isRecord(schema)) return schema;
   const result: Record<string, unknown> = {};
@@ -20,18 +19,15 @@ export function formatGeminiJsonSchema(schema: unknown): unknown {
     if (key === '$schema' || key === 'nullable') continue;
     if (key === '$ref' && typeof value === 'string' && value.startsWith('#/definitions/')) {
       result.$ref = `#/$defs/${value.slice('#/definitions/'.length)}`;
-    } else if (schemaMaps.has(key) && isRecord(value)) {
-      const target = key === 'definitions' ? '$defs' : key;
-      const mapped = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, formatGeminiJsonSchema(child)]));
-      result[target] = isRecord(result[target]) ? { ...(result[target] as Record<string, unknown>), ...mapped } : mapped;
-    } else if (schemaLists.has(key) && Array.isArray(value)) {
-      result[key] = value.map(formatGeminiJsonSchema);
-    } else if (schemaValues.has(key)) {
-      result[key] = formatGeminiJsonSchema(value);
-    } else {
-      // defineProperty: a key named `__proto__` stays an own property.
-      Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
+      continue;
     }
+    const mapped = mapSubschemas(key, value, formatGeminiJsonSchema);
+    if ((key === 'definitions' || key === '$defs') && isRecord(mapped)) {
+      result.$defs = { ...(isRecord(result.$defs) ? result.$defs : {}), ...mapped };
+      continue;
+    }
+    // defineProperty: a key named `__proto__` stays an own property.
+    Object.defineProperty(result, key, { value: mapped, enumerable: true, writable: true, configurable: true });
   }
   return schema.nullable === true ? withNull(result) : result;
 }
@@ -41,8 +37,4 @@ function withNull(node: Record<string, unknown>): Record<string, unknown> {
   if (typeof type === 'string') return { ...node, type: type === 'null' ? type : [type, 'null'] };
   if (Array.isArray(type)) return { ...node, type: type.includes('null') ? type : [...type, 'null'] };
   return { anyOf: [node, { type: 'null' }] };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -1,3 +1,5 @@
+import { isRecord } from '../shared/is-record.js';
+
 /**
  * Pure: the `GenerateContentResponse` chunks of one `:streamGenerateContent` answer, merged into the one
  * response `:generateContent` would have given — field for field, so what the gateway does not model
@@ -86,8 +88,4 @@ function mergeCitations(earlier: unknown, later: unknown): unknown {
   if (!isRecord(earlier) || !Array.isArray(earlier.citationSources)) return later;
   if (!isRecord(later) || !Array.isArray(later.citationSources)) return earlier;
   return { ...later, citationSources: [...earlier.citationSources, ...later.citationSources] };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
