@@ -5,6 +5,7 @@ import './fastify-types.js';
 import { registerCors } from './cors.js';
 import { handleFrameworkError, registerErrorHandling } from './middleware/handle-errors.js';
 import { registerJsonBodyParser } from './middleware/parse-json-body.js';
+import { registerMultipartBodyParser } from './middleware/parse-multipart-body.js';
 import { registerRoutes } from './register-routes.js';
 import type { TrustProxy } from '../config/read-environment.js';
 
@@ -43,6 +44,7 @@ export async function buildApp(services: AppServices, options: BuildAppOptions):
     route.onRequest = [sendRequestId, ...existing];
   });
   registerJsonBodyParser(app);
+  registerMultipartBodyParser(app);
   registerErrorHandling(app);
   registerCors(app);
   await registerRoutes(app, services);

@@ -3,6 +3,7 @@ import type { AppServices } from './app-services.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { adminRoutes } from './routes/admin/admin-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
+import { imageRelayRoutes } from './routes/image-relay-routes.js';
 import { modelRoutes } from './routes/model-routes.js';
 import { openaiRelayRoutes } from './routes/openai-relay-routes.js';
 import { playgroundRoutes } from './routes/playground-routes.js';
@@ -15,6 +16,7 @@ export async function registerRoutes(app: FastifyInstance, services: AppServices
   await modelRoutes(app, services);
   await textRelayRoutes(app, services);
   await openaiRelayRoutes(app, services);
+  await imageRelayRoutes(app, services);
   await accountRoutes(app, services);
   await sessionRoutes(app, services);
   await playgroundRoutes(app, services);

@@ -21,6 +21,8 @@ export interface RelayPlan extends PromptTokens {
   model: string;
   stream: boolean;
   maxOutputTokens: number | undefined;
+  /** Per-call models: how many calls (images) the request is; 1 unless set. */
+  calls?: number;
   /** Channel types able to serve it; undefined = any. */
   channelTypes?: ReadonlySet<string>;
   /** The log's `style` column. */
@@ -67,7 +69,7 @@ export async function runRelayEnvelope(
       : { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId, channelTypes: plan.channelTypes };
   authorizeModel(services, caller, query);
 
-  const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, maxOutputTokens: plan.maxOutputTokens, ip: request.ip });
+  const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, maxOutputTokens: plan.maxOutputTokens, calls: plan.calls, ip: request.ip });
   const meter = new UsageMeter();
   const abort = new ClientAbortSignal();
   const onClientClose = () => {

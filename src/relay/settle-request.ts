@@ -37,6 +37,11 @@ export async function resolveUsage(input: Pick<SettlementInput, 'admission' | 'm
   };
 }
 
+/** The calls asked for, or fewer when the answer delivered fewer (never more: the reservation covers those asked for). */
+function chargedCalls(asked: number, delivered: number | undefined): number {
+  return delivered === undefined ? asked : Math.min(asked, delivered);
+}
+
 /** Settles the reservation at the actual charge and returns the rate-limit units (tokens) it over-took. */
 export async function settleRequest(services: RelayServices, input: SettlementInput): Promise<Settlement> {
   const { usage, source } = await resolveUsage(input);
@@ -45,7 +50,7 @@ export async function settleRequest(services: RelayServices, input: SettlementIn
   let actual = 0;
   if (isPriced(admission.price) && input.upstreamAnswered) {
     try {
-      actual = computeCharge(usage, admission.price, admission.groupRatio, admission.quotaPerUnit, admission.calls);
+      actual = computeCharge(usage, admission.price, admission.groupRatio, admission.quotaPerUnit, chargedCalls(admission.calls, input.meter.deliveredCalls));
     } catch {
       // Usage the upstream reported that cannot be priced (negative or absurd counts): charge what was
       // reserved rather than leave the reservation open or give the request away.

@@ -10,6 +10,8 @@ export class UsageMeter {
   upstreamUsage: NormalizedUsage | undefined;
   outputTally = new TokenTally();
   firstTokenAt: number | undefined;
+  /** Per-call endpoints: how many calls (images) the answer delivered, when it says; settlement charges these. */
+  deliveredCalls: number | undefined;
   /** Something went to the client: from here on nothing may be retried. */
   committed = false;
   clientAborted = false;
@@ -24,6 +26,7 @@ export class UsageMeter {
     this.upstreamUsage = undefined;
     this.outputTally = new TokenTally();
     this.firstTokenAt = undefined;
+    this.deliveredCalls = undefined;
     this.interruption = undefined;
   }
 }

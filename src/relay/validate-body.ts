@@ -1,9 +1,11 @@
 import type { ZodInvalidUnionIssue, ZodIssue } from 'zod';
 import { GatewayError } from '../errors/gateway-error.js';
+import { MultipartBody } from './multipart-body.js';
 
 /** A relay body must be a JSON object; anything else is the client's error, said plainly. */
 export function requireObjectBody(body: unknown): Record<string, unknown> {
   if (body === undefined) throw new GatewayError('invalid_json', 'Request body is empty; a JSON object is required.');
+  if (body instanceof MultipartBody) throw new GatewayError('unsupported_media_type', 'This endpoint takes a JSON body (Content-Type: application/json), not a multipart form.');
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object.');
   return body as Record<string, unknown>;
 }

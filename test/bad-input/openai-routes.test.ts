@@ -16,7 +16,7 @@ interface Case {
 }
 
 const cases: Case[] = [];
-for (const path of ['/v1/chat/completions', '/v1/completions', '/v1/responses', '/v1/embeddings', '/v1/moderations', '/v1/rerank', '/v1/responses/compact']) {
+for (const path of ['/v1/chat/completions', '/v1/completions', '/v1/responses', '/v1/embeddings', '/v1/moderations', '/v1/rerank', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits']) {
   cases.push(
     { name: `${path}: malformed JSON`, path, body: '{"model": "x", ', status: 400, code: 'invalid_json' },
     { name: `${path}: JSON array body`, path, body: '[]', status: 400 },
@@ -46,6 +46,10 @@ cases.push(
   { name: 'chat: empty model', path: '/v1/chat/completions', body: J({ model: '', messages: msgs }), status: 400, param: 'model' },
   { name: 'chat: tools as object', path: '/v1/chat/completions', body: J({ model: models.chat, messages: msgs, tools: {} }), status: 400, param: 'tools' },
   { name: 'chat (stream): unknown model', path: '/v1/chat/completions', body: J({ model: 'no-such-model', messages: msgs, stream: true }), status: 400, code: 'model_not_found' },
+  // Images (spec §4.6 / §4.7)
+  { name: 'images: unknown model', path: '/v1/images/generations', body: J({ model: 'no-such-model', prompt: 'a cat' }), status: 400, code: 'model_not_found' },
+  { name: 'images: n -1', path: '/v1/images/generations', body: J({ model: 'no-such-model', prompt: 'a cat', n: -1 }), status: 400, param: 'n' },
+  { name: 'image edits: image missing', path: '/v1/images/edits', body: J({ model: 'no-such-model', prompt: 'a cat' }), status: 400, param: 'image' },
   // Legacy completions
   { name: 'completions: prompt as number', path: '/v1/completions', body: J({ model: models.instruct, prompt: 5 }), status: 400, param: 'prompt' },
   { name: 'completions: max_tokens -1', path: '/v1/completions', body: J({ model: models.instruct, prompt: 'hi', max_tokens: -1 }), status: 400, param: 'max_tokens' },

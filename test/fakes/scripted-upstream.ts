@@ -15,6 +15,8 @@ export type { RecordedRequest } from './fake-server.js';
 /** A request as `fake-server.ts` records it, plus its body exactly as received (to check bytes forwarded untouched). */
 export interface ScriptedRequest extends RecordedRequest {
   rawBody: string;
+  /** The body's bytes (a multipart form with binary files is not text). */
+  rawBytes: Buffer;
 }
 
 /** One SSE event: `event:` line when `event` is set; `data` written as is when a string, else as JSON. */
@@ -88,7 +90,7 @@ export async function startScriptedUpstream(options: { fallback?: ReplyScript } 
   let fallback = options.fallback;
 
   const server = createServer((request, response) => {
-    const recorded: ScriptedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', headers: request.headers, body: undefined, rawBody: '' };
+    const recorded: ScriptedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', headers: request.headers, body: undefined, rawBody: '', rawBytes: Buffer.alloc(0) };
     requests.push(recorded);
     answer(request, response, recorded).catch((error: unknown) => {
       if (response.headersSent || response.destroyed) return void response.destroy();
@@ -98,7 +100,8 @@ export async function startScriptedUpstream(options: { fallback?: ReplyScript } 
   });
 
   async function answer(request: IncomingMessage, response: ServerResponse, recorded: ScriptedRequest): Promise<void> {
-    recorded.rawBody = await readBody(request);
+    recorded.rawBytes = await readBody(request);
+    recorded.rawBody = recorded.rawBytes.toString('utf8');
     recorded.body = parseBody(recorded.rawBody);
     const script = queue.shift() ?? fallback;
     if (script === undefined) {
@@ -167,8 +170,8 @@ function parseBody(raw: string): unknown {
   }
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
+async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }

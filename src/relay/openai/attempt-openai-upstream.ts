@@ -8,17 +8,19 @@ import type { RelayServices } from '../relay-services.js';
 import type { UsageMeter } from '../usage-meter.js';
 import { sendWholeAnswer } from '../write-to-client.js';
 import { findTopLevelUsage } from './find-top-level-usage.js';
-import type { OpenaiEndpoint } from './openai-endpoints.js';
 import { pipeOpenaiStream } from './pipe-openai-stream.js';
 import { readOpenaiUsage } from './read-openai-usage.js';
 
 export interface OpenaiAttemptInput {
   services: RelayServices;
-  endpoint: OpenaiEndpoint;
+  /** Where on the channel's base URL the request goes (`/v1/embeddings`). */
+  upstreamPath: string;
   channel: ChannelRecord;
   key: string;
   /** The exact bytes to send upstream (the client's, or rewritten for mapping / usage reporting). */
   upstreamBody: string | Buffer;
+  /** The body's content type: `application/json` unless set (an image edit's multipart form). */
+  upstreamContentType?: string;
   stream: boolean;
   clientWantsUsage: boolean;
   reply: FastifyReply;
@@ -26,6 +28,8 @@ export interface OpenaiAttemptInput {
   signal: UpstreamSignal;
   /** Headers for the client once this attempt serves (request id, channel, attempt count). */
   clientHeaders: Record<string, string>;
+  /** What a whole answer tells the meter; the default reads chat-style usage and text. */
+  readWholeAnswer?: (answer: Buffer, meter: UsageMeter) => void;
 }
 
 export interface OpenaiServed {
@@ -36,9 +40,9 @@ export interface OpenaiServed {
 export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<AttemptOutcome<OpenaiServed>> {
   const { services, channel, meter, reply } = input;
   const sent = await services.upstream.send({
-    url: `${channel.baseUrl}${input.endpoint.upstreamPath}`,
+    url: `${channel.baseUrl}${input.upstreamPath}`,
     method: 'POST',
-    headers: { authorization: `Bearer ${input.key}`, 'content-type': 'application/json', accept: input.stream ? 'text/event-stream' : 'application/json' },
+    headers: { authorization: `Bearer ${input.key}`, 'content-type': input.upstreamContentType ?? 'application/json', accept: input.stream ? 'text/event-stream' : 'application/json' },
     body: input.upstreamBody,
     signal: input.signal,
   });
@@ -72,7 +76,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
     return readFailureOutcome(error, meter, status);
   }
   meter.firstTokenAt = services.now();
-  noteNonStreamUsage(bytes, meter);
+  (input.readWholeAnswer ?? noteNonStreamUsage)(bytes, meter);
   meter.committed = true;
   sendWholeAnswer(reply, status, input.clientHeaders, contentType === '' ? 'application/json' : contentType, bytes);
   return { kind: 'served', value: { status }, status };

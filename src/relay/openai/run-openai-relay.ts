@@ -48,7 +48,7 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
       const askForStreamUsage = stream && !clientWantsUsage && channel.settings.stream_usage !== false;
       return attemptOpenaiUpstream({
         services,
-        endpoint,
+        upstreamPath: endpoint.upstreamPath,
         channel,
         key,
         // A request without a model (moderations) gets the default, which the channel's model_mapping may change.

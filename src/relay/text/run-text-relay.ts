@@ -78,7 +78,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
         if (inbound.style === 'openai-chat') {
           const askForStreamUsage = inbound.stream && !inbound.includeUsage && channel.settings.stream_usage !== false;
           return attemptOpenaiUpstream({
-            endpoint: openaiEndpoints.chat,
+            upstreamPath: openaiEndpoints.chat.upstreamPath,
             upstreamBody: buildUpstreamBody(inbound.rawBody, inbound.body, upstreamModel, askForStreamUsage),
             stream: inbound.stream,
             clientWantsUsage: inbound.includeUsage,

@@ -1,0 +1,95 @@
+import { invalidParameter, missingParameter } from '../validate-body.js';
+
+/**
+ * Spec §4.6 / §4.7, pure: what the gateway checks and changes in an image request, the same for a JSON
+ * body and a multipart form (whose fields are all text). Everything it does not name passes through.
+ */
+export type ImageOperation = 'generation' | 'edit';
+
+/** The fields read here, as the client sent them: JSON values, or the text of form fields. */
+export type ImageFields = Readonly<Record<string, unknown>>;
+
+export interface ImageRequest {
+  model: string;
+  prompt: string;
+  /** Images asked for: `n`, with missing or 0 meaning 1 (spec §4.6). */
+  images: number;
+  /** Fields to send upstream in place of the client's (`n` 0 → 1, `response_format` `base64` → `b64_json`). */
+  rewrites: Record<string, string | number>;
+}
+
+/** OpenAI's limit on `n` for every image model. */
+export const maxImagesPerRequest = 10;
+
+/** When an edit names no model (spec §4.7 says it should not be omitted; OpenAI's edits began with it). */
+export const defaultEditModel = 'dall-e-2';
+
+/** Spec §4.6: the two models whose sizes the gateway itself validates. Edits exist only for dall-e-2. */
+const sizesByModel: Readonly<Record<string, readonly string[]>> = {
+  'dall-e-2': ['256x256', '512x512', '1024x1024'],
+  'dall-e-3': ['1024x1024', '1024x1792', '1792x1024'],
+};
+
+const responseFormats = ['url', 'b64_json', 'base64'];
+
+/**
+ * Checks an image request and says what to change upstream; throws the 400 the client gets. `multipart`:
+ * the fields are form text, so `n` is read from its decimal digits.
+ */
+export function readImageRequest(operation: ImageOperation, fields: ImageFields, multipart: boolean): ImageRequest {
+  const model = readModel(operation, fields.model);
+  const prompt = fields.prompt;
+  if (prompt === undefined || prompt === null) throw missingParameter('prompt');
+  if (typeof prompt !== 'string') throw invalidParameter('prompt', `Expected string, received ${typeName(prompt)}`);
+  if (prompt.trim() === '') throw invalidParameter('prompt', 'must not be empty');
+  if (fields.stream === true || fields.stream === 'true') {
+    throw invalidParameter('stream', 'streamed image generation (partial images) is not supported by this gateway; leave `stream` unset');
+  }
+
+  const rewrites: Record<string, string | number> = {};
+  const asked = readCount(fields.n, multipart);
+  if (asked === 0) rewrites.n = 1;
+
+  const size = fields.size;
+  if (size !== undefined && size !== null) {
+    if (typeof size !== 'string') throw invalidParameter('size', `Expected string, received ${typeName(size)}`);
+    const allowed = sizesByModel[model];
+    if (allowed !== undefined && !allowed.includes(size)) throw invalidParameter('size', `'${size}' is not one of ${quoteList(allowed)} for ${model}.`);
+  }
+
+  const format = fields.response_format;
+  if (format !== undefined && format !== null) {
+    if (typeof format !== 'string' || !responseFormats.includes(format)) throw invalidParameter('response_format', `must be one of ${quoteList(responseFormats)}.`);
+    if (format === 'base64') rewrites.response_format = 'b64_json';
+  }
+  return { model, prompt, images: asked === undefined || asked === 0 ? 1 : asked, rewrites };
+}
+
+function readModel(operation: ImageOperation, model: unknown): string {
+  if (model === undefined || model === null) {
+    if (operation === 'edit') return defaultEditModel;
+    throw missingParameter('model');
+  }
+  if (typeof model !== 'string') throw invalidParameter('model', `Expected string, received ${typeName(model)}`);
+  if (model === '') throw invalidParameter('model', 'model must not be empty');
+  return model;
+}
+
+/** `n`: undefined when not given; a whole number from 0 to 10 otherwise. */
+function readCount(value: unknown, multipart: boolean): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const count = multipart && typeof value === 'string' && /^\d{1,3}$/.test(value) ? Number(value) : value;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > maxImagesPerRequest) {
+    throw invalidParameter('n', `must be a whole number from 1 to ${maxImagesPerRequest} (0 means 1).`);
+  }
+  return count;
+}
+
+function quoteList(values: readonly string[]): string {
+  return `[${values.map((value) => `'${value}'`).join(', ')}]`;
+}
+
+function typeName(value: unknown): string {
+  return Array.isArray(value) ? 'array' : typeof value;
+}
+

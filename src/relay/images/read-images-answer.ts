@@ -1,0 +1,23 @@
+/** What billing needs from an Images API answer. */
+export interface ImagesAnswer {
+  /** How many images it holds (its `data` array); undefined when the answer is not such a document. */
+  images: number | undefined;
+  /** Its `usage` object (gpt-image models report tokens), as sent. */
+  usage: unknown;
+}
+
+/**
+ * Reads an Images API answer once (it can be megabytes of base64): the count of images delivered, so a
+ * per-image price charges what came back, and the token usage for token-priced models.
+ */
+export function readImagesAnswer(answer: Buffer): ImagesAnswer {
+  let document: unknown;
+  try {
+    document = JSON.parse(answer.toString('utf8'));
+  } catch {
+    return { images: undefined, usage: undefined };
+  }
+  if (document === null || typeof document !== 'object') return { images: undefined, usage: undefined };
+  const { data, usage } = document as { data?: unknown; usage?: unknown };
+  return { images: Array.isArray(data) ? data.length : undefined, usage };
+}

@@ -1,0 +1,107 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isRecord } from '../../convert/shared/is-record.js';
+import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
+import { estimatedTokensPerImage } from '../count-tokens.js';
+import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
+import { MultipartBody } from '../multipart-body.js';
+import { attemptOpenaiUpstream } from '../openai/attempt-openai-upstream.js';
+import { readOpenaiUsage } from '../openai/read-openai-usage.js';
+import { runRelayEnvelope } from '../relay-envelope.js';
+import type { RelayServices } from '../relay-services.js';
+import type { UsageMeter } from '../usage-meter.js';
+import { missingParameter, requireObjectBody } from '../validate-body.js';
+import { encodeImageForm, readImageForm, type ImageForm } from './image-form.js';
+import { readImageRequest, type ImageOperation, type ImageRequest } from './image-request.js';
+import { readImagesAnswer } from './read-images-answer.js';
+
+const openaiChannelTypes: ReadonlySet<string> = new Set(['openai']);
+
+const upstreamPaths: Record<ImageOperation, string> = { generation: '/v1/images/generations', edit: '/v1/images/edits' };
+const logStyles: Record<ImageOperation, string> = { generation: 'openai-images', edit: 'openai-image-edits' };
+
+/** The client's body in either form it may take: JSON (generations, edits) or a multipart form (edits). */
+type ImageBody = { kind: 'json'; body: Record<string, unknown>; raw: Buffer | undefined } | { kind: 'form'; body: MultipartBody; form: ImageForm };
+
+/**
+ * Spec §4.6 / §4.7: image generation and editing, served by OpenAI-compatible channels (the GPT-image,
+ * DALL·E, Seedream and Grok-image families all take OpenAI's Images API). The request is checked, relayed
+ * with the model mapped (bytes untouched when nothing changes) and the answer sent as received. Billing:
+ * a per-call price is per image delivered (at most `n`); a token price bills the usage the upstream reports.
+ */
+export function runImageRelay(services: RelayServices, operation: ImageOperation, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return services.inFlight.track(() => relayImageRequest(services, operation, request, reply));
+}
+
+async function relayImageRequest(services: RelayServices, operation: ImageOperation, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const body: ImageBody =
+    request.body instanceof MultipartBody && operation === 'edit'
+      ? { kind: 'form', body: request.body, form: await readImageForm(request.body) }
+      : { kind: 'json', body: requireObjectBody(request.body), raw: request.rawBody };
+  const fields = body.kind === 'form' ? body.form.fields : body.body;
+  const image = readImageRequest(operation, fields, body.kind === 'form');
+  const inputImages = body.kind === 'form' ? body.form.images : countJsonImages(body.body);
+  if (operation === 'edit' && inputImages === 0) throw missingParameter('image');
+
+  await runRelayEnvelope(
+    services,
+    request,
+    reply,
+    {
+      model: image.model,
+      stream: false,
+      ...estimatePromptTokens({ texts: [image.prompt], extraTokens: inputImages * estimatedTokensPerImage }),
+      // Token-priced image models (gpt-image) write their images as output tokens: the model's budget per image.
+      maxOutputTokens: image.images * services.catalog.snapshot.outputBudgetFor(image.model),
+      calls: image.images,
+      channelTypes: openaiChannelTypes,
+      logStyle: logStyles[operation],
+      warnings: [],
+    },
+    async (channel, key, tools) => {
+      const mapping = resolveModelMapping(channel.modelMapping, image.model);
+      if (!mapping.ok) return { kind: 'failed', failure: { kind: 'connection', message: `model_mapping of channel ${channel.id} loops: ${mapping.loop.join(' → ')}` } };
+      tools.setUpstreamModel(mapping.upstreamModel);
+      const upstream = await buildUpstreamImageBody(body, image, mapping.upstreamModel);
+      return attemptOpenaiUpstream({
+        services,
+        upstreamPath: upstreamPaths[operation],
+        channel,
+        key,
+        upstreamBody: upstream.bytes,
+        upstreamContentType: upstream.contentType,
+        stream: false,
+        clientWantsUsage: false,
+        reply,
+        meter: tools.meter,
+        signal: tools.signal,
+        clientHeaders: tools.clientHeaders(channel),
+        readWholeAnswer: meterImagesAnswer,
+      });
+    },
+    (_channel, json) => isRecord(json) && isRecord(json.error),
+  );
+}
+
+/** The bytes sent upstream: the client's own unless the model is mapped or a field is rewritten. */
+async function buildUpstreamImageBody(body: ImageBody, image: ImageRequest, upstreamModel: string): Promise<{ bytes: string | Buffer; contentType: string }> {
+  const changes: Record<string, string | number> = Object.assign({}, image.rewrites);
+  // An edit that named no model is sent the one it was routed as.
+  const sentModel = body.kind === 'form' ? body.form.fields.model : body.body.model;
+  if (upstreamModel !== sentModel) changes.model = upstreamModel;
+  if (body.kind === 'form') return encodeImageForm(body.body, body.form.form, changes);
+  const unchanged = Object.keys(changes).length === 0;
+  const bytes = unchanged && body.raw !== undefined ? body.raw : JSON.stringify(Object.assign({}, body.body, changes));
+  return { bytes, contentType: 'application/json' };
+}
+
+function meterImagesAnswer(answer: Buffer, meter: UsageMeter): void {
+  const { images, usage } = readImagesAnswer(answer);
+  meter.upstreamUsage = readOpenaiUsage(usage);
+  meter.deliveredCalls = images;
+}
+
+/** Reference images in a JSON body: `image` (one, or an array) and `images` (gpt-image edits). */
+function countJsonImages(body: Record<string, unknown>): number {
+  const count = (value: unknown) => (Array.isArray(value) ? value.length : value === undefined || value === null || value === '' ? 0 : 1);
+  return count(body.image) + count(body.images);
+}
