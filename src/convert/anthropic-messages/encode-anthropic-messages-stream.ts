@@ -207,7 +207,19 @@ export function createAnthropicMessagesStreamEncoder(context: ConversionContext)
 }
 
 /** A mid-stream error as Anthropic writes one: an `error` event, nothing after it. */
+/** Other vendors' in-band error codes, as the Anthropic type a client retries or backs off on. */
+const anthropicTypeByVendorCode: ReadonlyMap<string, string> = new Map([
+  ['UNAVAILABLE', 'overloaded_error'], // Gemini 503
+  ['RESOURCE_EXHAUSTED', 'rate_limit_error'], // Gemini 429
+  ['DEADLINE_EXCEEDED', 'timeout_error'], // Gemini 504
+  ['INVALID_ARGUMENT', 'invalid_request_error'],
+  ['PERMISSION_DENIED', 'permission_error'],
+  ['rate_limit_exceeded', 'rate_limit_error'], // OpenAI
+  ['server_is_overloaded', 'overloaded_error'],
+  ['slow_down', 'rate_limit_error'],
+]);
+
 export function encodeAnthropicMessagesStreamError(message: string, code: string | undefined): string {
-  const type = code !== undefined && anthropicErrorTypes.has(code) ? code : 'api_error';
+  const type = code === undefined ? 'api_error' : anthropicErrorTypes.has(code) ? code : (anthropicTypeByVendorCode.get(code) ?? 'api_error');
   return encodeSseEvent(JSON.stringify({ type: 'error', error: { type, message } }), 'error');
 }

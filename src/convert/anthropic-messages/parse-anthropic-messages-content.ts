@@ -127,10 +127,10 @@ function parseUserBlock(block: Block, path: Path, warnings: string[]): Parsed<Ca
           return { ok: true, value: { type: 'file', source: { kind: 'base64', mediaType: source.media_type, data: source.data }, mediaType: source.media_type, filename } };
         case 'url':
           return { ok: true, value: { type: 'file', source: { kind: 'url', url: source.url }, mediaType: 'application/pdf', filename } };
-        case 'text': {
-          const data = Buffer.from(source.data, 'utf8').toString('base64');
-          return { ok: true, value: { type: 'file', source: { kind: 'base64', mediaType: source.media_type, data }, mediaType: source.media_type, filename } };
-        }
+        case 'text':
+          // Plain text is text to every upstream: a `text/plain` file is refused by Chat Completions (PDF
+          // only) and would be counted as an attachment rather than by its tokens.
+          return { ok: true, value: { type: 'text', text: filename === undefined ? source.data : `${filename}\n\n${source.data}` } };
         case 'content':
         case 'file':
           warnings.push(`${path.join('.')}: a document with a '${source.type}' source is not carried: dropped`);

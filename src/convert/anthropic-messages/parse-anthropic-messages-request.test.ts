@@ -99,14 +99,14 @@ describe('parseAnthropicMessagesRequest', () => {
     expect(parsed(body).value.reasoning).toEqual({ includeThoughts: false, effort: 'low' });
   });
 
-  it('leaves reasoning out when thinking is disabled', () => {
-    expect(parsed({ ...base, thinking: { type: 'disabled' } }).value.reasoning).toBeUndefined();
+  it('carries thinking disabled as a budget of 0 (off), not as nothing', () => {
+    expect(parsed({ ...base, thinking: { type: 'disabled' } }).value.reasoning).toEqual({ budgetTokens: 0 });
   });
 
-  it('carries a plain-text document as a text/plain file', () => {
-    const body = { ...base, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'héllo' } }] }] };
+  it('carries a plain-text document as text (its title first), which every upstream reads and counts as text', () => {
+    const body = { ...base, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'héllo' } }, { type: 'document', title: 'Notes', source: { type: 'text', media_type: 'text/plain', data: 'a\nb' } }] }] };
     const [message] = parsed(body).value.messages;
-    expect(message).toEqual({ role: 'user', content: [{ type: 'file', source: { kind: 'base64', mediaType: 'text/plain', data: Buffer.from('héllo').toString('base64') }, mediaType: 'text/plain' }] });
+    expect(message).toEqual({ role: 'user', content: [{ type: 'text', text: 'héllo' }, { type: 'text', text: 'Notes\n\na\nb' }] });
   });
 
   it('drops blocks it cannot carry with a warning naming their place', () => {

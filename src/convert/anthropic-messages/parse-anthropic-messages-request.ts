@@ -117,7 +117,10 @@ function parseReasoning(wire: AnthropicRequest, warnings: string[]): CanonicalRe
     const includeThoughts = thinking.display !== 'omitted';
     if (thinking.type === 'enabled') reasoning = thinking.budget_tokens === undefined ? { includeThoughts } : { budgetTokens: thinking.budget_tokens, includeThoughts };
     else if (thinking.type === 'adaptive') reasoning = { includeThoughts };
-    else if (thinking.type !== 'disabled') warnings.push(`thinking type '${thinking.type}' is not carried`);
+    // Off, said explicitly: a budget of 0 (Gemini thinkingBudget 0, Responses' least effort). Left out,
+    // upstreams that think by default (Gemini 2.5, gpt-5) would think, and bill it.
+    else if (thinking.type === 'disabled') reasoning = { budgetTokens: 0 };
+    else warnings.push(`thinking type '${thinking.type}' is not carried`);
   }
   const effort = wire.output_config?.effort;
   if (effort != null) {
