@@ -30,6 +30,8 @@ export interface UpstreamResponse {
   statusCode: number;
   /** The `content-type` header ('' when there is none): the only response header the relay reads. */
   contentType: string;
+  /** `retry-after` of a 429 or 503 (the only other header read, and only on those): passed on to the client. */
+  retryAfter?: string;
   body: UpstreamBody;
 }
 
@@ -141,7 +143,12 @@ class UpstreamDispatch implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return true;
     const body = new UpstreamBody(resume, (reason) => this.abortRequest?.(reason), undefined, this.maxWholeBodyBytes);
     this.body = body;
-    this.resolve({ ok: true, response: { statusCode, contentType: contentTypeOf(rawHeaders), body } });
+    const response: UpstreamResponse = { statusCode, contentType: contentTypeOf(rawHeaders), body };
+    if (statusCode === 429 || statusCode === 503) {
+      const retryAfter = headerOf(rawHeaders, 'retry-after');
+      if (retryAfter !== undefined) response.retryAfter = retryAfter;
+    }
+    this.resolve({ ok: true, response });
     return true;
   }
 
@@ -202,6 +209,14 @@ export function contentTypeOf(rawHeaders: Buffer[]): string {
     if (name.length === contentTypeName.length && isContentTypeName(name)) return (rawHeaders[index + 1] as Buffer).toString('latin1');
   }
   return '';
+}
+
+/** A header's value by its lower-case name (off the hot path: error answers only). */
+function headerOf(rawHeaders: Buffer[], name: string): string | undefined {
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    if ((rawHeaders[index] as Buffer).toString('latin1').toLowerCase() === name) return (rawHeaders[index + 1] as Buffer).toString('latin1');
+  }
+  return undefined;
 }
 
 /** ASCII case-insensitive: `| 0x20` lower-cases letters and leaves `-` as it is. */

@@ -1,6 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import type { CanonicalRequest } from '../canonical/canonical-request.js';
+import type { CanonicalResponse } from '../canonical/canonical-response.js';
 import type { CanonicalStreamPart } from '../canonical/canonical-stream-part.js';
+import type { NormalizedUsage } from '../billing/normalized-usage.js';
 import { collectStreamParts } from '../canonical/collect-stream-parts.js';
 import type { ConversionContext } from '../canonical/conversion.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
@@ -42,6 +44,8 @@ export interface ConvertedAttemptInput {
   signal: UpstreamSignal;
   /** Collects what could not be carried across (logged). */
   warnings: string[];
+  /** The usage settlement bills when the upstream reports none, shown to the client in its place. */
+  countUsageLocally(): Promise<NormalizedUsage>;
 }
 
 /** One try of a channel that speaks another style: canonical request out, answer converted back part by part. */
@@ -58,7 +62,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   if (!sent.ok) return { kind: 'failed', failure: sent.failure };
   const { response } = sent;
   const status = response.statusCode;
-  if (status >= 400) return failedAttemptFrom(response.body, status, input.key);
+  if (status >= 400) return failedAttemptFrom(response, input.key);
 
   if (!streamsUpstream) {
     let json: unknown;
@@ -76,6 +80,10 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     return sendWhole(input, parsed.value, status);
   }
 
+  // A finish without usage from an upstream that reported none waits for the local count (below), so the
+  // usage the client reads is the usage it is billed, not zeros.
+  let finishWithoutUsage: Extract<CanonicalStreamPart, { type: 'finish' }> | undefined;
+
   const decoder = input.upstream.createDecoder();
   const collected: CanonicalStreamPart[] = [];
   const encoder = input.clientStreams ? input.inbound.createEncoder(input.context, { includeUsage: input.includeUsage }) : undefined;
@@ -88,6 +96,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     for (const part of parts) {
       meterStreamPart(meter, part, services.now);
       if (encoder === undefined) collected.push(part);
+      else if (part.type === 'finish' && part.usage === undefined && meter.upstreamUsage === undefined) finishWithoutUsage = part;
       else write(frame(encoder.encode(part)));
     }
   };
@@ -114,6 +123,9 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     // A body that ends mid-answer is an interruption, as a reset is: not a finish to show as whole.
     if (!decoder.complete) throw new StreamEndedMidAnswer();
     emit(decoder.end());
+    if (finishWithoutUsage !== undefined && encoder !== undefined) {
+      write(frame(encoder.encode({ type: 'finish', finishReason: finishWithoutUsage.finishReason, usage: await input.countUsageLocally() })));
+    }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (meter.clientAborted || !meter.committed) return readFailureOutcome(error, meter, status);
@@ -129,7 +141,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   }
   if (encoder === undefined) {
     const failure = readInBandFailure(collected, input.key);
-    if (failure === undefined) return sendWhole(input, collectStreamParts(collected), status);
+    if (failure === undefined) return await sendWhole(input, collectStreamParts(collected), status);
     // The error goes to the client as this failure (and to the log with it), not as a served interruption.
     meter.interruption = undefined;
     return { kind: 'failed', failure, upstreamAnswered: true };
@@ -145,8 +157,10 @@ function closing(text: string, framing: 'sse' | 'json-array', arrayOpened: boole
   return arrayOpened ? ']' : '';
 }
 
-function sendWhole(input: ConvertedAttemptInput, response: Parameters<TextStyleConverters['formatResponse']>[0], status: number): AttemptOutcome<{ status: number }> {
-  const formatted = input.inbound.formatResponse(response, input.context);
+async function sendWhole(input: ConvertedAttemptInput, response: CanonicalResponse, status: number): Promise<AttemptOutcome<{ status: number }>> {
+  // No usage from the upstream: the client is shown the local count it is billed, not zeros.
+  const shown = response.usage === undefined && input.meter.upstreamUsage === undefined ? Object.assign({}, response, { usage: await input.countUsageLocally() }) : response;
+  const formatted = input.inbound.formatResponse(shown, input.context);
   input.warnings.push(...formatted.warnings);
   input.meter.committed = true;
   sendWholeAnswer(input.reply, status, input.clientHeaders, 'application/json', JSON.stringify(formatted.value));

@@ -50,7 +50,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   if (!sent.ok) return { kind: 'failed', failure: sent.failure };
   const { response } = sent;
   const status = response.statusCode;
-  if (status >= 400) return failedAttemptFrom(response.body, status, input.key);
+  if (status >= 400) return failedAttemptFrom(response, input.key);
   const contentType = response.contentType;
   if (!contentType.includes('text/event-stream')) {
     let bytes: Buffer;

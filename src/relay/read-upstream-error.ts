@@ -10,6 +10,8 @@ export interface UpstreamErrorBody {
   /** The parsed JSON body when the upstream sent JSON. */
   json: unknown;
   text: string;
+  /** The upstream's `retry-after` (429, 503), for the client's own backoff. */
+  retryAfter?: string;
 }
 
 /** Pure: pulls a message out of an OpenAI, Anthropic or Gemini error body, or plain text. */
@@ -39,12 +41,13 @@ function messageOf(json: unknown): string | undefined {
  * channel key it was called with masked wherever the upstream quoted it.
  */
 export async function failedAttemptFrom(
-  body: ChunkSource,
-  status: number,
+  response: { body: ChunkSource; statusCode: number; retryAfter?: string },
   key: string,
 ): Promise<{ kind: 'failed'; failure: { kind: 'status'; status: number; message: string }; errorBody: UpstreamErrorBody }> {
-  const text = redactSecret(await readBounded(body, maxErrorBodyBytes).catch(() => ''), key);
+  const status = response.statusCode;
+  const text = redactSecret(await readBounded(response.body, maxErrorBodyBytes).catch(() => ''), key);
   const errorBody = readUpstreamErrorBody(text, status);
+  if (response.retryAfter !== undefined) errorBody.retryAfter = response.retryAfter;
   return { kind: 'failed', failure: { kind: 'status', status, message: errorBody.message }, errorBody };
 }
 

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
 import { tokenAllowsModel } from '../auth/authorize-model.js';
 import { corsResponseHeaders } from '../http/cors.js';
-import { toGatewayError } from '../http/middleware/handle-errors.js';
+import { errorStyleOf, toGatewayError } from '../http/middleware/handle-errors.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { ClientAbortSignal } from '../providers/client-abort-signal.js';
@@ -83,6 +83,8 @@ export async function runRelayEnvelope(
   let attemptNumber = 0;
   let result: FailoverResult<{ status: number }> | undefined;
   let failure: GatewayError | undefined;
+  // Anthropic's SDK reads the id from `request-id` (protocols.md §6), the others from `x-request-id`.
+  const anthropicClient = errorStyleOf(request) === 'anthropic';
   // One tools object for every attempt; attempts run one after another, so the headers read the current one.
   const tools: AttemptTools = {
     meter,
@@ -90,7 +92,10 @@ export async function runRelayEnvelope(
     admission,
     setUpstreamModel: (name) => (upstreamModel = name),
     // Literal first, spread last: V8 (Node 20) makes adding keys to a `{ ...spread }` clone cost µs.
-    clientHeaders: (channel) => ({ 'x-request-id': request.id, 'x-relay-channel-id': `${channel.id}`, 'x-relay-attempts': `${attemptNumber}`, ...corsResponseHeaders, ...admission.rateHeaders }),
+    clientHeaders: (channel) =>
+      anthropicClient
+        ? { 'x-request-id': request.id, 'request-id': request.id, 'x-relay-channel-id': `${channel.id}`, 'x-relay-attempts': `${attemptNumber}`, ...corsResponseHeaders, ...admission.rateHeaders }
+        : { 'x-request-id': request.id, 'x-relay-channel-id': `${channel.id}`, 'x-relay-attempts': `${attemptNumber}`, ...corsResponseHeaders, ...admission.rateHeaders },
   };
 
   try {
@@ -107,7 +112,7 @@ export async function runRelayEnvelope(
         return outcome;
       },
     });
-    if (result.kind !== 'served' && !meter.clientAborted) failure = answerFailure(result, reply, request.id, errorPassthrough);
+    if (result.kind !== 'served' && !meter.clientAborted) failure = answerFailure(result, reply, request.id, anthropicClient, errorPassthrough);
   } catch (error) {
     // One error model: a thrown fault becomes what handle-errors.ts would answer (a stack overflow on the
     // client's nested JSON is its 400, anything unknown a 500).
@@ -144,13 +149,21 @@ export async function runRelayEnvelope(
 }
 
 /** Failed requests answer with the upstream's own error body when the style allows it, else our envelope. */
-function answerFailure(result: Exclude<FailoverResult<{ status: number }>, { kind: 'served' }>, reply: FastifyReply, requestId: string, errorPassthrough: ErrorPassthrough): GatewayError {
+function answerFailure(
+  result: Exclude<FailoverResult<{ status: number }>, { kind: 'served' }>,
+  reply: FastifyReply,
+  requestId: string,
+  anthropicClient: boolean,
+  errorPassthrough: ErrorPassthrough,
+): GatewayError {
   if (result.kind === 'no_channel') throw new GatewayError('no_available_channel', 'No channel is available for this model right now.');
   const { failure, errorBody } = result;
-  const headers = { 'x-relay-attempts': String(result.attempts.length) };
+  const headers: Record<string, string> = { 'x-relay-attempts': String(result.attempts.length) };
+  // The last upstream's own backoff (429, 503), which the SDKs schedule their retries on.
+  if (errorBody?.retryAfter !== undefined) headers['retry-after'] = errorBody.retryAfter;
   if (failure.kind === 'status') {
     if (errorBody?.json !== undefined && errorPassthrough(result.channel, errorBody.json)) {
-      void reply.code(failure.status).headers({ ...headers, 'x-request-id': requestId }).send(errorBody.json);
+      void reply.code(failure.status).headers(anthropicClient ? { ...headers, 'x-request-id': requestId, 'request-id': requestId } : { ...headers, 'x-request-id': requestId }).send(errorBody.json);
       return new GatewayError('upstream_error', failure.message, { status: failure.status });
     }
     throw new GatewayError('upstream_error', failure.message, { status: failure.status, headers });

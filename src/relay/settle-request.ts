@@ -29,12 +29,17 @@ export async function resolveUsage(input: Pick<SettlementInput, 'admission' | 'm
   const { meter, admission } = input;
   if (meter.upstreamUsage !== undefined) return { usage: meter.upstreamUsage, source: 'upstream' };
   if (!input.upstreamAnswered) return { usage: { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 } }, source: 'none' };
-  // Exact counts, not the admission estimate: only this path loads the tokenizer (count-tokens.ts).
+  return { usage: await countUsageLocally(admission, meter), source: 'local' };
+}
+
+/**
+ * The usage of an answer whose upstream reported none: the prompt and the text produced, counted exactly
+ * (o200k, not the admission estimate; only this path loads the tokenizer, count-tokens.ts). Settlement
+ * bills it, and a converted answer shows it to the client, so the two agree.
+ */
+export async function countUsageLocally(admission: Pick<Admission, 'countPromptTokens'>, meter: UsageMeter): Promise<NormalizedUsage> {
   const [promptTokens, outputTokens] = await Promise.all([admission.countPromptTokens(), meter.outputTally.total()]);
-  return {
-    usage: { input: { total: promptTokens, cacheRead: 0, cacheWrite: 0 }, output: { total: outputTokens, reasoning: 0 } },
-    source: 'local',
-  };
+  return { input: { total: promptTokens, cacheRead: 0, cacheWrite: 0 }, output: { total: outputTokens, reasoning: 0 } };
 }
 
 /** The calls asked for, or fewer when the answer delivered fewer (never more: the reservation covers those asked for). */

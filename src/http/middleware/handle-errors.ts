@@ -9,8 +9,11 @@ export function errorStyleOf(request: FastifyRequest): ErrorStyle {
 
 /** Every error answer carries the request id (build-app.ts adds no per-request hook on the relay routes). */
 export function sendGatewayError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): FastifyReply {
-  const rendered = renderError(error, errorStyleOf(request), request.id);
+  const style = errorStyleOf(request);
+  const rendered = renderError(error, style, request.id);
   void reply.header('x-request-id', request.id);
+  // Anthropic's SDK reads the id from `request-id` (protocols.md §6).
+  if (style === 'anthropic') void reply.header('request-id', request.id);
   for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
   return reply.code(rendered.status).send(rendered.body);
 }

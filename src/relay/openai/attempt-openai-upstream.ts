@@ -50,7 +50,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   const { response } = sent;
   const status = response.statusCode;
 
-  if (status >= 400) return failedAttemptFrom(response.body, status, input.key);
+  if (status >= 400) return failedAttemptFrom(response, input.key);
 
   const contentType = response.contentType;
   if (input.stream && contentType.includes('text/event-stream')) {

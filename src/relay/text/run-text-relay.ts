@@ -11,6 +11,7 @@ import { buildUpstreamBody } from '../openai/build-upstream-body.js';
 import { openaiEndpoints } from '../openai/openai-endpoints.js';
 import type { PromptTokens } from '../estimate-prompt-tokens.js';
 import { runRelayEnvelope } from '../relay-envelope.js';
+import { countUsageLocally } from '../settle-request.js';
 import type { RelayServices } from '../relay-services.js';
 import type { TextStyleName } from '../text-style.js';
 import { textStyles } from './text-styles.js';
@@ -111,6 +112,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
         clientFraming: inbound.clientFraming,
         context,
         warnings: inbound.warnings,
+        countUsageLocally: () => countUsageLocally(tools.admission, tools.meter),
         ...common,
       });
     },
