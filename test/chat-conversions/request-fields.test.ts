@@ -243,4 +243,13 @@ describe('Chat client → converted upstreams: request fields', () => {
     expect(JSON.stringify(lastBody('anthropic'))).not.toContain('UklGRg==');
     expect((await lastWarnings()).join('\n')).toMatch(/audio\/wav/);
   });
+
+  it('input_audio → responses: dropped with a warning (Responses input takes text, images and files only)', async () => {
+    await fixture.sdk.openai.chat.completions.create({
+      model: modelOf['openai-responses'],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Transcribe' }, { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } }] }],
+    });
+    expect(lastBody('openai-responses').input[0].content).toEqual([{ type: 'input_text', text: 'Transcribe' }]);
+    expect((await lastWarnings()).join('\n')).toMatch(/audio input cannot be sent to a Responses upstream/);
+  });
 });

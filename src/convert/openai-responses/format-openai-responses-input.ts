@@ -14,6 +14,13 @@ function formatMediaUrl(source: CanonicalMediaSource): string {
   return source.kind === 'url' ? source.url : `data:${source.mediaType};base64,${source.data}`;
 }
 
+/** Responses input content is text, images and files (the OpenAPI `InputContent`): audio has no place in it. */
+function carriesToResponses(part: CanonicalUserPart, path: string, warnings: string[]): boolean {
+  if (part.type !== 'file' || part.mediaType?.startsWith('audio/') !== true) return true;
+  warnings.push(`${path}: audio input cannot be sent to a Responses upstream (text, images and files only): dropped`);
+  return false;
+}
+
 function formatUserPart(part: CanonicalUserPart): WireItem {
   switch (part.type) {
     case 'text':
@@ -87,7 +94,7 @@ export function formatOpenaiResponsesInput(messages: CanonicalMessage[]): Conver
     const path = `messages[${index}]`;
     switch (message.role) {
       case 'user':
-        items.push({ type: 'message', role: 'user', content: message.content.map(formatUserPart) });
+        items.push({ type: 'message', role: 'user', content: message.content.filter((part, partIndex) => carriesToResponses(part, `${path}.content[${partIndex}]`, warnings)).map(formatUserPart) });
         break;
       case 'assistant':
         items.push(...formatAssistantParts(message.content, path, warnings));
