@@ -4,7 +4,7 @@ import { runOpenaiRelay } from '../../relay/openai/run-openai-relay.js';
 import type { AppServices } from '../app-services.js';
 import { authenticateCaller } from '../middleware/authenticate-caller.js';
 
-/** Spec §4.1, 4.3, 4.4, 4.5: the OpenAI-style relay routes. */
+/** Spec §4.1, 4.3, 4.4, 4.5: the OpenAI-style relay routes, and the web reader and search (§4.5, protocols.md §12). */
 export async function openaiRelayRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   const authenticate = authenticateCaller(services, 'openai');
   const route = (path: string, endpoint: OpenaiEndpoint) =>
@@ -14,6 +14,8 @@ export async function openaiRelayRoutes(app: FastifyInstance, services: AppServi
   route('/v1/embeddings', openaiEndpoints.embeddings);
   route('/v1/moderations', openaiEndpoints.moderations);
   route('/v1/rerank', openaiEndpoints.rerank);
+  route('/v1/web-reader/read', openaiEndpoints['web-reader']);
+  route('/v1/web-search/search', openaiEndpoints['web-search']);
 
   // The legacy embeddings path names the model in the URL (new-api keeps it).
   app.post<{ Params: { model: string } }>('/v1/engines/:model/embeddings', { config: { errorStyle: 'openai' }, preHandler: authenticate }, (request, reply) => {

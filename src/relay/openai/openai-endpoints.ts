@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { maxOutputTokensLimit } from '../../canonical/canonical-request.js';
+import type { UsageMeter } from '../usage-meter.js';
+import { countFailedWebToolCall } from '../web/count-web-tool-call.js';
 import { collectChatPromptText, collectInputText, type PromptText } from './collect-prompt-text.js';
 
 /**
  * The OpenAI-style relay endpoints as data (CONVENTIONS.md §11): upstream path, body shape (validated
  * loosely — unknown fields pass through untouched), and how to read the prompt and the output budget.
  */
-export type OpenaiEndpointName = 'chat' | 'completions' | 'embeddings' | 'moderations' | 'rerank' | 'responses-compact';
+export type OpenaiEndpointName = 'chat' | 'completions' | 'embeddings' | 'moderations' | 'rerank' | 'responses-compact' | 'web-reader' | 'web-search';
 
 export interface OpenaiEndpoint {
   name: OpenaiEndpointName;
@@ -17,6 +19,10 @@ export interface OpenaiEndpoint {
   defaultModel?: string;
   /** Appended to the model name for routing and pricing (not sent upstream). */
   billingSuffix?: string;
+  /** False: the upstream API has no `model` field (web reader and search); the model only routes and prices. */
+  forwardsModel?: false;
+  /** What a whole answer tells the meter, when it is not an OpenAI-style body with `usage`. */
+  readWholeAnswer?: (answer: Buffer, meter: UsageMeter) => void;
   promptText(body: Record<string, unknown>): PromptText;
   /** The client's output budget; undefined = none given (the configured default applies); 0 = no output. */
   maxOutputTokens(body: Record<string, unknown>): number | undefined;
@@ -80,7 +86,11 @@ const rerankSchema = z
 
 const compactSchema = z.object({ model, input: z.union([z.string(), z.array(z.unknown())]).optional() }).passthrough();
 
+const webReaderSchema = z.object({ url: z.string().min(1, 'url must not be empty') }).passthrough();
+const webSearchSchema = z.object({ query: z.string().min(1, 'query must not be empty'), count: z.number().int().min(1).max(50).optional() }).passthrough();
+
 const noOutput = () => 0;
+const noPrompt = () => ({ texts: [], extraTokens: 0 });
 const optionalNumber = (value: unknown) => (typeof value === 'number' ? value : undefined);
 
 export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
@@ -133,5 +143,28 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     billingSuffix: '-openai-compact',
     promptText: (body) => ({ texts: [`${typeof body.instructions === 'string' ? body.instructions : ''}\n${JSON.stringify(body.input ?? '')}`], extraTokens: 0 }),
     maxOutputTokens: () => undefined,
+  },
+  // Spec §4.5 / protocols.md §12: UniFuncs' web reader and search, behind a channel whose base URL is theirs.
+  'web-reader': {
+    name: 'web-reader',
+    upstreamPath: '/api/web-reader/read',
+    streams: false,
+    schema: webReaderSchema,
+    defaultModel: 'web-reader',
+    forwardsModel: false,
+    promptText: noPrompt,
+    maxOutputTokens: noOutput,
+    readWholeAnswer: countFailedWebToolCall,
+  },
+  'web-search': {
+    name: 'web-search',
+    upstreamPath: '/api/web-search/search',
+    streams: false,
+    schema: webSearchSchema,
+    defaultModel: 'web-search',
+    forwardsModel: false,
+    promptText: noPrompt,
+    maxOutputTokens: noOutput,
+    readWholeAnswer: countFailedWebToolCall,
   },
 };

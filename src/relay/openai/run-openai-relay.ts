@@ -38,7 +38,7 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
       ...estimatePromptTokens(endpoint.promptText(body)),
       maxOutputTokens: endpoint.maxOutputTokens(body),
       channelTypes: openaiChannelTypes,
-      logStyle: `openai-${endpoint.name}`,
+      logStyle: endpoint.forwardsModel === false ? endpoint.name : `openai-${endpoint.name}`,
       warnings: [],
     },
     async (channel, key, tools) => {
@@ -52,13 +52,14 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
         channel,
         key,
         // A request without a model (moderations) gets the default, which the channel's model_mapping may change.
-        upstreamBody: buildUpstreamBody(request.rawBody, body, mapping.upstreamModel, askForStreamUsage, endpoint.streams),
+        upstreamBody: buildUpstreamBody(request.rawBody, body, endpoint.forwardsModel === false ? undefined : mapping.upstreamModel, askForStreamUsage, endpoint.streams),
         stream,
         clientWantsUsage,
         reply,
         meter: tools.meter,
         signal: tools.signal,
         clientHeaders: tools.clientHeaders(channel),
+        readWholeAnswer: endpoint.readWholeAnswer,
       });
     },
     (_channel, json) => isRecord(json) && isRecord(json.error),
