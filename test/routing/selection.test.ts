@@ -1,3 +1,4 @@
+import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adminUserKey, channel, okReply, startFixture, userKey, vipKey, type Fixture } from './routing-fixture.js';
 
@@ -145,5 +146,29 @@ describe('channel selection', () => {
     const chat = await fx.chat();
     expect(chat.status).toBe(200);
     expect(fx.ups[0]!.requests[0]!.path).toBe('/v1/messages');
+  });
+
+  it('n > 1 and legacy functions reach only a Chat channel of a mixed model, whatever the priorities; with none, 400 naming the field', async () => {
+    fx = await startFixture({
+      upstreams: 2,
+      channels: ([a, b]) => [channel('anth', a!, { type: 'anthropic', priority: 10, models: ['gpt-4o-mini', 'claude-x'] }), channel('oai', b!, { priority: 0 })],
+      fallback: [okReply('anthropic'), okReply()],
+    });
+    const sdk = new OpenAI({ apiKey: userKey, baseURL: `${fx.url}/v1`, maxRetries: 0 });
+    const messages = [{ role: 'user' as const, content: 'hi' }];
+    for (let index = 0; index < 4; index += 1) {
+      const { response } = await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages, n: 2 }).withResponse();
+      expect(response.headers.get('x-relay-channel-id')).toBe(String(fx.idOf('oai')));
+    }
+    const { response: legacy } = await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages, functions: [{ name: 'f', parameters: { type: 'object' } }] }).withResponse();
+    expect(legacy.headers.get('x-relay-channel-id')).toBe(String(fx.idOf('oai')));
+    expect(fx.ups[0]!.requests).toHaveLength(0);
+    // A plain request still goes by priority.
+    await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages });
+    expect(fx.ups[0]!.requests).toHaveLength(1);
+    const refused = await sdk.chat.completions.create({ model: 'claude-x', messages, n: 2 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((refused as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('n');
+    expect(fx.ups[0]!.requests).toHaveLength(1);
   });
 });

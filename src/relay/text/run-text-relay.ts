@@ -4,6 +4,7 @@ import type { CanonicalRequest } from '../../canonical/canonical-request.js';
 import type { ConversionContext } from '../../canonical/conversion.js';
 import { upstreamTextStyleOf } from '../../providers/build-provider-request.js';
 import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
+import { candidateChannels } from '../../routing/select-channel.js';
 import { attemptConvertedUpstream } from '../attempt-converted-upstream.js';
 import { attemptPassthroughUpstream } from '../attempt-passthrough-upstream.js';
 import { attemptOpenaiUpstream } from '../openai/attempt-openai-upstream.js';
@@ -37,6 +38,28 @@ export interface TextInbound extends PromptTokens {
 }
 
 const textChannelTypes: ReadonlySet<string> = new Set(['openai', 'anthropic', 'gemini']);
+const openaiChannelTypes: ReadonlySet<string> = new Set(['openai']);
+
+/**
+ * Chat requests only a Chat Completions upstream can serve: several choices (`n` > 1) or the legacy
+ * `functions`. They are routed to OpenAI channels only, so the answer does not depend on which channel of
+ * a mixed model is picked; where none serves the model, the conversion's own 400 explains why.
+ */
+function needsChatUpstream(inbound: TextInbound): boolean {
+  if (inbound.style !== 'openai-chat') return false;
+  const { n, functions, function_call: functionCall } = inbound.body;
+  return (typeof n === 'number' && n > 1) || (functions !== undefined && functions !== null) || (functionCall !== undefined && functionCall !== null);
+}
+
+function channelTypesFor(services: RelayServices, inbound: TextInbound, request: FastifyRequest): ReadonlySet<string> {
+  if (!needsChatUpstream(inbound)) return textChannelTypes;
+  const caller = request.caller;
+  const query = { group: caller?.group ?? '', model: inbound.model, pinnedChannelId: caller?.pinnedChannelId, channelTypes: openaiChannelTypes };
+  if (candidateChannels(services.catalog.snapshot.channels, query).length > 0) return openaiChannelTypes;
+  // No Chat channel: parsing for conversion refuses the request with the field that needs one.
+  inbound.canonical();
+  return textChannelTypes;
+}
 
 /**
  * Text generation in any style to any text channel (issue #5): same style → passthrough (bytes, with model
@@ -61,7 +84,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
       estimatedPromptTokens: inbound.estimatedPromptTokens,
       countPromptTokens: inbound.countPromptTokens,
       maxOutputTokens: inbound.maxOutputTokens,
-      channelTypes: textChannelTypes,
+      channelTypes: channelTypesFor(services, inbound, request),
       logStyle: inbound.style,
       warnings: inbound.warnings,
     },
