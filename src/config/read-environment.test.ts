@@ -119,4 +119,21 @@ describe('readEnvironment', () => {
     expect(readEnvironment({ LOG_LEVEL: 'WARN' }).logLevel).toBe('warn');
     expect(() => readEnvironment({ LOG_LEVEL: 'verbose' })).toThrow('Environment variable LOG_LEVEL must be one of silent, fatal, error, warn, info, debug, trace, got "verbose"');
   });
+
+  it('reads upload storage from all four UPLOAD_S3_* settings, or none, never some', () => {
+    const storage = { UPLOAD_S3_ENDPOINT: 'https://s3.example.com/', UPLOAD_S3_BUCKET: 'relay-files', UPLOAD_S3_ACCESS_KEY_ID: 'AKID', UPLOAD_S3_SECRET_ACCESS_KEY: 'secret' };
+    expect(readEnvironment({}).uploadStorage).toBeUndefined();
+    expect(readEnvironment(storage).uploadStorage).toEqual({
+      endpoint: 'https://s3.example.com',
+      bucket: 'relay-files',
+      region: 'us-east-1',
+      accessKeyId: 'AKID',
+      secretAccessKey: 'secret',
+      publicBaseUrl: 'https://s3.example.com/relay-files',
+    });
+    expect(readEnvironment({ ...storage, UPLOAD_S3_REGION: 'eu-west-3', UPLOAD_PUBLIC_BASE_URL: 'https://cdn.example.com/' }).uploadStorage).toMatchObject({ region: 'eu-west-3', publicBaseUrl: 'https://cdn.example.com' });
+    expect(() => readEnvironment({ UPLOAD_S3_ENDPOINT: 'https://s3.example.com', UPLOAD_S3_BUCKET: 'b' })).toThrow('missing: UPLOAD_S3_ACCESS_KEY_ID, UPLOAD_S3_SECRET_ACCESS_KEY');
+    expect(() => readEnvironment({ ...storage, UPLOAD_S3_ENDPOINT: 'ftp://files' })).toThrow(SettingError);
+    expect(() => readEnvironment({ ...storage, UPLOAD_S3_BUCKET: 'Bad_Bucket' })).toThrow('UPLOAD_S3_BUCKET');
+  });
 });

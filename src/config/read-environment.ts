@@ -37,9 +37,22 @@ export interface Environment {
    * socket's address), all, or the listed addresses, CIDR ranges and named ranges.
    */
   trustProxy: TrustProxy;
+  /** S3-compatible object storage for `/api/upload/presign`; undefined when not configured. */
+  uploadStorage: UploadStorage | undefined;
 }
 
 export type TrustProxy = boolean | string[];
+
+/** Where presigned uploads go (UPLOAD_S3_*): path-style S3 URLs, `{endpoint}/{bucket}/{key}`. */
+export interface UploadStorage {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Where an uploaded object can be read: `{publicBaseUrl}/{key}`. */
+  publicBaseUrl: string;
+}
 
 /** The ranges proxy-addr (Fastify's trustProxy) knows by name. */
 const namedProxyRanges = ['loopback', 'linklocal', 'uniquelocal'];
@@ -75,7 +88,43 @@ export function readEnvironment(env: Record<string, string | undefined>): Enviro
     heapGrowingPercent: integerSetting(env, 'HEAP_GROWING_PERCENT', 100, { maximum: 1000 }),
     shutdownTimeoutSeconds: integerSetting(env, 'SHUTDOWN_TIMEOUT', 30, { minimum: 1 }),
     trustProxy: trustProxySetting(env),
+    uploadStorage: uploadStorageSetting(env),
   };
+}
+
+const uploadStorageNames = ['UPLOAD_S3_ENDPOINT', 'UPLOAD_S3_BUCKET', 'UPLOAD_S3_ACCESS_KEY_ID', 'UPLOAD_S3_SECRET_ACCESS_KEY'] as const;
+
+/** All four UPLOAD_S3_* settings, or none (uploads off); a partial set is a mistake worth stopping for. */
+function uploadStorageSetting(env: Record<string, string | undefined>): UploadStorage | undefined {
+  const given = uploadStorageNames.filter((name) => nonEmpty(env[name]) !== undefined);
+  if (given.length === 0) return undefined;
+  const missing = uploadStorageNames.filter((name) => !given.includes(name));
+  if (missing.length > 0) throw new SettingError(`Upload storage needs ${uploadStorageNames.join(', ')}; missing: ${missing.join(', ')}`);
+  const endpoint = urlSetting(env, 'UPLOAD_S3_ENDPOINT') as string;
+  const bucket = nonEmpty(env.UPLOAD_S3_BUCKET) as string;
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new SettingError(`Environment variable UPLOAD_S3_BUCKET must be an S3 bucket name, got "${bucket}"`);
+  return {
+    endpoint,
+    bucket,
+    region: nonEmpty(env.UPLOAD_S3_REGION) ?? 'us-east-1',
+    accessKeyId: nonEmpty(env.UPLOAD_S3_ACCESS_KEY_ID) as string,
+    secretAccessKey: nonEmpty(env.UPLOAD_S3_SECRET_ACCESS_KEY) as string,
+    publicBaseUrl: urlSetting(env, 'UPLOAD_PUBLIC_BASE_URL') ?? `${endpoint}/${bucket}`,
+  };
+}
+
+/** An http(s) URL without a trailing slash. */
+function urlSetting(env: Record<string, string | undefined>, name: string): string | undefined {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SettingError(`Environment variable ${name} must be an http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SettingError(`Environment variable ${name} must be an http(s) URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
 }
 
 /**

@@ -1,0 +1,76 @@
+import { invalidParameter } from '../relay/validate-body.js';
+
+/** Spec §4.10 / §8: how long a presigned upload URL lives, in seconds. */
+export const defaultUploadSeconds = 900;
+export const minimumUploadSeconds = 60;
+export const maximumUploadSeconds = 3600;
+
+/** What the client asked for (all optional, spec §4.10), and what the gateway decided. */
+export interface UploadPlan {
+  objectKey: string;
+  contentType: string;
+  expiresIn: number;
+}
+
+const contentTypesByExtension: Readonly<Record<string, string>> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  mp4: 'video/mp4',
+  mov: 'video/quicktime',
+  webm: 'video/webm',
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  pdf: 'application/pdf',
+};
+
+/**
+ * Pure: the object key (`{prefix}/{id}{.ext}`, the prefix `uploads/user/{userId}` unless the client names
+ * one), the content type (the client's, else the extension's, else `application/octet-stream`) and the
+ * lifetime (default 900 s, clamped to 60–3600 as spec §8 says). Throws the 400 for a field of the wrong
+ * type or a prefix that could leave its place (`..`, a leading `/`, characters S3 keys should not hold).
+ */
+export function planUpload(body: Record<string, unknown>, userId: number, objectId: string): UploadPlan {
+  const fileName = optionalString(body, 'file_name');
+  const extension = fileName === undefined ? undefined : extensionOf(fileName);
+  const contentType = optionalString(body, 'content_type');
+  if (contentType !== undefined && !/^[\w.+-]+\/[\w.+-]+(?:\s*;.*)?$/.test(contentType)) throw invalidParameter('content_type', `'${contentType}' is not a MIME type`);
+  const prefix = readPrefix(body.prefix) ?? `uploads/user/${userId}`;
+  return {
+    objectKey: `${prefix}/${objectId}${extension === undefined ? '' : `.${extension}`}`,
+    contentType: contentType ?? (extension === undefined ? undefined : contentTypesByExtension[extension]) ?? 'application/octet-stream',
+    expiresIn: readExpiresIn(body.expires_in),
+  };
+}
+
+function optionalString(body: Record<string, unknown>, name: string): string | undefined {
+  const value = body[name];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw invalidParameter(name, `Expected string, received ${Array.isArray(value) ? 'array' : typeof value}`);
+  return value;
+}
+
+/** The extension of a file name, lower case, when it is a plain one (letters and digits, at most 10). */
+function extensionOf(fileName: string): string | undefined {
+  const match = /\.([A-Za-z0-9]{1,10})$/.exec(fileName);
+  return match?.[1]?.toLowerCase();
+}
+
+function readPrefix(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw invalidParameter('prefix', 'Expected string');
+  const prefix = value.replace(/\/+$/, '');
+  const segments = prefix.split('/');
+  if (prefix.length > 200 || !/^[A-Za-z0-9._\-/]+$/.test(prefix) || segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
+    throw invalidParameter('prefix', 'must be path segments of letters, digits, `.`, `_` and `-` (at most 200 characters, no empty, `.` or `..` segment)');
+  }
+  return prefix;
+}
+
+function readExpiresIn(value: unknown): number {
+  if (value === undefined || value === null) return defaultUploadSeconds;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalidParameter('expires_in', 'Expected a number of seconds');
+  return Math.min(maximumUploadSeconds, Math.max(minimumUploadSeconds, Math.floor(value)));
+}

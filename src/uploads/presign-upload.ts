@@ -1,0 +1,45 @@
+import { AwsV4Signer } from 'aws4fetch';
+import type { UploadStorage } from '../config/read-environment.js';
+import type { UploadPlan } from './plan-upload.js';
+
+/** Spec §2.8: the `data` of a presign answer. */
+export interface PresignedUpload {
+  method: 'PUT';
+  upload_url: string;
+  object_key: string;
+  public_url: string;
+  expires_in: number;
+  content_type: string;
+}
+
+/**
+ * An S3 SigV4 query-signed PUT URL for the planned object (aws4fetch; nothing hand-signed), valid for
+ * `expiresIn` seconds from `now`. The content type is signed: the upload must be sent with it.
+ */
+export async function presignUpload(storage: UploadStorage, plan: UploadPlan, now: number): Promise<PresignedUpload> {
+  const path = plan.objectKey.split('/').map(encodeURIComponent).join('/');
+  const url = new URL(`${storage.endpoint}/${storage.bucket}/${path}`);
+  url.searchParams.set('X-Amz-Expires', String(plan.expiresIn));
+  const signer = new AwsV4Signer({
+    url: url.toString(),
+    method: 'PUT',
+    headers: { 'content-type': plan.contentType },
+    accessKeyId: storage.accessKeyId,
+    secretAccessKey: storage.secretAccessKey,
+    service: 's3',
+    region: storage.region,
+    signQuery: true,
+    // Content-Type is among aws4fetch's unsigned headers unless all are signed: sign it, so the object gets the type announced.
+    allHeaders: true,
+    datetime: new Date(now).toISOString().replace(/[:-]|\.\d{3}/g, ''),
+  });
+  const signed = await signer.sign();
+  return {
+    method: 'PUT',
+    upload_url: signed.url.toString(),
+    object_key: plan.objectKey,
+    public_url: `${storage.publicBaseUrl}/${path}`,
+    expires_in: plan.expiresIn,
+    content_type: plan.contentType,
+  };
+}
