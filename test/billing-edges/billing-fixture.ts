@@ -78,6 +78,8 @@ export interface BillingFixtureOptions {
   extraPrice?: Record<string, number>;
   /** `settings` of the primary channel of a style (e.g. an Anthropic channel's `max_tokens`). */
   channelSettings?: Partial<Record<WireStyle, Record<string, unknown>>>;
+  /** `model_mapping` of the primary channel of a style. */
+  modelMapping?: Partial<Record<WireStyle, Record<string, string>>>;
 }
 
 export interface BillingFixture {
@@ -128,7 +130,7 @@ export async function startBillingFixture(options: BillingFixtureOptions = {}): 
   const group = options.group ?? 'default';
   const channelOf = (name: string, style: WireStyle, url: string, priority: number, settings?: Record<string, unknown>) =>
     channelConfig(name, style, url, priority, [modelOf[style]], group, settings);
-  const channels = styles.map((style) => channelOf(`primary-${style}`, style, primary[style].url, 10, options.channelSettings?.[style]));
+  const channels = styles.map((style) => ({ ...channelOf(`primary-${style}`, style, primary[style].url, 10, options.channelSettings?.[style]), model_mapping: options.modelMapping?.[style] ?? {} }));
   if (fallback) for (const style of styles) channels.push(channelOf(`fallback-${style}`, style, fallback[style].url, 0));
   const config: ConfigFile = {
     prices: Object.fromEntries(Object.values(modelOf).map((model) => [model, { ...modelPrice, ...options.extraPrice }])),

@@ -1,13 +1,13 @@
-import { ApiError, GoogleGenAI } from '@google/genai';
+import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callerKey, modelOf, startBillingFixture, type BillingFixture } from '../billing-edges/billing-fixture.js';
 import { replyFor, streamErrorEvent } from '../fakes/scripted-vendor-wire.js';
 import { booked, geminiRaw } from './gemini-support.js';
 
 /**
- * Gemini's streamed JSON array (no alt=sse) when the upstream fails mid-stream; :embedContent and
- * :batchEmbedContents (not routed: README lists generateContent, streamGenerateContent, countTokens) answer
- * a clear error in Google's envelope that the SDK raises; the SDK with apiVersion v1 reaches the same routes.
+ * Gemini's streamed JSON array (no alt=sse) when the upstream fails mid-stream; an action the gateway does
+ * not route (`:predict`) answers a clear error in Google's envelope; the SDK with apiVersion v1 reaches the
+ * same routes.
  */
 let fixture: BillingFixture;
 beforeAll(async () => {
@@ -39,18 +39,12 @@ describe('JSON-array framing', () => {
 });
 
 describe('actions that are not routed', () => {
-  it(':embedContent through the SDK → ApiError with a 4xx/501 status, nothing charged, no upstream call', async () => {
+  it(':predict (Imagen) → 501 UNIMPLEMENTED in Google\'s envelope, nothing charged, no upstream call', async () => {
     const calls = Object.values(fixture.primary).reduce((sum, upstream) => sum + upstream.requests.length, 0);
-    const error = await fixture.sdk.gemini.models.embedContent({ model: modelOf.gemini, contents: 'embed me' }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).status).toBe(501);
-    expect(Object.values(fixture.primary).reduce((sum, upstream) => sum + upstream.requests.length, 0)).toBe(calls);
-  });
-
-  it(':batchEmbedContents → 501 UNIMPLEMENTED in Google\'s envelope', async () => {
-    const answer = await geminiRaw(fixture.gateway.url, `/v1beta/models/${modelOf.gemini}:batchEmbedContents`, { requests: [] });
+    const answer = await geminiRaw(fixture.gateway.url, `/v1beta/models/${modelOf.gemini}:predict`, { instances: [{ prompt: 'a cat' }] });
     expect(answer.status).toBe(501);
     expect(answer.json.error).toMatchObject({ code: 501, status: 'UNIMPLEMENTED' });
+    expect(Object.values(fixture.primary).reduce((sum, upstream) => sum + upstream.requests.length, 0)).toBe(calls);
   });
 });
 

@@ -7,6 +7,7 @@ import { authorizeModel } from '../../relay/relay-envelope.js';
 import { requirePrice } from '../../relay/require-price.js';
 import { runTextRelay } from '../../relay/text/run-text-relay.js';
 import { validateChatRequest } from '../../relay/openai/validate-chat-request.js';
+import { runGeminiEmbeddingRelay } from '../../relay/gemini/run-gemini-embedding-relay.js';
 import { requireObjectBody as requireObject } from '../../relay/validate-body.js';
 import type { AppServices } from '../app-services.js';
 import { authenticateCaller } from '../middleware/authenticate-caller.js';
@@ -68,6 +69,9 @@ export async function textRelayRoutes(app: FastifyInstance, services: AppService
         const inbound = buildGeminiInbound(contents, undefined, model, false, 'sse');
         return inbound.countPromptTokens().then((totalTokens) => reply.header('x-request-id', request.id).send({ totalTokens }));
       }
+      case 'embedContent':
+      case 'batchEmbedContents':
+        return runGeminiEmbeddingRelay(services.relay, action, model, body, request, reply);
       default:
         throw new GatewayError('not_implemented', `Action ${action} is not supported by this gateway.`);
     }

@@ -15,6 +15,8 @@ export interface OpenaiAttemptInput {
   services: RelayServices;
   /** Where on the channel's base URL the request goes (`/v1/embeddings`). */
   upstreamPath: string;
+  /** How the channel key is sent: `Authorization: Bearer` unless `x-goog-api-key` (Gemini channels). */
+  keyHeader?: 'x-goog-api-key';
   channel: ChannelRecord;
   key: string;
   /** The exact bytes to send upstream (the client's, or rewritten for mapping / usage reporting). */
@@ -36,13 +38,16 @@ export interface OpenaiServed {
   status: number;
 }
 
-/** One try of an OpenAI-compatible channel: send, then relay the answer or report a typed failure. */
+/** One try of a channel answering one JSON document or an OpenAI-style stream: send, then relay the answer or report a typed failure. */
 export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<AttemptOutcome<OpenaiServed>> {
   const { services, channel, meter, reply } = input;
   const sent = await services.upstream.send({
     url: `${channel.baseUrl}${input.upstreamPath}`,
     method: 'POST',
-    headers: { authorization: `Bearer ${input.key}`, 'content-type': input.upstreamContentType ?? 'application/json', accept: input.stream ? 'text/event-stream' : 'application/json' },
+    headers:
+      input.keyHeader === undefined
+        ? { authorization: `Bearer ${input.key}`, 'content-type': input.upstreamContentType ?? 'application/json', accept: input.stream ? 'text/event-stream' : 'application/json' }
+        : { [input.keyHeader]: input.key, 'content-type': input.upstreamContentType ?? 'application/json', accept: 'application/json' },
     body: input.upstreamBody,
     signal: input.signal,
   });

@@ -1,0 +1,46 @@
+import { invalidParameter, missingParameter } from '../validate-body.js';
+import type { PromptText } from '../openai/collect-prompt-text.js';
+
+/** Gemini's embedding actions (protocols.md §7): one content, or a batch of requests each naming its model. */
+export type GeminiEmbeddingAction = 'embedContent' | 'batchEmbedContents';
+
+/**
+ * Pure: checks an embedding body and reads the text it embeds (every `text` part, each counted alone).
+ * A batch needs at least one request, each with a `content`; throws the 400 naming the field.
+ */
+export function readGeminiEmbeddingText(action: GeminiEmbeddingAction, body: Record<string, unknown>): PromptText {
+  const texts: string[] = [];
+  if (action === 'embedContent') {
+    collectParts(body.content, 'content', texts);
+    return { texts, extraTokens: 0 };
+  }
+  const { requests } = body;
+  if (requests === undefined || requests === null) throw missingParameter('requests');
+  if (!Array.isArray(requests) || requests.length === 0) throw invalidParameter('requests', 'must be a non-empty array of embedContent requests');
+  for (const [index, request] of requests.entries()) {
+    if (request === null || typeof request !== 'object' || Array.isArray(request)) throw invalidParameter(`requests.${index}`, 'must be an object');
+    collectParts((request as Record<string, unknown>).content, `requests.${index}.content`, texts);
+  }
+  return { texts, extraTokens: 0 };
+}
+
+function collectParts(content: unknown, path: string, texts: string[]): void {
+  if (content === undefined || content === null) throw missingParameter(path);
+  if (typeof content !== 'object' || Array.isArray(content)) throw invalidParameter(path, 'must be a Content object with parts');
+  const { parts } = content as { parts?: unknown };
+  if (!Array.isArray(parts) || parts.length === 0) throw invalidParameter(`${path}.parts`, 'must be a non-empty array');
+  for (const part of parts) {
+    if (part !== null && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string') texts.push((part as { text: string }).text);
+  }
+}
+
+/**
+ * The body for the upstream model: the client's bytes unless the model is mapped, when every batch request's
+ * `model` (`models/<name>`) names the upstream one too, as Gemini requires them to match the path.
+ */
+export function geminiEmbeddingBody(action: GeminiEmbeddingAction, body: Record<string, unknown>, rawBody: Buffer | undefined, model: string, upstreamModel: string): string | Buffer {
+  if (upstreamModel === model && rawBody !== undefined) return rawBody;
+  if (action === 'embedContent') return JSON.stringify(body.model === undefined ? body : Object.assign({}, body, { model: `models/${upstreamModel}` }));
+  const requests = (body.requests as Record<string, unknown>[]).map((request) => (request.model === undefined ? request : Object.assign({}, request, { model: `models/${upstreamModel}` })));
+  return JSON.stringify(Object.assign({}, body, { requests }));
+}

@@ -1,0 +1,52 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isRecord } from '../../convert/shared/is-record.js';
+import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
+import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
+import { attemptOpenaiUpstream } from '../openai/attempt-openai-upstream.js';
+import { runRelayEnvelope } from '../relay-envelope.js';
+import type { RelayServices } from '../relay-services.js';
+import type { UsageMeter } from '../usage-meter.js';
+import { geminiEmbeddingBody, readGeminiEmbeddingText, type GeminiEmbeddingAction } from './gemini-embedding-request.js';
+
+const geminiChannelTypes: ReadonlySet<string> = new Set(['gemini']);
+
+/**
+ * Gemini native `:embedContent` and `:batchEmbedContents`, served by Gemini channels: the body relayed as
+ * sent (with the model mapped), the answer as received. Gemini reports no usage for embeddings, so the
+ * charge is the embedded text counted locally at the input price, as for OpenAI embeddings without usage.
+ */
+export function runGeminiEmbeddingRelay(services: RelayServices, action: GeminiEmbeddingAction, model: string, body: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const prompt = readGeminiEmbeddingText(action, body);
+  return services.inFlight.track(() =>
+    runRelayEnvelope(
+      services,
+      request,
+      reply,
+      { model, stream: false, ...estimatePromptTokens(prompt), maxOutputTokens: 0, channelTypes: geminiChannelTypes, logStyle: `gemini-${action}`, warnings: [] },
+      async (channel, key, tools) => {
+        const mapping = resolveModelMapping(channel.modelMapping, model);
+        if (!mapping.ok) return { kind: 'failed', failure: { kind: 'connection', message: `model_mapping of channel ${channel.id} loops: ${mapping.loop.join(' → ')}` } };
+        tools.setUpstreamModel(mapping.upstreamModel);
+        return attemptOpenaiUpstream({
+          services,
+          upstreamPath: `/v1beta/models/${encodeURIComponent(mapping.upstreamModel)}:${action}`,
+          keyHeader: 'x-goog-api-key',
+          channel,
+          key,
+          upstreamBody: geminiEmbeddingBody(action, body, request.rawBody, model, mapping.upstreamModel),
+          stream: false,
+          clientWantsUsage: false,
+          reply,
+          meter: tools.meter,
+          signal: tools.signal,
+          clientHeaders: tools.clientHeaders(channel),
+          readWholeAnswer: noUsageReported,
+        });
+      },
+      (_channel, json) => isRecord(json) && isRecord(json.error),
+    ),
+  );
+}
+
+/** Embeddings carry no usage: settlement counts the embedded text (the prompt) locally. */
+function noUsageReported(_answer: Buffer, _meter: UsageMeter): void {}
