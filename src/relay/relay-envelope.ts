@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
 import { tokenAllowsModel } from '../auth/authorize-model.js';
 import { corsResponseHeaders } from '../http/cors.js';
-import { errorStyleOf, toGatewayError } from '../http/middleware/handle-errors.js';
+import { toGatewayError } from '../http/middleware/handle-errors.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { ClientAbortSignal } from '../providers/client-abort-signal.js';
@@ -14,7 +14,11 @@ import type { PromptTokens } from './estimate-prompt-tokens.js';
 import type { RelayServices } from './relay-services.js';
 import { runFailover, type AttemptOutcome, type FailoverResult } from './run-failover.js';
 import { settleRequest } from './settle-request.js';
+import type { TextStyleName } from './text-style.js';
 import { UsageMeter } from './usage-meter.js';
+
+/** The log style of `/v1/messages`, the one route whose clients read `request-id`. */
+const anthropicLogStyle: TextStyleName = 'anthropic-messages';
 
 /** What a style's route knows about a request once its body is parsed. */
 export interface RelayPlan extends PromptTokens {
@@ -84,7 +88,8 @@ export async function runRelayEnvelope(
   let result: FailoverResult<{ status: number }> | undefined;
   let failure: GatewayError | undefined;
   // Anthropic's SDK reads the id from `request-id` (protocols.md §6), the others from `x-request-id`.
-  const anthropicClient = errorStyleOf(request) === 'anthropic';
+  // (Known from the plan: Fastify's `request.routeOptions` builds an object on every read.)
+  const anthropicClient = plan.logStyle === anthropicLogStyle;
   // One tools object for every attempt; attempts run one after another, so the headers read the current one.
   const tools: AttemptTools = {
     meter,

@@ -1,4 +1,3 @@
-import { AwsV4Signer } from 'aws4fetch';
 import type { UploadStorage } from '../config/read-environment.js';
 import type { UploadPlan } from './plan-upload.js';
 
@@ -20,6 +19,8 @@ export async function presignUpload(storage: UploadStorage, plan: UploadPlan, no
   const path = plan.objectKey.split('/').map(encodeURIComponent).join('/');
   const url = new URL(`${storage.endpoint}/${storage.bucket}/${path}`);
   url.searchParams.set('X-Amz-Expires', String(plan.expiresIn));
+  // Loaded on the first presign: most gateways never sign an upload, and none needs it on the request path.
+  const { AwsV4Signer } = await import('aws4fetch');
   const signer = new AwsV4Signer({
     url: url.toString(),
     method: 'PUT',

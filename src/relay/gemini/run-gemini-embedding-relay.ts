@@ -30,7 +30,7 @@ export function runGeminiEmbeddingRelay(services: RelayServices, action: GeminiE
         return attemptOpenaiUpstream({
           services,
           upstreamPath: `/v1beta/models/${encodeURIComponent(mapping.upstreamModel)}:${action}`,
-          keyHeader: 'x-goog-api-key',
+          upstreamHeaders: { 'x-goog-api-key': key, 'content-type': 'application/json', accept: 'application/json' },
           channel,
           key,
           upstreamBody: geminiEmbeddingBody(action, body, request.rawBody, model, mapping.upstreamModel),

@@ -15,8 +15,8 @@ export interface OpenaiAttemptInput {
   services: RelayServices;
   /** Where on the channel's base URL the request goes (`/v1/embeddings`). */
   upstreamPath: string;
-  /** How the channel key is sent: `Authorization: Bearer` unless `x-goog-api-key` (Gemini channels). */
-  keyHeader?: 'x-goog-api-key';
+  /** The request headers when not OpenAI's (`Authorization: Bearer`, JSON): a Gemini channel's `x-goog-api-key`. */
+  upstreamHeaders?: Record<string, string>;
   channel: ChannelRecord;
   key: string;
   /** The exact bytes to send upstream (the client's, or rewritten for mapping / usage reporting). */
@@ -44,10 +44,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   const sent = await services.upstream.send({
     url: `${channel.baseUrl}${input.upstreamPath}`,
     method: 'POST',
-    headers:
-      input.keyHeader === undefined
-        ? { authorization: `Bearer ${input.key}`, 'content-type': input.upstreamContentType ?? 'application/json', accept: input.stream ? 'text/event-stream' : 'application/json' }
-        : { [input.keyHeader]: input.key, 'content-type': input.upstreamContentType ?? 'application/json', accept: 'application/json' },
+    headers: input.upstreamHeaders ?? { authorization: `Bearer ${input.key}`, 'content-type': input.upstreamContentType ?? 'application/json', accept: input.stream ? 'text/event-stream' : 'application/json' },
     body: input.upstreamBody,
     signal: input.signal,
   });
