@@ -34,12 +34,13 @@ export async function resolveUsage(input: Pick<SettlementInput, 'admission' | 'm
 
 /**
  * The usage of an answer whose upstream reported none: the prompt and the text produced, counted exactly
- * (o200k, not the admission estimate; only this path loads the tokenizer, count-tokens.ts). Settlement
+ * (o200k, not the admission estimate; only this path loads the tokenizer, count-tokens.ts), and any output
+ * that is not text at what its endpoint says it costs (images without usage, run-image-relay.ts). Settlement
  * bills it, and a converted answer shows it to the client, so the two agree.
  */
 export async function countUsageLocally(admission: Pick<Admission, 'countPromptTokens'>, meter: UsageMeter): Promise<NormalizedUsage> {
   const [promptTokens, outputTokens] = await Promise.all([admission.countPromptTokens(), meter.outputTally.total()]);
-  return { input: { total: promptTokens, cacheRead: 0, cacheWrite: 0 }, output: { total: outputTokens, reasoning: 0 } };
+  return { input: { total: promptTokens, cacheRead: 0, cacheWrite: 0 }, output: { total: outputTokens + meter.unreportedOutputTokens, reasoning: 0 } };
 }
 
 /** The calls asked for, or fewer when the answer delivered fewer (never more: the reservation covers those asked for). */

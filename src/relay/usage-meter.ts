@@ -12,6 +12,8 @@ export class UsageMeter {
   firstTokenAt: number | undefined;
   /** Per-call endpoints: how many calls (images) the answer delivered, when it says; settlement charges these. */
   deliveredCalls: number | undefined;
+  /** Output that is not text (images) of an answer without usage: added to the local count of the output. */
+  unreportedOutputTokens = 0;
   /** Something went to the client: from here on nothing may be retried. */
   committed = false;
   clientAborted = false;
@@ -27,6 +29,7 @@ export class UsageMeter {
     this.outputTally = new TokenTally();
     this.firstTokenAt = undefined;
     this.deliveredCalls = undefined;
+    this.unreportedOutputTokens = 0;
     this.interruption = undefined;
   }
 }

@@ -1,4 +1,6 @@
+import { FormData, Response } from 'undici';
 import { GatewayError } from '../../errors/gateway-error.js';
+import { invalidParameter } from '../validate-body.js';
 import type { MultipartBody } from '../multipart-body.js';
 
 /** The parts of a multipart form that image requests read. */
@@ -12,7 +14,14 @@ export interface ImageForm {
 
 const imageFieldNames = new Set(['image', 'image[]']);
 
-/** Parses a multipart body (the platform's own parser, as `fetch` reads forms); a malformed one is a 400. */
+/** The fields the gateway checks and prices: each may be given once, so the request priced is the one served. */
+const checkedFields = new Set(['model', 'prompt', 'n', 'size', 'response_format', 'stream']);
+
+/**
+ * Parses a multipart body with undici 7's form reader (Node 20's built-in one refuses forms .NET writes:
+ * unquoted `name=`, `filename*`); a malformed one is a 400, and so is a checked field given twice (an
+ * upstream that reads the last value would serve another request than the one priced).
+ */
 export async function readImageForm(body: MultipartBody): Promise<ImageForm> {
   let form: FormData;
   try {
@@ -24,6 +33,7 @@ export async function readImageForm(body: MultipartBody): Promise<ImageForm> {
   let images = 0;
   for (const [name, value] of form.entries()) {
     if (imageFieldNames.has(name) && (typeof value !== 'string' || value !== '')) images += 1;
+    if (checkedFields.has(name) && Object.hasOwn(fields, name)) throw invalidParameter(name, 'must be given once');
     if (typeof value === 'string' && !Object.hasOwn(fields, name)) fields[name] = value;
   }
   return { form, fields, images };

@@ -42,7 +42,7 @@ export function readImageRequest(operation: ImageOperation, fields: ImageFields,
   if (prompt === undefined || prompt === null) throw missingParameter('prompt');
   if (typeof prompt !== 'string') throw invalidParameter('prompt', `Expected string, received ${typeName(prompt)}`);
   if (prompt.trim() === '') throw invalidParameter('prompt', 'must not be empty');
-  if (fields.stream === true || fields.stream === 'true') {
+  if (asksToStream(fields.stream)) {
     throw invalidParameter('stream', 'streamed image generation (partial images) is not supported by this gateway; leave `stream` unset');
   }
 
@@ -64,6 +64,15 @@ export function readImageRequest(operation: ImageOperation, fields: ImageFields,
   }
   return { model, prompt, images: asked === undefined || asked === 0 ? 1 : asked, rewrites };
 }
+
+/** Any spelling an upstream's form or JSON reader could take for true (`True`, `1`, `on`, a non-zero number). */
+function asksToStream(value: unknown): boolean {
+  if (value === true) return true;
+  if (typeof value === 'number') return value !== 0;
+  return typeof value === 'string' && truthyTexts.has(value.trim().toLowerCase());
+}
+
+const truthyTexts = new Set(['true', '1', 't', 'on', 'yes', 'y']);
 
 function readModel(operation: ImageOperation, model: unknown): string {
   if (model === undefined || model === null) {

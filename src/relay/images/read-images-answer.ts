@@ -4,6 +4,8 @@ export interface ImagesAnswer {
   images: number | undefined;
   /** Its `usage` object (gpt-image models report tokens), as sent. */
   usage: unknown;
+  /** The answer is an error document (`{"error": …}` and no `data`), whatever its HTTP status said. */
+  failed: boolean;
 }
 
 /**
@@ -15,9 +17,10 @@ export function readImagesAnswer(answer: Buffer): ImagesAnswer {
   try {
     document = JSON.parse(answer.toString('utf8'));
   } catch {
-    return { images: undefined, usage: undefined };
+    return { images: undefined, usage: undefined, failed: false };
   }
-  if (document === null || typeof document !== 'object') return { images: undefined, usage: undefined };
-  const { data, usage } = document as { data?: unknown; usage?: unknown };
-  return { images: Array.isArray(data) ? data.length : undefined, usage };
+  if (document === null || typeof document !== 'object') return { images: undefined, usage: undefined, failed: false };
+  const { data, usage, error } = document as { data?: unknown; usage?: unknown; error?: unknown };
+  const images = Array.isArray(data) ? data.length : undefined;
+  return { images, usage, failed: images === undefined && error !== null && typeof error === 'object' };
 }

@@ -41,6 +41,7 @@ async function relayImageRequest(services: RelayServices, operation: ImageOperat
   const image = readImageRequest(operation, fields, body.kind === 'form');
   const inputImages = body.kind === 'form' ? body.form.images : countJsonImages(body.body);
   if (operation === 'edit' && inputImages === 0) throw missingParameter('image');
+  const outputBudgetPerImage = services.catalog.snapshot.outputBudgetFor(image.model);
 
   await runRelayEnvelope(
     services,
@@ -51,7 +52,7 @@ async function relayImageRequest(services: RelayServices, operation: ImageOperat
       stream: false,
       ...estimatePromptTokens({ texts: [image.prompt], extraTokens: inputImages * estimatedTokensPerImage }),
       // Token-priced image models (gpt-image) write their images as output tokens: the model's budget per image.
-      maxOutputTokens: image.images * services.catalog.snapshot.outputBudgetFor(image.model),
+      maxOutputTokens: image.images * outputBudgetPerImage,
       calls: image.images,
       channelTypes: openaiChannelTypes,
       logStyle: logStyles[operation],
@@ -75,7 +76,7 @@ async function relayImageRequest(services: RelayServices, operation: ImageOperat
         meter: tools.meter,
         signal: tools.signal,
         clientHeaders: tools.clientHeaders(channel),
-        readWholeAnswer: meterImagesAnswer,
+        readWholeAnswer: (answer, meter) => meterImagesAnswer(answer, meter, outputBudgetPerImage),
       });
     },
     (_channel, json) => isRecord(json) && isRecord(json.error),
@@ -94,10 +95,17 @@ async function buildUpstreamImageBody(body: ImageBody, image: ImageRequest, upst
   return { bytes, contentType: 'application/json' };
 }
 
-function meterImagesAnswer(answer: Buffer, meter: UsageMeter): void {
-  const { images, usage } = readImagesAnswer(answer);
+/**
+ * What an answer delivered: its images (a per-image price charges those) and the usage it reports. An
+ * error document sent with a 2xx delivered nothing. A token-priced answer without usage is billed its
+ * prompt (counted locally) and, per image delivered, the output the reservation assumed: images are not
+ * text, and a local count of them would make them free.
+ */
+function meterImagesAnswer(answer: Buffer, meter: UsageMeter, outputBudgetPerImage: number): void {
+  const { images, usage, failed } = readImagesAnswer(answer);
   meter.upstreamUsage = readOpenaiUsage(usage);
-  meter.deliveredCalls = images;
+  meter.deliveredCalls = failed ? 0 : images;
+  if (meter.upstreamUsage === undefined && images !== undefined) meter.unreportedOutputTokens = images * outputBudgetPerImage;
 }
 
 /** Reference images in a JSON body: `image` (one, or an array) and `images` (gpt-image edits). */
