@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../security/api-keys.js';
-import { digestPresentedKey, maxRememberedKeys, rememberedKeyCount } from './digest-presented-key.js';
+import { digestPresentedKey, longestPresentableKey, maxRememberedKeys, rememberedKeyCount } from './digest-presented-key.js';
 
 const key48 = `sk-${'aB3'.repeat(16)}`;
 
@@ -25,5 +25,12 @@ describe('digestPresentedKey', () => {
     }
     // Still right for a key remembered before the memo started over.
     expect(digestPresentedKey(`${key48}-42`)).toEqual({ hash: hashApiKey(key48), channelId: 42 });
+  });
+
+  it('keeps nothing of a value longer than any key (a flood of 15 KB Bearer values holds no memory)', () => {
+    const before = rememberedKeyCount();
+    for (let index = 0; index < 100; index += 1) expect(digestPresentedKey(`sk-${String(index).padStart(15_000, 'x')}`)).toBeNull();
+    expect(rememberedKeyCount()).toBe(before);
+    expect(digestPresentedKey(`${key48}-${'9'.repeat(longestPresentableKey - key48.length - 1)}`)).not.toBeNull();
   });
 });

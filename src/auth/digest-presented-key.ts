@@ -12,6 +12,9 @@ export const maxRememberedKeys = 4096;
 
 const digests = new Map<string, KeyDigest | null>();
 
+/** No key is longer: `sk-` + 48 characters + `-` + a channel id, with room to spare. */
+export const longestPresentableKey = 128;
+
 /**
  * parseApiKey + SHA-256 of a presented key, remembered per key: the same few keys come with every request,
  * and the parse and the hash were ~4 µs of each one. null: the value cannot be a key at all. A function of
@@ -19,6 +22,9 @@ const digests = new Map<string, KeyDigest | null>();
  * keys (valid or not) in memory, as each request does while it runs.
  */
 export function digestPresentedKey(presented: string): KeyDigest | null {
+  // Longer than any key (`sk-` + 48 + a channel pin): never a key, and never kept — a flood of 15 KB values
+  // would otherwise hold tens of megabytes in the memo.
+  if (presented.length > longestPresentableKey) return null;
   const remembered = digests.get(presented);
   if (remembered !== undefined) return remembered;
   const parsed = parseApiKey(presented);

@@ -15,15 +15,16 @@ export interface ModelPricing {
 }
 
 /**
- * Pure: exactly the models the caller may use (spec §4.2) — group × enabled channels × the token's
+ * Pure: exactly the models the caller may use (spec §4.2) — group (or the pinned channel) × enabled channels × the token's
  * model_limits × priced (a model without a price is refused with 400 price_not_configured unless
  * `allow_unpriced_models` is on, so it is not listed either).
  */
 export function listUsableModels(channels: readonly ChannelRecord[], caller: AuthenticatedCaller, pricing: ModelPricing): UsableModel[] {
   const owners = new Map<string, { ownedBy: string; priority: number }>();
   for (const channel of channels) {
-    if (channel.status !== 'enabled' || !channel.groups.includes(caller.group)) continue;
-    if (caller.pinnedChannelId !== undefined && channel.id !== caller.pinnedChannelId) continue;
+    if (channel.status !== 'enabled') continue;
+    // A pinned key (`sk-…-<channel id>`) reaches its channel whatever its groups, as routing does (select-channel.ts).
+    if (caller.pinnedChannelId !== undefined ? channel.id !== caller.pinnedChannelId : !channel.groups.includes(caller.group)) continue;
     for (const model of channel.models) {
       const known = owners.get(model);
       if (known === undefined || channel.priority > known.priority) owners.set(model, { ownedBy: channel.type, priority: channel.priority });

@@ -79,6 +79,17 @@ export class TokensRepository {
     return row === undefined ? undefined : toTokenRecord(row);
   }
 
+  /** What the token's requests in flight hold reserved (open quota reservations), in quota units. */
+  async reservedInFlight(id: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('quota_reservations')
+      .select((eb) => eb.fn.sum<number | string | null>('amount').as('reserved'))
+      .where('state', '=', 'reserved')
+      .where('token_id', '=', id)
+      .executeTakeFirst();
+    return Number(row?.reserved ?? 0);
+  }
+
   async getByKeyHash(keyHash: string): Promise<StoredToken | undefined> {
     const row = await this.db.selectFrom('tokens').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
     return row === undefined ? undefined : toTokenRecord(row);

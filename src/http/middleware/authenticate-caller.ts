@@ -9,11 +9,8 @@ export type KeySource = 'openai' | 'anthropic' | 'gemini' | 'any';
 
 export function presentedKeyOf(request: FastifyRequest, source: KeySource): string | undefined {
   const headers = request.headers;
-  const authorization = headers.authorization;
-  if (authorization !== undefined && authorization.trim() !== '') {
-    // A present but non-Bearer Authorization header is a wrong key, not a missing one.
-    return bearerValue(authorization) ?? '\u0000invalid';
-  }
+  // A style's own key header wins over Authorization, as in new-api (which copies `x-api-key` and
+  // `x-goog-api-key` onto Authorization): a client that sends both is charged to the key its SDK sent.
   if (source === 'anthropic' || source === 'any') {
     const apiKey = headers['x-api-key'];
     if (typeof apiKey === 'string' && apiKey !== '') return apiKey;
@@ -23,6 +20,11 @@ export function presentedKeyOf(request: FastifyRequest, source: KeySource): stri
     if (typeof googleKey === 'string' && googleKey !== '') return googleKey;
     const queryKey = (request.query as Record<string, unknown> | undefined)?.key;
     if (typeof queryKey === 'string' && queryKey !== '') return queryKey;
+  }
+  const authorization = headers.authorization;
+  if (authorization !== undefined && authorization.trim() !== '') {
+    // A present but non-Bearer Authorization header is a wrong key, not a missing one.
+    return bearerValue(authorization) ?? '\u0000invalid';
   }
   return undefined;
 }

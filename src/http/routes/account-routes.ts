@@ -29,13 +29,17 @@ export function quotaInDisplayUnit(quota: number, settings: DisplaySettings): nu
   }
 }
 
-/** Pure: spec §2.9, in quota units. `model_limits` is `{model: true}` as new-api sends it. */
-export function formatTokenUsage(token: TokenRecord) {
+/**
+ * Pure: spec §2.9, in quota units. `model_limits` is `{model: true}` as new-api sends it. What requests in
+ * flight hold reserved (taken from the balance, not yet settled) counts as used, as new-api's pre-charge
+ * does, so the granted total stays the same while a request runs.
+ */
+export function formatTokenUsage(token: TokenRecord, reservedInFlight = 0) {
   return {
     object: 'token_usage',
     name: token.name,
-    total_granted: token.remainQuota + token.usedQuota,
-    total_used: token.usedQuota,
+    total_granted: token.remainQuota + token.usedQuota + reservedInFlight,
+    total_used: token.usedQuota + reservedInFlight,
     total_available: token.remainQuota,
     unlimited_quota: token.unlimitedQuota,
     model_limits: Object.fromEntries((token.modelLimits ?? []).map((model) => [model, true])),
@@ -45,8 +49,8 @@ export function formatTokenUsage(token: TokenRecord) {
 }
 
 /** Pure: spec §2.10. The limit is what the token was granted (remaining + used) in the display unit. */
-export function formatBillingSubscription(token: TokenRecord, settings: DisplaySettings) {
-  const limit = token.unlimitedQuota ? unlimitedDisplayLimit : quotaInDisplayUnit(token.remainQuota + token.usedQuota, settings);
+export function formatBillingSubscription(token: TokenRecord, settings: DisplaySettings, reservedInFlight = 0) {
+  const limit = token.unlimitedQuota ? unlimitedDisplayLimit : quotaInDisplayUnit(token.remainQuota + token.usedQuota + reservedInFlight, settings);
   return {
     object: 'billing_subscription',
     has_payment_method: true,
@@ -58,8 +62,8 @@ export function formatBillingSubscription(token: TokenRecord, settings: DisplayS
 }
 
 /** Pure: spec §2.11. `total_usage` is in hundredths (cents) of the display unit, as OpenAI's old endpoint and new-api. */
-export function formatBillingUsage(token: TokenRecord, settings: DisplaySettings) {
-  return { object: 'list', total_usage: quotaInDisplayUnit(token.usedQuota, settings) * 100 };
+export function formatBillingUsage(token: TokenRecord, settings: DisplaySettings, reservedInFlight = 0) {
+  return { object: 'list', total_usage: quotaInDisplayUnit(token.usedQuota + reservedInFlight, settings) * 100 };
 }
 
 /**
@@ -78,7 +82,7 @@ function authenticateUsageCaller(services: AppServices): preHandlerAsyncHookHand
   };
 }
 
-type FreshToken = { ok: true; token: TokenRecord } | { ok: false };
+type FreshToken = { ok: true; token: TokenRecord; reservedInFlight: number } | { ok: false };
 
 /**
  * Balances move on every request (and on other replicas), so these routes read the row instead of the
@@ -88,15 +92,16 @@ async function readFreshToken(services: AppServices, request: FastifyRequest): P
   const caller = request.caller;
   if (caller === undefined) throw new Error('account routes run after authentication');
   let token: TokenRecord | undefined;
+  let reservedInFlight: number;
   try {
-    token = await services.repositories.tokens.get(caller.token.id);
+    [token, reservedInFlight] = await Promise.all([services.repositories.tokens.get(caller.token.id), services.repositories.tokens.reservedInFlight(caller.token.id)]);
   } catch (error) {
     request.log.error({ err: error, tokenId: caller.token.id }, 'reading the token for an account route failed');
     return { ok: false };
   }
   if (token === undefined) throw new GatewayError('invalid_api_key', 'Incorrect API key provided.');
   if (!token.enabled) throw new GatewayError('token_disabled', 'This API key has been disabled.');
-  return { ok: true, token };
+  return { ok: true, token, reservedInFlight };
 }
 
 /** Spec §4.11: token usage and the OpenAI-compatible billing routes. */
@@ -105,16 +110,16 @@ export async function accountRoutes(app: FastifyInstance, services: AppServices)
     const fresh = await readFreshToken(services, request);
     // new-api answers a failed lookup with 200 and the /api envelope.
     if (!fresh.ok) return reply.send({ success: false, message: 'query token usage failed' });
-    return { code: true, message: 'ok', data: formatTokenUsage(fresh.token) };
+    return { code: true, message: 'ok', data: formatTokenUsage(fresh.token, fresh.reservedInFlight) };
   };
   const usageOptions = { config: { errorStyle: 'api' as const }, preHandler: authenticateUsageCaller(services) };
   app.get('/api/usage/token/', usageOptions, tokenUsage);
   app.get('/api/usage/token', usageOptions, tokenUsage);
 
-  const billing = (format: (token: TokenRecord, settings: DisplaySettings) => unknown) => async (request: FastifyRequest, reply: FastifyReply) => {
+  const billing = (format: (token: TokenRecord, settings: DisplaySettings, reservedInFlight: number) => unknown) => async (request: FastifyRequest, reply: FastifyReply) => {
     const fresh = await readFreshToken(services, request);
     if (!fresh.ok) return reply.send(queryQuotaFailed);
-    return format(fresh.token, services.catalog.snapshot.settings);
+    return format(fresh.token, services.catalog.snapshot.settings, fresh.reservedInFlight);
   };
   // Auth failures keep the OpenAI envelope with 401/403 (new-api's TokenAuth on these paths).
   const billingOptions = { config: { errorStyle: 'openai' as const }, preHandler: authenticateCaller(services, 'openai') };
