@@ -48,6 +48,11 @@ export class UpstreamBody extends EventEmitter {
   /** A whole-body read in progress: chunks go straight to it, with no events and no tick. */
   private whole: WholeRead | undefined;
 
+  /** The most a whole-body read takes (MAX_UPSTREAM_RESPONSE_MB): also the bound of an answer collected whole from events. */
+  get wholeLimitBytes(): number {
+    return this.maxWholeBytes;
+  }
+
   constructor(
     /** Tells undici to read the socket again after push() returned false. */
     private readonly resumeUpstream: () => void,

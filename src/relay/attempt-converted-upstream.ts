@@ -8,6 +8,7 @@ import type { ConversionContext } from '../canonical/conversion.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { buildProviderRequest, upstreamStreams } from '../providers/build-provider-request.js';
 import type { UpstreamTextStyle } from '../providers/provider-request.js';
+import { UpstreamBodyTooLarge } from '../providers/upstream-body.js';
 import type { UpstreamSignal } from '../providers/upstream-client.js';
 import { createSseDecoder } from '../streaming/decode-sse.js';
 import { meterStreamPart, meterWholeResponse } from './meter-stream-part.js';
@@ -114,11 +115,17 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     return out;
   };
   const sse = createSseDecoder({ maxEventBytes: services.settings.maxStreamEventBytes, onEvent: (event) => emit(decoder.push(event)) });
+  // A non-streaming client's answer is held whole before it is sent: bounded as a whole-body read is.
+  const holdLimit = encoder === undefined ? response.body.wholeLimitBytes : Number.POSITIVE_INFINITY;
+  let heldBytes = 0;
   try {
     await readBodyChunks(response.body, (chunk) => {
+      heldBytes += chunk.length;
+      if (heldBytes > holdLimit) return 'stop';
       sse.push(chunk);
       return client.flushAndDrain();
     });
+    if (heldBytes > holdLimit) throw new UpstreamBodyTooLarge(holdLimit);
     sse.end();
     // A body that ends mid-answer is an interruption, as a reset is: not a finish to show as whole.
     if (!decoder.complete) throw new StreamEndedMidAnswer();

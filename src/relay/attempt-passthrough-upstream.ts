@@ -3,6 +3,7 @@ import type { CanonicalStreamPart } from '../canonical/canonical-stream-part.js'
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { buildProviderRequest } from '../providers/build-provider-request.js';
 import type { UpstreamTextStyle } from '../providers/provider-request.js';
+import { UpstreamBodyTooLarge, type UpstreamBody } from '../providers/upstream-body.js';
 import type { UpstreamSignal } from '../providers/upstream-client.js';
 import { createSseDecoder } from '../streaming/decode-sse.js';
 import { meterStreamPart, meterWholeResponse } from './meter-stream-part.js';
@@ -117,7 +118,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
  */
 async function collectWholeAnswer(
   input: PassthroughAttemptInput,
-  body: ChunkSource,
+  body: UpstreamBody,
   status: number,
   merge: (events: readonly unknown[]) => Record<string, unknown>,
 ): Promise<AttemptOutcome<{ status: number }>> {
@@ -142,11 +143,16 @@ async function collectWholeAnswer(
       note(decoder.push(event));
     },
   });
+  // The answer is held whole before it is sent: bounded as a whole-body read is (MAX_UPSTREAM_RESPONSE_MB).
+  let collectedBytes = 0;
   try {
     await readBodyChunks(body, (chunk) => {
+      collectedBytes += chunk.length;
+      if (collectedBytes > body.wholeLimitBytes) return 'stop';
       sse.push(chunk);
       return meter.clientAborted ? 'stop' : undefined;
     });
+    if (collectedBytes > body.wholeLimitBytes) throw new UpstreamBodyTooLarge(body.wholeLimitBytes);
     sse.end();
     if (!meter.clientAborted && !decoder.complete) throw new StreamEndedMidAnswer();
     note(decoder.end());
