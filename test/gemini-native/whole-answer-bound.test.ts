@@ -17,7 +17,8 @@ afterAll(async () => fixture?.close());
 /** Four events of 400 KB of text each: every event is far below the 8 MiB event bound, the whole above 1 MiB. */
 const oversized = () => geminiStream({ text: Array.from({ length: 4 }, (_, index) => String(index).repeat(400 * 1024)), usage: { input: 10, output: 400_000 } });
 /** The log row's attempts (stored as JSON text on SQLite). */
-const attemptsOf = (row: { attempts: unknown }): { channel_id: number; status: number | null; error?: string }[] => (typeof row.attempts === 'string' ? JSON.parse(row.attempts) : row.attempts);
+type Attempt = { channel_id: number; status: number | null; error?: string };
+const attemptsOf = (row: { attempts: unknown }): Attempt[] => (typeof row.attempts === 'string' ? JSON.parse(row.attempts) : row.attempts) as Attempt[];
 
 describe('a whole answer collected from a Gemini stream', () => {
   it.each([
