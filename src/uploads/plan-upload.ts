@@ -23,12 +23,12 @@ const contentTypesByExtension: Readonly<Record<string, string>> = {
   webm: 'video/webm',
   mp3: 'audio/mpeg',
   wav: 'audio/wav',
-  pdf: 'application/pdf',
 };
 
 /**
- * Pure: the object key (`{prefix}/{id}{.ext}`, the prefix `uploads/user/{userId}` unless the client names
- * one), the content type (the client's, else the extension's, else `application/octet-stream`) and the
+ * Pure: the object key (`uploads/user/{userId}[/{client prefix}]/{id}{.ext}`: always in the caller's own
+ * space), the content type (the client's — an image, video or audio type, or `application/octet-stream` —
+ * else the extension's, else `application/octet-stream`) and the
  * lifetime (default 900 s, clamped to 60–3600 as spec §8 says). Throws the 400 for a field of the wrong
  * type or a prefix that could leave its place (`..`, a leading `/`, characters S3 keys should not hold).
  */
@@ -36,8 +36,14 @@ export function planUpload(body: Record<string, unknown>, userId: number, object
   const fileName = optionalString(body, 'file_name');
   const extension = fileName === undefined ? undefined : extensionOf(fileName);
   const contentType = optionalString(body, 'content_type');
-  if (contentType !== undefined && !/^[\w.+-]+\/[\w.+-]+(?:\s*;.*)?$/.test(contentType)) throw invalidParameter('content_type', `'${contentType}' is not a MIME type`);
-  const prefix = readPrefix(body.prefix) ?? `uploads/user/${userId}`;
+  if (contentType !== undefined && !/^(?:image|video|audio)\/[\w.+-]+$|^application\/octet-stream$/i.test(contentType)) {
+    // Uploads are references for image and video requests: HTML or scripts served from the operator's storage are not.
+    throw invalidParameter('content_type', `'${contentType}' is not an image, video or audio type (or application/octet-stream)`);
+  }
+  // Every key is under the caller's own space; a client prefix only sorts files within it.
+  const ownSpace = `uploads/user/${userId}`;
+  const clientPrefix = readPrefix(body.prefix);
+  const prefix = clientPrefix === undefined || clientPrefix === ownSpace || clientPrefix.startsWith(`${ownSpace}/`) ? (clientPrefix ?? ownSpace) : `${ownSpace}/${clientPrefix}`;
   return {
     objectKey: `${prefix}/${objectId}${extension === undefined ? '' : `.${extension}`}`,
     contentType: contentType ?? (extension === undefined ? undefined : contentTypesByExtension[extension]) ?? 'application/octet-stream',

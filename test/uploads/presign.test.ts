@@ -88,14 +88,14 @@ describe('POST /api/upload/presign', () => {
     expect(s3.refusals.at(-1)).toBe('expired');
   });
 
-  it('defaults with an empty body; expires_in is clamped to 60–3600; a prefix is kept', async () => {
+  it('defaults with an empty body; expires_in is clamped to 60–3600; a client prefix sorts files within the caller’s own space', async () => {
     const empty = await presign({});
     expect(empty.json.data).toMatchObject({ content_type: 'application/octet-stream', expires_in: 900 });
     expect(empty.json.data.object_key).toMatch(new RegExp(`^uploads/user/${userId}/[0-9a-f]{32}$`));
     expect((await presign({ expires_in: 5 })).json.data.expires_in).toBe(60);
     expect((await presign({ expires_in: 86_400 })).json.data.expires_in).toBe(3600);
     const prefixed = (await presign({ prefix: 'videos/refs/', file_name: 'clip.webm' })).json.data;
-    expect(prefixed.object_key).toMatch(/^videos\/refs\/[0-9a-f]{32}\.webm$/);
+    expect(prefixed.object_key).toMatch(new RegExp(`^uploads/user/${userId}/videos/refs/[0-9a-f]{32}\\.webm$`));
     const put = await fetch(prefixed.upload_url, { method: 'PUT', headers: { 'content-type': 'video/webm' }, body: 'webm' });
     expect(put.status).toBe(200);
   });

@@ -1,3 +1,4 @@
+import { estimatedTokensPerImage } from '../count-tokens.js';
 import { invalidParameter, missingParameter } from '../validate-body.js';
 import type { PromptText } from '../openai/collect-prompt-text.js';
 
@@ -5,32 +6,37 @@ import type { PromptText } from '../openai/collect-prompt-text.js';
 export type GeminiEmbeddingAction = 'embedContent' | 'batchEmbedContents';
 
 /**
- * Pure: checks an embedding body and reads the text it embeds (every `text` part, each counted alone).
+ * Pure: checks an embedding body and reads what it embeds (every `text` part, each counted alone; media parts
+ * at 1000 tokens each, as images are counted everywhere).
  * A batch needs at least one request, each with a `content`; throws the 400 naming the field.
  */
 export function readGeminiEmbeddingText(action: GeminiEmbeddingAction, body: Record<string, unknown>): PromptText {
-  const texts: string[] = [];
+  const prompt: PromptText = { texts: [], extraTokens: 0 };
   if (action === 'embedContent') {
-    collectParts(body.content, 'content', texts);
-    return { texts, extraTokens: 0 };
+    collectParts(body.content, 'content', prompt);
+    return prompt;
   }
   const { requests } = body;
   if (requests === undefined || requests === null) throw missingParameter('requests');
   if (!Array.isArray(requests) || requests.length === 0) throw invalidParameter('requests', 'must be a non-empty array of embedContent requests');
   for (const [index, request] of requests.entries()) {
     if (request === null || typeof request !== 'object' || Array.isArray(request)) throw invalidParameter(`requests.${index}`, 'must be an object');
-    collectParts((request as Record<string, unknown>).content, `requests.${index}.content`, texts);
+    collectParts((request as Record<string, unknown>).content, `requests.${index}.content`, prompt);
   }
-  return { texts, extraTokens: 0 };
+  return prompt;
 }
 
-function collectParts(content: unknown, path: string, texts: string[]): void {
+/** Text parts by their text; media parts (`inlineData`, `fileData`: multimodal embedding models take them) at the per-image assumption. */
+function collectParts(content: unknown, path: string, prompt: PromptText): void {
   if (content === undefined || content === null) throw missingParameter(path);
   if (typeof content !== 'object' || Array.isArray(content)) throw invalidParameter(path, 'must be a Content object with parts');
   const { parts } = content as { parts?: unknown };
   if (!Array.isArray(parts) || parts.length === 0) throw invalidParameter(`${path}.parts`, 'must be a non-empty array');
   for (const part of parts) {
-    if (part !== null && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string') texts.push((part as { text: string }).text);
+    if (part === null || typeof part !== 'object') continue;
+    const { text, inlineData, fileData } = part as { text?: unknown; inlineData?: unknown; fileData?: unknown };
+    if (typeof text === 'string') prompt.texts.push(text);
+    if (inlineData != null || fileData != null) prompt.extraTokens += estimatedTokensPerImage;
   }
 }
 

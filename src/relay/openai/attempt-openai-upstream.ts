@@ -31,7 +31,7 @@ export interface OpenaiAttemptInput {
   /** Headers for the client once this attempt serves (request id, channel, attempt count). */
   clientHeaders: Record<string, string>;
   /** What a whole answer tells the meter; the default reads chat-style usage and text. */
-  readWholeAnswer?: (answer: Buffer, meter: UsageMeter) => void;
+  readWholeAnswer?: (answer: Buffer, meter: UsageMeter, contentType: string) => void;
 }
 
 export interface OpenaiServed {
@@ -78,7 +78,8 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
     return readFailureOutcome(error, meter, status);
   }
   meter.firstTokenAt = services.now();
-  (input.readWholeAnswer ?? noteNonStreamUsage)(bytes, meter);
+  if (input.readWholeAnswer === undefined) noteNonStreamUsage(bytes, meter);
+  else input.readWholeAnswer(bytes, meter, contentType);
   meter.committed = true;
   sendWholeAnswer(reply, status, input.clientHeaders, contentType === '' ? 'application/json' : contentType, bytes);
   return { kind: 'served', value: { status }, status };

@@ -22,7 +22,7 @@ export interface OpenaiEndpoint {
   /** False: the upstream API has no `model` field (web reader and search); the model only routes and prices. */
   forwardsModel?: false;
   /** What a whole answer tells the meter, when it is not an OpenAI-style body with `usage`. */
-  readWholeAnswer?: (answer: Buffer, meter: UsageMeter) => void;
+  readWholeAnswer?: (answer: Buffer, meter: UsageMeter, contentType: string) => void;
   promptText(body: Record<string, unknown>): PromptText;
   /** The client's output budget; undefined = none given (the configured default applies); 0 = no output. */
   maxOutputTokens(body: Record<string, unknown>): number | undefined;

@@ -22,7 +22,9 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
   const body = requireObjectBody(request.body);
   const parsed = endpoint.schema.safeParse(body);
   if (!parsed.success) throw invalidRequestFrom(parsed.error.issues[0]);
-  const baseModel = typeof body.model === 'string' ? body.model : (endpoint.defaultModel ?? '');
+  // An endpoint whose upstream API has no model (web reader, search) is routed, priced and limited by its
+  // own model name: a body naming another would buy the service at that model's price.
+  const baseModel = endpoint.forwardsModel !== false && typeof body.model === 'string' ? body.model : (endpoint.defaultModel ?? '');
   // Compaction is routed and priced under its own name (`gpt-5-openai-compact`), as new-api does.
   const model = `${baseModel}${endpoint.billingSuffix ?? ''}`;
   const stream = endpoint.streams && body.stream === true;

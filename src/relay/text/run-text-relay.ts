@@ -51,6 +51,17 @@ function needsChatUpstream(inbound: TextInbound): boolean {
   return (typeof n === 'number' && n > 1) || (functions !== undefined && functions !== null) || (functionCall !== undefined && functionCall !== null);
 }
 
+/**
+ * The output the reservation covers: the client's limit (or the model's default budget) per choice, so
+ * `n` choices reserve `n` times it (the reservation is the most a request can cost).
+ */
+function outputBudgetFor(services: RelayServices, inbound: TextInbound): number | undefined {
+  const choices = inbound.style === 'openai-chat' ? inbound.body.n : undefined;
+  if (typeof choices !== 'number' || !Number.isInteger(choices) || choices <= 1) return inbound.maxOutputTokens;
+  const perChoice = inbound.maxOutputTokens ?? services.catalog.snapshot.outputBudgetFor(inbound.model);
+  return perChoice * choices;
+}
+
 function channelTypesFor(services: RelayServices, inbound: TextInbound, request: FastifyRequest): ReadonlySet<string> {
   if (!needsChatUpstream(inbound)) return textChannelTypes;
   const caller = request.caller;
@@ -83,7 +94,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
       stream: inbound.stream,
       estimatedPromptTokens: inbound.estimatedPromptTokens,
       countPromptTokens: inbound.countPromptTokens,
-      maxOutputTokens: inbound.maxOutputTokens,
+      maxOutputTokens: outputBudgetFor(services, inbound),
       channelTypes: channelTypesFor(services, inbound, request),
       logStyle: inbound.style,
       warnings: inbound.warnings,

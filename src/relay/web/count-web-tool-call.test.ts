@@ -3,17 +3,23 @@ import { webToolCallFailed } from './count-web-tool-call.js';
 
 describe('webToolCallFailed', () => {
   it('is true only for a JSON envelope with a non-zero numeric code', () => {
-    expect(webToolCallFailed(Buffer.from('{"code":-30001,"message":"fetch failed"}'))).toBe(true);
-    expect(webToolCallFailed(Buffer.from(' \n{"code":-20025}'))).toBe(true);
-    expect(webToolCallFailed(Buffer.from('{"code":0,"data":"x"}'))).toBe(false);
-    expect(webToolCallFailed(Buffer.from('{"code":"-1"}'))).toBe(false);
-    expect(webToolCallFailed(Buffer.from('{"data":"no code"}'))).toBe(false);
+    expect(webToolCallFailed(Buffer.from('{"code":-30001,"message":"fetch failed"}'), 'application/json')).toBe(true);
+    expect(webToolCallFailed(Buffer.from(' \n{"code":-20025}'), 'application/json')).toBe(true);
+    expect(webToolCallFailed(Buffer.from('{"code":0,"data":"x"}'), 'application/json')).toBe(false);
+    expect(webToolCallFailed(Buffer.from('{"code":"-1"}'), 'application/json')).toBe(false);
+    expect(webToolCallFailed(Buffer.from('{"data":"no code"}'), 'application/json')).toBe(false);
   });
 
   it('is false for Markdown, text and broken JSON', () => {
-    expect(webToolCallFailed(Buffer.from('# Title\n{"code":-1}'))).toBe(false);
-    expect(webToolCallFailed(Buffer.from('{not json'))).toBe(false);
-    expect(webToolCallFailed(Buffer.from(''))).toBe(false);
-    expect(webToolCallFailed(Buffer.from('null'))).toBe(false);
+    expect(webToolCallFailed(Buffer.from('# Title\n{"code":-1}'), 'application/json')).toBe(false);
+    expect(webToolCallFailed(Buffer.from('{not json'), 'application/json')).toBe(false);
+    expect(webToolCallFailed(Buffer.from(''), 'application/json')).toBe(false);
+    expect(webToolCallFailed(Buffer.from('null'), 'application/json')).toBe(false);
+  });
+
+  it('is false for a page delivered as Markdown or text, whatever it says', () => {
+    expect(webToolCallFailed(Buffer.from('{"code":404,"message":"Not Found"}'), 'text/markdown; charset=utf-8')).toBe(false);
+    expect(webToolCallFailed(Buffer.from('{"code":404}'), 'text/plain')).toBe(false);
+    expect(webToolCallFailed(Buffer.from('{"code":-30001}'), 'application/json; charset=utf-8')).toBe(true);
   });
 });
