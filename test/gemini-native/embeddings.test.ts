@@ -35,15 +35,15 @@ describe('Gemini embeddings through @google/genai', () => {
     expect(charged).toBe(expectedCharge({ input, output: 0 }));
   });
 
-  it(':embedContent with one content, raw: relayed, billed, the upstream model in the path', async () => {
+  it(':embedContent with one content and a title, raw: relayed, both billed, the upstream model in the path', async () => {
     fixture.primary.gemini.enqueue({ json: { embedding: { values: [1, 2, 3] } } });
-    const { result, charged } = await booked(fixture, () => geminiRaw(fixture.gateway.url, `/v1beta/models/${modelOf.gemini}:embedContent`, { content: { parts: [{ text: 'hello world' }] }, taskType: 'RETRIEVAL_QUERY' }));
+    const { result, charged } = await booked(fixture, () => geminiRaw(fixture.gateway.url, `/v1beta/models/${modelOf.gemini}:embedContent`, { content: { parts: [{ text: 'hello world' }] }, taskType: 'RETRIEVAL_DOCUMENT', title: 'A greeting' }));
     expect(result!.status).toBe(200);
     expect(result!.json).toEqual({ embedding: { values: [1, 2, 3] } });
     const upstream = fixture.primary.gemini.requests.at(-1)!;
     expect(upstream.path).toBe('/v1beta/models/text-embedding-004:embedContent');
-    expect(upstream.body).toEqual({ content: { parts: [{ text: 'hello world' }] }, taskType: 'RETRIEVAL_QUERY' });
-    expect(charged).toBe(expectedCharge({ input: tokens('hello world'), output: 0 }));
+    expect(upstream.body).toEqual({ content: { parts: [{ text: 'hello world' }] }, taskType: 'RETRIEVAL_DOCUMENT', title: 'A greeting' });
+    expect(charged).toBe(expectedCharge({ input: tokens('hello world') + tokens('A greeting'), output: 0 }));
   });
 
   it('a body without content or requests → 400 INVALID_ARGUMENT, nothing charged, no upstream call', async () => {

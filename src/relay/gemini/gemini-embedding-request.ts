@@ -14,6 +14,7 @@ export function readGeminiEmbeddingText(action: GeminiEmbeddingAction, body: Rec
   const prompt: PromptText = { texts: [], extraTokens: 0 };
   if (action === 'embedContent') {
     collectParts(body.content, 'content', prompt);
+    collectTitle(body, prompt);
     return prompt;
   }
   const { requests } = body;
@@ -22,8 +23,14 @@ export function readGeminiEmbeddingText(action: GeminiEmbeddingAction, body: Rec
   for (const [index, request] of requests.entries()) {
     if (request === null || typeof request !== 'object' || Array.isArray(request)) throw invalidParameter(`requests.${index}`, 'must be an object');
     collectParts((request as Record<string, unknown>).content, `requests.${index}.content`, prompt);
+    collectTitle(request as Record<string, unknown>, prompt);
   }
   return prompt;
+}
+
+/** A document's `title` (RETRIEVAL_DOCUMENT) is embedded with it: counted as text. */
+function collectTitle(request: Record<string, unknown>, prompt: PromptText): void {
+  if (typeof request.title === 'string') prompt.texts.push(request.title);
 }
 
 /** Text parts by their text; media parts (`inlineData`, `fileData`: multimodal embedding models take them) at the per-image assumption. */
