@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isRecord } from '../../convert/shared/is-record.js';
 import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
 import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
+import { mappingLoopFailure } from '../mapping-loop-failure.js';
 import { attemptOpenaiUpstream } from '../openai/attempt-openai-upstream.js';
 import { runRelayEnvelope } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
@@ -25,7 +26,7 @@ export function runGeminiEmbeddingRelay(services: RelayServices, action: GeminiE
       { model, stream: false, ...estimatePromptTokens(prompt), maxOutputTokens: 0, channelTypes: geminiChannelTypes, logStyle: `gemini-${action}`, warnings: [] },
       async (channel, key, tools) => {
         const mapping = resolveModelMapping(channel.modelMapping, model);
-        if (!mapping.ok) return { kind: 'failed', failure: { kind: 'connection', message: `model_mapping of channel ${channel.id} loops: ${mapping.loop.join(' → ')}` } };
+        if (!mapping.ok) return mappingLoopFailure(channel.id, mapping.loop);
         tools.setUpstreamModel(mapping.upstreamModel);
         return attemptOpenaiUpstream({
           services,
@@ -34,8 +35,6 @@ export function runGeminiEmbeddingRelay(services: RelayServices, action: GeminiE
           channel,
           key,
           upstreamBody: geminiEmbeddingBody(action, body, request.rawBody, model, mapping.upstreamModel),
-          stream: false,
-          clientWantsUsage: false,
           reply,
           meter: tools.meter,
           signal: tools.signal,

@@ -3,6 +3,7 @@ import { isRecord } from '../../convert/shared/is-record.js';
 import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
 import { estimatedTokensPerImage } from '../count-tokens.js';
 import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
+import { mappingLoopFailure } from '../mapping-loop-failure.js';
 import { MultipartBody } from '../multipart-body.js';
 import { attemptOpenaiUpstream } from '../openai/attempt-openai-upstream.js';
 import { readOpenaiUsage } from '../openai/read-openai-usage.js';
@@ -60,7 +61,7 @@ async function relayImageRequest(services: RelayServices, operation: ImageOperat
     },
     async (channel, key, tools) => {
       const mapping = resolveModelMapping(channel.modelMapping, image.model);
-      if (!mapping.ok) return { kind: 'failed', failure: { kind: 'connection', message: `model_mapping of channel ${channel.id} loops: ${mapping.loop.join(' → ')}` } };
+      if (!mapping.ok) return mappingLoopFailure(channel.id, mapping.loop);
       tools.setUpstreamModel(mapping.upstreamModel);
       const upstream = await buildUpstreamImageBody(body, image, mapping.upstreamModel);
       return attemptOpenaiUpstream({
@@ -70,8 +71,6 @@ async function relayImageRequest(services: RelayServices, operation: ImageOperat
         key,
         upstreamBody: upstream.bytes,
         upstreamContentType: upstream.contentType,
-        stream: false,
-        clientWantsUsage: false,
         reply,
         meter: tools.meter,
         signal: tools.signal,

@@ -23,8 +23,9 @@ export interface OpenaiAttemptInput {
   upstreamBody: string | Buffer;
   /** The body's content type: `application/json` unless set (an image edit's multipart form). */
   upstreamContentType?: string;
-  stream: boolean;
-  clientWantsUsage: boolean;
+  /** The client asked for a stream (false when not given: the endpoints that answer one document). */
+  stream?: boolean;
+  clientWantsUsage?: boolean;
   reply: FastifyReply;
   meter: UsageMeter;
   signal: UpstreamSignal;
@@ -55,13 +56,13 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   if (status >= 400) return failedAttemptFrom(response, input.key);
 
   const contentType = response.contentType;
-  if (input.stream && contentType.includes('text/event-stream')) {
+  if (input.stream === true && contentType.includes('text/event-stream')) {
     const piped = await pipeOpenaiStream({
       body: response.body,
       reply,
       headers: input.clientHeaders,
       meter,
-      clientWantsUsage: input.clientWantsUsage,
+      clientWantsUsage: input.clientWantsUsage === true,
       maxEventBytes: services.settings.maxStreamEventBytes,
       now: services.now,
     });

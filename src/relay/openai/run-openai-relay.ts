@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
 import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
+import { mappingLoopFailure } from '../mapping-loop-failure.js';
 import { runRelayEnvelope } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
 import { invalidRequestFrom, requireObjectBody } from '../validate-body.js';
@@ -45,7 +46,7 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
     },
     async (channel, key, tools) => {
       const mapping = resolveModelMapping(channel.modelMapping, baseModel);
-      if (!mapping.ok) return { kind: 'failed', failure: { kind: 'connection', message: `model_mapping of channel ${channel.id} loops: ${mapping.loop.join(' → ')}` } };
+      if (!mapping.ok) return mappingLoopFailure(channel.id, mapping.loop);
       tools.setUpstreamModel(mapping.upstreamModel);
       const askForStreamUsage = stream && !clientWantsUsage && channel.settings.stream_usage !== false;
       return attemptOpenaiUpstream({

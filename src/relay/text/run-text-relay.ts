@@ -55,7 +55,7 @@ function needsChatUpstream(inbound: TextInbound): boolean {
  * The output the reservation covers: the client's limit (or the model's default budget) per choice, so
  * `n` choices reserve `n` times it (the reservation is the most a request can cost).
  */
-function outputBudgetFor(services: RelayServices, inbound: TextInbound): number | undefined {
+function reservedOutputTokens(services: RelayServices, inbound: TextInbound): number | undefined {
   const choices = inbound.style === 'openai-chat' ? inbound.body.n : undefined;
   if (typeof choices !== 'number' || !Number.isInteger(choices) || choices <= 1) return inbound.maxOutputTokens;
   const perChoice = inbound.maxOutputTokens ?? services.catalog.snapshot.outputBudgetFor(inbound.model);
@@ -94,7 +94,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
       stream: inbound.stream,
       estimatedPromptTokens: inbound.estimatedPromptTokens,
       countPromptTokens: inbound.countPromptTokens,
-      maxOutputTokens: outputBudgetFor(services, inbound),
+      maxOutputTokens: reservedOutputTokens(services, inbound),
       channelTypes: channelTypesFor(services, inbound, request),
       logStyle: inbound.style,
       warnings: inbound.warnings,
