@@ -29,7 +29,9 @@ import { OptionsRepository } from './storage/options-repository.js';
 import { PricingRepository } from './storage/pricing-repository.js';
 import { runMigrations } from './storage/run-migrations.js';
 import { startRetention } from './storage/start-retention.js';
+import { TasksRepository } from './storage/tasks-repository.js';
 import { TokensRepository } from './storage/tokens-repository.js';
+import { TaskEngine } from './tasks/task-engine.js';
 import { UsersRepository } from './storage/users-repository.js';
 
 export interface StartOptions {
@@ -68,6 +70,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     pricing: new PricingRepository(database.db),
     options: new OptionsRepository(database.db),
     logs: new LogsRepository(database.db),
+    tasks: new TasksRepository(database.db, database.dialect),
   };
 
   const bootstrap = await ensureRootAndAdminKey(repositories.users, repositories.options, config?.admin_key ?? environment.adminKey, now());
@@ -138,7 +141,17 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     random: Math.random,
   };
 
-  const services: AppServices = { environment, database, catalog, secrets, relay, repositories, now };
+  const taskEngine = new TaskEngine({
+    repository: repositories.tasks,
+    catalog,
+    upstream,
+    logWriter,
+    now,
+    intervalMs: environment.taskPollIntervalSeconds * 1000,
+    timeoutMs: environment.taskTimeoutMinutes * 60_000,
+    onError: (error) => process.stderr.write(`polling tasks failed: ${String(error)}\n`),
+  });
+  const services: AppServices = { environment, database, catalog, secrets, relay, repositories, taskEngine, now };
   const app = await buildApp(services, {
     bodyLimitBytes: Math.floor(catalog.snapshot.settings.maxBodyMb * 1024 * 1024),
     logLevel: environment.logLevel,
@@ -154,6 +167,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     announce(`  Use it as: curl -H "Authorization: Bearer ${bootstrap.generatedAdminKey}" ${url === '' ? 'http://localhost:3000' : url}/api/admin/channels`);
   }
   for (const token of generatedTokens) announce(`Generated key for token "${token.name}" of user "${token.user}" (shown once): ${token.key}`);
+  taskEngine.start();
 
   return {
     app,
@@ -174,6 +188,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
       }
       await inFlight.drained();
       await serverClosed;
+      await taskEngine.stop();
       await logWriter.close();
       await retention.stop();
       await upstream.close();

@@ -32,6 +32,10 @@ export interface Environment {
   heapGrowingPercent: number;
   /** Seconds a shutdown waits for requests in flight before it aborts their upstream calls. */
   shutdownTimeoutSeconds: number;
+  /** Seconds between task poll passes (and between two polls of one task); 0: this instance does not poll. */
+  taskPollIntervalSeconds: number;
+  /** A task not finished this many minutes after its submit is failed and refunded. */
+  taskTimeoutMinutes: number;
   /**
    * Which proxies' X-Forwarded-For the client address is read from (Fastify's `trustProxy`): none (the
    * socket's address), all, or the listed addresses, CIDR ranges and named ranges.
@@ -87,6 +91,8 @@ export function readEnvironment(env: Record<string, string | undefined>): Enviro
     sqliteCacheMb: integerSetting(env, 'SQLITE_CACHE_MB', 4, { minimum: 1, maximum: 65_536 }),
     heapGrowingPercent: integerSetting(env, 'HEAP_GROWING_PERCENT', 100, { maximum: 1000 }),
     shutdownTimeoutSeconds: integerSetting(env, 'SHUTDOWN_TIMEOUT', 30, { minimum: 1 }),
+    taskPollIntervalSeconds: integerSetting(env, 'TASK_POLL_INTERVAL', 15, { maximum: 3600 }),
+    taskTimeoutMinutes: integerSetting(env, 'TASK_TIMEOUT_MINUTES', 1440, { minimum: 1, maximum: 43_200 }),
     trustProxy: trustProxySetting(env),
     uploadStorage: uploadStorageSetting(env),
   };

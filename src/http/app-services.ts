@@ -7,6 +7,8 @@ import type { ChannelsRepository } from '../storage/channels-repository.js';
 import type { LogsRepository } from '../storage/logs-repository.js';
 import type { OptionsRepository } from '../storage/options-repository.js';
 import type { PricingRepository } from '../storage/pricing-repository.js';
+import type { TasksRepository } from '../storage/tasks-repository.js';
+import type { TaskEngine } from '../tasks/task-engine.js';
 import type { TokensRepository } from '../storage/tokens-repository.js';
 import type { UsersRepository } from '../storage/users-repository.js';
 
@@ -24,7 +26,10 @@ export interface AppServices {
     pricing: PricingRepository;
     options: OptionsRepository;
     logs: LogsRepository;
+    tasks: TasksRepository;
   };
+  /** The poll loop of asynchronous tasks (started unless TASK_POLL_INTERVAL is 0). */
+  taskEngine: TaskEngine;
   /** Unix milliseconds; injected so tests can move time. */
   now(): number;
 }

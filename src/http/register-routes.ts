@@ -10,6 +10,7 @@ import { playgroundRoutes } from './routes/playground-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
 import { textRelayRoutes } from './routes/text-relay-routes.js';
 import { uploadRoutes } from './routes/upload-routes.js';
+import { videoRoutes } from './routes/video-routes.js';
 
 /** Every route of the gateway, in one visible list. */
 export async function registerRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
@@ -18,6 +19,7 @@ export async function registerRoutes(app: FastifyInstance, services: AppServices
   await textRelayRoutes(app, services);
   await openaiRelayRoutes(app, services);
   await imageRelayRoutes(app, services);
+  await videoRoutes(app, services);
   await accountRoutes(app, services);
   await uploadRoutes(app, services);
   await sessionRoutes(app, services);

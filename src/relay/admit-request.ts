@@ -20,6 +20,8 @@ export interface AdmissionInput extends PromptTokens {
   maxOutputTokens: number | undefined;
   /** Per-call models: how many calls (images) the request is. */
   calls?: number;
+  /** The price to bill at when the route prices the request itself (a video task's size and length); else the model's. */
+  price?: PriceRecord | undefined;
   ip: string;
 }
 
@@ -49,7 +51,7 @@ export interface Admission extends PromptTokens {
 export async function admitRequest(services: RelayServices, input: AdmissionInput): Promise<Admission> {
   const snapshot = services.catalog.snapshot;
   const settings = snapshot.settings;
-  const price = requirePrice(snapshot, input.model);
+  const price = input.price ?? requirePrice(snapshot, input.model);
   // A request that names no output limit may be sent any channel's own default (an Anthropic channel's
   // settings.max_tokens); one that names a tiny limit may be sent Responses' minimum instead.
   const outputBudget = snapshot.outputBudgetFor(input.model);

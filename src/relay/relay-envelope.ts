@@ -3,7 +3,7 @@ import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
 import { tokenAllowsModel } from '../auth/authorize-model.js';
 import { corsResponseHeaders } from '../http/cors.js';
 import { toGatewayError } from '../http/middleware/handle-errors.js';
-import type { ChannelRecord } from '../catalog/catalog-records.js';
+import type { ChannelRecord, PriceRecord } from '../catalog/catalog-records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { ClientAbortSignal } from '../providers/client-abort-signal.js';
 import type { UpstreamSignal } from '../providers/upstream-client.js';
@@ -27,6 +27,8 @@ export interface RelayPlan extends PromptTokens {
   maxOutputTokens: number | undefined;
   /** Per-call models: how many calls (images) the request is; 1 unless set. */
   calls?: number;
+  /** The price when the route chose it (video tasks: by size and length); else the model's own. */
+  price?: PriceRecord;
   /** Channel types able to serve it; undefined = any. */
   channelTypes?: ReadonlySet<string>;
   /** The log's `style` column. */
@@ -53,7 +55,8 @@ export type ErrorPassthrough = (channel: ChannelRecord, json: unknown) => boolea
 /**
  * The pipeline around every relay style (issue #3/#4): authorize model → admit (price, rate limit,
  * reserve) → failover over channels with the style's attempt → answer failures → settle → log.
- * Settlement and the log row happen in `finally`, so no ending can lose a charge.
+ * Settlement and the log row happen in `finally`, so no ending can lose a charge. Resolves with what the
+ * request was charged (a video task keeps it, to refund it if the task fails).
  */
 export async function runRelayEnvelope(
   services: RelayServices,
@@ -62,7 +65,7 @@ export async function runRelayEnvelope(
   plan: RelayPlan,
   attempt: StyleAttempt,
   errorPassthrough: ErrorPassthrough,
-): Promise<void> {
+): Promise<number> {
   const caller = request.caller;
   if (caller === undefined) throw new Error('relay routes run after authentication');
   const startedAt = services.now();
@@ -73,7 +76,7 @@ export async function runRelayEnvelope(
       : { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId, channelTypes: plan.channelTypes };
   authorizeModel(services, caller, query);
 
-  const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, maxOutputTokens: plan.maxOutputTokens, calls: plan.calls, ip: request.ip });
+  const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, maxOutputTokens: plan.maxOutputTokens, calls: plan.calls, price: plan.price, ip: request.ip });
   const meter = new UsageMeter();
   const abort = new ClientAbortSignal();
   const onClientClose = () => {
@@ -87,6 +90,7 @@ export async function runRelayEnvelope(
   let attemptNumber = 0;
   let result: FailoverResult<{ status: number }> | undefined;
   let failure: GatewayError | undefined;
+  let charged = 0;
   // Anthropic's SDK reads the id from `request-id` (protocols.md §6), the others from `x-request-id`.
   // (Known from the plan: Fastify's `request.routeOptions` builds an object on every read.)
   const anthropicClient = plan.logStyle === anthropicLogStyle;
@@ -127,6 +131,7 @@ export async function runRelayEnvelope(
     reply.raw.off('close', onClientClose);
     const channelId = result !== undefined && result.kind !== 'no_channel' ? result.channel.id : undefined;
     const settlement = await settleRequest(services, { requestId: request.id, admission, meter, upstreamAnswered, channelId: result?.kind === 'served' ? channelId : undefined });
+    charged = settlement.charged;
     services.logWriter.write(
       buildLogRow({
         requestId: request.id,
@@ -151,6 +156,7 @@ export async function runRelayEnvelope(
       }),
     );
   }
+  return charged;
 }
 
 /** Failed requests answer with the upstream's own error body when the style allows it, else our envelope. */

@@ -137,6 +137,41 @@ export interface LogsTable {
   error: string | null;
 }
 
+/** An asynchronous task (migration 010); see src/tasks/README.md for its lifecycle. */
+export interface TasksTable {
+  id: Generated<number>;
+  /** `task_` + 32 characters: the id clients see (the upstream's never reaches them). */
+  public_id: string;
+  /** video */
+  kind: string;
+  /** The submit request's id, which is its quota reservation's id. */
+  request_id: string;
+  user_id: number;
+  token_id: number;
+  channel_id: number | null;
+  /** Which of the channel's keys submitted it (the upstream task belongs to that key's account). */
+  key_fingerprint: string | null;
+  model: string;
+  upstream_model: string | null;
+  upstream_id: string | null;
+  /** not_start | submitted | queued | in_progress | success | failure (src/tasks/task-status.ts) */
+  status: string;
+  progress: number;
+  /** JSON: what the client asked for (seconds, size, prompt). */
+  properties: string;
+  /** JSON: the upstream's last answer about the task. */
+  result: string | null;
+  fail_reason: string | null;
+  /** The charge settled at submit; null until then. */
+  quota: number | null;
+  refunded: number;
+  lease_until: number;
+  next_poll_at: number;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+}
+
 export interface DatabaseSchema {
   users: UsersTable;
   tokens: TokensTable;
@@ -146,6 +181,7 @@ export interface DatabaseSchema {
   options: OptionsTable;
   quota_reservations: QuotaReservationsTable;
   logs: LogsTable;
+  tasks: TasksTable;
 }
 
 export type Database = Kysely<DatabaseSchema>;

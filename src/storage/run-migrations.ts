@@ -9,6 +9,7 @@ import { ledgerBatchRowLocksMigration } from './migrations/006-ledger-batch-row-
 import { userSessionVersionMigration } from './migrations/007-user-session-version.js';
 import { playgroundTokenPurposeMigration } from './migrations/008-playground-token-purpose.js';
 import { cacheWrite1hMigration } from './migrations/009-cache-write-1h.js';
+import { tasksMigration } from './migrations/010-tasks.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -22,6 +23,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '007-user-session-version': userSessionVersionMigration(),
     '008-playground-token-purpose': playgroundTokenPurposeMigration(),
     '009-cache-write-1h': cacheWrite1hMigration(),
+    '010-tasks': tasksMigration(dialect),
   };
 }
 

@@ -16,7 +16,7 @@ const geminiChannelTypes: ReadonlySet<string> = new Set(['gemini']);
  * sent (with the model mapped), the answer as received. Gemini reports no usage for embeddings, so the
  * charge is the embedded text counted locally at the input price, as for OpenAI embeddings without usage.
  */
-export function runGeminiEmbeddingRelay(services: RelayServices, action: GeminiEmbeddingAction, model: string, body: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export function runGeminiEmbeddingRelay(services: RelayServices, action: GeminiEmbeddingAction, model: string, body: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const prompt = readGeminiEmbeddingText(action, body);
   return services.inFlight.track(() =>
     runRelayEnvelope(

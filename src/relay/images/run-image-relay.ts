@@ -11,7 +11,8 @@ import { runRelayEnvelope } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
 import type { UsageMeter } from '../usage-meter.js';
 import { missingParameter, requireObjectBody } from '../validate-body.js';
-import { encodeImageForm, readImageForm, type ImageForm } from './image-form.js';
+import { encodeMultipartForm } from '../multipart-form.js';
+import { readImageForm, type ImageForm } from './image-form.js';
 import { readImageRequest, type ImageOperation, type ImageRequest } from './image-request.js';
 import { readImagesAnswer } from './read-images-answer.js';
 
@@ -88,7 +89,7 @@ async function buildUpstreamImageBody(body: ImageBody, image: ImageRequest, upst
   // An edit that named no model is sent the one it was routed as.
   const sentModel = body.kind === 'form' ? body.form.fields.model : body.body.model;
   if (upstreamModel !== sentModel) changes.model = upstreamModel;
-  if (body.kind === 'form') return encodeImageForm(body.body, body.form.form, changes);
+  if (body.kind === 'form') return encodeMultipartForm(body.body, body.form.form, changes);
   const unchanged = Object.keys(changes).length === 0;
   const bytes = unchanged && body.raw !== undefined ? body.raw : JSON.stringify(Object.assign({}, body.body, changes));
   return { bytes, contentType: 'application/json' };

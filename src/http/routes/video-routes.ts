@@ -1,0 +1,96 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { readBodyChunks } from '../../relay/read-body-chunks.js';
+import { contentUrlFor, runVideoSubmit, type VideoSubmitServices } from '../../relay/video/run-video-submit.js';
+import { waitForDrain } from '../../relay/write-to-client.js';
+import type { TaskRow } from '../../storage/tasks-repository.js';
+import { keyByFingerprint } from '../../tasks/key-fingerprint.js';
+import { presentTaskDto, presentVideoTask } from '../../tasks/present-video-task.js';
+import type { AppServices } from '../app-services.js';
+import { corsResponseHeaders } from '../cors.js';
+import { authenticateCaller } from '../middleware/authenticate-caller.js';
+
+/** OpenAI's content variants (protocols.md §4). */
+const contentVariants = new Set(['video', 'thumbnail', 'spritesheet']);
+
+/**
+ * Spec §4.9: video tasks. Submits go to OpenAI-style video channels (run-video-submit.ts); queries read the
+ * task row (the poll loop keeps it current, src/tasks/task-engine.ts) and never call an upstream; the
+ * content route streams a completed video from the channel that made it, chunk by chunk. A caller sees
+ * only its own tasks (another's id is a 404, as a missing one is).
+ */
+export async function videoRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
+  const authenticate = authenticateCaller(services, 'openai');
+  const submit: VideoSubmitServices = { relay: services.relay, tasks: services.repositories.tasks, pollIntervalMs: services.environment.taskPollIntervalSeconds * 1000 };
+  const options = { config: { errorStyle: 'openai' as const }, preHandler: authenticate };
+
+  app.post('/v1/videos', options, (request, reply) => runVideoSubmit(submit, 'videos', request, reply));
+  app.post('/v1/video/generations', options, (request, reply) => runVideoSubmit(submit, 'generations', request, reply));
+
+  app.get<{ Params: { id: string } }>('/v1/videos/:id', options, async (request, reply) => {
+    const task = await callersTask(services, request, request.params.id);
+    return reply.headers(corsResponseHeaders).send(presentVideoTask(task, contentUrlFor(request, task.public_id)));
+  });
+  app.get<{ Params: { id: string } }>('/v1/video/generations/:id', options, async (request, reply) => {
+    const task = await callersTask(services, request, request.params.id);
+    return reply.headers(corsResponseHeaders).send(presentTaskDto(task, contentUrlFor(request, task.public_id)));
+  });
+  app.get<{ Params: { id: string }; Querystring: { variant?: unknown } }>('/v1/videos/:id/content', options, async (request, reply) => {
+    const variant = request.query.variant;
+    if (variant !== undefined && (typeof variant !== 'string' || !contentVariants.has(variant))) {
+      throw new GatewayError('invalid_request', `Invalid 'variant': must be one of 'video', 'thumbnail', 'spritesheet'.`, { param: 'variant' });
+    }
+    const task = await callersTask(services, request, request.params.id);
+    if (task.status !== 'success') throw new GatewayError('invalid_request', `Task is not completed yet, current status: ${task.status}`);
+    await streamVideoContent(services, task, typeof variant === 'string' ? variant : undefined, request, reply);
+  });
+}
+
+async function callersTask(services: AppServices, request: FastifyRequest, publicId: string): Promise<TaskRow> {
+  const caller = request.caller;
+  if (caller === undefined) throw new Error('video routes run after authentication');
+  const task = await services.repositories.tasks.findForUser(publicId, caller.user.id);
+  if (task === undefined || task.kind !== 'video') throw new GatewayError('not_found', `Task not found: ${publicId}`);
+  return task;
+}
+
+/**
+ * GET `{base}/v1/videos/{upstream id}/content` with the key that submitted the task, relayed as it
+ * arrives (a video can be hundreds of MB: it is never held whole). An upstream that cannot give it is a 502.
+ */
+async function streamVideoContent(services: AppServices, task: TaskRow, variant: string | undefined, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const channel = services.catalog.snapshot.channels.find((candidate) => candidate.id === task.channel_id);
+  const key = channel === undefined ? undefined : keyByFingerprint(channel.keys, task.key_fingerprint);
+  if (channel === undefined || key === undefined || task.upstream_id === null) throw new GatewayError('upstream_error', 'Failed to fetch video content: the channel that made it is gone.');
+  const abort = new AbortController();
+  const onClose = () => abort.abort();
+  reply.raw.on('close', onClose);
+  try {
+    const query = variant === undefined ? '' : `?variant=${variant}`;
+    const sent = await services.relay.upstream.send({
+      url: `${channel.baseUrl}/v1/videos/${encodeURIComponent(task.upstream_id)}/content${query}`,
+      method: 'GET',
+      headers: { authorization: `Bearer ${key}`, accept: 'application/binary' },
+      body: undefined,
+      signal: abort.signal,
+    });
+    if (!sent.ok) throw new GatewayError('upstream_error', `Failed to fetch video content: ${sent.failure.message}`);
+    const { response } = sent;
+    if (response.statusCode >= 300) {
+      response.body.destroy();
+      throw new GatewayError('upstream_error', `Failed to fetch video content: the upstream answered ${response.statusCode}.`);
+    }
+    void reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, { 'content-type': response.contentType === '' ? 'video/mp4' : response.contentType, 'x-request-id': request.id, ...corsResponseHeaders });
+    try {
+      await readBodyChunks(response.body, (chunk) => (raw.write(chunk) ? undefined : waitForDrain(raw)));
+      raw.end();
+    } catch {
+      // Cut mid-video (upstream or client): the client sees a truncated body, as from any proxy.
+      raw.destroy();
+    }
+  } finally {
+    reply.raw.off('close', onClose);
+  }
+}

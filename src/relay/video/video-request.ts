@@ -1,0 +1,91 @@
+import { invalidParameter, missingParameter } from '../validate-body.js';
+
+/**
+ * Spec §4.9.1 / §4.9.2, pure: what the gateway checks, prices and changes in a video submit, the same for a
+ * JSON body and a multipart form (whose fields are all text). Everything it does not name passes through.
+ */
+export type VideoFields = Readonly<Record<string, unknown>>;
+
+export interface VideoRequest {
+  model: string;
+  prompt: string;
+  /** The clip's length the task is priced for and asked for upstream. */
+  seconds: number;
+  /** Lower-cased (`1280x720`, `720p`); undefined when not given. */
+  size: string | undefined;
+  /** Fields to send upstream in place of the client's: `seconds` whenever the client's is not that text. */
+  rewrites: Record<string, string>;
+}
+
+/** OpenAI's default model and length (protocols.md §4): what an upstream does with a request that names neither. */
+export const defaultVideoModel = 'sora-2';
+export const defaultVideoSeconds = 4;
+/** The longest clip accepted: above every family's (spec §4.9.5: Kling 10, Grok 15, Sora 20). */
+export const maxVideoSeconds = 60;
+
+/**
+ * Checks a Sora-style submit (`POST /v1/videos`) and says what to change upstream; throws the 400 the
+ * client gets. Length: `seconds`, else `duration` (spec §4.9.2), else 4; it is always sent as `seconds`,
+ * so the length served is the length priced whatever the upstream's own default.
+ */
+export function readVideoRequest(fields: VideoFields, options: { multipart: boolean; requireModel: boolean }): VideoRequest {
+  const model = readModel(fields.model, options.requireModel);
+  const prompt = fields.prompt;
+  if (prompt === undefined || prompt === null) throw missingParameter('prompt');
+  if (typeof prompt !== 'string') throw invalidParameter('prompt', `Expected string, received ${typeName(prompt)}`);
+  if (prompt.trim() === '') throw invalidParameter('prompt', 'must not be empty');
+
+  const seconds = readSeconds('seconds', fields.seconds) ?? readSeconds('duration', fields.duration) ?? defaultVideoSeconds;
+  const rewrites: Record<string, string> = {};
+  if (fields.seconds !== String(seconds)) rewrites.seconds = String(seconds);
+
+  const size = fields.size;
+  if (size !== undefined && size !== null && typeof size !== 'string') throw invalidParameter('size', `Expected string, received ${typeName(size)}`);
+  if (typeof size === 'string' && !/^[0-9a-zA-Z:*x]{1,32}$/.test(size)) throw invalidParameter('size', 'must be a size such as 1280x720, a tier such as 720P, or a ratio such as 16:9.');
+  return { model, prompt, seconds, size: typeof size === 'string' && size !== '' ? size.toLowerCase() : undefined, rewrites };
+}
+
+/**
+ * The unified submit (`POST /v1/video/generations`, spec §4.9.1) as the Sora-style JSON body an OpenAI
+ * video channel takes: the prompt, `seconds` and `size`, and the first visual reference (`image`, else
+ * `images[0]`, else `input_reference`) as `input_reference: {image_url}`. Vendor extras in `metadata` have
+ * no place in that API and are not sent.
+ */
+export function unifiedToOpenaiVideoBody(fields: VideoFields, request: VideoRequest, upstreamModel: string): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: upstreamModel, prompt: request.prompt, seconds: String(request.seconds) };
+  if (request.size !== undefined) body.size = request.size;
+  const reference = firstReference(fields);
+  if (reference !== undefined) body.input_reference = { image_url: reference };
+  return body;
+}
+
+function firstReference(fields: VideoFields): string | undefined {
+  for (const value of [fields.image, fields.images, fields.input_reference]) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (typeof first === 'string' && first !== '') return first;
+  }
+  return undefined;
+}
+
+function readModel(model: unknown, required: boolean): string {
+  if (model === undefined || model === null || model === '') {
+    if (required) throw missingParameter('model');
+    return defaultVideoModel;
+  }
+  if (typeof model !== 'string') throw invalidParameter('model', `Expected string, received ${typeName(model)}`);
+  return model;
+}
+
+/** A whole number of seconds from 1 to 60, written as a number or as decimal digits; undefined when absent. */
+function readSeconds(name: string, value: unknown): number | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const seconds = typeof value === 'string' && /^\d{1,3}$/.test(value.trim()) ? Number(value.trim()) : value;
+  if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > maxVideoSeconds) {
+    throw invalidParameter(name, `must be a whole number of seconds from 1 to ${maxVideoSeconds}.`);
+  }
+  return seconds;
+}
+
+function typeName(value: unknown): string {
+  return Array.isArray(value) ? 'array' : typeof value;
+}

@@ -1,0 +1,226 @@
+import { sql, type Selectable } from 'kysely';
+import { unfinishedStatuses, type TaskStatus } from '../tasks/task-status.js';
+import type { Database, DialectName, TasksTable } from './database-schema.js';
+
+export type TaskRow = Selectable<TasksTable>;
+
+export interface NewTask {
+  publicId: string;
+  kind: string;
+  requestId: string;
+  userId: number;
+  tokenId: number;
+  model: string;
+  properties: Record<string, unknown>;
+}
+
+export interface SubmittedTask {
+  channelId: number;
+  keyFingerprint: string;
+  upstreamModel: string;
+  upstreamId: string;
+  status: TaskStatus;
+  progress: number;
+  result: string;
+  nextPollAt: number;
+  /** The upstream failed it at once: recorded failed, with nothing charged and so nothing to refund. */
+  failReason?: string;
+  nothingCharged?: boolean;
+}
+
+/** A change to a task seen by the poll loop; applied only if the task is still in the state it was read in. */
+export interface TaskChange {
+  status: TaskStatus;
+  progress: number;
+  result?: string;
+  failReason?: string;
+  completedAt?: number;
+  nextPollAt: number;
+}
+
+/** What a refund gave back, for its log row. */
+export interface TaskRefund {
+  quota: number;
+  task: TaskRow;
+}
+
+/** Which tasks a poll pass takes (src/tasks/README.md). */
+export interface DueQuery {
+  now: number;
+  limit: number;
+  /** How long a claimed task is this instance's alone. */
+  leaseMs: number;
+  /** A task still `not_start` this long after it was created lost its submit (a crash): it is failed. */
+  orphanAfterMs: number;
+}
+
+/**
+ * The `tasks` table (migration 010). Every change that decides money is one guarded statement: the submit
+ * leaves `not_start` once, a final state is entered once (CAS on the state read), and the refund moves
+ * `refunded` 0 → 1 in the same transaction that credits the token, the user and the channel.
+ */
+export class TasksRepository {
+  constructor(
+    private readonly db: Database,
+    private readonly dialect: DialectName,
+  ) {}
+
+  /** A task about to be submitted; it exists before the upstream call, so a crash cannot lose it. */
+  async insert(task: NewTask, now: number): Promise<number> {
+    const values = {
+      public_id: task.publicId,
+      kind: task.kind,
+      request_id: task.requestId,
+      user_id: task.userId,
+      token_id: task.tokenId,
+      model: task.model,
+      status: 'not_start',
+      progress: 0,
+      properties: JSON.stringify(task.properties),
+      refunded: 0,
+      lease_until: 0,
+      next_poll_at: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    if (this.dialect === 'mysql') return Number((await this.db.insertInto('tasks').values(values).executeTakeFirstOrThrow()).insertId);
+    return (await this.db.insertInto('tasks').values(values).returning('id').executeTakeFirstOrThrow()).id;
+  }
+
+  /** The upstream accepted the task: false when it had already left `not_start` (failed as an orphan). */
+  async markSubmitted(id: number, submitted: SubmittedTask, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('tasks')
+      .set({
+        channel_id: submitted.channelId,
+        key_fingerprint: submitted.keyFingerprint,
+        upstream_model: submitted.upstreamModel,
+        upstream_id: submitted.upstreamId,
+        status: submitted.status,
+        progress: submitted.progress,
+        result: submitted.result,
+        next_poll_at: submitted.nextPollAt,
+        updated_at: now,
+        ...(submitted.failReason === undefined ? {} : { fail_reason: submitted.failReason.slice(0, 2000), completed_at: now }),
+        ...(submitted.nothingCharged === true ? { quota: 0, refunded: 1 } : {}),
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'not_start')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** No upstream accepted the submit, and nothing was charged: the task never existed. */
+  async discardUnsubmitted(id: number): Promise<void> {
+    await this.db.deleteFrom('tasks').where('id', '=', id).where('status', '=', 'not_start').execute();
+  }
+
+  /** The charge the submit settled at, kept with the task (its reservation row is deleted a day later). */
+  async recordCharge(id: number, quota: number): Promise<void> {
+    await this.db.updateTable('tasks').set({ quota }).where('id', '=', id).where('quota', 'is', null).execute();
+  }
+
+  async findForUser(publicId: string, userId: number): Promise<TaskRow | undefined> {
+    return this.db.selectFrom('tasks').selectAll().where('public_id', '=', publicId).where('user_id', '=', userId).executeTakeFirst();
+  }
+
+  async findById(id: number): Promise<TaskRow | undefined> {
+    return this.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /**
+   * Claims up to `limit` due tasks for one poll pass: unfinished ones whose next poll is due, failed ones
+   * whose refund is still owed, and orphans. A task is claimed by moving its lease forward from the value
+   * read (one guarded UPDATE each), so of several instances polling at once exactly one gets it.
+   */
+  async claimDue(query: DueQuery): Promise<TaskRow[]> {
+    const { now } = query;
+    const candidates = await this.db
+      .selectFrom('tasks')
+      .select(['id', 'lease_until'])
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', 'in', [...unfinishedStatuses]), eb('next_poll_at', '<=', now)]),
+          eb.and([eb('status', '=', 'failure'), eb('refunded', '=', 0), eb('next_poll_at', '<=', now)]),
+          eb.and([eb('status', '=', 'not_start'), eb('created_at', '<', now - query.orphanAfterMs)]),
+        ]),
+      )
+      .where('lease_until', '<', now)
+      .orderBy('next_poll_at')
+      .limit(query.limit)
+      .execute();
+    const claimed: TaskRow[] = [];
+    for (const candidate of candidates) {
+      const result = await this.db
+        .updateTable('tasks')
+        .set({ lease_until: now + query.leaseMs })
+        .where('id', '=', candidate.id)
+        .where('lease_until', '=', candidate.lease_until)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) continue;
+      const row = await this.findById(candidate.id);
+      if (row !== undefined) claimed.push(row);
+    }
+    return claimed;
+  }
+
+  /**
+   * Applies what the poll loop saw, if the task is still in state `from`, and releases its lease. False
+   * when another instance changed it first: then this one must not act on the change (bill or refund).
+   */
+  async applyChange(id: number, from: TaskStatus, change: TaskChange, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('tasks')
+      .set({
+        status: change.status,
+        progress: change.progress,
+        ...(change.result === undefined ? {} : { result: change.result }),
+        ...(change.failReason === undefined ? {} : { fail_reason: change.failReason.slice(0, 2000) }),
+        ...(change.completedAt === undefined ? {} : { completed_at: change.completedAt }),
+        next_poll_at: change.nextPollAt,
+        lease_until: 0,
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .where('status', '=', from)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Asks again later without changing the task (an upstream that could not answer, a refund not yet due). */
+  async postpone(id: number, nextPollAt: number, now: number): Promise<void> {
+    await this.db.updateTable('tasks').set({ next_poll_at: nextPollAt, lease_until: 0, updated_at: now }).where('id', '=', id).execute();
+  }
+
+  /**
+   * Gives a failed task's charge back, once: in one transaction, `refunded` 0 → 1 (the guard: a second
+   * caller, on any instance, updates nothing and refunds nothing), then the token's and the user's balances
+   * up and their used quota down by the charge (an unlimited balance does not move), and the channel's used
+   * quota down. The charge is the task's `quota`, or — when a crash came between settling and recording
+   * it — its reservation's settled amount. 'pending' while that reservation is still open (crash recovery
+   * settles it); undefined when there is nothing to refund (not failed, or refunded already).
+   */
+  async refundFailed(id: number, now: number): Promise<TaskRefund | 'pending' | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const task = await trx.selectFrom('tasks').selectAll().where('id', '=', id).where('status', '=', 'failure').where('refunded', '=', 0).executeTakeFirst();
+      if (task === undefined) return undefined;
+      let quota = task.quota === null ? null : Number(task.quota);
+      if (quota === null) {
+        const reservation = await trx.selectFrom('quota_reservations').select(['state', 'settled_amount']).where('id', '=', task.request_id).executeTakeFirst();
+        if (reservation !== undefined && reservation.state !== 'settled') return 'pending';
+        // A reservation deleted unrecorded (a day after its settle) left no figure to give back.
+        quota = reservation?.settled_amount === null || reservation === undefined ? 0 : Number(reservation.settled_amount);
+      }
+      const claimed = await trx.updateTable('tasks').set({ refunded: 1, quota, updated_at: now }).where('id', '=', id).where('refunded', '=', 0).executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) === 0) return undefined;
+      if (quota > 0) {
+        await sql`update tokens set remain_quota = case when unlimited_quota = 1 then remain_quota else remain_quota + ${quota} end,
+          used_quota = used_quota - ${quota} where id = ${task.token_id}`.execute(trx);
+        await sql`update users set quota = case when unlimited_quota = 1 then quota else quota + ${quota} end,
+          used_quota = used_quota - ${quota} where id = ${task.user_id}`.execute(trx);
+        if (task.channel_id !== null) await sql`update channels set used_quota = used_quota - ${quota} where id = ${task.channel_id}`.execute(trx);
+      }
+      return { quota, task: { ...task, refunded: 1, quota } };
+    });
+  }
+}

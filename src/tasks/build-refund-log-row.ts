@@ -1,0 +1,37 @@
+import type { LogRow } from '../storage/logs-repository.js';
+import type { TaskRow } from '../storage/tasks-repository.js';
+
+/**
+ * Pure: the log row of a failed task's refund. Its `quota` is the refund, negative, so the log's sum per
+ * key or model is what was kept; `request_id` is the submit's, so the two rows read together.
+ */
+export function buildRefundLogRow(task: TaskRow, refunded: number, tokenName: string | undefined, now: number): LogRow {
+  return {
+    request_id: task.request_id,
+    created_at: now,
+    user_id: task.user_id,
+    token_id: task.token_id,
+    token_name: tokenName ?? null,
+    channel_id: task.channel_id,
+    model: task.model,
+    upstream_model: task.upstream_model,
+    style: 'task-refund',
+    path: `/v1/videos/${task.public_id}`,
+    is_stream: 0,
+    status: 0,
+    input_tokens: 0,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    cache_write_1h_tokens: 0,
+    output_tokens: 0,
+    reasoning_tokens: 0,
+    quota: -refunded,
+    latency_ms: 0,
+    first_token_ms: null,
+    attempts: '[]',
+    warnings: '[]',
+    usage_source: 'refund',
+    ip: null,
+    error: `Refunded: ${task.fail_reason ?? 'the task failed'}`.slice(0, 1000),
+  };
+}
