@@ -1,8 +1,16 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import { unfinishedStatuses, type TaskStatus } from '../tasks/task-status.js';
-import type { Database, DialectName, TasksTable } from './database-schema.js';
+import type { Database, DatabaseSchema, DialectName, TasksTable } from './database-schema.js';
 
 export type TaskRow = Selectable<TasksTable>;
+
+/**
+ * A failure reason as stored: at most 2000 characters, without NUL (PostgreSQL's text refuses it, and an
+ * upstream may quote the client's prompt in its message).
+ */
+function storableReason(reason: string): string {
+  return reason.replaceAll('\u0000', '').slice(0, 2000);
+}
 
 export interface NewTask {
   publicId: string;
@@ -101,7 +109,7 @@ export class TasksRepository {
         result: submitted.result,
         next_poll_at: submitted.nextPollAt,
         updated_at: now,
-        ...(submitted.failReason === undefined ? {} : { fail_reason: submitted.failReason.slice(0, 2000), completed_at: now }),
+        ...(submitted.failReason === undefined ? {} : { fail_reason: storableReason(submitted.failReason), completed_at: now }),
         ...(submitted.nothingCharged === true ? { quota: 0, refunded: 1 } : {}),
       })
       .where('id', '=', id)
@@ -135,16 +143,18 @@ export class TasksRepository {
    */
   async claimDue(query: DueQuery): Promise<TaskRow[]> {
     const { now } = query;
+    // Due: unfinished and its next poll come, failed with its refund owed, or an orphan. Repeated in the
+    // claim itself: between this read and the claim another instance may have finished the task.
+    const due = (eb: ExpressionBuilder<DatabaseSchema, 'tasks'>) =>
+      eb.or([
+        eb.and([eb('status', 'in', [...unfinishedStatuses]), eb('next_poll_at', '<=', now)]),
+        eb.and([eb('status', '=', 'failure'), eb('refunded', '=', 0), eb('next_poll_at', '<=', now)]),
+        eb.and([eb('status', '=', 'not_start'), eb('created_at', '<', now - query.orphanAfterMs)]),
+      ]);
     const candidates = await this.db
       .selectFrom('tasks')
       .select(['id', 'lease_until'])
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('status', 'in', [...unfinishedStatuses]), eb('next_poll_at', '<=', now)]),
-          eb.and([eb('status', '=', 'failure'), eb('refunded', '=', 0), eb('next_poll_at', '<=', now)]),
-          eb.and([eb('status', '=', 'not_start'), eb('created_at', '<', now - query.orphanAfterMs)]),
-        ]),
-      )
+      .where(due)
       .where('lease_until', '<', now)
       .orderBy('next_poll_at')
       .limit(query.limit)
@@ -156,6 +166,7 @@ export class TasksRepository {
         .set({ lease_until: now + query.leaseMs })
         .where('id', '=', candidate.id)
         .where('lease_until', '=', candidate.lease_until)
+        .where(due)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) continue;
       const row = await this.findById(candidate.id);
@@ -175,7 +186,7 @@ export class TasksRepository {
         status: change.status,
         progress: change.progress,
         ...(change.result === undefined ? {} : { result: change.result }),
-        ...(change.failReason === undefined ? {} : { fail_reason: change.failReason.slice(0, 2000) }),
+        ...(change.failReason === undefined ? {} : { fail_reason: storableReason(change.failReason) }),
         ...(change.completedAt === undefined ? {} : { completed_at: change.completedAt }),
         next_poll_at: change.nextPollAt,
         lease_until: 0,
@@ -196,7 +207,7 @@ export class TasksRepository {
    * Gives a failed task's charge back, once: in one transaction, `refunded` 0 → 1 (the guard: a second
    * caller, on any instance, updates nothing and refunds nothing), then the token's and the user's balances
    * up and their used quota down by the charge (an unlimited balance does not move), and the channel's used
-   * quota down. The charge is the task's `quota`, or — when a crash came between settling and recording
+   * quota down when the submit's settlement had put it up. The charge is the task's `quota`, or — when a crash came between settling and recording
    * it — its reservation's settled amount. 'pending' while that reservation is still open (crash recovery
    * settles it); undefined when there is nothing to refund (not failed, or refunded already).
    */
@@ -205,6 +216,8 @@ export class TasksRepository {
       const task = await trx.selectFrom('tasks').selectAll().where('id', '=', id).where('status', '=', 'failure').where('refunded', '=', 0).executeTakeFirst();
       if (task === undefined) return undefined;
       let quota = task.quota === null ? null : Number(task.quota);
+      // The submit's settlement credited the channel; a reservation settled by crash recovery did not.
+      const channelCredited = quota !== null && task.channel_id !== null;
       if (quota === null) {
         const reservation = await trx.selectFrom('quota_reservations').select(['state', 'settled_amount']).where('id', '=', task.request_id).executeTakeFirst();
         if (reservation !== undefined && reservation.state !== 'settled') return 'pending';
@@ -218,7 +231,7 @@ export class TasksRepository {
           used_quota = used_quota - ${quota} where id = ${task.token_id}`.execute(trx);
         await sql`update users set quota = case when unlimited_quota = 1 then quota else quota + ${quota} end,
           used_quota = used_quota - ${quota} where id = ${task.user_id}`.execute(trx);
-        if (task.channel_id !== null) await sql`update channels set used_quota = used_quota - ${quota} where id = ${task.channel_id}`.execute(trx);
+        if (channelCredited) await sql`update channels set used_quota = used_quota - ${quota} where id = ${task.channel_id}`.execute(trx);
       }
       return { quota, task: { ...task, refunded: 1, quota } };
     });

@@ -16,3 +16,6 @@ export function generatePublicTaskId(): string {
   }
   return id;
 }
+
+/** What every public task id looks like. */
+export const publicTaskIdPattern = /^task_[A-Za-z0-9]{32}$/;

@@ -90,12 +90,11 @@ export class TaskEngine {
       await this.refund(task, summary);
       return;
     }
+    // A final task is never advanced again (the claim checks it too; this keeps a delivered video from ever
+    // being failed and refunded).
+    if (status === 'success') return;
     if (status === 'not_start') {
       await this.finish(task, status, { status: 'failure', failReason: 'The submit did not complete (the gateway stopped while it ran).' }, summary);
-      return;
-    }
-    if (now - task.created_at > this.options.timeoutMs) {
-      await this.finish(task, status, { status: 'failure', failReason: `The task did not finish within ${Math.round(this.options.timeoutMs / 60_000)} minutes.` }, summary);
       return;
     }
     summary.polled += 1;
@@ -104,13 +103,19 @@ export class TaskEngine {
       await this.finish(task, status, { status: 'failure', failReason: 'The upstream no longer knows this task.' }, summary);
       return;
     }
-    if (seen === undefined) {
-      await repository.postpone(task.id, now + this.options.intervalMs, now);
+    const next = seen === undefined ? undefined : nextTaskStatus(status, seen.observation.status);
+    if (seen !== undefined && (next === 'success' || next === 'failure')) {
+      await this.finish(task, status, { ...seen.observation, status: next }, summary, seen.result);
       return;
     }
-    const next = nextTaskStatus(status, seen.observation.status);
-    if (next === 'success' || next === 'failure') {
-      await this.finish(task, status, { ...seen.observation, status: next }, summary, seen.result);
+    // Timed out only when the upstream, asked first, still has it unfinished (a late pass must not fail a
+    // video the upstream finished while nobody polled).
+    if (now - task.created_at > this.options.timeoutMs) {
+      await this.finish(task, status, { status: 'failure', failReason: `The task did not finish within ${Math.round(this.options.timeoutMs / 60_000)} minutes.` }, summary);
+      return;
+    }
+    if (seen === undefined) {
+      await repository.postpone(task.id, now + this.options.intervalMs, now);
       return;
     }
     await repository.applyChange(

@@ -16,7 +16,7 @@ import { UsersRepository, type UserFields } from '../../src/storage/users-reposi
 import { logRow as anyLogRow } from '../support/log-row.js';
 import { allDialects, createTestDatabase, type TestDatabase } from '../support/test-databases.js';
 
-const expectedTables = ['channels', 'groups', 'logs', 'options', 'prices', 'quota_reservations', 'tokens', 'users'];
+const expectedTables = ['channels', 'groups', 'logs', 'options', 'prices', 'quota_reservations', 'tasks', 'tokens', 'users'];
 const now = 1_717_000_000_000;
 const day = 86_400_000;
 const januaryFirst = Date.UTC(2024, 0, 1);
@@ -86,7 +86,7 @@ for (const { dialect, available } of allDialects) {
     describe('migrations', () => {
       it('create every table on an empty database', async () => {
         expect(tablesBeforeMigration).toEqual([]);
-        expect(firstMigrationRun).toEqual(['001-initial', '002-ledger-routines', '003-sqlite-reservation-pages', '004-ledger-batch-routine', '005-mysql-ledger-batch', '006-ledger-batch-row-locks', '007-user-session-version', '008-playground-token-purpose', '009-cache-write-1h']);
+        expect(firstMigrationRun).toEqual(['001-initial', '002-ledger-routines', '003-sqlite-reservation-pages', '004-ledger-batch-routine', '005-mysql-ledger-batch', '006-ledger-batch-row-locks', '007-user-session-version', '008-playground-token-purpose', '009-cache-write-1h', '010-tasks']);
         const tables = (await handle.db.introspection.getTables()).map((table) => table.name);
         expect(tables).toEqual(expect.arrayContaining(expectedTables));
       });

@@ -35,6 +35,14 @@ export const smallKey = `sk-${'s'.repeat(48)}`;
 export const smallKeyQuota = expectedCharge('sora-2', 4);
 export const upstreamKeys = ['sk-up-sora-a', 'sk-up-sora-b'];
 
+/**
+ * The database of the single-database suites: PostgreSQL when the run has one (it is the strictest: NUL
+ * in text, row locks under concurrency), else SQLite. task-money-databases.test.ts runs on all three.
+ */
+export function preferredDialect(): DialectName {
+  return process.env.RELAY_TEST_POSTGRES_URL === undefined ? 'sqlite' : 'postgres';
+}
+
 export type LogEntry = Selectable<LogsTable>;
 export type TaskEntry = Selectable<TasksTable>;
 

@@ -6,6 +6,7 @@ import { waitForDrain } from '../../relay/write-to-client.js';
 import type { TaskRow } from '../../storage/tasks-repository.js';
 import { keyByFingerprint } from '../../tasks/key-fingerprint.js';
 import { presentTaskDto, presentVideoTask } from '../../tasks/present-video-task.js';
+import { publicTaskIdPattern } from '../../tasks/public-task-id.js';
 import type { AppServices } from '../app-services.js';
 import { corsResponseHeaders } from '../cors.js';
 import { authenticateCaller } from '../middleware/authenticate-caller.js';
@@ -49,8 +50,9 @@ export async function videoRoutes(app: FastifyInstance, services: AppServices): 
 async function callersTask(services: AppServices, request: FastifyRequest, publicId: string): Promise<TaskRow> {
   const caller = request.caller;
   if (caller === undefined) throw new Error('video routes run after authentication');
-  const task = await services.repositories.tasks.findForUser(publicId, caller.user.id);
-  if (task === undefined || task.kind !== 'video') throw new GatewayError('not_found', `Task not found: ${publicId}`);
+  // Public ids are `task_` + 32 letters and digits: anything else names no task, and is not sent to the database.
+  const task = publicTaskIdPattern.test(publicId) ? await services.repositories.tasks.findForUser(publicId, caller.user.id) : undefined;
+  if (task === undefined || task.kind !== 'video') throw new GatewayError('not_found', `Task not found: ${publicId.slice(0, 64)}`);
   return task;
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
+import { describeFailure } from '../../providers/upstream-client.js';
 import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
 import type { TasksRepository } from '../../storage/tasks-repository.js';
 import { keyFingerprint } from '../../tasks/key-fingerprint.js';
@@ -11,7 +12,6 @@ import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
 import { mappingLoopFailure } from '../mapping-loop-failure.js';
 import { MultipartBody } from '../multipart-body.js';
 import { encodeMultipartForm, readMultipartForm, type MultipartForm } from '../multipart-form.js';
-import { readFailureOutcome } from '../read-failure-outcome.js';
 import { failedAttemptFrom } from '../read-upstream-error.js';
 import { runRelayEnvelope, type AttemptTools } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
@@ -136,7 +136,9 @@ async function attemptSubmit(services: VideoSubmitServices, attempt: SubmitAttem
   try {
     bytes = await response.body.bytes();
   } catch (error) {
-    return readFailureOutcome(error, tools.meter, status);
+    // Whatever cut the read (the upstream, or a client that left), no task was recorded and the client has
+    // no id to fetch one by: a failure, not charged (readFailureOutcome's "client left → served" is for streams).
+    return { kind: 'failed', failure: describeFailure(error) };
   }
   let json: unknown;
   try {
