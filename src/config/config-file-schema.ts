@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { resolveModelMapping } from '../routing/resolve-model-mapping.js';
+import { parseVodKey } from '../providers/tencent-vod/vod-credentials.js';
 
 /**
  * The config file's keys are part of the product's interface (issue #2): names are fixed, unknown keys
@@ -47,7 +48,8 @@ export const rateLimitSchema = z
   })
   .strict();
 
-export const channelTypes = ['openai', 'anthropic', 'gemini'] as const;
+/** `tencent-vod`: Tencent Cloud VOD's AIGC video (spec §4.9.5), keys `SubAppId|SecretId|SecretKey[|Region]`. */
+export const channelTypes = ['openai', 'anthropic', 'gemini', 'tencent-vod'] as const;
 
 export const configChannelSchema = z
   .object({
@@ -66,9 +68,13 @@ export const configChannelSchema = z
     settings: z.record(z.string(), z.unknown()).default({}),
   })
   .strict()
-  .refine((channel) => channel.key !== undefined || channel.keys !== undefined, {
-    message: 'a channel needs `key` or `keys`',
-    path: ['key'],
+  .superRefine((channel, context) => {
+    if (channel.key === undefined && channel.keys === undefined) context.addIssue({ code: 'custom', message: 'a channel needs `key` or `keys`', path: ['key'] });
+    if (channel.type !== 'tencent-vod') return;
+    const keys = channel.keys ?? (channel.key === undefined ? [] : [channel.key]);
+    if (keys.some((key) => parseVodKey(key) === undefined)) {
+      context.addIssue({ code: 'custom', message: 'a tencent-vod key is `SubAppId|SecretId|SecretKey` or `SubAppId|SecretId|SecretKey|Region` (SubAppId in digits)', path: [channel.keys === undefined ? 'key' : 'keys'] });
+    }
   });
 
 export const configUserSchema = z

@@ -1,6 +1,8 @@
 import type { CanonicalRequest } from '../canonical/canonical-request.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { buildProviderRequest, upstreamStreams, upstreamTextStyleOf } from '../providers/build-provider-request.js';
+import { callVodApi } from '../providers/tencent-vod/call-vod-api.js';
+import { parseVodKey } from '../providers/tencent-vod/vod-credentials.js';
 import { resolveModelMapping } from '../routing/resolve-model-mapping.js';
 import { redactSecret } from './redact-secret.js';
 import { maxErrorBodyBytes, readUpstreamErrorBody } from './read-upstream-error.js';
@@ -23,6 +25,7 @@ export interface ChannelTestResult {
  */
 export async function testChannel(services: RelayServices, channel: ChannelRecord, requestedModel: string | undefined): Promise<ChannelTestResult> {
   const model = requestedModel ?? channel.models[0] ?? 'gpt-4o-mini';
+  if (channel.type === 'tencent-vod') return testVodChannel(services, channel, model);
   const mapping = resolveModelMapping(channel.modelMapping, model);
   const upstreamModel = mapping.ok ? mapping.upstreamModel : model;
   const style = upstreamTextStyleOf(channel) ?? 'openai-chat';
@@ -44,6 +47,27 @@ export async function testChannel(services: RelayServices, channel: ChannelRecor
     const status = sent.response.statusCode;
     if (status < 400) return { ok: true, status, latencyMs, model, message: 'ok' };
     last = { ok: false, status, latencyMs, model, message: readUpstreamErrorBody(redactSecret(text.slice(0, maxErrorBodyBytes), key), status).message };
+  }
+  return last;
+}
+
+/**
+ * A Tencent VOD channel generates nothing for free: each key asks `DescribeTaskDetail` of a task that does
+ * not exist. `ResourceNotFound` (or any answer but an auth failure) means the key and its signature work.
+ */
+async function testVodChannel(services: RelayServices, channel: ChannelRecord, model: string): Promise<ChannelTestResult> {
+  const startedAt = services.now();
+  let last: ChannelTestResult = { ok: false, status: null, latencyMs: 0, model, message: 'The channel has no key.' };
+  for (const key of channel.keys) {
+    const credentials = parseVodKey(key);
+    if (credentials === undefined) {
+      last = { ok: false, status: null, latencyMs: 0, model, message: 'The key is not SubAppId|SecretId|SecretKey[|Region].' };
+      continue;
+    }
+    const called = await callVodApi(services.upstream, channel.baseUrl, credentials, 'DescribeTaskDetail', { TaskId: 'relay-channel-test', SubAppId: credentials.subAppId }, AbortSignal.timeout(30_000), services.now());
+    const latencyMs = services.now() - startedAt;
+    if (called.ok || (called.failure.kind === 'status' && called.failure.status !== 401 && called.failure.status !== 403 && called.failure.status < 500)) return { ok: true, status: 200, latencyMs, model, message: 'ok' };
+    last = { ok: false, status: called.failure.kind === 'status' ? called.failure.status : null, latencyMs, model, message: redactSecret(called.failure.message, credentials.secretKey) };
   }
   return last;
 }

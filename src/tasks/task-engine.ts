@@ -3,8 +3,7 @@ import type { LogWriter } from '../logging/log-writer.js';
 import type { UpstreamClient } from '../providers/upstream-client.js';
 import type { TaskRow, TasksRepository } from '../storage/tasks-repository.js';
 import { buildRefundLogRow } from './build-refund-log-row.js';
-import { keyByFingerprint } from './key-fingerprint.js';
-import { readOpenaiVideo, storableVideoAnswer } from './read-openai-video.js';
+import { fetchTaskState } from './fetch-task-state.js';
 import { nextTaskStatus, type TaskObservation, type TaskStatus } from './task-status.js';
 
 export interface TaskEngineOptions {
@@ -26,7 +25,6 @@ const passLimit = 200;
 const leaseMs = 120_000;
 /** A task that never left `not_start` this long after creation lost its submit. */
 export const orphanAfterMs = 15 * 60_000;
-const pollTimeoutMs = 30_000;
 
 export interface PassSummary {
   polled: number;
@@ -98,7 +96,7 @@ export class TaskEngine {
       return;
     }
     summary.polled += 1;
-    const seen = await this.fetchOpenaiVideo(task);
+    const seen = await fetchTaskState(this.options.upstream, this.options.catalog.snapshot.channels, task, now);
     if (seen === 'unknown') {
       await this.finish(task, status, { status: 'failure', failReason: 'The upstream no longer knows this task.' }, summary);
       return;
@@ -154,42 +152,5 @@ export class TaskEngine {
     summary.refunded += 1;
     const tokenName = this.options.catalog.snapshot.tokensById.get(task.token_id)?.name;
     this.options.logWriter.write(buildRefundLogRow(refunded.task, refunded.quota, tokenName, now));
-  }
-
-  /**
-   * The task as its upstream sees it: GET `{base}/v1/videos/{id}` with the key that submitted it. 'unknown'
-   * when the upstream answers 404 (or the channel is gone); undefined when it could not answer (a
-   * network failure, 429, 5xx, a body we cannot read): the task is asked again next time.
-   */
-  private async fetchOpenaiVideo(task: TaskRow): Promise<{ observation: TaskObservation; result: string } | 'unknown' | undefined> {
-    const channel = task.channel_id === null ? undefined : this.options.catalog.snapshot.channels.find((candidate) => candidate.id === task.channel_id);
-    const key = channel === undefined ? undefined : keyByFingerprint(channel.keys, task.key_fingerprint);
-    if (channel === undefined || key === undefined || task.upstream_id === null) return 'unknown';
-    const sent = await this.options.upstream.send({
-      url: `${channel.baseUrl}/v1/videos/${encodeURIComponent(task.upstream_id)}`,
-      method: 'GET',
-      headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
-      body: undefined,
-      signal: AbortSignal.timeout(pollTimeoutMs),
-    });
-    if (!sent.ok) return undefined;
-    const { response } = sent;
-    let text: string;
-    try {
-      text = (await response.body.bytes()).toString('utf8');
-    } catch {
-      return undefined;
-    }
-    if (response.statusCode === 404) return 'unknown';
-    if (response.statusCode >= 300) return undefined;
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return undefined;
-    }
-    const observation = readOpenaiVideo(json);
-    if (observation === undefined) return undefined;
-    return { observation, result: storableVideoAnswer(json as Record<string, unknown>) };
   }
 }

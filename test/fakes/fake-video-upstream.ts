@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readRequestBody } from './read-request-body.js';
 
 export type FakeVideoStatus = 'queued' | 'in_progress' | 'completed' | 'failed';
 
@@ -79,7 +80,7 @@ export async function startFakeVideoUpstream(options: { expectedKeys: string[]; 
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const body = await readAll(request);
+    const body = await readRequestBody(request);
     const url = new URL(request.url ?? '/', 'http://fake');
     const recorded: RecordedVideoRequest = { method: request.method ?? '', path: request.url ?? '', headers: request.headers };
     requests.push(recorded);
@@ -223,13 +224,4 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   const text = JSON.stringify(body);
   response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'openai-processing-ms': '42' });
   response.end(text);
-}
-
-function readAll(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
 }

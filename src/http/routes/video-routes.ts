@@ -4,9 +4,9 @@ import { readBodyChunks } from '../../relay/read-body-chunks.js';
 import { contentUrlFor, runVideoSubmit, type VideoSubmitServices } from '../../relay/video/run-video-submit.js';
 import { waitForDrain } from '../../relay/write-to-client.js';
 import type { TaskRow } from '../../storage/tasks-repository.js';
-import { keyByFingerprint } from '../../tasks/key-fingerprint.js';
 import { presentTaskDto, presentVideoTask } from '../../tasks/present-video-task.js';
 import { publicTaskIdPattern } from '../../tasks/public-task-id.js';
+import { videoContentSource } from '../../tasks/video-content-source.js';
 import type { AppServices } from '../app-services.js';
 import { corsResponseHeaders } from '../cors.js';
 import { authenticateCaller } from '../middleware/authenticate-caller.js';
@@ -57,22 +57,20 @@ async function callersTask(services: AppServices, request: FastifyRequest, publi
 }
 
 /**
- * GET `{base}/v1/videos/{upstream id}/content` with the key that submitted the task, relayed as it
- * arrives (a video can be hundreds of MB: it is never held whole). An upstream that cannot give it is a 502.
+ * The video from where its channel keeps it (video-content-source.ts), relayed as it arrives (a video can
+ * be hundreds of MB: it is never held whole). An upstream that cannot give it is a 502.
  */
 async function streamVideoContent(services: AppServices, task: TaskRow, variant: string | undefined, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const channel = services.catalog.snapshot.channels.find((candidate) => candidate.id === task.channel_id);
-  const key = channel === undefined ? undefined : keyByFingerprint(channel.keys, task.key_fingerprint);
-  if (channel === undefined || key === undefined || task.upstream_id === null) throw new GatewayError('upstream_error', 'Failed to fetch video content: the channel that made it is gone.');
+  const source = videoContentSource(services.catalog.snapshot.channels, task, variant);
+  if (!source.ok) throw new GatewayError(source.status === 400 ? 'invalid_request' : 'upstream_error', source.message);
   const abort = new AbortController();
   const onClose = () => abort.abort();
   reply.raw.on('close', onClose);
   try {
-    const query = variant === undefined ? '' : `?variant=${variant}`;
     const sent = await services.relay.upstream.send({
-      url: `${channel.baseUrl}/v1/videos/${encodeURIComponent(task.upstream_id)}/content${query}`,
+      url: source.url,
       method: 'GET',
-      headers: { authorization: `Bearer ${key}`, accept: 'application/binary' },
+      headers: source.headers,
       body: undefined,
       signal: abort.signal,
     });

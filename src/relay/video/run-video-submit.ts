@@ -1,30 +1,31 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
-import { describeFailure } from '../../providers/upstream-client.js';
+import { isRecord } from '../../convert/shared/is-record.js';
+import { GatewayError } from '../../errors/gateway-error.js';
 import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
 import type { TasksRepository } from '../../storage/tasks-repository.js';
 import { keyFingerprint } from '../../tasks/key-fingerprint.js';
 import { presentVideoTask } from '../../tasks/present-video-task.js';
 import { generatePublicTaskId } from '../../tasks/public-task-id.js';
-import { readOpenaiVideo, storableVideoAnswer } from '../../tasks/read-openai-video.js';
 import { videoTaskPrice } from '../../tasks/video-task-price.js';
 import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
 import { mappingLoopFailure } from '../mapping-loop-failure.js';
 import { MultipartBody } from '../multipart-body.js';
 import { encodeMultipartForm, readMultipartForm, type MultipartForm } from '../multipart-form.js';
-import { failedAttemptFrom } from '../read-upstream-error.js';
 import { runRelayEnvelope, type AttemptTools } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
 import type { AttemptOutcome } from '../run-failover.js';
 import { requireObjectBody } from '../validate-body.js';
 import { sendWholeAnswer } from '../write-to-client.js';
+import { sendOpenaiVideoSubmit } from './send-openai-video-submit.js';
+import { sendVodVideoSubmit } from './send-vod-video-submit.js';
 import { readVideoRequest, unifiedToOpenaiVideoBody, type VideoRequest } from './video-request.js';
-import { isRecord } from '../../convert/shared/is-record.js';
+import type { VideoSubmitOutcome } from './video-submit-outcome.js';
 
 /** Which submit route: Sora-style `/v1/videos` (JSON or form, relayed as sent) or the unified `/v1/video/generations`. */
 export type VideoSubmitRoute = 'videos' | 'generations';
 
-const openaiChannelTypes: ReadonlySet<string> = new Set(['openai']);
+const videoChannelTypes: ReadonlySet<string> = new Set(['openai', 'tencent-vod']);
 const logStyles: Record<VideoSubmitRoute, string> = { videos: 'openai-videos', generations: 'video-generations' };
 /** Form fields that decide the price or the routing: each may be given once. */
 const checkedFields = new Set(['model', 'prompt', 'seconds', 'duration', 'size']);
@@ -39,8 +40,8 @@ export interface VideoSubmitServices {
 }
 
 /**
- * Spec §4.9.1 / §4.9.2: a video task submitted to an OpenAI-style video channel (Sora, and the resellers
- * speaking its API). The task row is written before the upstream call, once the charge is reserved; the
+ * Spec §4.9.1 / §4.9.2 / §4.9.5: a video task submitted to an OpenAI-style video channel (Sora, and the
+ * resellers speaking its API) or to Tencent VOD's AIGC video (the domestic channel). The task row is written before the upstream call, once the charge is reserved; the
  * upstream's answer goes back with the task's public id in place of the upstream's; the charge (per
  * second of clip, or per task: video-task-price.ts) is settled at once and kept with the task, which the
  * poll loop refunds if the task fails (src/tasks/task-engine.ts). A submit no upstream accepts costs
@@ -58,7 +59,7 @@ async function submitVideo(services: VideoSubmitServices, route: VideoSubmitRout
       : { kind: 'json', body: requireObjectBody(request.body), raw: request.rawBody };
   const fields = body.kind === 'form' ? body.form.fields : body.body;
   const video = readVideoRequest(fields, { multipart: body.kind === 'form', requireModel: route === 'generations' });
-  const priced = videoTaskPrice(relay.catalog.snapshot.prices, video.model, video.size, video.seconds);
+  const priced = videoTaskPrice(relay.catalog.snapshot.prices, video.model, video.size, video.billedSeconds);
   const caller = request.caller;
   if (caller === undefined) throw new Error('relay routes run after authentication');
 
@@ -77,7 +78,7 @@ async function submitVideo(services: VideoSubmitServices, route: VideoSubmitRout
         maxOutputTokens: 0,
         calls: priced?.calls ?? 1,
         price: priced?.price,
-        channelTypes: openaiChannelTypes,
+        channelTypes: videoChannelTypes,
         logStyle: logStyles[route],
         warnings: [],
       },
@@ -90,7 +91,12 @@ async function submitVideo(services: VideoSubmitServices, route: VideoSubmitRout
           { publicId, kind: 'video', requestId: request.id, userId: caller.user.id, tokenId: caller.token.id, model: video.model, properties: { seconds: video.seconds, ...(video.size === undefined ? {} : { size: video.size }) } },
           relay.now(),
         );
-        const outcome = await attemptSubmit(services, { channel, key, tools, taskId, upstreamModel: mapping.upstreamModel, upstream: await buildUpstreamBody(route, body, video, mapping.upstreamModel), reply, request });
+        const upstreamModel = mapping.upstreamModel;
+        const send =
+          channel.type === 'tencent-vod'
+            ? () => sendVodVideoSubmit(relay, channel, key, { fields: vodFields(body), prompt: video.prompt, seconds: video.seconds, size: video.size, upstreamModel, sessionId: publicId }, tools.signal)
+            : async () => sendOpenaiVideoSubmit(relay, channel, key, await buildUpstreamBody(route, body, video, upstreamModel), tools.signal);
+        const outcome = await attemptSubmit(services, { channel, key, tools, taskId, upstreamModel, reply, request }, send);
         if (outcome.kind === 'served') submitted = true;
         return outcome;
       },
@@ -108,62 +114,33 @@ interface SubmitAttempt {
   tools: AttemptTools;
   taskId: number;
   upstreamModel: string;
-  upstream: { bytes: string | Buffer; contentType: string };
   request: FastifyRequest;
   reply: FastifyReply;
 }
 
 /**
- * One try: POST `{base}/v1/videos`. A 2xx naming the upstream's task records it on the row (which leaves
- * `not_start`) and answers the client; a 2xx that names no task is a failure like a 502 (nothing to poll,
- * nothing to bill). A task the upstream failed at once is answered as such and costs nothing.
+ * One try on one channel, in its protocol. An accepted task is recorded on the row (which leaves
+ * `not_start`) and answered; a task the upstream failed at once is answered as such and costs nothing.
  */
-async function attemptSubmit(services: VideoSubmitServices, attempt: SubmitAttempt): Promise<AttemptOutcome<{ status: number }>> {
+async function attemptSubmit(services: VideoSubmitServices, attempt: SubmitAttempt, send: () => Promise<VideoSubmitOutcome>): Promise<AttemptOutcome<{ status: number }>> {
   const { relay, tasks } = services;
   const { channel, key, tools } = attempt;
-  const sent = await relay.upstream.send({
-    url: `${channel.baseUrl}/v1/videos`,
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': attempt.upstream.contentType, accept: 'application/json' },
-    body: attempt.upstream.bytes,
-    signal: tools.signal,
-  });
-  if (!sent.ok) return { kind: 'failed', failure: sent.failure };
-  const { response } = sent;
-  const status = response.statusCode;
-  if (status >= 400) return failedAttemptFrom(response, key);
-  let bytes: Buffer;
-  try {
-    bytes = await response.body.bytes();
-  } catch (error) {
-    // Whatever cut the read (the upstream, or a client that left), no task was recorded and the client has
-    // no id to fetch one by: a failure, not charged (readFailureOutcome's "client left → served" is for streams).
-    return { kind: 'failed', failure: describeFailure(error) };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    json = undefined;
-  }
-  const seen = readOpenaiVideo(json);
-  if (seen === undefined || seen.upstreamId === undefined || !isRecord(json)) {
-    return { kind: 'failed', failure: { kind: 'status', status: 502, message: 'The upstream accepted the video task but its answer names no task (no id and status).' } };
-  }
+  const accepted = await send();
+  if (accepted.kind === 'failed') return accepted;
   const now = relay.now();
-  const failedAtOnce = seen.status === 'failure';
+  const failedAtOnce = accepted.status === 'failure';
   const recorded = await tasks.markSubmitted(
     attempt.taskId,
     {
       channelId: channel.id,
       keyFingerprint: keyFingerprint(key),
       upstreamModel: attempt.upstreamModel,
-      upstreamId: seen.upstreamId,
-      status: seen.status,
-      progress: seen.progress ?? 0,
-      result: storableVideoAnswer(json),
+      upstreamId: accepted.upstreamId,
+      status: accepted.status,
+      progress: accepted.progress,
+      result: accepted.result,
       nextPollAt: now + services.pollIntervalMs,
-      ...(failedAtOnce ? { failReason: seen.failReason ?? 'The upstream refused the task.', nothingCharged: true } : {}),
+      ...(failedAtOnce ? { failReason: accepted.failReason ?? 'The upstream refused the task.', nothingCharged: true } : {}),
     },
     now,
   );
@@ -173,9 +150,10 @@ async function attemptSubmit(services: VideoSubmitServices, attempt: SubmitAttem
   tools.meter.firstTokenAt = now;
   tools.meter.committed = true;
   const task = await tasks.findById(attempt.taskId);
-  const answer = task === undefined ? json : presentVideoTask(task, contentUrlFor(attempt.request, task.public_id));
-  sendWholeAnswer(attempt.reply, status, tools.clientHeaders(channel), 'application/json', JSON.stringify(answer));
-  return { kind: 'served', value: { status }, status };
+  if (task === undefined) throw new Error(`task ${attempt.taskId} vanished while it was submitted`);
+  const answer = presentVideoTask(task, contentUrlFor(attempt.request, task.public_id));
+  sendWholeAnswer(attempt.reply, accepted.httpStatus, tools.clientHeaders(channel), 'application/json', JSON.stringify(answer));
+  return { kind: 'served', value: { status: accepted.httpStatus }, status: accepted.httpStatus };
 }
 
 /** Where a completed video is fetched through this gateway: its content route, on the host the client called. */
@@ -195,4 +173,13 @@ async function buildUpstreamBody(route: VideoSubmitRoute, body: VideoBody, video
   const json = unchanged ? undefined : Object.assign({}, body.body, changes);
   if (json !== undefined && 'seconds' in changes) delete json.duration;
   return { bytes: unchanged && body.raw !== undefined ? body.raw : JSON.stringify(json ?? body.body), contentType: 'application/json' };
+}
+
+/** A VOD task is built from fields: a form's text parts, or the JSON body. Files cannot travel to VOD (it takes URLs). */
+function vodFields(body: VideoBody): Readonly<Record<string, unknown>> {
+  if (body.kind === 'json') return body.body;
+  for (const [name, value] of body.form.form.entries()) {
+    if (typeof value !== 'string') throw new GatewayError('invalid_request', `Invalid '${name}': a Tencent VOD channel takes files by URL; upload the file first (POST /api/upload/presign) and send its public_url.`, { param: name });
+  }
+  return body.form.fields;
 }

@@ -1,3 +1,4 @@
+import { isRecord } from '../../convert/shared/is-record.js';
 import { invalidParameter, missingParameter } from '../validate-body.js';
 
 /**
@@ -9,8 +10,10 @@ export type VideoFields = Readonly<Record<string, unknown>>;
 export interface VideoRequest {
   model: string;
   prompt: string;
-  /** The clip's length the task is priced for and asked for upstream. */
+  /** The clip's length asked for upstream. */
   seconds: number;
+  /** The length priced: `seconds`, or 5 for a lip-sync task shorter than that (spec §4.9.5). */
+  billedSeconds: number;
   /** Lower-cased (`1280x720`, `720p`); undefined when not given. */
   size: string | undefined;
   /** Fields to send upstream in place of the client's: `seconds` whenever the client's is not that text. */
@@ -20,13 +23,17 @@ export interface VideoRequest {
 /** OpenAI's default model and length (protocols.md §4): what an upstream does with a request that names neither. */
 export const defaultVideoModel = 'sora-2';
 export const defaultVideoSeconds = 4;
+/** The domestic channel's families (spec §4.9.5 rule 6) and their default length. */
+const domesticFamily = /^(vidu|kling|gv|os|hunyuan|mingmou|hailuo|sv|jv)-/i;
+export const defaultDomesticVideoSeconds = 5;
 /** The longest clip accepted: above every family's (spec §4.9.5: Kling 10, Grok 15, Sora 20). */
 export const maxVideoSeconds = 60;
 
 /**
  * Checks a Sora-style submit (`POST /v1/videos`) and says what to change upstream; throws the 400 the
- * client gets. Length: `seconds`, else `duration` (spec §4.9.2), else 4; it is always sent as `seconds`,
- * so the length served is the length priced whatever the upstream's own default.
+ * client gets. Length: `seconds`, else `duration` (spec §4.9.2), else `metadata.seconds` / `duration` /
+ * `video_duration`, else 4 (5 for the domestic channel's families, §4.9.5); it is always sent as
+ * `seconds`, so the length served is the length priced whatever the upstream's own default.
  */
 export function readVideoRequest(fields: VideoFields, options: { multipart: boolean; requireModel: boolean }): VideoRequest {
   const model = readModel(fields.model, options.requireModel);
@@ -35,14 +42,23 @@ export function readVideoRequest(fields: VideoFields, options: { multipart: bool
   if (typeof prompt !== 'string') throw invalidParameter('prompt', `Expected string, received ${typeName(prompt)}`);
   if (prompt.trim() === '') throw invalidParameter('prompt', 'must not be empty');
 
-  const seconds = readSeconds('seconds', fields.seconds) ?? readSeconds('duration', fields.duration) ?? defaultVideoSeconds;
+  const metadata = isRecord(fields.metadata) ? fields.metadata : {};
+  // Spec §4.9.5 rule 1: top-level seconds, then duration, then the metadata's, then the family's default.
+  const seconds =
+    readSeconds('seconds', fields.seconds) ??
+    readSeconds('duration', fields.duration) ??
+    readSeconds('metadata.seconds', metadata.seconds) ??
+    readSeconds('metadata.duration', metadata.duration) ??
+    readSeconds('metadata.video_duration', metadata.video_duration) ??
+    (domesticFamily.test(model) ? defaultDomesticVideoSeconds : defaultVideoSeconds);
+  const lipSync = metadata.scene_type === 'lip_sync' || /identify-face/i.test(model);
   const rewrites: Record<string, string> = {};
   if (fields.seconds !== String(seconds)) rewrites.seconds = String(seconds);
 
   const size = fields.size;
   if (size !== undefined && size !== null && typeof size !== 'string') throw invalidParameter('size', `Expected string, received ${typeName(size)}`);
   if (typeof size === 'string' && !/^[0-9a-zA-Z:*x]{1,32}$/.test(size)) throw invalidParameter('size', 'must be a size such as 1280x720, a tier such as 720P, or a ratio such as 16:9.');
-  return { model, prompt, seconds, size: typeof size === 'string' && size !== '' ? size.toLowerCase() : undefined, rewrites };
+  return { model, prompt, seconds, billedSeconds: lipSync ? Math.max(seconds, defaultDomesticVideoSeconds) : seconds, size: typeof size === 'string' && size !== '' ? size.toLowerCase() : undefined, rewrites };
 }
 
 /**

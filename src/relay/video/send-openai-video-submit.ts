@@ -1,0 +1,52 @@
+import type { ChannelRecord } from '../../catalog/catalog-records.js';
+import { isRecord } from '../../convert/shared/is-record.js';
+import { describeFailure, type UpstreamSignal } from '../../providers/upstream-client.js';
+import { readOpenaiVideo, storableVideoAnswer } from '../../tasks/read-openai-video.js';
+import { failedAttemptFrom } from '../read-upstream-error.js';
+import type { RelayServices } from '../relay-services.js';
+import type { VideoSubmitOutcome } from './video-submit-outcome.js';
+
+/**
+ * POST `{base}/v1/videos` (OpenAI's Videos API) with the bytes built for it. A 2xx that names no task (no
+ * `id` and known `status`) is a failure like a 502: nothing to poll, nothing to bill.
+ */
+export async function sendOpenaiVideoSubmit(relay: RelayServices, channel: ChannelRecord, key: string, upstream: { bytes: string | Buffer; contentType: string }, signal: UpstreamSignal): Promise<VideoSubmitOutcome> {
+  const sent = await relay.upstream.send({
+    url: `${channel.baseUrl}/v1/videos`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': upstream.contentType, accept: 'application/json' },
+    body: upstream.bytes,
+    signal,
+  });
+  if (!sent.ok) return { kind: 'failed', failure: sent.failure };
+  const { response } = sent;
+  const status = response.statusCode;
+  if (status >= 400) return failedAttemptFrom(response, key);
+  let bytes: Buffer;
+  try {
+    bytes = await response.body.bytes();
+  } catch (error) {
+    // Whatever cut the read (the upstream, or a client that left), no task was recorded and the client has
+    // no id to fetch one by: a failure, not charged (readFailureOutcome's "client left → served" is for streams).
+    return { kind: 'failed', failure: describeFailure(error) };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    json = undefined;
+  }
+  const seen = readOpenaiVideo(json);
+  if (seen === undefined || seen.upstreamId === undefined || !isRecord(json)) {
+    return { kind: 'failed', failure: { kind: 'status', status: 502, message: 'The upstream accepted the video task but its answer names no task (no id and status).' } };
+  }
+  return {
+    kind: 'accepted',
+    upstreamId: seen.upstreamId,
+    status: seen.status,
+    progress: seen.progress ?? 0,
+    ...(seen.status === 'failure' ? { failReason: seen.failReason ?? 'The upstream refused the task.' } : {}),
+    result: storableVideoAnswer(json),
+    httpStatus: status,
+  };
+}

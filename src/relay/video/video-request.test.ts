@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { videoTaskPrice } from '../../tasks/video-task-price.js';
+import { readVideoRequest, unifiedToOpenaiVideoBody } from './video-request.js';
+
+const read = (fields: Record<string, unknown>, requireModel = false) => readVideoRequest(fields, { multipart: false, requireModel });
+
+describe('readVideoRequest', () => {
+  it('takes the length from seconds, duration, metadata, then the family default', () => {
+    expect(read({ prompt: 'p', seconds: '8', duration: 12 }).seconds).toBe(8);
+    expect(read({ prompt: 'p', duration: 12 })).toMatchObject({ seconds: 12, rewrites: { seconds: '12' } });
+    expect(read({ prompt: 'p', metadata: { video_duration: 6 } }).seconds).toBe(6);
+    expect(read({ prompt: 'p' })).toMatchObject({ model: 'sora-2', seconds: 4, rewrites: { seconds: '4' } });
+    expect(read({ prompt: 'p', model: 'Kling-2.6' }).seconds).toBe(5);
+    expect(read({ prompt: 'p', seconds: '8' }).rewrites).toEqual({});
+  });
+
+  it('bills a lip-sync task under 5 seconds as 5, and asks for what was sent', () => {
+    expect(read({ prompt: 'p', model: 'kling-identify-face', seconds: 3 })).toMatchObject({ seconds: 3, billedSeconds: 5 });
+    expect(read({ prompt: 'p', model: 'Kling-2.6', seconds: 2, metadata: { scene_type: 'lip_sync' } })).toMatchObject({ seconds: 2, billedSeconds: 5 });
+    expect(read({ prompt: 'p', model: 'Kling-2.6', seconds: 2 })).toMatchObject({ billedSeconds: 2 });
+  });
+
+  it('refuses a missing prompt, odd lengths and sizes, and a missing model where one is required', () => {
+    const param = (fields: Record<string, unknown>, requireModel = false) => {
+      try {
+        read(fields, requireModel);
+      } catch (error) {
+        return (error as GatewayError).param;
+      }
+      return 'no error';
+    };
+    expect(param({})).toBe('prompt');
+    expect(param({ prompt: ' ' })).toBe('prompt');
+    expect(param({ prompt: 'p', seconds: '8.0' })).toBe('seconds');
+    expect(param({ prompt: 'p', seconds: 61 })).toBe('seconds');
+    expect(param({ prompt: 'p', duration: 0 })).toBe('duration');
+    expect(param({ prompt: 'p', size: '1280x720; drop' })).toBe('size');
+    expect(param({ prompt: 'p' }, true)).toBe('model');
+  });
+
+  it('builds the Sora-style body of a unified submit', () => {
+    const request = read({ model: 'm', prompt: 'p', images: ['https://a/1.png'], size: '720x1280', duration: 8 }, true);
+    expect(unifiedToOpenaiVideoBody({ images: ['https://a/1.png'] }, request, 'up')).toEqual({ model: 'up', prompt: 'p', seconds: '8', size: '720x1280', input_reference: { image_url: 'https://a/1.png' } });
+  });
+});
+
+describe('videoTaskPrice', () => {
+  const prices = new Map([
+    ['sora-2', { model: 'sora-2', perSecond: 0.1 }],
+    ['sora-2@1792x1024', { model: 'sora-2@1792x1024', perSecond: 0.5 }],
+    ['flat', { model: 'flat', perCall: 0.25 }],
+    ['tokens', { model: 'tokens', input: 1 }],
+  ]);
+  it('prices per second, per size when priced apart, or per task', () => {
+    expect(videoTaskPrice(prices, 'sora-2', undefined, 8)).toEqual({ price: { model: 'sora-2', perCall: 0.1 }, calls: 8 });
+    expect(videoTaskPrice(prices, 'sora-2', '1792x1024', 8)).toEqual({ price: { model: 'sora-2@1792x1024', perCall: 0.5 }, calls: 8 });
+    expect(videoTaskPrice(prices, 'sora-2', '720x1280', 8)).toEqual({ price: { model: 'sora-2', perCall: 0.1 }, calls: 8 });
+    expect(videoTaskPrice(prices, 'flat', undefined, 12)).toEqual({ price: { model: 'flat', perCall: 0.25 }, calls: 1 });
+    expect(videoTaskPrice(prices, 'tokens', undefined, 4)).toBeUndefined();
+    expect(videoTaskPrice(prices, 'unknown', undefined, 4)).toBeUndefined();
+  });
+});

@@ -1,0 +1,67 @@
+import type { ChannelRecord } from '../catalog/catalog-records.js';
+import { callVodApi } from '../providers/tencent-vod/call-vod-api.js';
+import { parseVodKey } from '../providers/tencent-vod/vod-credentials.js';
+import type { UpstreamClient } from '../providers/upstream-client.js';
+import type { TaskRow } from '../storage/tasks-repository.js';
+import { keyByFingerprint } from './key-fingerprint.js';
+import { readOpenaiVideo, storableVideoAnswer } from './read-openai-video.js';
+import { readVodTaskDetail } from './read-vod-task-detail.js';
+import type { TaskObservation } from './task-status.js';
+
+/**
+ * What the upstream says of a task now: its state and the answer to keep; 'unknown' when the upstream no
+ * longer knows it (or its channel is gone); undefined when it could not answer (network, 429, 5xx, a body
+ * of another shape): the task is asked again next time.
+ */
+export type FetchedTaskState = { observation: TaskObservation; result: string } | 'unknown' | undefined;
+
+const pollTimeoutMs = 30_000;
+
+/** Asks the task's own channel, with the key that submitted it, in the channel's protocol. */
+export async function fetchTaskState(upstream: UpstreamClient, channels: readonly ChannelRecord[], task: TaskRow, nowMs: number): Promise<FetchedTaskState> {
+  const channel = task.channel_id === null ? undefined : channels.find((candidate) => candidate.id === task.channel_id);
+  const key = channel === undefined ? undefined : keyByFingerprint(channel.keys, task.key_fingerprint);
+  if (channel === undefined || key === undefined || task.upstream_id === null) return 'unknown';
+  return channel.type === 'tencent-vod' ? fetchVodTask(upstream, channel, key, task.upstream_id, nowMs) : fetchOpenaiVideo(upstream, channel, key, task.upstream_id);
+}
+
+/** OpenAI's Videos API: GET `{base}/v1/videos/{id}` (404: unknown). */
+async function fetchOpenaiVideo(upstream: UpstreamClient, channel: ChannelRecord, key: string, upstreamId: string): Promise<FetchedTaskState> {
+  const sent = await upstream.send({
+    url: `${channel.baseUrl}/v1/videos/${encodeURIComponent(upstreamId)}`,
+    method: 'GET',
+    headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
+    body: undefined,
+    signal: AbortSignal.timeout(pollTimeoutMs),
+  });
+  if (!sent.ok) return undefined;
+  const { response } = sent;
+  let text: string;
+  try {
+    text = (await response.body.bytes()).toString('utf8');
+  } catch {
+    return undefined;
+  }
+  if (response.statusCode === 404) return 'unknown';
+  if (response.statusCode >= 300) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const observation = readOpenaiVideo(json);
+  if (observation === undefined) return undefined;
+  return { observation, result: storableVideoAnswer(json as Record<string, unknown>) };
+}
+
+/** Tencent VOD: `DescribeTaskDetail` (ResourceNotFound: unknown; VOD keeps tasks for 3 days). */
+async function fetchVodTask(upstream: UpstreamClient, channel: ChannelRecord, key: string, upstreamId: string, nowMs: number): Promise<FetchedTaskState> {
+  const credentials = parseVodKey(key);
+  if (credentials === undefined) return undefined;
+  const called = await callVodApi(upstream, channel.baseUrl, credentials, 'DescribeTaskDetail', { TaskId: upstreamId, SubAppId: credentials.subAppId }, AbortSignal.timeout(pollTimeoutMs), nowMs);
+  if (!called.ok) return called.code?.startsWith('ResourceNotFound') === true ? 'unknown' : undefined;
+  const detail = readVodTaskDetail({ Response: called.response });
+  if (detail === undefined || detail.kind === 'error') return undefined;
+  return { observation: detail.observation, result: storableVideoAnswer({ Response: called.response }) };
+}
