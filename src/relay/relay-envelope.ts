@@ -31,6 +31,8 @@ export interface RelayPlan extends PromptTokens {
   price?: PriceRecord;
   /** Channel types able to serve it; undefined = any. */
   channelTypes?: ReadonlySet<string>;
+  /** The one channel that may serve it (a remix goes where its video is), else the caller's pin, if any. */
+  pinnedChannelId?: number;
   /** The log's `style` column. */
   logStyle: string;
   /** Conversion warnings gathered before and during the attempts (the log keeps them). */
@@ -72,8 +74,8 @@ export async function runRelayEnvelope(
   const { model } = plan;
   const query: Omit<ChannelQuery, 'excluded' | 'coolingDown'> =
     plan.channelTypes === undefined
-      ? { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId }
-      : { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId, channelTypes: plan.channelTypes };
+      ? { group: caller.group, model, pinnedChannelId: plan.pinnedChannelId ?? caller.pinnedChannelId }
+      : { group: caller.group, model, pinnedChannelId: plan.pinnedChannelId ?? caller.pinnedChannelId, channelTypes: plan.channelTypes };
   authorizeModel(services, caller, query);
 
   const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, maxOutputTokens: plan.maxOutputTokens, calls: plan.calls, price: plan.price, ip: request.ip });

@@ -5,7 +5,9 @@ import { openaiVideoStatus, taskDtoStatus, type TaskStatus } from './task-status
 /** What the task's submit asked for (tasks.properties). */
 export interface VideoTaskProperties {
   seconds: number;
-  size?: string;
+  size: string | undefined;
+  /** A remix's origin: its public id. */
+  remixedFrom: string | undefined;
 }
 
 /**
@@ -17,7 +19,7 @@ export interface VideoTaskProperties {
  */
 export function presentVideoTask(task: TaskRow, contentUrl: string): Record<string, unknown> {
   const status = task.status as TaskStatus;
-  const properties = readProperties(task.properties);
+  const properties = readVideoTaskProperties(task.properties);
   const upstream = readObject(task.result);
   const video: Record<string, unknown> = {
     id: task.public_id,
@@ -34,6 +36,7 @@ export function presentVideoTask(task: TaskRow, contentUrl: string): Record<stri
     error: status === 'failure' ? { code: 'task_failed', message: task.fail_reason ?? 'The task failed.' } : null,
   };
   if (typeof upstream?.prompt === 'string') video.prompt = upstream.prompt;
+  if (properties.remixedFrom !== undefined) video.remixed_from_video_id = properties.remixedFrom;
   if (status === 'success') {
     video.video_url = contentUrl;
     video.metadata = { url: contentUrl };
@@ -48,7 +51,7 @@ export function presentVideoTask(task: TaskRow, contentUrl: string): Record<stri
  */
 export function presentTaskDto(task: TaskRow, contentUrl: string): Record<string, unknown> {
   const status = task.status as TaskStatus;
-  const properties = readProperties(task.properties);
+  const properties = readVideoTaskProperties(task.properties);
   return {
     code: 'success',
     message: '',
@@ -67,9 +70,14 @@ export function presentTaskDto(task: TaskRow, contentUrl: string): Record<string
   };
 }
 
-function readProperties(text: string): VideoTaskProperties {
+/** What a task's submit asked for, from its row. */
+export function readVideoTaskProperties(text: string): VideoTaskProperties {
   const json = readObject(text);
-  return { seconds: typeof json?.seconds === 'number' ? json.seconds : 0, ...(typeof json?.size === 'string' ? { size: json.size } : {}) };
+  return {
+    seconds: typeof json?.seconds === 'number' ? json.seconds : 0,
+    size: typeof json?.size === 'string' ? json.size : undefined,
+    remixedFrom: typeof json?.remixed_from === 'string' ? json.remixed_from : undefined,
+  };
 }
 
 function readObject(text: string | null): Record<string, unknown> | undefined {

@@ -1,7 +1,7 @@
 /**
  * A stand-in for OpenAI's Videos API (protocols.md §4; the `openai` SDK's `Video` type) on a real loopback
  * socket: `POST /v1/videos` (multipart form as the SDK sends it, or JSON as resellers take it), `GET
- * /v1/videos/{id}`, `GET /v1/videos/{id}/content`. Each video belongs to the key that created it (another
+ * /v1/videos/{id}`, `GET /v1/videos/{id}/content`, `POST /v1/videos/{id}/remix` (a completed video only). Each video belongs to the key that created it (another
  * key gets OpenAI's 404), and moves only when the test says (`advance`). It never imports gateway code.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -131,6 +131,28 @@ export async function startFakeVideoUpstream(options: { expectedKeys: string[]; 
         seconds: String(fields.seconds ?? '4'),
         size: String(fields.size ?? '720x1280'),
       };
+      videos.set(id, video);
+      owners.set(id, key);
+      sendJson(response, 200, video);
+      return;
+    }
+
+    const remix = /^\/v1\/videos\/([^/]+)\/remix$/.exec(url.pathname);
+    if (request.method === 'POST' && remix !== null) {
+      const originId = decodeURIComponent(remix[1] as string);
+      const origin = videos.get(originId);
+      recorded.fields = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+      if (origin === undefined || owners.get(originId) !== key) {
+        sendJson(response, 404, { error: { message: `Video with id '${originId}' not found.`, type: 'invalid_request_error', param: null, code: null } });
+        return;
+      }
+      if (origin.status !== 'completed' || typeof recorded.fields.prompt !== 'string') {
+        sendJson(response, 400, { error: { message: 'Only a completed video can be remixed, with a prompt.', type: 'invalid_request_error', param: null, code: null } });
+        return;
+      }
+      sequence += 1;
+      const id = `video_${sequence.toString(16).padStart(8, '0')}${'c0ffee'.repeat(7)}`;
+      const video: FakeVideo = { ...origin, id, status: 'queued', progress: 0, created_at: Math.floor(Date.now() / 1000), completed_at: null, expires_at: null, error: null, prompt: recorded.fields.prompt, remixed_from_video_id: originId };
       videos.set(id, video);
       owners.set(id, key);
       sendJson(response, 200, video);

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { readBodyChunks } from '../../relay/read-body-chunks.js';
+import { runVideoRemix } from '../../relay/video/run-video-remix.js';
 import { contentUrlFor, runVideoSubmit, type VideoSubmitServices } from '../../relay/video/run-video-submit.js';
 import { waitForDrain } from '../../relay/write-to-client.js';
 import type { TaskRow } from '../../storage/tasks-repository.js';
@@ -28,6 +29,10 @@ export async function videoRoutes(app: FastifyInstance, services: AppServices): 
   app.post('/v1/videos', options, (request, reply) => runVideoSubmit(submit, 'videos', request, reply));
   app.post('/v1/video/generations', options, (request, reply) => runVideoSubmit(submit, 'generations', request, reply));
 
+  app.post<{ Params: { id: string } }>('/v1/videos/:id/remix', options, async (request, reply) => {
+    const origin = await callersTask(services, request, request.params.id);
+    await runVideoRemix(submit, origin, request, reply);
+  });
   app.get<{ Params: { id: string } }>('/v1/videos/:id', options, async (request, reply) => {
     const task = await callersTask(services, request, request.params.id);
     return reply.headers(corsResponseHeaders).send(presentVideoTask(task, contentUrlFor(request, task.public_id)));

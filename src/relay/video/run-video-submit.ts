@@ -52,18 +52,51 @@ export function runVideoSubmit(services: VideoSubmitServices, route: VideoSubmit
 }
 
 async function submitVideo(services: VideoSubmitServices, route: VideoSubmitRoute, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const { relay, tasks } = services;
   const body: VideoBody =
     request.body instanceof MultipartBody && route === 'videos'
       ? { kind: 'form', body: request.body, form: await readMultipartForm(request.body, checkedFields) }
       : { kind: 'json', body: requireObjectBody(request.body), raw: request.rawBody };
   const fields = body.kind === 'form' ? body.form.fields : body.body;
   const video = readVideoRequest(fields, { multipart: body.kind === 'form', requireModel: route === 'generations' });
+  await runVideoTask(services, request, reply, {
+    video,
+    logStyle: logStyles[route],
+    properties: {},
+    send: (channel, key, upstreamModel, signal, publicId) =>
+      channel.type === 'tencent-vod'
+        ? sendVodVideoSubmit(services.relay, channel, key, { fields: vodFields(body), prompt: video.prompt, seconds: video.seconds, size: video.size, upstreamModel, sessionId: publicId }, signal)
+        : buildUpstreamBody(route, body, video, upstreamModel).then((upstream) => sendOpenaiVideoSubmit(services.relay, channel, key, upstream, signal)),
+  });
+}
+
+/** A video task about to be created: what it is, how it is priced and logged, and how one channel is asked. */
+export interface VideoTaskPlan {
+  video: VideoRequest;
+  logStyle: string;
+  /** Kept on the row with the length and size (a remix's origin). */
+  properties: Record<string, unknown>;
+  /** The channel that must serve it (a remix: its video's), when not any. */
+  pinnedChannelId?: number;
+  /** The key to use on that channel (a remix: the one that made its video), when not the rotation's. */
+  keyFor?: (channel: ChannelRecord) => string | undefined;
+  send(channel: ChannelRecord, key: string, upstreamModel: string, signal: AttemptTools['signal'], publicId: string): Promise<VideoSubmitOutcome>;
+}
+
+/**
+ * Creates one video task through the relay envelope: price (video-task-price.ts) → reserve → a row in
+ * `not_start` before the first upstream call → failover over the plan's channels → the accepted task
+ * recorded and answered → the charge settled and kept on the row. A task no upstream accepted is deleted
+ * (nothing was charged).
+ */
+export async function runVideoTask(services: VideoSubmitServices, request: FastifyRequest, reply: FastifyReply, plan: VideoTaskPlan): Promise<void> {
+  const { relay, tasks } = services;
+  const { video } = plan;
   const priced = videoTaskPrice(relay.catalog.snapshot.prices, video.model, video.size, video.billedSeconds);
   const caller = request.caller;
   if (caller === undefined) throw new Error('relay routes run after authentication');
 
   const publicId = generatePublicTaskId();
+  const properties = { ...plan.properties, seconds: video.seconds, ...(video.size === undefined ? {} : { size: video.size }) };
   let taskId: number | undefined;
   let submitted = false;
   try {
@@ -79,24 +112,19 @@ async function submitVideo(services: VideoSubmitServices, route: VideoSubmitRout
         calls: priced?.calls ?? 1,
         price: priced?.price,
         channelTypes: videoChannelTypes,
-        logStyle: logStyles[route],
+        ...(plan.pinnedChannelId === undefined ? {} : { pinnedChannelId: plan.pinnedChannelId }),
+        logStyle: plan.logStyle,
         warnings: [],
       },
-      async (channel, key, tools) => {
+      async (channel, rotatedKey, tools) => {
         const mapping = resolveModelMapping(channel.modelMapping, video.model);
         if (!mapping.ok) return mappingLoopFailure(channel.id, mapping.loop);
+        const key = plan.keyFor?.(channel) ?? rotatedKey;
         tools.setUpstreamModel(mapping.upstreamModel);
         // Written once, before the first upstream call: from here a crash leaves a row the poll loop refunds.
-        taskId ??= await tasks.insert(
-          { publicId, kind: 'video', requestId: request.id, userId: caller.user.id, tokenId: caller.token.id, model: video.model, properties: { seconds: video.seconds, ...(video.size === undefined ? {} : { size: video.size }) } },
-          relay.now(),
-        );
-        const upstreamModel = mapping.upstreamModel;
-        const send =
-          channel.type === 'tencent-vod'
-            ? () => sendVodVideoSubmit(relay, channel, key, { fields: vodFields(body), prompt: video.prompt, seconds: video.seconds, size: video.size, upstreamModel, sessionId: publicId }, tools.signal)
-            : async () => sendOpenaiVideoSubmit(relay, channel, key, await buildUpstreamBody(route, body, video, upstreamModel), tools.signal);
-        const outcome = await attemptSubmit(services, { channel, key, tools, taskId, upstreamModel, reply, request }, send);
+        taskId ??= await tasks.insert({ publicId, kind: 'video', requestId: request.id, userId: caller.user.id, tokenId: caller.token.id, model: video.model, properties }, relay.now());
+        const send = () => plan.send(channel, key, mapping.upstreamModel, tools.signal, publicId);
+        const outcome = await attemptSubmit(services, { channel, key, tools, taskId, upstreamModel: mapping.upstreamModel, reply, request }, send);
         if (outcome.kind === 'served') submitted = true;
         return outcome;
       },

@@ -7,12 +7,20 @@ import type { RelayServices } from '../relay-services.js';
 import type { VideoSubmitOutcome } from './video-submit-outcome.js';
 
 /**
- * POST `{base}/v1/videos` (OpenAI's Videos API) with the bytes built for it. A 2xx that names no task (no
- * `id` and known `status`) is a failure like a 502: nothing to poll, nothing to bill.
+ * POST `{base}/v1/videos` (OpenAI's Videos API; or `path`, a remix's `/v1/videos/{id}/remix`) with the
+ * bytes built for it. A 2xx that names no task (no `id` and known `status`) is a failure like a 502:
+ * nothing to poll, nothing to bill.
  */
-export async function sendOpenaiVideoSubmit(relay: RelayServices, channel: ChannelRecord, key: string, upstream: { bytes: string | Buffer; contentType: string }, signal: UpstreamSignal): Promise<VideoSubmitOutcome> {
+export async function sendOpenaiVideoSubmit(
+  relay: RelayServices,
+  channel: ChannelRecord,
+  key: string,
+  upstream: { bytes: string | Buffer; contentType: string },
+  signal: UpstreamSignal,
+  path = '/v1/videos',
+): Promise<VideoSubmitOutcome> {
   const sent = await relay.upstream.send({
-    url: `${channel.baseUrl}/v1/videos`,
+    url: `${channel.baseUrl}${path}`,
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': upstream.contentType, accept: 'application/json' },
     body: upstream.bytes,

@@ -1,0 +1,41 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { TaskRow } from '../../storage/tasks-repository.js';
+import { keyByFingerprint } from '../../tasks/key-fingerprint.js';
+import { readVideoTaskProperties } from '../../tasks/present-video-task.js';
+import { invalidParameter, missingParameter, requireObjectBody } from '../validate-body.js';
+import { runVideoTask, type VideoSubmitServices } from './run-video-submit.js';
+import { sendOpenaiVideoSubmit } from './send-openai-video-submit.js';
+
+/**
+ * `POST /v1/videos/{id}/remix` (OpenAI's Videos API, protocols.md §4): a new task from a completed video of
+ * the caller's and a new prompt. It goes to the channel and key that made the video (the upstream knows
+ * the video only there), is priced as its origin (model, length, size), and is a task like any other
+ * (charged at submit, refunded if it fails). Only videos made by OpenAI-style channels can be remixed.
+ */
+export function runVideoRemix(services: VideoSubmitServices, origin: TaskRow, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  return services.relay.inFlight.track(() => remixVideo(services, origin, request, reply));
+}
+
+async function remixVideo(services: VideoSubmitServices, origin: TaskRow, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const body = requireObjectBody(request.body);
+  const prompt = body.prompt;
+  if (prompt === undefined || prompt === null) throw missingParameter('prompt');
+  if (typeof prompt !== 'string' || prompt.trim() === '') throw invalidParameter('prompt', 'must be a non-empty string');
+  if (origin.status !== 'success') throw new GatewayError('invalid_request', `Video ${origin.public_id} is not completed yet, current status: ${origin.status}; only a completed video can be remixed.`);
+  const channel = services.relay.catalog.snapshot.channels.find((candidate) => candidate.id === origin.channel_id);
+  if (channel === undefined || origin.upstream_id === null) throw new GatewayError('upstream_error', `The channel that made video ${origin.public_id} is gone; it cannot be remixed.`);
+  if (channel.type !== 'openai') throw new GatewayError('invalid_request', `Video ${origin.public_id} was made by a ${channel.type} channel, which has no remix.`);
+  const upstreamId = origin.upstream_id;
+  const { seconds, size } = readVideoTaskProperties(origin.properties);
+
+  await runVideoTask(services, request, reply, {
+    video: { model: origin.model, prompt, seconds, billedSeconds: seconds, size, rewrites: {} },
+    logStyle: 'openai-video-remix',
+    properties: { remixed_from: origin.public_id },
+    pinnedChannelId: channel.id,
+    keyFor: (candidate) => keyByFingerprint(candidate.keys, origin.key_fingerprint),
+    send: (candidate, key, _upstreamModel, signal) =>
+      sendOpenaiVideoSubmit(services.relay, candidate, key, { bytes: JSON.stringify({ prompt }), contentType: 'application/json' }, signal, `/v1/videos/${encodeURIComponent(upstreamId)}/remix`),
+  });
+}
