@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { readBodyChunks } from '../../relay/read-body-chunks.js';
 import { runVideoRemix } from '../../relay/video/run-video-remix.js';
-import { contentUrlFor, runVideoSubmit, type VideoSubmitServices } from '../../relay/video/run-video-submit.js';
+import type { TaskSubmitServices } from '../../relay/task-submit/run-task-submit.js';
+import { contentUrlFor, runVideoSubmit } from '../../relay/video/run-video-submit.js';
 import { waitForDrain } from '../../relay/write-to-client.js';
 import type { TaskRow } from '../../storage/tasks-repository.js';
 import { presentTaskDto, presentVideoTask } from '../../tasks/present-video-task.js';
@@ -23,7 +24,7 @@ const contentVariants = new Set(['video', 'thumbnail', 'spritesheet']);
  */
 export async function videoRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   const authenticate = authenticateCaller(services, 'openai');
-  const submit: VideoSubmitServices = { relay: services.relay, tasks: services.repositories.tasks, pollIntervalMs: services.environment.taskPollIntervalSeconds * 1000 };
+  const submit: TaskSubmitServices = { relay: services.relay, tasks: services.repositories.tasks, pollIntervalMs: services.environment.taskPollIntervalSeconds * 1000 };
   const options = { config: { errorStyle: 'openai' as const }, preHandler: authenticate };
 
   app.post('/v1/videos', options, (request, reply) => runVideoSubmit(submit, 'videos', request, reply));

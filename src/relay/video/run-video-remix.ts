@@ -4,7 +4,8 @@ import type { TaskRow } from '../../storage/tasks-repository.js';
 import { keyByFingerprint } from '../../tasks/key-fingerprint.js';
 import { readVideoTaskProperties } from '../../tasks/present-video-task.js';
 import { invalidParameter, missingParameter, requireObjectBody } from '../validate-body.js';
-import { runVideoTask, type VideoSubmitServices } from './run-video-submit.js';
+import { runTaskSubmit, type TaskSubmitServices } from '../task-submit/run-task-submit.js';
+import { videoProperties, videoTaskPlan } from './run-video-submit.js';
 import { sendOpenaiVideoSubmit } from './send-openai-video-submit.js';
 
 /**
@@ -13,11 +14,11 @@ import { sendOpenaiVideoSubmit } from './send-openai-video-submit.js';
  * the video only there), is priced as its origin (model, length, size), and is a task like any other
  * (charged at submit, refunded if it fails). Only videos made by OpenAI-style channels can be remixed.
  */
-export function runVideoRemix(services: VideoSubmitServices, origin: TaskRow, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+export function runVideoRemix(services: TaskSubmitServices, origin: TaskRow, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   return services.relay.inFlight.track(() => remixVideo(services, origin, request, reply));
 }
 
-async function remixVideo(services: VideoSubmitServices, origin: TaskRow, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function remixVideo(services: TaskSubmitServices, origin: TaskRow, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const body = requireObjectBody(request.body);
   const prompt = body.prompt;
   if (prompt === undefined || prompt === null) throw missingParameter('prompt');
@@ -29,10 +30,11 @@ async function remixVideo(services: VideoSubmitServices, origin: TaskRow, reques
   const upstreamId = origin.upstream_id;
   const { seconds, size } = readVideoTaskProperties(origin.properties);
 
-  await runVideoTask(services, request, reply, {
-    video: { model: origin.model, prompt, seconds, billedSeconds: seconds, size, rewrites: {} },
+  const video = { model: origin.model, prompt, seconds, billedSeconds: seconds, size, rewrites: {} };
+  await runTaskSubmit(services, request, reply, {
+    ...videoTaskPlan(services, request, video),
     logStyle: 'openai-video-remix',
-    properties: { remixed_from: origin.public_id },
+    properties: videoProperties(video, { remixed_from: origin.public_id }),
     pinnedChannelId: channel.id,
     keyFor: (candidate) => keyByFingerprint(candidate.keys, origin.key_fingerprint),
     send: (candidate, key, _upstreamModel, signal) =>

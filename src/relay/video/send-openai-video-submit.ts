@@ -4,7 +4,7 @@ import { describeFailure, type UpstreamSignal } from '../../providers/upstream-c
 import { readOpenaiVideo, storableVideoAnswer } from '../../tasks/read-openai-video.js';
 import { failedAttemptFrom } from '../read-upstream-error.js';
 import type { RelayServices } from '../relay-services.js';
-import type { VideoSubmitOutcome } from './video-submit-outcome.js';
+import type { TaskSubmitOutcome } from '../task-submit/task-submit-outcome.js';
 
 /**
  * POST `{base}/v1/videos` (OpenAI's Videos API; or `path`, a remix's `/v1/videos/{id}/remix`) with the
@@ -18,7 +18,7 @@ export async function sendOpenaiVideoSubmit(
   upstream: { bytes: string | Buffer; contentType: string },
   signal: UpstreamSignal,
   path = '/v1/videos',
-): Promise<VideoSubmitOutcome> {
+): Promise<TaskSubmitOutcome> {
   const sent = await relay.upstream.send({
     url: `${channel.baseUrl}${path}`,
     method: 'POST',

@@ -5,7 +5,7 @@ import { callVodApi } from '../../providers/tencent-vod/call-vod-api.js';
 import { parseVodKey } from '../../providers/tencent-vod/vod-credentials.js';
 import type { UpstreamSignal } from '../../providers/upstream-client.js';
 import type { RelayServices } from '../relay-services.js';
-import type { VideoSubmitOutcome } from './video-submit-outcome.js';
+import type { TaskSubmitOutcome } from '../task-submit/task-submit-outcome.js';
 
 /**
  * Tencent VOD's `CreateAigcVideoTask` (spec §4.9.5, protocols.md §5), signed with the channel key's
@@ -13,7 +13,7 @@ import type { VideoSubmitOutcome } from './video-submit-outcome.js';
  * than 3 files, a model that is not `Family-Version`). VOD answers a task id and nothing else: the task
  * starts `queued`.
  */
-export async function sendVodVideoSubmit(relay: RelayServices, channel: ChannelRecord, key: string, input: Omit<AigcVideoInput, 'subAppId'>, signal: UpstreamSignal): Promise<VideoSubmitOutcome> {
+export async function sendVodVideoSubmit(relay: RelayServices, channel: ChannelRecord, key: string, input: Omit<AigcVideoInput, 'subAppId'>, signal: UpstreamSignal): Promise<TaskSubmitOutcome> {
   const credentials = parseVodKey(key);
   if (credentials === undefined) return { kind: 'failed', failure: { kind: 'status', status: 401, message: `Channel ${channel.id}'s key is not SubAppId|SecretId|SecretKey[|Region].` } };
   const body = buildAigcVideoTask({ ...input, subAppId: credentials.subAppId });

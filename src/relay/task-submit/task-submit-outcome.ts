@@ -1,8 +1,8 @@
 import type { TaskStatus } from '../../tasks/task-status.js';
 import type { AttemptOutcome } from '../run-failover.js';
 
-/** An upstream took a video task: what the row records of it. */
-export interface AcceptedVideoTask {
+/** An upstream took a task: what the row records of it. */
+export interface AcceptedTask {
   kind: 'accepted';
   upstreamId: string;
   status: TaskStatus;
@@ -15,4 +15,4 @@ export interface AcceptedVideoTask {
   httpStatus: number;
 }
 
-export type VideoSubmitOutcome = AcceptedVideoTask | Extract<AttemptOutcome<{ status: number }>, { kind: 'failed' }>;
+export type TaskSubmitOutcome = AcceptedTask | Extract<AttemptOutcome<{ status: number }>, { kind: 'failed' }>;

@@ -1,0 +1,142 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ChannelRecord, PriceRecord } from '../../catalog/catalog-records.js';
+import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
+import type { TaskRow, TasksRepository } from '../../storage/tasks-repository.js';
+import { keyFingerprint } from '../../tasks/key-fingerprint.js';
+import { generatePublicTaskId } from '../../tasks/public-task-id.js';
+import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
+import { mappingLoopFailure } from '../mapping-loop-failure.js';
+import { runRelayEnvelope, type AttemptTools, type ErrorPassthrough } from '../relay-envelope.js';
+import type { RelayServices } from '../relay-services.js';
+import type { AttemptOutcome } from '../run-failover.js';
+import { sendWholeAnswer } from '../write-to-client.js';
+import type { TaskSubmitOutcome } from './task-submit-outcome.js';
+
+export interface TaskSubmitServices {
+  relay: RelayServices;
+  tasks: TasksRepository;
+  /** Between two polls of a task (the first comes this long after the submit). */
+  pollIntervalMs: number;
+}
+
+/** A task about to be created: what it is, how it is priced and logged, and how one channel is asked. */
+export interface TaskSubmitPlan {
+  /** `video`, `suno`: which routes may read it. */
+  kind: string;
+  model: string;
+  /** The text the task is made from, for the log's prompt estimate. */
+  prompt: string;
+  /** The route's own price (a video's length and size), with how many calls it is; undefined: the model's. */
+  price: { price: PriceRecord; calls: number } | undefined;
+  /** Channel types that may serve it. */
+  channelTypes: ReadonlySet<string>;
+  logStyle: string;
+  /** Kept on the row (what the client asked for: length, size, a remix's origin). */
+  properties: Record<string, unknown>;
+  /** The channel that must serve it (a remix: its video's), when not any. */
+  pinnedChannelId?: number;
+  /** The key to use on that channel (a remix: the one that made its video), when not the rotation's. */
+  keyFor?: (channel: ChannelRecord) => string | undefined;
+  send(channel: ChannelRecord, key: string, upstreamModel: string, signal: AttemptTools['signal'], publicId: string): Promise<TaskSubmitOutcome>;
+  /** The client's answer for the task just recorded. */
+  answer(task: TaskRow): unknown;
+  /** Whether a failed request is answered with the upstream's own error body. */
+  errorPassthrough: ErrorPassthrough;
+}
+
+/**
+ * Creates one asynchronous task through the relay envelope: price → reserve → a row in `not_start`
+ * before the first upstream call → failover over the plan's channels → the accepted task recorded and
+ * answered → the charge settled and kept on the row (the poll loop refunds it if the task fails,
+ * src/tasks/task-engine.ts). A task no upstream accepted is deleted: nothing was charged.
+ */
+export async function runTaskSubmit(services: TaskSubmitServices, request: FastifyRequest, reply: FastifyReply, plan: TaskSubmitPlan): Promise<void> {
+  const { relay, tasks } = services;
+  const caller = request.caller;
+  if (caller === undefined) throw new Error('relay routes run after authentication');
+
+  const publicId = generatePublicTaskId();
+  let taskId: number | undefined;
+  let submitted = false;
+  try {
+    const charged = await runRelayEnvelope(
+      relay,
+      request,
+      reply,
+      {
+        model: plan.model,
+        stream: false,
+        ...estimatePromptTokens({ texts: [plan.prompt], extraTokens: 0 }),
+        maxOutputTokens: 0,
+        calls: plan.price?.calls ?? 1,
+        price: plan.price?.price,
+        channelTypes: plan.channelTypes,
+        ...(plan.pinnedChannelId === undefined ? {} : { pinnedChannelId: plan.pinnedChannelId }),
+        logStyle: plan.logStyle,
+        warnings: [],
+      },
+      async (channel, rotatedKey, tools) => {
+        const mapping = resolveModelMapping(channel.modelMapping, plan.model);
+        if (!mapping.ok) return mappingLoopFailure(channel.id, mapping.loop);
+        const key = plan.keyFor?.(channel) ?? rotatedKey;
+        tools.setUpstreamModel(mapping.upstreamModel);
+        // Written once, before the first upstream call: from here a crash leaves a row the poll loop refunds.
+        taskId ??= await tasks.insert({ publicId, kind: plan.kind, requestId: request.id, userId: caller.user.id, tokenId: caller.token.id, model: plan.model, properties: plan.properties }, relay.now());
+        const send = () => plan.send(channel, key, mapping.upstreamModel, tools.signal, publicId);
+        const outcome = await attemptSubmit(services, plan, { channel, key, tools, taskId, upstreamModel: mapping.upstreamModel, reply }, send);
+        if (outcome.kind === 'served') submitted = true;
+        return outcome;
+      },
+      plan.errorPassthrough,
+    );
+    if (submitted && taskId !== undefined) await tasks.recordCharge(taskId, charged);
+  } finally {
+    if (!submitted && taskId !== undefined) await tasks.discardUnsubmitted(taskId);
+  }
+}
+
+interface SubmitAttempt {
+  channel: ChannelRecord;
+  key: string;
+  tools: AttemptTools;
+  taskId: number;
+  upstreamModel: string;
+  reply: FastifyReply;
+}
+
+/**
+ * One try on one channel, in its protocol. An accepted task is recorded on the row (which leaves
+ * `not_start`) and answered; a task the upstream failed at once is answered as such and costs nothing.
+ */
+async function attemptSubmit(services: TaskSubmitServices, plan: TaskSubmitPlan, attempt: SubmitAttempt, send: () => Promise<TaskSubmitOutcome>): Promise<AttemptOutcome<{ status: number }>> {
+  const { relay, tasks } = services;
+  const { channel, key, tools } = attempt;
+  const accepted = await send();
+  if (accepted.kind === 'failed') return accepted;
+  const now = relay.now();
+  const failedAtOnce = accepted.status === 'failure';
+  const recorded = await tasks.markSubmitted(
+    attempt.taskId,
+    {
+      channelId: channel.id,
+      keyFingerprint: keyFingerprint(key),
+      upstreamModel: attempt.upstreamModel,
+      upstreamId: accepted.upstreamId,
+      status: accepted.status,
+      progress: accepted.progress,
+      result: accepted.result,
+      nextPollAt: now + services.pollIntervalMs,
+      ...(failedAtOnce ? { failReason: accepted.failReason ?? 'The upstream refused the task.', nothingCharged: true } : {}),
+    },
+    now,
+  );
+  if (!recorded) return { kind: 'failed', failure: { kind: 'status', status: 502, message: 'The task was given up before its upstream answered.' } };
+  // A task failed at submit produced nothing: it is not charged (and so has nothing to refund).
+  if (failedAtOnce) tools.meter.deliveredCalls = 0;
+  tools.meter.firstTokenAt = now;
+  tools.meter.committed = true;
+  const task = await tasks.findById(attempt.taskId);
+  if (task === undefined) throw new Error(`task ${attempt.taskId} vanished while it was submitted`);
+  sendWholeAnswer(attempt.reply, accepted.httpStatus, tools.clientHeaders(channel), 'application/json', JSON.stringify(plan.answer(task)));
+  return { kind: 'served', value: { status: accepted.httpStatus }, status: accepted.httpStatus };
+}
