@@ -48,8 +48,8 @@ export const rateLimitSchema = z
   })
   .strict();
 
-/** `tencent-vod`: Tencent Cloud VOD's AIGC video (spec §4.9.5), keys `SubAppId|SecretId|SecretKey[|Region]`. */
-export const channelTypes = ['openai', 'anthropic', 'gemini', 'tencent-vod'] as const;
+/** `tencent-vod`: Tencent Cloud VOD's AIGC video (spec §4.9.5), keys `SubAppId|SecretId|SecretKey[|Region]`; `suno`: a Suno-API proxy (protocols.md §2). */
+export const channelTypes = ['openai', 'anthropic', 'gemini', 'tencent-vod', 'suno'] as const;
 
 export const configChannelSchema = z
   .object({
@@ -70,12 +70,15 @@ export const configChannelSchema = z
   .strict()
   .superRefine((channel, context) => {
     if (channel.key === undefined && channel.keys === undefined) context.addIssue({ code: 'custom', message: 'a channel needs `key` or `keys`', path: ['key'] });
-    if (channel.type !== 'tencent-vod') return;
-    const keys = channel.keys ?? (channel.key === undefined ? [] : [channel.key]);
-    if (keys.some((key) => parseVodKey(key) === undefined)) {
-      context.addIssue({ code: 'custom', message: 'a tencent-vod key is `SubAppId|SecretId|SecretKey` or `SubAppId|SecretId|SecretKey|Region` (SubAppId in digits)', path: [channel.keys === undefined ? 'key' : 'keys'] });
-    }
+    const problem = channelKeyProblem(channel.type, channel.keys ?? (channel.key === undefined ? [] : [channel.key]));
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem, path: [channel.keys === undefined ? 'key' : 'keys'] });
   });
+
+/** Why a channel type cannot use these keys (a `tencent-vod` key has its own shape); undefined when it can. */
+export function channelKeyProblem(type: string, keys: readonly string[]): string | undefined {
+  if (type !== 'tencent-vod' || keys.every((key) => parseVodKey(key) !== undefined)) return undefined;
+  return 'a tencent-vod key is `SubAppId|SecretId|SecretKey` or `SubAppId|SecretId|SecretKey|Region` (SubAppId in digits)';
+}
 
 export const configUserSchema = z
   .object({

@@ -1,7 +1,8 @@
 import { assertNever, type GatewayError, type GatewayErrorCode } from './gateway-error.js';
 
 /** The API styles whose error envelopes differ (spec §7, protocols.md §6.3, §7, §11). */
-export type ErrorStyle = 'openai' | 'anthropic' | 'gemini' | 'api';
+/** `task`: new-api's task routes (Suno), `{code, message, data: null}` with a string code (protocols.md §0). */
+export type ErrorStyle = 'openai' | 'anthropic' | 'gemini' | 'api' | 'task';
 
 export interface RenderedError {
   status: number;
@@ -39,6 +40,8 @@ export function renderError(error: GatewayError, style: ErrorStyle, requestId: s
       };
     case 'api':
       return { status: error.status, body: { success: false, message: error.message } };
+    case 'task':
+      return { status: error.status, body: { code: error.code === 'not_found' ? 'task_not_exist' : error.code, message: `${error.message} (request id: ${requestId})`, data: null } };
     default:
       return assertNever(style);
   }

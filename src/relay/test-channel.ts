@@ -53,7 +53,7 @@ export async function testChannel(services: RelayServices, channel: ChannelRecor
 
 /**
  * A Tencent VOD channel generates nothing for free: each key asks `DescribeTaskDetail` of a task that does
- * not exist. `ResourceNotFound` (or any answer but an auth failure) means the key and its signature work.
+ * not exist. VOD's `ResourceNotFound` (or a throttling code) means the key and its signature work.
  */
 async function testVodChannel(services: RelayServices, channel: ChannelRecord, model: string): Promise<ChannelTestResult> {
   const startedAt = services.now();
@@ -66,7 +66,9 @@ async function testVodChannel(services: RelayServices, channel: ChannelRecord, m
     }
     const called = await callVodApi(services.upstream, channel.baseUrl, credentials, 'DescribeTaskDetail', { TaskId: 'relay-channel-test', SubAppId: credentials.subAppId }, AbortSignal.timeout(30_000), services.now());
     const latencyMs = services.now() - startedAt;
-    if (called.ok || (called.failure.kind === 'status' && called.failure.status !== 401 && called.failure.status !== 403 && called.failure.status < 500)) return { ok: true, status: 200, latencyMs, model, message: 'ok' };
+    // Only VOD's own word that the task does not exist (or that it is busy) proves the key: any other
+    // answer — a web server's 404, a SubAppId refused — does not.
+    if (called.ok || called.code?.startsWith('ResourceNotFound') === true || called.code?.includes('LimitExceeded') === true) return { ok: true, status: 200, latencyMs, model, message: 'ok' };
     last = { ok: false, status: called.failure.kind === 'status' ? called.failure.status : null, latencyMs, model, message: redactSecret(called.failure.message, credentials.secretKey) };
   }
   return last;

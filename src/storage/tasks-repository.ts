@@ -132,6 +132,12 @@ export class TasksRepository {
     return this.db.selectFrom('tasks').selectAll().where('public_id', '=', publicId).where('user_id', '=', userId).executeTakeFirst();
   }
 
+  /** The caller's tasks of one kind among `publicIds` (at most 100 asked at once), in no set order. */
+  async findManyForUser(publicIds: readonly string[], userId: number, kind: string): Promise<TaskRow[]> {
+    if (publicIds.length === 0) return [];
+    return this.db.selectFrom('tasks').selectAll().where('public_id', 'in', [...publicIds]).where('user_id', '=', userId).where('kind', '=', kind).execute();
+  }
+
   async findById(id: number): Promise<TaskRow | undefined> {
     return this.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
   }

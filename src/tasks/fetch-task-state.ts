@@ -1,10 +1,11 @@
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { callVodApi } from '../providers/tencent-vod/call-vod-api.js';
 import { parseVodKey } from '../providers/tencent-vod/vod-credentials.js';
-import type { UpstreamClient } from '../providers/upstream-client.js';
+import type { UpstreamClient, UpstreamRequest } from '../providers/upstream-client.js';
 import type { TaskRow } from '../storage/tasks-repository.js';
 import { keyByFingerprint } from './key-fingerprint.js';
 import { readOpenaiVideo, storableVideoAnswer } from './read-openai-video.js';
+import { findSunoRecord, readSunoTask } from './read-suno-task.js';
 import { readVodTaskDetail } from './read-vod-task-detail.js';
 import type { TaskObservation } from './task-status.js';
 
@@ -22,34 +23,41 @@ export async function fetchTaskState(upstream: UpstreamClient, channels: readonl
   const channel = task.channel_id === null ? undefined : channels.find((candidate) => candidate.id === task.channel_id);
   const key = channel === undefined ? undefined : keyByFingerprint(channel.keys, task.key_fingerprint);
   if (channel === undefined || key === undefined || task.upstream_id === null) return 'unknown';
-  return channel.type === 'tencent-vod' ? fetchVodTask(upstream, channel, key, task.upstream_id, nowMs) : fetchOpenaiVideo(upstream, channel, key, task.upstream_id);
+  if (channel.type === 'tencent-vod') return fetchVodTask(upstream, channel, key, task.upstream_id, nowMs);
+  if (channel.type === 'suno') return fetchSunoTask(upstream, channel, key, task.upstream_id);
+  return fetchOpenaiVideo(upstream, channel, key, task.upstream_id);
+}
+
+/**
+ * A Suno-API proxy: POST `{base}/suno/fetch` `{ids: [id]}`. A record missing from the answer is asked
+ * again later (the proxy may lag); a task it never reports again times out and is refunded.
+ */
+async function fetchSunoTask(upstream: UpstreamClient, channel: ChannelRecord, key: string, upstreamId: string): Promise<FetchedTaskState> {
+  const json = await readJson(upstream, {
+    url: `${channel.baseUrl}/suno/fetch`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ ids: [upstreamId] }),
+    signal: AbortSignal.timeout(pollTimeoutMs),
+  });
+  if (json === undefined || json === 'not_found') return undefined;
+  const record = findSunoRecord(json, upstreamId);
+  const observation = record === undefined ? undefined : readSunoTask(record);
+  if (record === undefined || observation === undefined) return undefined;
+  return { observation, result: JSON.stringify(record) };
 }
 
 /** OpenAI's Videos API: GET `{base}/v1/videos/{id}` (404: unknown). */
 async function fetchOpenaiVideo(upstream: UpstreamClient, channel: ChannelRecord, key: string, upstreamId: string): Promise<FetchedTaskState> {
-  const sent = await upstream.send({
+  const json = await readJson(upstream, {
     url: `${channel.baseUrl}/v1/videos/${encodeURIComponent(upstreamId)}`,
     method: 'GET',
     headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
     body: undefined,
     signal: AbortSignal.timeout(pollTimeoutMs),
   });
-  if (!sent.ok) return undefined;
-  const { response } = sent;
-  let text: string;
-  try {
-    text = (await response.body.bytes()).toString('utf8');
-  } catch {
-    return undefined;
-  }
-  if (response.statusCode === 404) return 'unknown';
-  if (response.statusCode >= 300) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  if (json === 'not_found') return 'unknown';
+  if (json === undefined) return undefined;
   const observation = readOpenaiVideo(json);
   if (observation === undefined) return undefined;
   return { observation, result: storableVideoAnswer(json as Record<string, unknown>) };
@@ -64,4 +72,24 @@ async function fetchVodTask(upstream: UpstreamClient, channel: ChannelRecord, ke
   const detail = readVodTaskDetail({ Response: called.response });
   if (detail === undefined || detail.kind === 'error') return undefined;
   return { observation: detail.observation, result: storableVideoAnswer({ Response: called.response }) };
+}
+
+/** A JSON answer; 'not_found' for a 404; undefined when there is none to read (network, other statuses, not JSON). */
+async function readJson(upstream: UpstreamClient, request: UpstreamRequest): Promise<unknown> {
+  const sent = await upstream.send(request);
+  if (!sent.ok) return undefined;
+  const { response } = sent;
+  let text: string;
+  try {
+    text = (await response.body.bytes()).toString('utf8');
+  } catch {
+    return undefined;
+  }
+  if (response.statusCode === 404) return 'not_found';
+  if (response.statusCode >= 300) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,5 +1,5 @@
-import { isRecord } from '../convert/shared/is-record.js';
 import type { TaskRow } from '../storage/tasks-repository.js';
+import { readJsonObject } from './read-json-object.js';
 import { openaiVideoStatus, taskDtoStatus, type TaskStatus } from './task-status.js';
 
 /** What the task's submit asked for (tasks.properties). */
@@ -20,7 +20,7 @@ export interface VideoTaskProperties {
 export function presentVideoTask(task: TaskRow, contentUrl: string): Record<string, unknown> {
   const status = task.status as TaskStatus;
   const properties = readVideoTaskProperties(task.properties);
-  const upstream = readObject(task.result);
+  const upstream = readJsonObject(task.result);
   const video: Record<string, unknown> = {
     id: task.public_id,
     task_id: task.public_id,
@@ -72,20 +72,10 @@ export function presentTaskDto(task: TaskRow, contentUrl: string): Record<string
 
 /** What a task's submit asked for, from its row. */
 export function readVideoTaskProperties(text: string): VideoTaskProperties {
-  const json = readObject(text);
+  const json = readJsonObject(text);
   return {
     seconds: typeof json?.seconds === 'number' ? json.seconds : 0,
     size: typeof json?.size === 'string' ? json.size : undefined,
     remixedFrom: typeof json?.remixed_from === 'string' ? json.remixed_from : undefined,
   };
-}
-
-function readObject(text: string | null): Record<string, unknown> | undefined {
-  if (text === null) return undefined;
-  try {
-    const json: unknown = JSON.parse(text);
-    return isRecord(json) ? json : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -2,9 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { buildAigcVideoTask, type AigcVideoInput } from './build-aigc-video-task.js';
 
-const base: AigcVideoInput = { fields: {}, prompt: 'p', seconds: 5, size: undefined, upstreamModel: 'Kling-2.6', subAppId: 7, sessionId: 'task_x' };
+const base: AigcVideoInput = { fields: {}, prompt: 'p', seconds: 5, size: undefined, clientModel: 'Kling-2.6', upstreamModel: 'Kling-2.6', subAppId: 7, sessionId: 'task_x' };
 
 describe('buildAigcVideoTask', () => {
+  it('asks for what a combined billing name is priced for, and refuses a config that contradicts it', () => {
+    expect(buildAigcVideoTask({ ...base, clientModel: 'kling-2.6-1080p-audio' }).OutputConfig).toEqual({ Resolution: '1080P', AudioGeneration: 'Enabled', Duration: 5 });
+    expect(buildAigcVideoTask({ ...base, clientModel: 'vidu-q2-pro-1080p-offpeak', upstreamModel: 'Vidu-q2-pro' }).OutputConfig).toEqual({ Resolution: '1080P', OffPeak: 'Enabled', Duration: 5 });
+    expect(buildAigcVideoTask({ ...base, clientModel: 'kling-2.6-1080p-audio', fields: { metadata: { output_config: { resolution: '1080p' } } } }).OutputConfig).toMatchObject({ Resolution: '1080P' });
+    expect(() => buildAigcVideoTask({ ...base, clientModel: 'kling-2.6-720p', fields: { metadata: { output_config: { resolution: '1080P' } } } })).toThrow(GatewayError);
+    expect(() => buildAigcVideoTask({ ...base, clientModel: 'kling-2.6-audio', fields: { metadata: { output_config: { audio_generation: 'Disabled' } } } })).toThrow(GatewayError);
+  });
+
   it('splits the model at its first dash', () => {
     expect(buildAigcVideoTask({ ...base, upstreamModel: 'Vidu-q2-pro' })).toMatchObject({ ModelName: 'Vidu', ModelVersion: 'q2-pro' });
     expect(buildAigcVideoTask({ ...base, upstreamModel: 'Hailuo-2.3-fast' })).toMatchObject({ ModelName: 'Hailuo', ModelVersion: '2.3-fast' });

@@ -8,6 +8,8 @@ export interface AigcVideoInput {
   prompt: string;
   seconds: number;
   size: string | undefined;
+  /** The model the client named: a combined billing name's parts (`1080p`, `audio`, `offpeak`) are asked for. */
+  clientModel: string;
   /** The upstream model, `Family-Version` (`Kling-2.6`, `Vidu-q2-pro`). */
   upstreamModel: string;
   subAppId: number;
@@ -87,7 +89,7 @@ export function buildAigcVideoTask(input: AigcVideoInput): Record<string, unknow
     ModelName: input.upstreamModel.slice(0, split),
     ModelVersion: input.upstreamModel.slice(split + 1),
     Prompt: input.prompt,
-    OutputConfig: outputConfig(metadata, input.seconds, input.size),
+    OutputConfig: outputConfig(metadata, input.seconds, input.size, combinedNameParts(input.clientModel)),
     SessionId: input.sessionId,
   };
   if (fileInfos.length > 0) body.FileInfos = fileInfos;
@@ -122,10 +124,32 @@ function explicitFileInfos(value: unknown): Record<string, unknown>[] {
   });
 }
 
-function outputConfig(metadata: Record<string, unknown>, seconds: number, size: string | undefined): Record<string, unknown> {
+/**
+ * What a combined billing name (spec §4.9.5: `kling-2.6-1080p-audio`, `vidu-q2-pro-1080p-offpeak`) prices,
+ * as OutputConfig fields: its resolution tier, sound, off-peak.
+ */
+function combinedNameParts(model: string): Record<string, string> {
+  const parts: Record<string, string> = {};
+  for (const word of model.toLowerCase().split('-')) {
+    if (/^\d{3,4}p$/.test(word)) parts.Resolution = word.toUpperCase();
+    if (word === 'audio') parts.AudioGeneration = 'Enabled';
+    if (word === 'offpeak') parts.OffPeak = 'Enabled';
+  }
+  return parts;
+}
+
+function outputConfig(metadata: Record<string, unknown>, seconds: number, size: string | undefined, named: Record<string, string>): Record<string, unknown> {
   const config: Record<string, unknown> = {};
   const given = isRecord(metadata.output_config) ? metadata.output_config : isRecord(metadata.OutputConfig) ? metadata.OutputConfig : {};
   for (const [name, value] of Object.entries(given)) config[outputConfigNames[name] ?? outputConfigNames[snakeCase(name)] ?? name] = value;
+  // What the model's name was priced for is what is made: a config that says otherwise is refused.
+  for (const [name, value] of Object.entries(named)) {
+    const asked = config[name];
+    if (asked !== undefined && String(asked).toUpperCase() !== value.toUpperCase()) {
+      throw new GatewayError('invalid_request', `Invalid 'metadata.output_config': ${name} ${String(asked)} conflicts with the model's name, which is priced for ${value}.`, { param: 'metadata.output_config' });
+    }
+    config[name] = value;
+  }
   // Rule 5: the length asked for is the length priced.
   config.Duration = seconds;
   const fromSize = sizeHints(size);

@@ -50,7 +50,9 @@ export async function callVodApi(upstream: UpstreamClient, baseUrl: string, cred
   const response = isRecord(json) && isRecord(json.Response) ? json.Response : undefined;
   if (response !== undefined && isRecord(response.Error)) {
     const code = String(response.Error.Code ?? 'UnknownError');
-    return { ok: false, code, failure: { kind: 'status', status: vodErrorStatus(code), message: `Tencent VOD ${action} failed: ${code}: ${String(response.Error.Message ?? '')}` } };
+    // Tencent quotes the SecretId or SubAppId in some messages: the client and the log never see them.
+    const message = redactCredentials(String(response.Error.Message ?? ''), credentials);
+    return { ok: false, code, failure: { kind: 'status', status: vodErrorStatus(code), message: `Tencent VOD ${action} failed: ${code}: ${message}` } };
   }
   if (status >= 400 || response === undefined) {
     return { ok: false, failure: { kind: 'status', status: status >= 400 ? status : 502, message: `Tencent VOD ${action} answered HTTP ${status} without a Response.` } };
@@ -62,12 +64,20 @@ export async function callVodApi(upstream: UpstreamClient, baseUrl: string, cred
  * The HTTP status a VOD error code stands for, as the failover reads statuses: a rejected key or
  * signature → 401 (the key is set aside; the channel disabled when allowed), a request VOD refuses → 400
  * (back to the client), an unknown task → 404, throttling → 429, anything else → 500 (retried elsewhere).
+ * A SubAppId refused (`InvalidParameterValue.SubAppId`) is the key's fault: 401.
  */
 export function vodErrorStatus(code: string): number {
-  if (code.startsWith('AuthFailure')) return 401;
+  // A SubAppId VOD does not know is the channel's key, not the client's request.
+  if (code.startsWith('AuthFailure') || code.includes('SubAppId')) return 401;
   if (code.startsWith('UnauthorizedOperation')) return 403;
   if (code.startsWith('ResourceNotFound')) return 404;
   if (code.startsWith('LimitExceeded') || code.startsWith('RequestLimitExceeded')) return 429;
   if (code.startsWith('InvalidParameter') || code.startsWith('MissingParameter') || code.startsWith('UnsupportedOperation') || code.startsWith('InvalidAction') || code.startsWith('UnknownParameter')) return 400;
   return 500;
+}
+
+function redactCredentials(message: string, credentials: VodCredentials): string {
+  let redacted = message;
+  for (const secret of [credentials.secretKey, credentials.secretId, String(credentials.subAppId)]) redacted = redacted.replaceAll(secret, '[redacted]');
+  return redacted;
 }

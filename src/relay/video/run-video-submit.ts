@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { isRecord } from '../../convert/shared/is-record.js';
 import { GatewayError } from '../../errors/gateway-error.js';
+import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
 import { presentVideoTask } from '../../tasks/present-video-task.js';
 import { videoTaskPrice } from '../../tasks/video-task-price.js';
 import { MultipartBody } from '../multipart-body.js';
@@ -38,14 +40,15 @@ async function submitVideo(services: TaskSubmitServices, route: VideoSubmitRoute
       ? { kind: 'form', body: request.body, form: await readMultipartForm(request.body, checkedFields) }
       : { kind: 'json', body: requireObjectBody(request.body), raw: request.rawBody };
   const fields = body.kind === 'form' ? body.form.fields : body.body;
-  const video = readVideoRequest(fields, { multipart: body.kind === 'form', requireModel: route === 'generations' });
+  const routes = vodRoutesOf(services.relay.catalog.snapshot.channels, typeof fields.model === 'string' ? fields.model : undefined);
+  const video = readVideoRequest(fields, { multipart: body.kind === 'form', requireModel: route === 'generations', ...routes });
   await runTaskSubmit(services, request, reply, {
     ...videoTaskPlan(services, request, video),
     logStyle: logStyles[route],
     properties: videoProperties(video, {}),
     send: (channel, key, upstreamModel, signal, publicId) =>
       channel.type === 'tencent-vod'
-        ? sendVodVideoSubmit(services.relay, channel, key, { fields: vodFields(body), prompt: video.prompt, seconds: video.seconds, size: video.size, upstreamModel, sessionId: publicId }, signal)
+        ? sendVodVideoSubmit(services.relay, channel, key, { fields: vodFields(body), prompt: video.prompt, seconds: video.seconds, size: video.size, clientModel: video.model, upstreamModel, sessionId: publicId }, signal)
         : buildUpstreamBody(route, body, video, upstreamModel).then((upstream) => sendOpenaiVideoSubmit(services.relay, channel, key, upstream, signal)),
   });
 }
@@ -56,7 +59,7 @@ export function videoTaskPlan(services: TaskSubmitServices, request: FastifyRequ
     kind: 'video',
     model: video.model,
     prompt: video.prompt,
-    price: videoTaskPrice(services.relay.catalog.snapshot.prices, video.model, video.size, video.billedSeconds),
+    price: videoTaskPrice(services.relay.catalog.snapshot.prices, video.model, video.priceSize, video.billedSeconds),
     channelTypes: videoChannelTypes,
     answer: (task) => presentVideoTask(task, contentUrlFor(request, task.public_id)),
     errorPassthrough: (_channel, json) => isRecord(json) && isRecord(json.error),
@@ -94,4 +97,22 @@ function vodFields(body: VideoBody): Readonly<Record<string, unknown>> {
     if (typeof value !== 'string') throw new GatewayError('invalid_request', `Invalid '${name}': a Tencent VOD channel takes files by URL; upload the file first (POST /api/upload/presign) and send its public_url.`, { param: name });
   }
   return body.form.fields;
+}
+
+/**
+ * How the channels that list `model` reach VOD: whether any is a `tencent-vod` channel (the model then
+ * takes the domestic channel's tiers and default length), and whether any maps it to a lip-sync model
+ * (billed at least 5 s) — so the price reserved is the price of what the chosen channel will make.
+ */
+function vodRoutesOf(channels: readonly ChannelRecord[], model: string | undefined): { servedByVod: boolean; mapsToLipSync: boolean } {
+  let servedByVod = false;
+  let mapsToLipSync = false;
+  if (model === undefined) return { servedByVod, mapsToLipSync };
+  for (const channel of channels) {
+    if (channel.type !== 'tencent-vod' || !channel.models.includes(model)) continue;
+    servedByVod = true;
+    const mapping = resolveModelMapping(channel.modelMapping, model);
+    if (mapping.ok && /identify-face/i.test(mapping.upstreamModel)) mapsToLipSync = true;
+  }
+  return { servedByVod, mapsToLipSync };
 }

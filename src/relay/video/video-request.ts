@@ -16,6 +16,11 @@ export interface VideoRequest {
   billedSeconds: number;
   /** Lower-cased (`1280x720`, `720p`); undefined when not given. */
   size: string | undefined;
+  /**
+   * The size a `<model>@<size>` price is looked up by: `size` itself, or — for the domestic channel, which
+   * renders tiers — the tier asked for (`metadata.output_config.resolution`, else `size`'s: `1080p`).
+   */
+  priceSize: string | undefined;
   /** Fields to send upstream in place of the client's: `seconds` whenever the client's is not that text. */
   rewrites: Record<string, string>;
 }
@@ -35,7 +40,16 @@ export const maxVideoSeconds = 60;
  * `video_duration`, else 4 (5 for the domestic channel's families, §4.9.5); it is always sent as
  * `seconds`, so the length served is the length priced whatever the upstream's own default.
  */
-export function readVideoRequest(fields: VideoFields, options: { multipart: boolean; requireModel: boolean }): VideoRequest {
+export interface VideoRequestOptions {
+  multipart: boolean;
+  requireModel: boolean;
+  /** The model reaches a Tencent VOD channel (its tiers, its 5-second default) though its name may not say so. */
+  servedByVod?: boolean;
+  /** Some channel maps the model to a lip-sync one (`…identify-face…`): under 5 s is billed as 5. */
+  mapsToLipSync?: boolean;
+}
+
+export function readVideoRequest(fields: VideoFields, options: VideoRequestOptions): VideoRequest {
   const model = readModel(fields.model, options.requireModel);
   const prompt = fields.prompt;
   if (prompt === undefined || prompt === null) throw missingParameter('prompt');
@@ -43,6 +57,7 @@ export function readVideoRequest(fields: VideoFields, options: { multipart: bool
   if (prompt.trim() === '') throw invalidParameter('prompt', 'must not be empty');
 
   const metadata = isRecord(fields.metadata) ? fields.metadata : {};
+  const domestic = options.servedByVod === true || domesticFamily.test(model);
   // Spec §4.9.5 rule 1: top-level seconds, then duration, then the metadata's, then the family's default.
   const seconds =
     readSeconds('seconds', fields.seconds) ??
@@ -50,15 +65,39 @@ export function readVideoRequest(fields: VideoFields, options: { multipart: bool
     readSeconds('metadata.seconds', metadata.seconds) ??
     readSeconds('metadata.duration', metadata.duration) ??
     readSeconds('metadata.video_duration', metadata.video_duration) ??
-    (domesticFamily.test(model) ? defaultDomesticVideoSeconds : defaultVideoSeconds);
-  const lipSync = metadata.scene_type === 'lip_sync' || /identify-face/i.test(model);
+    (domestic ? defaultDomesticVideoSeconds : defaultVideoSeconds);
+  const lipSync = metadata.scene_type === 'lip_sync' || /identify-face/i.test(model) || options.mapsToLipSync === true;
   const rewrites: Record<string, string> = {};
   if (fields.seconds !== String(seconds)) rewrites.seconds = String(seconds);
 
   const size = fields.size;
   if (size !== undefined && size !== null && typeof size !== 'string') throw invalidParameter('size', `Expected string, received ${typeName(size)}`);
   if (typeof size === 'string' && !/^[0-9a-zA-Z:*x]{1,32}$/.test(size)) throw invalidParameter('size', 'must be a size such as 1280x720, a tier such as 720P, or a ratio such as 16:9.');
-  return { model, prompt, seconds, billedSeconds: lipSync ? Math.max(seconds, defaultDomesticVideoSeconds) : seconds, size: typeof size === 'string' && size !== '' ? size.toLowerCase() : undefined, rewrites };
+  const givenSize = typeof size === 'string' && size !== '' ? size.toLowerCase() : undefined;
+  return {
+    model,
+    prompt,
+    seconds,
+    billedSeconds: lipSync ? Math.max(seconds, defaultDomesticVideoSeconds) : seconds,
+    size: givenSize,
+    priceSize: domestic ? resolutionTier(configuredResolution(metadata) ?? givenSize) : givenSize,
+    rewrites,
+  };
+}
+
+/** `metadata.output_config.resolution` (or Tencent's `Resolution`) when given as text. */
+function configuredResolution(metadata: Record<string, unknown>): string | undefined {
+  const config = isRecord(metadata.output_config) ? metadata.output_config : isRecord(metadata.OutputConfig) ? metadata.OutputConfig : {};
+  const resolution = config.resolution ?? config.Resolution;
+  return typeof resolution === 'string' && resolution !== '' ? resolution : undefined;
+}
+
+/** A resolution tier, lower-cased: `1080P` → `1080p`, `1920x1080` → `1080p` (the short side); a ratio has none. */
+export function resolutionTier(size: string | undefined): string | undefined {
+  if (size === undefined) return undefined;
+  if (/^\d{3,4}p$/i.test(size)) return size.toLowerCase();
+  const match = /^(\d{3,4})[x*](\d{3,4})$/i.exec(size);
+  return match === null ? undefined : `${Math.min(Number(match[1]), Number(match[2]))}p`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { channelKeyProblem } from '../../../config/config-file-schema.js';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import type { ChannelFields } from '../../../storage/channels-repository.js';
 import type { AppServices } from '../../app-services.js';
@@ -53,7 +54,10 @@ export async function channelRoutes(app: FastifyInstance, services: AppServices)
     const id = parseIdParameter(request.params);
     const body = parseRequestBody(updateChannelBodySchema, request.body);
     refuseUnknownGroups(services.catalog.snapshot, body.groups);
-    await requireChannel(id);
+    const current = await requireChannel(id);
+    // The key shape a type needs is checked on the channel as it will be, not on the fields sent alone.
+    const keyProblem = channelKeyProblem(body.type ?? current.type, body.keys ?? (body.key === undefined ? current.keys : [body.key]));
+    if (keyProblem !== undefined) throw new GatewayError('invalid_request', `key: ${keyProblem}`, { param: body.keys === undefined ? 'key' : 'keys' });
     if (body.name !== undefined) await refuseTakenName(body.name, id);
     await channels.update(id, channelFieldsOf(body), services.now());
     // An operator's edit (a new key, re-enabling) starts the channel afresh: no cooldown, no key set aside.
