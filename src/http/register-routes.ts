@@ -8,6 +8,7 @@ import { modelRoutes } from './routes/model-routes.js';
 import { openaiRelayRoutes } from './routes/openai-relay-routes.js';
 import { playgroundRoutes } from './routes/playground-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
+import { sunoRoutes } from './routes/suno-routes.js';
 import { textRelayRoutes } from './routes/text-relay-routes.js';
 import { uploadRoutes } from './routes/upload-routes.js';
 import { videoRoutes } from './routes/video-routes.js';
@@ -20,6 +21,7 @@ export async function registerRoutes(app: FastifyInstance, services: AppServices
   await openaiRelayRoutes(app, services);
   await imageRelayRoutes(app, services);
   await videoRoutes(app, services);
+  await sunoRoutes(app, services);
   await accountRoutes(app, services);
   await uploadRoutes(app, services);
   await sessionRoutes(app, services);

@@ -19,13 +19,14 @@ export interface ChannelTestResult {
 
 /**
  * Sends a tiny request to one channel, in the channel's own protocol (Chat Completions, Responses,
- * Anthropic Messages or Gemini, as a relayed request would go), with each of its keys in turn until one
- * answers. Nothing is billed: an operator's check, not a user's request. A key the upstream quotes in
+ * Anthropic Messages or Gemini, as a relayed request would go; a lookup for Tencent VOD and Suno, which
+ * make nothing for free), with each of its keys in turn until one answers. Nothing is billed: an operator's check, not a user's request. A key the upstream quotes in
  * its error is masked.
  */
 export async function testChannel(services: RelayServices, channel: ChannelRecord, requestedModel: string | undefined): Promise<ChannelTestResult> {
   const model = requestedModel ?? channel.models[0] ?? 'gpt-4o-mini';
   if (channel.type === 'tencent-vod') return testVodChannel(services, channel, model);
+  if (channel.type === 'suno') return testSunoChannel(services, channel, model);
   const mapping = resolveModelMapping(channel.modelMapping, model);
   const upstreamModel = mapping.ok ? mapping.upstreamModel : model;
   const style = upstreamTextStyleOf(channel) ?? 'openai-chat';
@@ -33,11 +34,28 @@ export async function testChannel(services: RelayServices, channel: ChannelRecor
   // 16 output tokens: the least the Responses API accepts.
   const probe: CanonicalRequest = { model: upstreamModel, system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [], maxOutputTokens: 16, stream };
   const body = JSON.stringify(textStyles[style].formatRequest(probe, upstreamModel).value);
+  return probeEachKey(services, channel, model, (key) => {
+    const target = buildProviderRequest(style, { baseUrl: channel.baseUrl, key, upstreamModel, stream, clientHeaders: {} });
+    return { url: target.url, headers: target.headers, body };
+  }, (status) => status < 400);
+}
+
+/**
+ * Sends one probe per key until one succeeds (`succeeded` reads the status and the body): the first
+ * success, else the last failure, its message with the key masked.
+ */
+async function probeEachKey(
+  services: RelayServices,
+  channel: ChannelRecord,
+  model: string,
+  probe: (key: string) => { url: string; headers: Record<string, string>; body: string },
+  succeeded: (status: number, text: string) => boolean,
+): Promise<ChannelTestResult> {
   const startedAt = services.now();
   let last: ChannelTestResult = { ok: false, status: null, latencyMs: 0, model, message: 'The channel has no key.' };
   for (const key of channel.keys) {
-    const target = buildProviderRequest(style, { baseUrl: channel.baseUrl, key, upstreamModel, stream, clientHeaders: {} });
-    const sent = await services.upstream.send({ url: target.url, method: 'POST', headers: target.headers, body, signal: AbortSignal.timeout(30_000) });
+    const request = probe(key);
+    const sent = await services.upstream.send({ ...request, method: 'POST', signal: AbortSignal.timeout(30_000) });
     const latencyMs = services.now() - startedAt;
     if (!sent.ok) {
       last = { ok: false, status: null, latencyMs, model, message: redactSecret(sent.failure.message, key) };
@@ -45,7 +63,7 @@ export async function testChannel(services: RelayServices, channel: ChannelRecor
     }
     const text = await sent.response.body.text().catch(() => '');
     const status = sent.response.statusCode;
-    if (status < 400) return { ok: true, status, latencyMs, model, message: 'ok' };
+    if (succeeded(status, text)) return { ok: true, status, latencyMs, model, message: 'ok' };
     last = { ok: false, status, latencyMs, model, message: readUpstreamErrorBody(redactSecret(text.slice(0, maxErrorBodyBytes), key), status).message };
   }
   return last;
@@ -72,4 +90,15 @@ async function testVodChannel(services: RelayServices, channel: ChannelRecord, m
     last = { ok: false, status: called.failure.kind === 'status' ? called.failure.status : null, latencyMs, model, message: redactSecret(called.failure.message, credentials.secretKey) };
   }
   return last;
+}
+
+/** A Suno proxy: each key asks for an empty batch (`POST /suno/fetch {ids: []}`); `code: success` proves it. */
+function testSunoChannel(services: RelayServices, channel: ChannelRecord, model: string): Promise<ChannelTestResult> {
+  return probeEachKey(
+    services,
+    channel,
+    model,
+    (key) => ({ url: `${channel.baseUrl}/suno/fetch`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"ids":[]}' }),
+    (status, text) => status < 300 && /"code"\s*:\s*"success"/.test(text),
+  );
 }

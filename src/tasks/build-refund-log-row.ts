@@ -16,7 +16,7 @@ export function buildRefundLogRow(task: TaskRow, refunded: number, tokenName: st
     model: task.model,
     upstream_model: task.upstream_model,
     style: 'task-refund',
-    path: `/v1/videos/${task.public_id}`,
+    path: task.kind === 'suno' ? `/suno/fetch/${task.public_id}` : `/v1/videos/${task.public_id}`,
     is_stream: 0,
     status: 0,
     input_tokens: 0,

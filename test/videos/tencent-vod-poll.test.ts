@@ -1,5 +1,5 @@
 /** poll outcomes and their money, the content route, AuthFailure handling. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFakeTencentVodUpstream, type FakeTencentVodUpstream } from '../fakes/fake-tencent-vod-upstream.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { preferredDialect } from './videos-fixture.js';
@@ -109,7 +109,8 @@ describe('tencent-vod poll probes', () => {
     // A one-off signature refusal (e.g. clock skew) disables the channel.
     vod.enqueueFault({ action: 'CreateAigcVideoTask', error: { Code: 'AuthFailure.SignatureExpire', Message: 'expired' } });
     await submit();
-    expect(gateway.gateway.services.catalog.snapshot.channels.find((channel) => channel.name === 'first')?.status).not.toBe('enabled');
+    // The channel is disabled off the request's path (relay-services.ts: never awaited): wait for it.
+    await vi.waitFor(() => expect(gateway.gateway.services.catalog.snapshot.channels.find((channel) => channel.name === 'first')?.status).not.toBe('enabled'), { timeout: 5000, interval: 20 });
     vod.advance(await upstreamIdOf(id), { status: 'FINISH' });
     await poll();
     expect(((await (await call(`/v1/videos/${id}`)).json()) as { status: string }).status).toBe('completed');
