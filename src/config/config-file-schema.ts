@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { resolveModelMapping } from '../routing/resolve-model-mapping.js';
+import { parseKlingKey } from '../providers/kling/kling-credentials.js';
 import { parseVodKey } from '../providers/tencent-vod/vod-credentials.js';
 
 /**
@@ -48,8 +49,8 @@ export const rateLimitSchema = z
   })
   .strict();
 
-/** `tencent-vod`: Tencent Cloud VOD's AIGC video (spec §4.9.5), keys `SubAppId|SecretId|SecretKey[|Region]`; `suno`: a Suno-API proxy (protocols.md §2). */
-export const channelTypes = ['openai', 'anthropic', 'gemini', 'tencent-vod', 'suno'] as const;
+/** `tencent-vod`: Tencent Cloud VOD's AIGC video (spec §4.9.5), keys `SubAppId|SecretId|SecretKey[|Region]`; `suno`: a Suno-API proxy (protocols.md §2); `kling`: Kling's video API, keys `AccessKey|SecretKey` (§3). */
+export const channelTypes = ['openai', 'anthropic', 'gemini', 'tencent-vod', 'suno', 'kling'] as const;
 
 export const configChannelSchema = z
   .object({
@@ -76,8 +77,11 @@ export const configChannelSchema = z
 
 /** Why a channel type cannot use these keys (a `tencent-vod` key has its own shape); undefined when it can. */
 export function channelKeyProblem(type: string, keys: readonly string[]): string | undefined {
-  if (type !== 'tencent-vod' || keys.every((key) => parseVodKey(key) !== undefined)) return undefined;
-  return 'a tencent-vod key is `SubAppId|SecretId|SecretKey` or `SubAppId|SecretId|SecretKey|Region` (SubAppId in digits)';
+  if (type === 'tencent-vod' && !keys.every((key) => parseVodKey(key) !== undefined)) {
+    return 'a tencent-vod key is `SubAppId|SecretId|SecretKey` or `SubAppId|SecretId|SecretKey|Region` (SubAppId in digits)';
+  }
+  if (type === 'kling' && !keys.every((key) => parseKlingKey(key) !== undefined)) return 'a kling key is `AccessKey|SecretKey`';
+  return undefined;
 }
 
 export const configUserSchema = z

@@ -7,6 +7,6 @@ export function errorStyleForPath(url: string): ErrorStyle {
   if (path.startsWith('/v1beta/') && !path.startsWith('/v1beta/openai/')) return 'gemini';
   if (path.startsWith('/v1/models/') && path.includes(':')) return 'gemini';
   if (path.startsWith('/api/')) return 'api';
-  if (path.startsWith('/suno/')) return 'task';
+  if (path.startsWith('/suno/') || path.startsWith('/kling/')) return 'task';
   return 'openai';
 }

@@ -1,6 +1,7 @@
 import type { CanonicalRequest } from '../canonical/canonical-request.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { buildProviderRequest, upstreamStreams, upstreamTextStyleOf } from '../providers/build-provider-request.js';
+import { klingToken, parseKlingKey } from '../providers/kling/kling-credentials.js';
 import { callVodApi } from '../providers/tencent-vod/call-vod-api.js';
 import { parseVodKey } from '../providers/tencent-vod/vod-credentials.js';
 import { resolveModelMapping } from '../routing/resolve-model-mapping.js';
@@ -19,7 +20,7 @@ export interface ChannelTestResult {
 
 /**
  * Sends a tiny request to one channel, in the channel's own protocol (Chat Completions, Responses,
- * Anthropic Messages or Gemini, as a relayed request would go; a lookup for Tencent VOD and Suno, which
+ * Anthropic Messages or Gemini, as a relayed request would go; a lookup for Tencent VOD, Suno and Kling, which
  * make nothing for free), with each of its keys in turn until one answers. Nothing is billed: an operator's check, not a user's request. A key the upstream quotes in
  * its error is masked.
  */
@@ -27,6 +28,7 @@ export async function testChannel(services: RelayServices, channel: ChannelRecor
   const model = requestedModel ?? channel.models[0] ?? 'gpt-4o-mini';
   if (channel.type === 'tencent-vod') return testVodChannel(services, channel, model);
   if (channel.type === 'suno') return testSunoChannel(services, channel, model);
+  if (channel.type === 'kling') return testKlingChannel(services, channel, model);
   const mapping = resolveModelMapping(channel.modelMapping, model);
   const upstreamModel = mapping.ok ? mapping.upstreamModel : model;
   const style = upstreamTextStyleOf(channel) ?? 'openai-chat';
@@ -48,14 +50,14 @@ async function probeEachKey(
   services: RelayServices,
   channel: ChannelRecord,
   model: string,
-  probe: (key: string) => { url: string; headers: Record<string, string>; body: string },
+  probe: (key: string) => { url: string; headers: Record<string, string>; body: string | undefined; method?: 'GET' | 'POST' },
   succeeded: (status: number, text: string) => boolean,
 ): Promise<ChannelTestResult> {
   const startedAt = services.now();
   let last: ChannelTestResult = { ok: false, status: null, latencyMs: 0, model, message: 'The channel has no key.' };
   for (const key of channel.keys) {
     const request = probe(key);
-    const sent = await services.upstream.send({ ...request, method: 'POST', signal: AbortSignal.timeout(30_000) });
+    const sent = await services.upstream.send({ url: request.url, headers: request.headers, body: request.body, method: request.method ?? 'POST', signal: AbortSignal.timeout(30_000) });
     const latencyMs = services.now() - startedAt;
     if (!sent.ok) {
       last = { ok: false, status: null, latencyMs, model, message: redactSecret(sent.failure.message, key) };
@@ -100,5 +102,20 @@ function testSunoChannel(services: RelayServices, channel: ChannelRecord, model:
     model,
     (key) => ({ url: `${channel.baseUrl}/suno/fetch`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"ids":[]}' }),
     (status, text) => status < 300 && /"code"\s*:\s*"success"/.test(text),
+  );
+}
+
+/** Kling: each key lists one task (`GET /v1/videos/text2video?pageNum=1&pageSize=1`); `code: 0` proves it. */
+function testKlingChannel(services: RelayServices, channel: ChannelRecord, model: string): Promise<ChannelTestResult> {
+  return probeEachKey(
+    services,
+    channel,
+    model,
+    (key) => {
+      const credentials = parseKlingKey(key);
+      const authorization = credentials === undefined ? '' : `Bearer ${klingToken(credentials, services.now())}`;
+      return { url: `${channel.baseUrl}/v1/videos/text2video?pageNum=1&pageSize=1`, headers: { authorization, accept: 'application/json' }, body: undefined, method: 'GET' };
+    },
+    (status, text) => status < 300 && /"code"\s*:\s*0\b/.test(text),
   );
 }

@@ -1,9 +1,11 @@
 import type { ChannelRecord } from '../catalog/catalog-records.js';
+import { klingToken, parseKlingKey } from '../providers/kling/kling-credentials.js';
 import { callVodApi } from '../providers/tencent-vod/call-vod-api.js';
 import { parseVodKey } from '../providers/tencent-vod/vod-credentials.js';
 import type { UpstreamClient, UpstreamRequest } from '../providers/upstream-client.js';
 import type { TaskRow } from '../storage/tasks-repository.js';
 import { keyByFingerprint } from './key-fingerprint.js';
+import { readKlingTask } from './read-kling-task.js';
 import { readOpenaiVideo, storableVideoAnswer } from './read-openai-video.js';
 import { findSunoRecord, readSunoTask } from './read-suno-task.js';
 import { readVodTaskDetail } from './read-vod-task-detail.js';
@@ -25,6 +27,7 @@ export async function fetchTaskState(upstream: UpstreamClient, channels: readonl
   if (channel === undefined || key === undefined || task.upstream_id === null) return 'unknown';
   if (channel.type === 'tencent-vod') return fetchVodTask(upstream, channel, key, task.upstream_id, nowMs);
   if (channel.type === 'suno') return fetchSunoTask(upstream, channel, key, task.upstream_id);
+  if (channel.type === 'kling') return fetchKlingTask(upstream, channel, key, task.upstream_id, nowMs);
   return fetchOpenaiVideo(upstream, channel, key, task.upstream_id);
 }
 
@@ -45,6 +48,23 @@ async function fetchSunoTask(upstream: UpstreamClient, channel: ChannelRecord, k
   const observation = record === undefined ? undefined : readSunoTask(record);
   if (record === undefined || observation === undefined) return undefined;
   return { observation, result: JSON.stringify(record) };
+}
+
+/** Kling: GET `{base}/v1/videos/{action}/{id}` (the recorded upstream id is that path) with a fresh JWT. */
+async function fetchKlingTask(upstream: UpstreamClient, channel: ChannelRecord, key: string, upstreamId: string, nowMs: number): Promise<FetchedTaskState> {
+  const credentials = parseKlingKey(key);
+  if (credentials === undefined) return undefined;
+  const json = await readJson(upstream, {
+    url: `${channel.baseUrl}/v1/videos/${upstreamId.split('/').map(encodeURIComponent).join('/')}`,
+    method: 'GET',
+    headers: { authorization: `Bearer ${klingToken(credentials, nowMs)}`, accept: 'application/json' },
+    body: undefined,
+    signal: AbortSignal.timeout(pollTimeoutMs),
+  });
+  if (json === 'not_found') return 'unknown';
+  const state = json === undefined ? undefined : readKlingTask(json);
+  if (state === undefined) return undefined;
+  return { observation: state.observation, result: JSON.stringify(json) };
 }
 
 /** OpenAI's Videos API: GET `{base}/v1/videos/{id}` (404: unknown). */

@@ -3,12 +3,15 @@ import { readProgress, type TaskObservation, type TaskStatus } from './task-stat
 
 /**
  * Pure: one task record of a Suno-API proxy's `/suno/fetch` (protocols.md §2): the upper-case statuses of
- * new-api's task set, and the legacy lower-case ones (`queueing`, `processing`, `complete`, `failed`…).
+ * new-api's task set, and the legacy lower-case ones (`queueing`, `processing`, `complete`, `failed`…); a
+ * record with a `fail_reason` is a failure.
  * Undefined for a record of another shape or an unknown status.
  */
 export function readSunoTask(record: unknown): TaskObservation | undefined {
   if (!isRecord(record)) return undefined;
-  const status = sunoStatus(record.status);
+  // As new-api reads it: a non-empty fail_reason is a failure, whatever the status says.
+  const failed = typeof record.fail_reason === 'string' && record.fail_reason.trim() !== '';
+  const status = failed ? 'failure' : sunoStatus(record.status);
   if (status === undefined) return undefined;
   const observation: TaskObservation = { status };
   const progress = readProgress(record.progress);

@@ -30,6 +30,17 @@ export async function videoRoutes(app: FastifyInstance, services: AppServices): 
   app.post('/v1/videos', options, (request, reply) => runVideoSubmit(submit, 'videos', request, reply));
   app.post('/v1/video/generations', options, (request, reply) => runVideoSubmit(submit, 'generations', request, reply));
 
+  // Kling's native routes (protocols.md §3.1): the native body on any video channel (a Kling channel sends
+  // it on as it is), the OpenAI video object back; the query answers new-api's `{code, data}` wrapper.
+  const klingOptions = { config: { errorStyle: 'task' as const }, preHandler: options.preHandler };
+  for (const action of ['text2video', 'image2video']) {
+    app.post(`/kling/v1/videos/${action}`, klingOptions, (request, reply) => runVideoSubmit(submit, 'kling', request, reply));
+    app.get<{ Params: { id: string } }>(`/kling/v1/videos/${action}/:id`, klingOptions, async (request, reply) => {
+      const task = await callersTask(services, request, request.params.id);
+      return reply.headers(corsResponseHeaders).send(presentTaskDto(task, contentUrlFor(request, task.public_id)));
+    });
+  }
+
   app.post<{ Params: { id: string } }>('/v1/videos/:id/remix', options, async (request, reply) => {
     const origin = await callersTask(services, request, request.params.id);
     await runVideoRemix(submit, origin, request, reply);

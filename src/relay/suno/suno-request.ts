@@ -10,7 +10,7 @@ export interface SunoRequest {
   model: string;
   /** The text the task is made from (lyrics, or the description), for the log's estimate. */
   prompt: string;
-  /** The body sent upstream: the client's, without `notify_hook`. */
+  /** The body sent upstream: the client's, without `notify_hook` and `call_back_url`. */
   upstreamBody: Record<string, unknown>;
 }
 
@@ -18,8 +18,8 @@ export interface SunoRequest {
  * Pure: a `POST /suno/submit/{action}` (protocols.md §2). The action is `music` or `lyrics` in any case
  * (else 400 `invalid_action`); lyrics need `prompt`, music `prompt` (custom lyrics) or
  * `gpt_description_prompt`; text fields must be strings, `make_instrumental` a boolean, `continue_at` a
- * number. `notify_hook` is not sent: the upstream would call the client with its own ids, which this
- * gateway never shows (the client polls `/suno/fetch` instead).
+ * number. `notify_hook` (and the older `call_back_url`) is not sent: the upstream would call the client
+ * with its own ids, which this gateway never shows (the client polls `/suno/fetch` instead).
  */
 export function readSunoRequest(actionParam: string, body: Record<string, unknown>): SunoRequest {
   const action = actionParam.toUpperCase();
@@ -38,5 +38,6 @@ export function readSunoRequest(actionParam: string, body: Record<string, unknow
   if (action === 'MUSIC' && prompt.trim() === '' && description.trim() === '') throw missingParameter('prompt');
   const upstreamBody = { ...body };
   delete upstreamBody.notify_hook;
+  delete upstreamBody.call_back_url;
   return { action, model: sunoModels[action], prompt: `${prompt} ${description}`.trim(), upstreamBody };
 }

@@ -9,15 +9,19 @@ import { MultipartBody } from '../multipart-body.js';
 import { encodeMultipartForm, readMultipartForm, type MultipartForm } from '../multipart-form.js';
 import { runTaskSubmit, type TaskSubmitPlan, type TaskSubmitServices } from '../task-submit/run-task-submit.js';
 import { requireObjectBody } from '../validate-body.js';
+import { sendKlingVideoSubmit } from './send-kling-video-submit.js';
 import { sendOpenaiVideoSubmit } from './send-openai-video-submit.js';
 import { sendVodVideoSubmit } from './send-vod-video-submit.js';
 import { readVideoRequest, unifiedToOpenaiVideoBody, type VideoRequest } from './video-request.js';
 
-/** Which submit route: Sora-style `/v1/videos` (JSON or form, relayed as sent) or the unified `/v1/video/generations`. */
-export type VideoSubmitRoute = 'videos' | 'generations';
+/**
+ * Which submit route: Sora-style `/v1/videos` (JSON or form, relayed as sent), the unified
+ * `/v1/video/generations`, or Kling's native `/kling/v1/videos/{text2video|image2video}`.
+ */
+export type VideoSubmitRoute = 'videos' | 'generations' | 'kling';
 
-const videoChannelTypes: ReadonlySet<string> = new Set(['openai', 'tencent-vod']);
-const logStyles: Record<VideoSubmitRoute, string> = { videos: 'openai-videos', generations: 'video-generations' };
+const videoChannelTypes: ReadonlySet<string> = new Set(['openai', 'tencent-vod', 'kling']);
+const logStyles: Record<VideoSubmitRoute, string> = { videos: 'openai-videos', generations: 'video-generations', kling: 'kling-videos' };
 /** Form fields that decide the price or the routing: each may be given once. */
 const checkedFields = new Set(['model', 'prompt', 'seconds', 'duration', 'size']);
 
@@ -38,18 +42,23 @@ async function submitVideo(services: TaskSubmitServices, route: VideoSubmitRoute
   const body: VideoBody =
     request.body instanceof MultipartBody && route === 'videos'
       ? { kind: 'form', body: request.body, form: await readMultipartForm(request.body, checkedFields) }
-      : { kind: 'json', body: requireObjectBody(request.body), raw: request.rawBody };
+      : route === 'kling'
+        ? { kind: 'json', body: klingNativeToUnified(requireObjectBody(request.body)), raw: undefined }
+        : { kind: 'json', body: requireObjectBody(request.body), raw: request.rawBody };
   const fields = body.kind === 'form' ? body.form.fields : body.body;
   const routes = vodRoutesOf(services.relay.catalog.snapshot.channels, typeof fields.model === 'string' ? fields.model : undefined);
-  const video = readVideoRequest(fields, { multipart: body.kind === 'form', requireModel: route === 'generations', ...routes });
+  const video = readVideoRequest(fields, { multipart: body.kind === 'form', requireModel: route !== 'videos', ...routes });
   await runTaskSubmit(services, request, reply, {
     ...videoTaskPlan(services, request, video),
     logStyle: logStyles[route],
     properties: videoProperties(video, {}),
-    send: (channel, key, upstreamModel, signal, publicId) =>
-      channel.type === 'tencent-vod'
-        ? sendVodVideoSubmit(services.relay, channel, key, { fields: vodFields(body), prompt: video.prompt, seconds: video.seconds, size: video.size, clientModel: video.model, upstreamModel, sessionId: publicId }, signal)
-        : buildUpstreamBody(route, body, video, upstreamModel).then((upstream) => sendOpenaiVideoSubmit(services.relay, channel, key, upstream, signal)),
+    send: (channel, key, upstreamModel, signal, publicId) => {
+      if (channel.type === 'tencent-vod') {
+        return sendVodVideoSubmit(services.relay, channel, key, { fields: jsonFields(body, 'Tencent VOD'), prompt: video.prompt, seconds: video.seconds, size: video.size, clientModel: video.model, upstreamModel, sessionId: publicId }, signal);
+      }
+      if (channel.type === 'kling') return sendKlingVideoSubmit(services.relay, channel, key, { fields: jsonFields(body, 'Kling'), prompt: video.prompt, seconds: video.seconds, size: video.size, upstreamModel }, signal);
+      return buildUpstreamBody(route, body, video, upstreamModel).then((upstream) => sendOpenaiVideoSubmit(services.relay, channel, key, upstream, signal));
+    },
   });
 }
 
@@ -78,7 +87,7 @@ export function contentUrlFor(request: FastifyRequest, publicId: string): string
 
 /** The bytes sent upstream: the client's own unless the model is mapped or `seconds` is rewritten. */
 async function buildUpstreamBody(route: VideoSubmitRoute, body: VideoBody, video: VideoRequest, upstreamModel: string): Promise<{ bytes: string | Buffer; contentType: string }> {
-  if (route === 'generations' && body.kind === 'json') return { bytes: JSON.stringify(unifiedToOpenaiVideoBody(body.body, video, upstreamModel)), contentType: 'application/json' };
+  if (route !== 'videos' && body.kind === 'json') return { bytes: JSON.stringify(unifiedToOpenaiVideoBody(body.body, video, upstreamModel)), contentType: 'application/json' };
   const changes: Record<string, string> = Object.assign({}, video.rewrites);
   const sentModel = body.kind === 'form' ? body.form.fields.model : body.body.model;
   if (upstreamModel !== sentModel) changes.model = upstreamModel;
@@ -90,11 +99,14 @@ async function buildUpstreamBody(route: VideoSubmitRoute, body: VideoBody, video
   return { bytes: unchanged && body.raw !== undefined ? body.raw : JSON.stringify(json ?? body.body), contentType: 'application/json' };
 }
 
-/** A VOD task is built from fields: a form's text parts, or the JSON body. Files cannot travel to VOD (it takes URLs). */
-function vodFields(body: VideoBody): Readonly<Record<string, unknown>> {
+/**
+ * A VOD or Kling task is built from fields: a form's text parts, or the JSON body. Files cannot travel to
+ * them (they take URLs).
+ */
+function jsonFields(body: VideoBody, vendor: string): Readonly<Record<string, unknown>> {
   if (body.kind === 'json') return body.body;
   for (const [name, value] of body.form.form.entries()) {
-    if (typeof value !== 'string') throw new GatewayError('invalid_request', `Invalid '${name}': a Tencent VOD channel takes files by URL; upload the file first (POST /api/upload/presign) and send its public_url.`, { param: name });
+    if (typeof value !== 'string') throw new GatewayError('invalid_request', `Invalid '${name}': a ${vendor} channel takes files by URL; upload the file first (POST /api/upload/presign) and send its public_url.`, { param: name });
   }
   return body.form.fields;
 }
@@ -115,4 +127,16 @@ function vodRoutesOf(channels: readonly ChannelRecord[], model: string | undefin
     if (mapping.ok && /identify-face/i.test(mapping.upstreamModel)) mapsToLipSync = true;
   }
   return { servedByVod, mapsToLipSync };
+}
+
+/**
+ * Kling's native body as the unified one (new-api's KlingRequestConvert, protocols.md §3.1): `model_name`
+ * (or `model`) as the model, the prompt, the image, and the whole native body as `metadata`, which a
+ * Kling channel sends on (its own field names) and other channels read what they know from.
+ */
+function klingNativeToUnified(native: Record<string, unknown>): Record<string, unknown> {
+  const unified: Record<string, unknown> = { model: native.model_name ?? native.model, prompt: native.prompt, metadata: native };
+  if (native.image !== undefined) unified.image = native.image;
+  if (native.duration !== undefined) unified.duration = native.duration;
+  return unified;
 }
