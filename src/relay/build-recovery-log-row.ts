@@ -1,6 +1,9 @@
 import type { RecoveredReservation } from '../billing/quota-ledger.js';
 import type { LogRow } from '../storage/logs-repository.js';
 
+/** The token columns of a log row that records money without a request behind it (a recovery, a refund). */
+export const noTokens = { input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, output_tokens: 0, reasoning_tokens: 0 } as const;
+
 /**
  * Pure: the log row of a request whose instance stopped before settling it, written when start-up
  * recovery charges its reservation (issue #4: "settled at their reserved amount and logged as such").
@@ -21,12 +24,7 @@ export function buildRecoveryLogRow(reservation: RecoveredReservation, tokenName
     path: '',
     is_stream: 0,
     status: 0,
-    input_tokens: 0,
-    cache_read_tokens: 0,
-    cache_write_tokens: 0,
-    cache_write_1h_tokens: 0,
-    output_tokens: 0,
-    reasoning_tokens: 0,
+    ...noTokens,
     quota: reservation.charged,
     latency_ms: 0,
     first_token_ms: null,

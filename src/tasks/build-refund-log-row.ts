@@ -1,3 +1,4 @@
+import { noTokens } from '../relay/build-recovery-log-row.js';
 import type { LogRow } from '../storage/logs-repository.js';
 import type { TaskRow } from '../storage/tasks-repository.js';
 
@@ -19,12 +20,7 @@ export function buildRefundLogRow(task: TaskRow, refunded: number, tokenName: st
     path: task.kind === 'suno' ? `/suno/fetch/${task.public_id}` : `/v1/videos/${task.public_id}`,
     is_stream: 0,
     status: 0,
-    input_tokens: 0,
-    cache_read_tokens: 0,
-    cache_write_tokens: 0,
-    cache_write_1h_tokens: 0,
-    output_tokens: 0,
-    reasoning_tokens: 0,
+    ...noTokens,
     quota: -refunded,
     latency_ms: 0,
     first_token_ms: null,
