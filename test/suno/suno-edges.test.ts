@@ -7,6 +7,7 @@ import { startFakeSunoUpstream, type FakeSunoStatus, type FakeSunoUpstream } fro
 import { startFakeOpenaiUpstream } from '../fakes/fake-openai-upstream.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { preferredDialect } from '../videos/videos-fixture.js';
+import { taskSuiteClient } from '../support/task-suite-client.js';
 
 const clientKey = `sk-${'a'.repeat(48)}`;
 const otherKey = `sk-${'b'.repeat(48)}`;
@@ -50,19 +51,9 @@ afterAll(async () => {
   await suno.close();
 });
 
-const used = async (name = 'singer-key') => {
-  await gateway.settled();
-  const row = await gateway.gateway.services.database.db.selectFrom('tokens').select('used_quota').where('name', '=', name).executeTakeFirstOrThrow();
-  return Number(row.used_quota);
-};
-const call = (path: string, body?: unknown, key = clientKey) =>
-  fetch(`${gateway.url}${path}`, body === undefined ? { headers: { authorization: `Bearer ${key}` } } : { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-const poll = async () => {
-  clock += 1;
-  await gateway.gateway.services.taskEngine.pollOnce();
-  await gateway.settled();
-};
-const upstreamIdOf = async (publicId: string) => (await gateway.gateway.services.database.db.selectFrom('tasks').select('upstream_id').where('public_id', '=', publicId).executeTakeFirstOrThrow()).upstream_id as string;
+const { used, call, poll, upstreamIdOf } = taskSuiteClient({ gateway: () => gateway, key: clientKey, tokenName: 'singer-key', tick: () => {
+    clock += 1;
+  } });
 const submit = async (action: string, body: unknown, key = clientKey) => {
   const response = await call(`/suno/submit/${action}`, body, key);
   expect(response.status).toBe(200);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSunoUpstream, type FakeSunoUpstream } from '../fakes/fake-suno-upstream.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { preferredDialect } from '../videos/videos-fixture.js';
+import { taskSuiteClient } from '../support/task-suite-client.js';
 
 const clientKey = `sk-${'m'.repeat(48)}`;
 const otherKey = `sk-${'n'.repeat(48)}`;
@@ -48,19 +49,9 @@ afterAll(async () => {
   await Promise.all([suno.close(), spare.close()]);
 });
 
-const used = async () => {
-  await gateway.settled();
-  const row = await gateway.gateway.services.database.db.selectFrom('tokens').select('used_quota').where('name', '=', 'singer-key').executeTakeFirstOrThrow();
-  return Number(row.used_quota);
-};
-const call = (path: string, body?: unknown, key = clientKey) =>
-  fetch(`${gateway.url}${path}`, body === undefined ? { headers: { authorization: `Bearer ${key}` } } : { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-const poll = async () => {
-  clock += 1;
-  await gateway.gateway.services.taskEngine.pollOnce();
-  await gateway.settled();
-};
-const upstreamIdOf = async (publicId: string) => (await gateway.gateway.services.database.db.selectFrom('tasks').select('upstream_id').where('public_id', '=', publicId).executeTakeFirstOrThrow()).upstream_id as string;
+const { used, call, poll, upstreamIdOf } = taskSuiteClient({ gateway: () => gateway, key: clientKey, tokenName: 'singer-key', tick: () => {
+    clock += 1;
+  } });
 
 describe('Suno tasks', () => {
   it('submits music, answers the public id, charges per call, and shows the clips once the song is done', async () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeKlingUpstream, type FakeKlingUpstream } from '../fakes/fake-kling-upstream.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { preferredDialect } from './videos-fixture.js';
+import { taskSuiteClient } from '../support/task-suite-client.js';
 
 const accessKey = 'AKkling0000000000000000';
 const secretKey = 'SKkling0000000000000000';
@@ -38,17 +39,9 @@ afterAll(async () => {
   await kling.close();
 });
 
-const used = async () => {
-  await gateway.settled();
-  return Number((await gateway.gateway.services.database.db.selectFrom('tokens').select('used_quota').where('name', '=', 'kl-key').executeTakeFirstOrThrow()).used_quota);
-};
-const call = (path: string, body?: unknown) =>
-  fetch(`${gateway.url}${path}`, body === undefined ? { headers: { authorization: `Bearer ${clientKey}` } } : { method: 'POST', headers: { authorization: `Bearer ${clientKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-const poll = async () => {
-  clock += 1;
-  await gateway.gateway.services.taskEngine.pollOnce();
-  await gateway.settled();
-};
+const { used, call, poll } = taskSuiteClient({ gateway: () => gateway, key: clientKey, tokenName: 'kl-key', tick: () => {
+    clock += 1;
+  } });
 const taskRow = (publicId: string) => gateway.gateway.services.database.db.selectFrom('tasks').selectAll().where('public_id', '=', publicId).executeTakeFirstOrThrow();
 const creates = () => kling.requests.filter((request) => request.method === 'POST');
 

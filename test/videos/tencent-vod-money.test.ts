@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeTencentVodUpstream, type FakeTencentVodUpstream } from '../fakes/fake-tencent-vod-upstream.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { preferredDialect } from './videos-fixture.js';
+import { taskSuiteClient } from '../support/task-suite-client.js';
 
 const subAppId = 1_500_012_345;
 const secretId = 'AKIDauditvod000000000000000000000000';
@@ -64,13 +65,7 @@ afterAll(async () => {
   await vod?.close();
 });
 
-const used = async () => {
-  await gateway.settled();
-  const row = await gateway.gateway.services.database.db.selectFrom('tokens').select('used_quota').where('name', '=', 'maker-key').executeTakeFirstOrThrow();
-  return Number(row.used_quota);
-};
-const call = (path: string, body?: unknown) =>
-  fetch(`${gateway.url}${path}`, body === undefined ? { headers: { authorization: `Bearer ${clientKey}` } } : { method: 'POST', headers: { authorization: `Bearer ${clientKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const { used, call } = taskSuiteClient({ gateway: () => gateway, key: clientKey, tokenName: 'maker-key', tick: () => undefined });
 const lastCreate = () => vod.requests.filter((request) => request.action === 'CreateAigcVideoTask').at(-1)?.body as { OutputConfig: Record<string, unknown> } & Record<string, unknown>;
 
 describe('tencent-vod money probes', () => {

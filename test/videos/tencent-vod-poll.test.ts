@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFakeTencentVodUpstream, type FakeTencentVodUpstream } from '../fakes/fake-tencent-vod-upstream.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { preferredDialect } from './videos-fixture.js';
+import { taskSuiteClient } from '../support/task-suite-client.js';
 
 const subAppId = 1_500_012_345;
 const secretId = 'AKIDauditvod222222222222222222222222';
@@ -36,19 +37,9 @@ afterAll(async () => {
   await vod?.close();
 });
 
-const used = async () => {
-  await gateway.settled();
-  const row = await gateway.gateway.services.database.db.selectFrom('tokens').select('used_quota').where('name', '=', 'maker-key').executeTakeFirstOrThrow();
-  return Number(row.used_quota);
-};
-const call = (path: string, body?: unknown) =>
-  fetch(`${gateway.url}${path}`, body === undefined ? { headers: { authorization: `Bearer ${clientKey}` } } : { method: 'POST', headers: { authorization: `Bearer ${clientKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-const poll = async () => {
-  clock += 1;
-  await gateway.gateway.services.taskEngine.pollOnce();
-  await gateway.settled();
-};
-const upstreamIdOf = async (publicId: string) => (await gateway.gateway.services.database.db.selectFrom('tasks').select('upstream_id').where('public_id', '=', publicId).executeTakeFirstOrThrow()).upstream_id as string;
+const { used, call, poll, upstreamIdOf } = taskSuiteClient({ gateway: () => gateway, key: clientKey, tokenName: 'maker-key', tick: () => {
+    clock += 1;
+  } });
 const submit = async () => {
   const response = await call('/v1/videos', { model: 'Kling-2.6', prompt: 'x' });
   expect(response.status).toBe(200);
