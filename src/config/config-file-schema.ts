@@ -49,8 +49,8 @@ export const rateLimitSchema = z
   })
   .strict();
 
-/** `tencent-vod`: Tencent Cloud VOD's AIGC video (spec §4.9.5), keys `SubAppId|SecretId|SecretKey[|Region]`; `suno`: a Suno-API proxy (protocols.md §2); `kling`: Kling's video API, keys `AccessKey|SecretKey` (§3). */
-export const channelTypes = ['openai', 'anthropic', 'gemini', 'tencent-vod', 'suno', 'kling'] as const;
+/** `tencent-vod`: Tencent Cloud VOD's AIGC video (spec §4.9.5), keys `SubAppId|SecretId|SecretKey[|Region]`; `suno`: a Suno-API proxy (protocols.md §2); `kling`: Kling's video API, keys `AccessKey|SecretKey` (§3); `midjourney`: a Midjourney-proxy, key = its `mj-api-secret` (§1). */
+export const channelTypes = ['openai', 'anthropic', 'gemini', 'tencent-vod', 'suno', 'kling', 'midjourney'] as const;
 
 export const configChannelSchema = z
   .object({

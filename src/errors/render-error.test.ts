@@ -69,3 +69,18 @@ describe('renderError', () => {
     expect(renderError(new GatewayError('forbidden', 'Not allowed'), 'api', requestId)).toEqual({ status: 403, body: { success: false, message: 'Not allowed' } });
   });
 });
+
+describe('renderError in the Midjourney-proxy style', () => {
+  it.each<[GatewayErrorCode, number, number]>([
+    ['invalid_request', 400, 4],
+    ['missing_api_key', 401, 4],
+    ['insufficient_quota', 402, 4],
+    ['not_found', 404, 3],
+    ['route_not_found', 404, 3],
+    ['rate_limited', 429, 4],
+    ['upstream_error', 502, 9],
+    ['no_available_channel', 503, 9],
+  ])('renders %s as HTTP %i with code %i', (code, status, mjCode) => {
+    expect(renderError(new GatewayError(code, 'Nope.'), 'mj', 'req-1')).toEqual({ status, body: { code: mjCode, description: 'Nope. (request id: req-1)', type: code, result: null } });
+  });
+});

@@ -1,8 +1,12 @@
 import { assertNever, type GatewayError, type GatewayErrorCode } from './gateway-error.js';
 
 /** The API styles whose error envelopes differ (spec §7, protocols.md §6.3, §7, §11). */
-/** `task`: new-api's task routes (Suno), `{code, message, data: null}` with a string code (protocols.md §0). */
-export type ErrorStyle = 'openai' | 'anthropic' | 'gemini' | 'api' | 'task';
+/**
+ * `task`: new-api's task routes (Suno), `{code, message, data: null}` with a string code (protocols.md §0);
+ * `mj`: the Midjourney-proxy routes, `{code, description, type, result: null}` with the proxy's numeric
+ * codes (protocols.md §1.4): 3 not found, 4 a refused request, 9 a failure on this side.
+ */
+export type ErrorStyle = 'openai' | 'anthropic' | 'gemini' | 'api' | 'task' | 'mj';
 
 export interface RenderedError {
   status: number;
@@ -42,9 +46,16 @@ export function renderError(error: GatewayError, style: ErrorStyle, requestId: s
       return { status: error.status, body: { success: false, message: error.message } };
     case 'task':
       return { status: error.status, body: { code: error.code === 'not_found' ? 'task_not_exist' : error.code, message: `${error.message} (request id: ${requestId})`, data: null } };
+    case 'mj':
+      return { status: error.status, body: { code: mjCode(error.status), description: `${error.message} (request id: ${requestId})`, type: error.code, result: null } };
     default:
       return assertNever(style);
   }
+}
+
+function mjCode(status: number): number {
+  if (status === 404) return 3;
+  return status >= 500 ? 9 : 4;
 }
 
 function openaiType(code: GatewayErrorCode): string {

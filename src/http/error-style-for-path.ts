@@ -8,5 +8,6 @@ export function errorStyleForPath(url: string): ErrorStyle {
   if (path.startsWith('/v1/models/') && path.includes(':')) return 'gemini';
   if (path.startsWith('/api/')) return 'api';
   if (path.startsWith('/suno/') || path.startsWith('/kling/')) return 'task';
+  if (/^\/(mj|mj-[a-z]+\/mj)\//.test(path)) return 'mj';
   return 'openai';
 }

@@ -4,6 +4,7 @@ import { accountRoutes } from './routes/account-routes.js';
 import { adminRoutes } from './routes/admin/admin-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { imageRelayRoutes } from './routes/image-relay-routes.js';
+import { midjourneyRoutes } from './routes/midjourney-routes.js';
 import { modelRoutes } from './routes/model-routes.js';
 import { openaiRelayRoutes } from './routes/openai-relay-routes.js';
 import { playgroundRoutes } from './routes/playground-routes.js';
@@ -22,6 +23,7 @@ export async function registerRoutes(app: FastifyInstance, services: AppServices
   await imageRelayRoutes(app, services);
   await videoRoutes(app, services);
   await sunoRoutes(app, services);
+  await midjourneyRoutes(app, services);
   await accountRoutes(app, services);
   await uploadRoutes(app, services);
   await sessionRoutes(app, services);

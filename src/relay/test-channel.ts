@@ -1,6 +1,7 @@
 import type { CanonicalRequest } from '../canonical/canonical-request.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { buildProviderRequest, upstreamStreams, upstreamTextStyleOf } from '../providers/build-provider-request.js';
+import { mjSecretHeaders } from '../providers/midjourney/mj-secret-headers.js';
 import { klingToken, parseKlingKey } from '../providers/kling/kling-credentials.js';
 import { callVodApi } from '../providers/tencent-vod/call-vod-api.js';
 import { parseVodKey } from '../providers/tencent-vod/vod-credentials.js';
@@ -20,8 +21,8 @@ export interface ChannelTestResult {
 
 /**
  * Sends a tiny request to one channel, in the channel's own protocol (Chat Completions, Responses,
- * Anthropic Messages or Gemini, as a relayed request would go; a lookup for Tencent VOD, Suno and Kling, which
- * make nothing for free), with each of its keys in turn until one answers. Nothing is billed: an operator's check, not a user's request. A key the upstream quotes in
+ * Anthropic Messages or Gemini, as a relayed request would go; a lookup for Tencent VOD, Suno, Kling and
+ * Midjourney, which make nothing for free), with each of its keys in turn until one answers. Nothing is billed: an operator's check, not a user's request. A key the upstream quotes in
  * its error is masked.
  */
 export async function testChannel(services: RelayServices, channel: ChannelRecord, requestedModel: string | undefined): Promise<ChannelTestResult> {
@@ -29,6 +30,7 @@ export async function testChannel(services: RelayServices, channel: ChannelRecor
   if (channel.type === 'tencent-vod') return testVodChannel(services, channel, model);
   if (channel.type === 'suno') return testSunoChannel(services, channel, model);
   if (channel.type === 'kling') return testKlingChannel(services, channel, model);
+  if (channel.type === 'midjourney') return testMjChannel(services, channel, model);
   const mapping = resolveModelMapping(channel.modelMapping, model);
   const upstreamModel = mapping.ok ? mapping.upstreamModel : model;
   const style = upstreamTextStyleOf(channel) ?? 'openai-chat';
@@ -117,5 +119,16 @@ function testKlingChannel(services: RelayServices, channel: ChannelRecord, model
       return { url: `${channel.baseUrl}/v1/videos/text2video?pageNum=1&pageSize=1`, headers: { authorization, accept: 'application/json' }, body: undefined, method: 'GET' };
     },
     (status, text) => status < 300 && /"code"\s*:\s*0\b/.test(text),
+  );
+}
+
+/** A Midjourney-proxy: each key lists no tasks (`POST /mj/task/list-by-condition {ids: []}`); a JSON array proves it. */
+function testMjChannel(services: RelayServices, channel: ChannelRecord, model: string): Promise<ChannelTestResult> {
+  return probeEachKey(
+    services,
+    channel,
+    model,
+    (key) => ({ url: `${channel.baseUrl}/mj/task/list-by-condition`, headers: { ...mjSecretHeaders(key), 'content-type': 'application/json' }, body: '{"ids":[]}' }),
+    (status, text) => status < 300 && text.trimStart().startsWith('['),
   );
 }

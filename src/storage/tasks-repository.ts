@@ -110,6 +110,8 @@ export class TasksRepository {
         next_poll_at: submitted.nextPollAt,
         updated_at: now,
         ...(submitted.failReason === undefined ? {} : { fail_reason: storableReason(submitted.failReason), completed_at: now }),
+        // Finished in its submit's answer (an image the proxy had already made, an upload).
+        ...(submitted.status === 'success' ? { completed_at: now } : {}),
         ...(submitted.nothingCharged === true ? { quota: 0, refunded: 1 } : {}),
       })
       .where('id', '=', id)
@@ -126,6 +128,11 @@ export class TasksRepository {
   /** The charge the submit settled at, kept with the task (its reservation row is deleted a day later). */
   async recordCharge(id: number, quota: number): Promise<void> {
     await this.db.updateTable('tasks').set({ quota }).where('id', '=', id).where('quota', 'is', null).execute();
+  }
+
+  /** Any caller's task: for `/mj/image/{id}`, which needs no key (the id is unguessable). */
+  async findByPublicId(publicId: string): Promise<TaskRow | undefined> {
+    return this.db.selectFrom('tasks').selectAll().where('public_id', '=', publicId).executeTakeFirst();
   }
 
   async findForUser(publicId: string, userId: number): Promise<TaskRow | undefined> {

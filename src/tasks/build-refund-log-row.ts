@@ -17,7 +17,7 @@ export function buildRefundLogRow(task: TaskRow, refunded: number, tokenName: st
     model: task.model,
     upstream_model: task.upstream_model,
     style: 'task-refund',
-    path: task.kind === 'suno' ? `/suno/fetch/${task.public_id}` : `/v1/videos/${task.public_id}`,
+    path: refundPath(task),
     is_stream: 0,
     status: 0,
     ...noTokens,
@@ -30,4 +30,11 @@ export function buildRefundLogRow(task: TaskRow, refunded: number, tokenName: st
     ip: null,
     error: `Refunded: ${task.fail_reason ?? 'the task failed'}`.slice(0, 1000),
   };
+}
+
+/** Where the client reads the task refunded. */
+function refundPath(task: TaskRow): string {
+  if (task.kind === 'suno') return `/suno/fetch/${task.public_id}`;
+  if (task.kind === 'mj') return `/mj/task/${task.public_id}/fetch`;
+  return `/v1/videos/${task.public_id}`;
 }

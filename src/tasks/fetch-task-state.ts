@@ -1,4 +1,5 @@
 import type { ChannelRecord } from '../catalog/catalog-records.js';
+import { mjSecretHeaders } from '../providers/midjourney/mj-secret-headers.js';
 import { klingToken, parseKlingKey } from '../providers/kling/kling-credentials.js';
 import { callVodApi } from '../providers/tencent-vod/call-vod-api.js';
 import { parseVodKey } from '../providers/tencent-vod/vod-credentials.js';
@@ -6,6 +7,7 @@ import type { UpstreamClient, UpstreamRequest } from '../providers/upstream-clie
 import type { TaskRow } from '../storage/tasks-repository.js';
 import { keyByFingerprint } from './key-fingerprint.js';
 import { readKlingTask } from './read-kling-task.js';
+import { findMjRecord, readMjTask } from './read-mj-task.js';
 import { readOpenaiVideo, storableVideoAnswer } from './read-openai-video.js';
 import { findSunoRecord, readSunoTask } from './read-suno-task.js';
 import { readVodTaskDetail } from './read-vod-task-detail.js';
@@ -28,6 +30,7 @@ export async function fetchTaskState(upstream: UpstreamClient, channels: readonl
   if (channel.type === 'tencent-vod') return fetchVodTask(upstream, channel, key, task.upstream_id, nowMs);
   if (channel.type === 'suno') return fetchSunoTask(upstream, channel, key, task.upstream_id);
   if (channel.type === 'kling') return fetchKlingTask(upstream, channel, key, task.upstream_id, nowMs);
+  if (channel.type === 'midjourney') return fetchMjTask(upstream, channel, key, task.upstream_id);
   return fetchOpenaiVideo(upstream, channel, key, task.upstream_id);
 }
 
@@ -46,6 +49,24 @@ async function fetchSunoTask(upstream: UpstreamClient, channel: ChannelRecord, k
   if (json === undefined || json === 'not_found') return undefined;
   const record = findSunoRecord(json, upstreamId);
   const observation = record === undefined ? undefined : readSunoTask(record);
+  if (record === undefined || observation === undefined) return undefined;
+  return { observation, result: JSON.stringify(record) };
+}
+
+/**
+ * A Midjourney-proxy: POST `{base}/mj/task/list-by-condition` `{ids: [id]}` (protocols.md §1.6). A task
+ * missing from the answer is asked again later; one the proxy never reports again times out and is refunded.
+ */
+async function fetchMjTask(upstream: UpstreamClient, channel: ChannelRecord, key: string, upstreamId: string): Promise<FetchedTaskState> {
+  const json = await readJson(upstream, {
+    url: `${channel.baseUrl}/mj/task/list-by-condition`,
+    method: 'POST',
+    headers: { ...mjSecretHeaders(key), 'content-type': 'application/json' },
+    body: JSON.stringify({ ids: [upstreamId] }),
+    signal: AbortSignal.timeout(pollTimeoutMs),
+  });
+  const record = json === 'not_found' ? undefined : findMjRecord(json, upstreamId);
+  const observation = record === undefined ? undefined : readMjTask(record);
   if (record === undefined || observation === undefined) return undefined;
   return { observation, result: JSON.stringify(record) };
 }

@@ -5,7 +5,8 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { AppServices } from '../app-services.js';
 
 /** Where a style's clients put the key (spec §5). Bearer is accepted everywhere. */
-export type KeySource = 'openai' | 'anthropic' | 'gemini' | 'any';
+/** `midjourney`: MJ clients may send the key as `mj-api-secret`, the header a Midjourney-proxy reads. */
+export type KeySource = 'openai' | 'anthropic' | 'gemini' | 'midjourney' | 'any';
 
 export function presentedKeyOf(request: FastifyRequest, source: KeySource): string | undefined {
   const headers = request.headers;
@@ -21,6 +22,10 @@ export function presentedKeyOf(request: FastifyRequest, source: KeySource): stri
     const queryKey = (request.query as Record<string, unknown> | undefined)?.key;
     if (typeof queryKey === 'string' && queryKey !== '') return queryKey;
   }
+  if (source === 'midjourney') {
+    const secret = headers['mj-api-secret'];
+    if (typeof secret === 'string' && secret !== '') return bearerValue(secret) ?? secret;
+  }
   const authorization = headers.authorization;
   if (authorization !== undefined && authorization.trim() !== '') {
     // A present but non-Bearer Authorization header is a wrong key, not a missing one.
@@ -32,6 +37,7 @@ export function presentedKeyOf(request: FastifyRequest, source: KeySource): stri
 /** What a client that sent no key is told, in the header its own SDK uses. */
 const missingKeyMessages: Record<KeySource, string | undefined> = {
   openai: undefined,
+  midjourney: undefined,
   any: undefined,
   anthropic: 'No API key provided. Send it as `x-api-key: <key>` (or `Authorization: Bearer <key>`).',
   gemini: 'No API key provided. Send it as `x-goog-api-key: <key>`, the `key` query parameter, or `Authorization: Bearer <key>`.',

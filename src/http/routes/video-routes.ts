@@ -1,16 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
-import { readBodyChunks } from '../../relay/read-body-chunks.js';
 import { runVideoRemix } from '../../relay/video/run-video-remix.js';
 import type { TaskSubmitServices } from '../../relay/task-submit/run-task-submit.js';
 import { contentUrlFor, runVideoSubmit } from '../../relay/video/run-video-submit.js';
-import { waitForDrain } from '../../relay/write-to-client.js';
 import type { TaskRow } from '../../storage/tasks-repository.js';
 import { presentTaskDto, presentVideoTask } from '../../tasks/present-video-task.js';
 import { publicTaskIdPattern } from '../../tasks/public-task-id.js';
 import { videoContentSource } from '../../tasks/video-content-source.js';
 import type { AppServices } from '../app-services.js';
 import { corsResponseHeaders } from '../cors.js';
+import { relayDownload } from '../relay-download.js';
 import { authenticateCaller } from '../middleware/authenticate-caller.js';
 
 /** OpenAI's content variants (protocols.md §4). */
@@ -73,41 +72,14 @@ async function callersTask(services: AppServices, request: FastifyRequest, publi
   return task;
 }
 
-/**
- * The video from where its channel keeps it (video-content-source.ts), relayed as it arrives (a video can
- * be hundreds of MB: it is never held whole). An upstream that cannot give it is a 502.
- */
+/** The video from where its channel keeps it (video-content-source.ts), relayed as it arrives. */
 async function streamVideoContent(services: AppServices, task: TaskRow, variant: string | undefined, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const source = videoContentSource(services.catalog.snapshot.channels, task, variant);
   if (!source.ok) throw new GatewayError(source.status === 400 ? 'invalid_request' : 'upstream_error', source.message);
-  const abort = new AbortController();
-  const onClose = () => abort.abort();
-  reply.raw.on('close', onClose);
-  try {
-    const sent = await services.relay.upstream.send({
-      url: source.url,
-      method: 'GET',
-      headers: source.headers,
-      body: undefined,
-      signal: abort.signal,
-    });
-    if (!sent.ok) throw new GatewayError('upstream_error', `Failed to fetch video content: ${sent.failure.message}`);
-    const { response } = sent;
-    if (response.statusCode >= 300) {
-      response.body.destroy();
-      throw new GatewayError('upstream_error', `Failed to fetch video content: the upstream answered ${response.statusCode}.`);
-    }
-    void reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, { 'content-type': response.contentType === '' ? 'video/mp4' : response.contentType, 'x-request-id': request.id, ...corsResponseHeaders });
-    try {
-      await readBodyChunks(response.body, (chunk) => (raw.write(chunk) ? undefined : waitForDrain(raw)));
-      raw.end();
-    } catch {
-      // Cut mid-video (upstream or client): the client sees a truncated body, as from any proxy.
-      raw.destroy();
-    }
-  } finally {
-    reply.raw.off('close', onClose);
-  }
+  await relayDownload(services.relay, { url: source.url, headers: source.headers, ...contentTypes(variant), what: 'video content' }, request, reply);
+}
+
+/** A video is sent as `video/*`, a thumbnail or spritesheet as `image/*` (else as bytes): never as a page. */
+function contentTypes(variant: string | undefined): { defaultType: string; allowedType: string } {
+  return variant === undefined || variant === 'video' ? { defaultType: 'video/mp4', allowedType: 'video/' } : { defaultType: 'application/octet-stream', allowedType: 'image/' };
 }

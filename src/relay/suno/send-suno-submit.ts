@@ -1,8 +1,8 @@
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { isRecord } from '../../convert/shared/is-record.js';
-import { describeFailure, type UpstreamSignal } from '../../providers/upstream-client.js';
-import { failedAttemptFrom } from '../read-upstream-error.js';
+import type { UpstreamSignal } from '../../providers/upstream-client.js';
 import type { RelayServices } from '../relay-services.js';
+import { postTaskJson } from '../task-submit/post-task-json.js';
 import type { TaskSubmitOutcome } from '../task-submit/task-submit-outcome.js';
 import type { SunoAction } from './suno-request.js';
 
@@ -12,22 +12,9 @@ import type { SunoAction } from './suno-request.js';
  * like a 500, tried on another channel.
  */
 export async function sendSunoSubmit(relay: RelayServices, channel: ChannelRecord, key: string, action: SunoAction, body: Record<string, unknown>, signal: UpstreamSignal): Promise<TaskSubmitOutcome> {
-  const sent = await relay.upstream.send({
-    url: `${channel.baseUrl}/suno/submit/${action}`,
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify(body),
-    signal,
-  });
-  if (!sent.ok) return { kind: 'failed', failure: sent.failure };
-  const { response } = sent;
-  if (response.statusCode >= 400) return failedAttemptFrom(response, key);
-  let json: unknown;
-  try {
-    json = JSON.parse((await response.body.bytes()).toString('utf8'));
-  } catch (error) {
-    return error instanceof SyntaxError ? { kind: 'failed', failure: { kind: 'status', status: 502, message: 'The Suno upstream answered something that is not JSON.' } } : { kind: 'failed', failure: describeFailure(error) };
-  }
+  const answered = await postTaskJson(relay, { url: `${channel.baseUrl}/suno/submit/${action}`, headers: { authorization: `Bearer ${key}`, accept: 'application/json' }, body, signal }, key, 'The Suno upstream');
+  if (!('ok' in answered)) return answered;
+  const { json } = answered;
   if (!isRecord(json) || json.code !== 'success' || typeof json.data !== 'string' || json.data === '') {
     const code = isRecord(json) ? String(json.code ?? '') : '';
     const message = isRecord(json) && typeof json.message === 'string' ? json.message : '';

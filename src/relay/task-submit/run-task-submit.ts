@@ -131,8 +131,12 @@ async function attemptSubmit(services: TaskSubmitServices, plan: TaskSubmitPlan,
     now,
   );
   if (!recorded) return { kind: 'failed', failure: { kind: 'status', status: 502, message: 'The task was given up before its upstream answered.' } };
-  // A task failed at submit produced nothing: it is not charged (and so has nothing to refund).
-  if (failedAtOnce) tools.meter.deliveredCalls = 0;
+  // A task failed at submit produced nothing: it is not charged, whatever its price (calls or tokens), and
+  // so has nothing to refund (the row says so).
+  if (failedAtOnce) {
+    tools.meter.deliveredCalls = 0;
+    tools.meter.upstreamUsage = { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 } };
+  }
   tools.meter.firstTokenAt = now;
   tools.meter.committed = true;
   const task = await tasks.findById(attempt.taskId);
