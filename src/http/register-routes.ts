@@ -8,6 +8,7 @@ import { midjourneyRoutes } from './routes/midjourney-routes.js';
 import { modelRoutes } from './routes/model-routes.js';
 import { openaiRelayRoutes } from './routes/openai-relay-routes.js';
 import { playgroundRoutes } from './routes/playground-routes.js';
+import { realtimeRoutes } from './routes/realtime-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
 import { sunoRoutes } from './routes/suno-routes.js';
 import { textRelayRoutes } from './routes/text-relay-routes.js';
@@ -24,6 +25,7 @@ export async function registerRoutes(app: FastifyInstance, services: AppServices
   await videoRoutes(app, services);
   await sunoRoutes(app, services);
   await midjourneyRoutes(app, services);
+  await realtimeRoutes(app, services);
   await accountRoutes(app, services);
   await uploadRoutes(app, services);
   await sessionRoutes(app, services);

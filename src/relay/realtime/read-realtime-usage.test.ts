@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { readRealtimeUsage, realtimeFrameKind, textDeltaOf } from './read-realtime-usage.js';
+
+const frame = (event: unknown) => Buffer.from(JSON.stringify(event));
+
+describe('realtimeFrameKind', () => {
+  it('picks out the frames billing reads, and nothing else', () => {
+    expect(realtimeFrameKind(frame({ type: 'response.done', response: {} }))).toBe('response.done');
+    expect(realtimeFrameKind(frame({ type: 'response.created', response: {} }))).toBe('response.created');
+    expect(realtimeFrameKind(frame({ type: 'response.output_text.delta', delta: 'a' }))).toBe('text.delta');
+    expect(realtimeFrameKind(frame({ type: 'response.text.delta', delta: 'a' }))).toBe('text.delta');
+    expect(realtimeFrameKind(frame({ type: 'response.output_audio_transcript.delta', delta: 'a' }))).toBe('text.delta');
+    expect(realtimeFrameKind(frame({ type: 'response.output_audio.delta', delta: 'AAAA' }))).toBeUndefined();
+    expect(realtimeFrameKind(frame({ type: 'session.created', session: {} }))).toBeUndefined();
+    expect(realtimeFrameKind(frame({ type: 'input_audio_buffer.committed' }))).toBeUndefined();
+  });
+});
+
+describe('textDeltaOf', () => {
+  it('reads text and transcript deltas, GA and beta, but not audio', () => {
+    expect(textDeltaOf({ type: 'response.output_text.delta', delta: 'a' })).toBe('a');
+    expect(textDeltaOf({ type: 'response.text.delta', delta: 'b' })).toBe('b');
+    expect(textDeltaOf({ type: 'response.output_audio_transcript.delta', delta: 'c' })).toBe('c');
+    expect(textDeltaOf({ type: 'response.audio_transcript.delta', delta: 'd' })).toBe('d');
+    expect(textDeltaOf({ type: 'response.output_audio.delta', delta: 'AAAA' })).toBeUndefined();
+    expect(textDeltaOf({ type: 'response.output_text.delta', delta: 3 })).toBeUndefined();
+  });
+});
+
+describe('readRealtimeUsage', () => {
+  it('reads input, cached input and output tokens', () => {
+    const event = { type: 'response.done', response: { usage: { total_tokens: 150, input_tokens: 120, output_tokens: 30, input_token_details: { cached_tokens: 20, audio_tokens: 0 } } } };
+    expect(readRealtimeUsage(event)).toEqual({ input: { total: 120, cacheRead: 20, cacheWrite: 0 }, output: { total: 30, reasoning: 0 } });
+  });
+
+  it('never reads more cached tokens than input tokens', () => {
+    expect(readRealtimeUsage({ type: 'response.done', response: { usage: { input_tokens: 5, output_tokens: 1, input_token_details: { cached_tokens: 50 } } } })?.input.cacheRead).toBe(5);
+  });
+
+  it('reads nothing from events without usage or with counts that are not counts', () => {
+    expect(readRealtimeUsage({ type: 'response.done', response: { status: 'failed' } })).toBeUndefined();
+    expect(readRealtimeUsage({ type: 'response.done', response: { usage: { input_tokens: -1, output_tokens: 3 } } })).toBeUndefined();
+    expect(readRealtimeUsage({ type: 'response.done', response: { usage: { input_tokens: 1.5, output_tokens: 3 } } })).toBeUndefined();
+    expect(readRealtimeUsage({ type: 'response.created', response: { usage: { input_tokens: 1, output_tokens: 3 } } })).toBeUndefined();
+  });
+});

@@ -1,0 +1,144 @@
+import type { AuthenticatedCaller } from '../../auth/authenticate-token.js';
+import { computeCharge, isPriced } from '../../billing/compute-charge.js';
+import { emptyUsage, type NormalizedUsage, type UsageSource } from '../../billing/normalized-usage.js';
+import type { Admission } from '../admit-request.js';
+import { buildLogRow } from '../build-log-row.js';
+import type { RelayServices } from '../relay-services.js';
+import type { AttemptRecord } from '../run-failover.js';
+import { TokenTally } from '../token-tally.js';
+
+export interface RealtimeSessionFacts {
+  /** The session's request id: its first hold's reservation id; later holds are `<id>-<n>`. */
+  requestId: string;
+  caller: AuthenticatedCaller;
+  admission: Admission;
+  model: string;
+  upstreamModel: string;
+  channelId: number;
+  ip: string;
+  attempts: AttemptRecord[];
+}
+
+/**
+ * The money of one realtime session (docs/behaviour.md "Realtime"). A session always holds one
+ * reservation — the admission's size: a response's worth of input and output at the model's price — and
+ * each `response.done` settles the open hold at what that response used, logs it, and takes the next hold.
+ * When the next cannot be taken (the key or the wallet is short) the session must end. At the end the open
+ * hold is settled: at nothing when no response was under way, else at the text the cut response produced,
+ * counted locally. Settlements run one after another, in the order the responses ended.
+ */
+export class RealtimeBilling {
+  private hold: string;
+  private holds = 1;
+  private chain: Promise<unknown> = Promise.resolve();
+  private openResponses = 0;
+  private tally = new TokenTally();
+  private responseStartedAt: number;
+  private firstTokenAt: number | undefined;
+  private finished = false;
+
+  constructor(
+    private readonly services: RelayServices,
+    private readonly session: RealtimeSessionFacts,
+  ) {
+    this.hold = session.requestId;
+    this.responseStartedAt = services.now();
+  }
+
+  responseCreated(): void {
+    if (this.openResponses === 0) this.responseStartedAt = this.services.now();
+    this.openResponses += 1;
+  }
+
+  textDelta(text: string): void {
+    this.firstTokenAt ??= this.services.now();
+    this.tally.add(text);
+  }
+
+  get responseUnderWay(): boolean {
+    return this.openResponses > 0;
+  }
+
+  /** A response ended: billed from the open hold, then the next hold taken. Resolves false when it could not be. */
+  responseDone(reported: NormalizedUsage | undefined): Promise<boolean> {
+    this.openResponses = Math.max(0, this.openResponses - 1);
+    const tally = this.tally;
+    this.tally = new TokenTally();
+    return this.enqueue(async () => {
+      if (this.finished) return false;
+      const usage = reported ?? { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: await tally.total(), reasoning: 0 } };
+      await this.settleHold(usage, reported === undefined ? 'local' : 'upstream', 200, undefined);
+      const next = `${this.session.requestId}-${this.holds + 1}`;
+      const reserved = await this.services.ledger.reserve({ id: next, tokenId: this.session.caller.token.id, userId: this.session.caller.user.id, amount: this.session.admission.reservedAmount }, this.services.now());
+      if (!reserved.ok) {
+        this.finished = true;
+        return false;
+      }
+      this.holds += 1;
+      this.hold = next;
+      return true;
+    });
+  }
+
+  /** The session ended: the open hold settled (a response cut mid-way at its local count), once. */
+  finish(reason: string | undefined): Promise<unknown> {
+    const cut = this.openResponses > 0;
+    const tally = this.tally;
+    return this.enqueue(async () => {
+      if (this.finished) return;
+      this.finished = true;
+      if (!cut) {
+        await this.services.ledger.settle(this.hold, { actualAmount: 0, channelId: this.session.channelId }, this.services.now());
+        return;
+      }
+      await this.settleHold({ input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: await tally.total(), reasoning: 0 } }, 'local', 499, reason ?? 'the session ended during a response');
+    });
+  }
+
+  private async settleHold(usage: NormalizedUsage, source: UsageSource, status: number, error: string | undefined): Promise<void> {
+    const { admission } = this.session;
+    let actual = 0;
+    if (isPriced(admission.price)) {
+      try {
+        actual = computeCharge(usage, admission.price, admission.groupRatio, admission.quotaPerUnit);
+      } catch {
+        actual = admission.reservedAmount;
+      }
+    }
+    const now = this.services.now();
+    const settled = await this.services.ledger.settle(this.hold, { actualAmount: actual, channelId: this.session.channelId }, now);
+    this.services.logWriter.write(
+      buildLogRow({
+        requestId: this.hold,
+        startedAt: this.responseStartedAt,
+        finishedAt: now,
+        firstTokenAt: this.firstTokenAt,
+        caller: this.session.caller,
+        channelId: this.session.channelId,
+        model: this.session.model,
+        upstreamModel: this.session.upstreamModel,
+        style: 'openai-realtime',
+        path: '/v1/realtime',
+        stream: true,
+        status,
+        usage: source === 'local' && usage.output.total === 0 ? emptyUsage() : usage,
+        usageSource: source,
+        charged: settled.charged,
+        attempts: this.holds === 1 ? this.session.attempts : [],
+        warnings: this.holds === 1 ? admission.warnings : [],
+        ip: this.session.ip,
+        error,
+      }),
+    );
+    this.firstTokenAt = undefined;
+    this.responseStartedAt = now;
+  }
+
+  /** Runs after the settlements before it; tracked as in flight from now, so shutdown and tests wait for it. */
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const previous = this.chain;
+    const next = this.services.inFlight.track(() => previous.then(work));
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { readRealtimeHandshake, upstreamProtocols } from './realtime-handshake.js';
+
+describe('readRealtimeHandshake', () => {
+  it('reads a Bearer key, the model and the beta header', () => {
+    expect(readRealtimeHandshake({ authorization: 'Bearer sk-a', 'openai-beta': 'realtime=v1' }, '/v1/realtime?model=gpt-realtime')).toEqual({ key: 'sk-a', model: 'gpt-realtime', beta: 'realtime=v1', protocols: [] });
+  });
+
+  it('reads the key from the browser subprotocol when there is no Authorization', () => {
+    const handshake = readRealtimeHandshake({ 'sec-websocket-protocol': 'realtime, openai-insecure-api-key.sk-b,openai-beta.realtime-v1' }, '/v1/realtime?model=m');
+    expect(handshake).toMatchObject({ key: 'sk-b', protocols: ['realtime', 'openai-insecure-api-key.sk-b', 'openai-beta.realtime-v1'] });
+  });
+
+  it('prefers Authorization, marks a non-Bearer one invalid, and reads no key or model when absent', () => {
+    expect(readRealtimeHandshake({ authorization: 'Bearer sk-a', 'sec-websocket-protocol': 'openai-insecure-api-key.sk-b' }, '/v1/realtime').key).toBe('sk-a');
+    expect(readRealtimeHandshake({ authorization: 'Basic abc' }, '/v1/realtime?model=m').key).toBe('\u0000invalid');
+    expect(readRealtimeHandshake({ 'sec-websocket-protocol': 'openai-insecure-api-key.' }, '/v1/realtime?model=').key).toBeUndefined();
+    expect(readRealtimeHandshake({}, '/v1/realtime?model=').model).toBeUndefined();
+  });
+});
+
+describe('upstreamProtocols', () => {
+  it('offers the channel key in place of the client’s, keeping the beta marker, only for a subprotocol client', () => {
+    const browser = readRealtimeHandshake({ 'sec-websocket-protocol': 'realtime, openai-insecure-api-key.sk-client, openai-beta.realtime-v1' }, '/v1/realtime?model=m');
+    expect(upstreamProtocols(browser, 'sk-channel')).toEqual(['realtime', 'openai-insecure-api-key.sk-channel', 'openai-beta.realtime-v1']);
+    expect(upstreamProtocols(readRealtimeHandshake({ authorization: 'Bearer sk-client' }, '/v1/realtime?model=m'), 'sk-channel')).toBeUndefined();
+  });
+});

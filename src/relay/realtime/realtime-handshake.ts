@@ -1,0 +1,38 @@
+import { bearerValue } from '../../auth/parse-api-key.js';
+
+/** What a client's WebSocket upgrade to `/v1/realtime` asks for (protocols.md §9). */
+export interface RealtimeHandshake {
+  /** The key: `Authorization: Bearer`, else the `openai-insecure-api-key.<key>` subprotocol; undefined when none. */
+  key: string | undefined;
+  model: string | undefined;
+  /** The client's `OpenAI-Beta` header (`realtime=v1` for the beta protocol), sent upstream as it came. */
+  beta: string | undefined;
+  /** The subprotocols offered; a browser client authenticates with them and expects `realtime` back. */
+  protocols: string[];
+}
+
+const keyProtocolPrefix = 'openai-insecure-api-key.';
+
+/** Pure: reads the upgrade request's headers and URL. */
+export function readRealtimeHandshake(headers: Record<string, string | string[] | undefined>, url: string): RealtimeHandshake {
+  const protocolHeader = headers['sec-websocket-protocol'];
+  const protocols = (Array.isArray(protocolHeader) ? protocolHeader.join(',') : (protocolHeader ?? ''))
+    .split(',')
+    .map((protocol) => protocol.trim())
+    .filter((protocol) => protocol !== '');
+  const authorization = headers.authorization;
+  const fromHeader = typeof authorization === 'string' && authorization.trim() !== '' ? (bearerValue(authorization) ?? '\u0000invalid') : undefined;
+  const fromProtocol = protocols.find((protocol) => protocol.startsWith(keyProtocolPrefix))?.slice(keyProtocolPrefix.length);
+  const beta = headers['openai-beta'];
+  const model = new URL(url, 'http://relay.invalid').searchParams.get('model') ?? undefined;
+  return { key: fromHeader ?? (fromProtocol === '' ? undefined : fromProtocol), model: model === '' ? undefined : model, beta: typeof beta === 'string' && beta !== '' ? beta : undefined, protocols };
+}
+
+/**
+ * The subprotocols offered upstream for a client that used them: `realtime` and the channel's key in
+ * place of the client's, and the beta marker when the client sent it. Undefined for a header-auth client.
+ */
+export function upstreamProtocols(handshake: RealtimeHandshake, channelKey: string): string[] | undefined {
+  if (!handshake.protocols.some((protocol) => protocol.startsWith(keyProtocolPrefix))) return undefined;
+  return ['realtime', `${keyProtocolPrefix}${channelKey}`, ...handshake.protocols.filter((protocol) => protocol.startsWith('openai-beta.'))];
+}

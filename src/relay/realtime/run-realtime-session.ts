@@ -1,0 +1,193 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import WebSocket, { type RawData, type WebSocketServer } from 'ws';
+import { authenticateToken } from '../../auth/authenticate-token.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { generateRequestId } from '../../http/generate-request-id.js';
+import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
+import { admitRequest } from '../admit-request.js';
+import { authorizeModel } from '../relay-envelope.js';
+import type { RelayServices } from '../relay-services.js';
+import { runFailover, type FailoverResult } from '../run-failover.js';
+import { connectRealtimeUpstream } from './connect-realtime-upstream.js';
+import { readRealtimeUsage, realtimeFrameKind, textDeltaOf } from './read-realtime-usage.js';
+import { RealtimeBilling } from './realtime-billing.js';
+import { readRealtimeHandshake } from './realtime-handshake.js';
+import { rejectUpgrade } from './reject-upgrade.js';
+
+const realtimeChannelTypes: ReadonlySet<string> = new Set(['openai']);
+/** What one hold covers besides the model's output budget: a conversation of this many input tokens. */
+export const realtimeHoldInputTokens = 16_384;
+/** After the client leaves mid-response, how long the upstream has to report the cancelled response's usage. */
+const cancelGraceMs = 5_000;
+
+export interface RealtimeSessions {
+  services: RelayServices;
+  server: WebSocketServer;
+  /** Open client sockets, closed when the gateway shuts down. */
+  open: Set<WebSocket>;
+  /** Sessions relaying: each resolves once it ended and its holds are settled (shutdown waits for them). */
+  running: Set<Promise<void>>;
+}
+
+/**
+ * `GET /v1/realtime` upgraded to a WebSocket (spec §4.5, protocols.md §9): authenticate (Bearer, or the
+ * `openai-insecure-api-key.` subprotocol), admit the model (its price, limits and the first hold), open the
+ * upstream session on an OpenAI channel (failing over like any request), then accept the client and relay
+ * every frame both ways as it came. Refusals before the upgrade are HTTP errors in OpenAI's envelope.
+ * The handshake is a request in flight until the client is accepted; then each settlement is.
+ */
+export function handleRealtimeUpgrade(sessions: RealtimeSessions, request: IncomingMessage, socket: Duplex, head: Buffer): void {
+  const { services } = sessions;
+  const requestId = generateRequestId(services.now());
+  void services.inFlight
+    .track(() => runSession(sessions, requestId, request, socket, head))
+    .catch((error: unknown) => rejectUpgrade(socket, error, requestId));
+}
+
+async function runSession(sessions: RealtimeSessions, requestId: string, request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  const { services } = sessions;
+  const handshake = readRealtimeHandshake(request.headers, request.url ?? '/');
+  const authenticated = authenticateToken(services.catalog.snapshot, handshake.key, Math.floor(services.now() / 1000));
+  if (!authenticated.ok) throw new GatewayError(authenticated.code, authenticated.message);
+  const caller = authenticated.caller;
+  const model = handshake.model;
+  if (model === undefined) throw new GatewayError('invalid_request', "Missing required parameter: 'model'.", { param: 'model' });
+  const query = { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId, channelTypes: realtimeChannelTypes };
+  authorizeModel(services, caller, query);
+  const ip = request.socket.remoteAddress ?? '';
+  const admission = await admitRequest(services, { requestId, caller, model, estimatedPromptTokens: realtimeHoldInputTokens, countPromptTokens: () => Promise.resolve(0), maxOutputTokens: undefined, ip });
+
+  let clientGone = false;
+  const onSocketClose = () => (clientGone = true);
+  socket.once('close', onSocketClose);
+  let upstreamModel = model;
+  const result = await runFailover(services, {
+    query,
+    retryTimes: services.catalog.snapshot.settings.retryTimes,
+    shouldStop: () => clientGone,
+    attempt: async (channel, key) => {
+      const mapping = resolveModelMapping(channel.modelMapping, model);
+      upstreamModel = mapping.ok ? mapping.upstreamModel : model;
+      const connection = await connectRealtimeUpstream(channel, key, upstreamModel, handshake);
+      return connection.ok ? { kind: 'served', value: connection.socket, status: 101 } : { kind: 'failed', failure: connection.failure };
+    },
+  }).catch(async (error: unknown) => {
+    // Nothing was relayed: the hold is released before the error is answered.
+    await services.ledger.settle(requestId, { actualAmount: 0, channelId: undefined }, services.now());
+    throw error;
+  });
+  socket.off('close', onSocketClose);
+  if (result.kind === 'served' && clientGone) result.value.terminate();
+  if (result.kind !== 'served' || clientGone) {
+    const billing = new RealtimeBilling(services, { requestId, caller, admission, model, upstreamModel, channelId: 0, ip, attempts: result.kind === 'no_channel' ? [] : result.attempts });
+    await billing.finish(undefined);
+    if (result.kind === 'served') return;
+    throw connectFailure(result);
+  }
+
+  const upstream = result.value;
+  const billing = new RealtimeBilling(services, { requestId, caller, admission, model, upstreamModel, channelId: result.channel.id, ip, attempts: result.attempts });
+  const client = await new Promise<WebSocket>((resolve) => sessions.server.handleUpgrade(request, socket, head, resolve));
+  // A session is not one request in flight (it may last hours): its settlements are, each on its own.
+  sessions.open.add(client);
+  const relaying: Promise<void> = relayFrames(client, upstream, billing, requestId).finally(() => {
+    sessions.open.delete(client);
+    sessions.running.delete(relaying);
+  });
+  sessions.running.add(relaying);
+}
+
+/** Why no upstream session could be opened, as the client is told (before its upgrade). */
+function connectFailure(result: Exclude<FailoverResult<WebSocket>, { kind: 'served' }>): GatewayError {
+  if (result.kind === 'no_channel') return new GatewayError('no_available_channel', 'No channel is available for this model right now.');
+  const { failure } = result;
+  // The upstream's 401/403 is about the channel's key, not the client's: a 502 to the client.
+  const status = failure.kind === 'status' && failure.status >= 400 && failure.status < 500 && failure.status !== 401 && failure.status !== 403 ? failure.status : 502;
+  return new GatewayError(status === 502 ? 'upstream_error' : 'invalid_request', failure.message, { status });
+}
+
+/** Relays both ways until either side closes; bills each response as it ends; resolves once all is settled. */
+function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBilling, requestId: string): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let ending: string | undefined;
+    let onResponsesDone: (() => void) | undefined;
+
+    let closeCode = 1000;
+    const finish = (reason: string | undefined) => {
+      if (ending !== undefined) return;
+      ending = reason ?? 'closed';
+      void (async () => {
+        // A client that left mid-response: ask the upstream to stop and wait (briefly) for the response's usage.
+        if (billing.responseUnderWay && upstream.readyState === WebSocket.OPEN && client.readyState !== WebSocket.OPEN) {
+          await new Promise<void>((done) => {
+            const timer = setTimeout(done, cancelGraceMs);
+            onResponsesDone = () => {
+              clearTimeout(timer);
+              done();
+            };
+            upstream.send('{"type":"response.cancel"}');
+          });
+        }
+        closeSocket(upstream, 1000, '');
+        closeSocket(client, closeCode, '');
+        await billing.finish(reason);
+        resolve();
+      })();
+    };
+
+    upstream.on('message', (data: RawData, isBinary: boolean) => {
+      const frame = data as Buffer;
+      if (client.readyState === WebSocket.OPEN) client.send(frame, { binary: isBinary });
+      if (isBinary) return;
+      const kind = realtimeFrameKind(frame);
+      if (kind === undefined) return;
+      let event: unknown;
+      try {
+        event = JSON.parse(frame.toString('utf8'));
+      } catch {
+        return;
+      }
+      const type = (event as { type?: unknown } | null)?.type;
+      if (kind === 'response.created' && type === 'response.created') billing.responseCreated();
+      else if (kind === 'text.delta') {
+        const delta = textDeltaOf(event);
+        if (delta !== undefined) billing.textDelta(delta);
+      } else if (kind === 'response.done' && type === 'response.done') {
+        void billing.responseDone(readRealtimeUsage(event)).then(
+          (heldAgain) => {
+            if (!billing.responseUnderWay) onResponsesDone?.();
+            if (!heldAgain && ending === undefined) endForQuota(client, requestId, () => finish('insufficient quota'));
+          },
+          () => finish('the response could not be billed'),
+        );
+      }
+    });
+    client.on('message', (data: RawData, isBinary: boolean) => {
+      if (upstream.readyState === WebSocket.OPEN) upstream.send(data as Buffer, { binary: isBinary });
+    });
+    upstream.on('close', (code: number) => {
+      // The upstream's own code reaches the client (1011: it failed); codes that may not be sent become 1011.
+      closeCode = code === 1000 || (code >= 1007 && code <= 1014) || (code >= 3000 && code <= 4999) ? code : 1011;
+      finish('the upstream closed the session');
+    });
+    client.on('close', () => finish(undefined));
+    upstream.on('error', () => finish('the upstream session failed'));
+    client.on('error', () => finish('the client session failed'));
+    upstream.resume();
+  });
+}
+
+/** The key or the wallet cannot hold the next response: the client is told, in the session, and it ends. */
+function endForQuota(client: WebSocket, requestId: string, end: () => void): void {
+  if (client.readyState === WebSocket.OPEN) {
+    const message = `Insufficient quota: this API key or your account cannot cover another response (request id: ${requestId}). The session is closed.`;
+    client.send(JSON.stringify({ type: 'error', event_id: `evt_${requestId}`, error: { type: 'insufficient_quota', code: 'insufficient_quota', message, param: null, event_id: null } }));
+  }
+  closeSocket(client, 1008, 'insufficient quota');
+  end();
+}
+
+function closeSocket(socket: WebSocket, code: number, reason: string): void {
+  if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING) socket.close(code, reason);
+}
