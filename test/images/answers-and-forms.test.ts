@@ -79,11 +79,14 @@ describe('forms', () => {
     expect(f.img.requests).toHaveLength(0);
   });
 
-  it.each(['True', '1', 'on', 'yes'])('stream=%s is refused like stream=true', async (spelling) => {
+  it.each(['True', '1', 'on', 'yes'])('stream=%s in a form streams the partial images like stream=true', async (spelling) => {
+    f.img.enqueue({ sse: [{ event: 'image_edit.completed', data: { type: 'image_edit.completed', b64_json: 'AAAA', usage: { input_tokens: 10, output_tokens: 20, total_tokens: 30 } } }] });
     const boundary = `stream-${spelling}`;
     const response = await postForm(multipart(boundary, [{ name: 'model', value: 'gpt-image-1' }, { name: 'prompt', value: 'hat' }, { name: 'stream', value: spelling }, png(2)]), boundary);
-    expect(response.status).toBe(400);
-    expect(f.img.requests).toHaveLength(0);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(await response.text()).toContain('event: image_edit.completed\n');
+    expect(f.img.requests).toHaveLength(1);
   });
 
   it('stream=false and stream=0 are not streams', async () => {

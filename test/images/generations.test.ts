@@ -91,7 +91,6 @@ describe('image requests refused before any upstream call, at no charge', () => 
     ['n written as text', { model: 'dall-e-2', prompt: 'x', n: '2' }, 'n'],
     ['a fractional n', { model: 'dall-e-2', prompt: 'x', n: 1.5 }, 'n'],
     ['an unknown response_format', { model: 'dall-e-2', prompt: 'x', response_format: 'png' }, 'response_format'],
-    ['streamed partial images', { model: 'gpt-image-1', prompt: 'x', stream: true }, 'stream'],
   ];
   it.each(cases)('%s → 400 naming the parameter', async (_name, body, param) => {
     const { error, charge } = await f.refused(() => f.client.images.generate(body as unknown as OpenAI.ImageGenerateParamsNonStreaming));

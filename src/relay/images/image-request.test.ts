@@ -14,8 +14,8 @@ function refusal(run: () => unknown): { param: string | undefined; message: stri
 
 describe('readImageRequest', () => {
   it('reads model, prompt and the image count; n missing or 0 is one image, and 0 is rewritten', () => {
-    expect(readImageRequest('generation', { model: 'm', prompt: 'p' }, false)).toEqual({ model: 'm', prompt: 'p', images: 1, rewrites: {} });
-    expect(readImageRequest('generation', { model: 'm', prompt: 'p', n: 0 }, false)).toEqual({ model: 'm', prompt: 'p', images: 1, rewrites: { n: 1 } });
+    expect(readImageRequest('generation', { model: 'm', prompt: 'p' }, false)).toEqual({ model: 'm', prompt: 'p', images: 1, stream: false, rewrites: {} });
+    expect(readImageRequest('generation', { model: 'm', prompt: 'p', n: 0 }, false)).toEqual({ model: 'm', prompt: 'p', images: 1, stream: false, rewrites: { n: 1 } });
     expect(readImageRequest('generation', { model: 'm', prompt: 'p', n: 10 }, false).images).toBe(10);
     expect(readImageRequest('edit', { model: 'm', prompt: 'p', n: '4' }, true).images).toBe(4);
   });
@@ -49,11 +49,16 @@ describe('readImageRequest', () => {
     expect(refusal(() => readImageRequest('generation', { model: '', prompt: 'p' }, false)).param).toBe('model');
   });
 
-  it('refuses a missing, empty or non-text prompt and a streamed request', () => {
+  it('refuses a missing, empty or non-text prompt', () => {
     expect(refusal(() => readImageRequest('generation', { model: 'm' }, false))).toEqual({ param: 'prompt', message: "Missing required parameter: 'prompt'." });
     expect(refusal(() => readImageRequest('generation', { model: 'm', prompt: '\n ' }, false)).param).toBe('prompt');
     expect(refusal(() => readImageRequest('generation', { model: 'm', prompt: 3 }, false)).message).toBe("Invalid 'prompt': Expected string, received number");
-    expect(refusal(() => readImageRequest('generation', { model: 'm', prompt: 'p', stream: true }, false)).param).toBe('stream');
-    expect(refusal(() => readImageRequest('edit', { model: 'm', prompt: 'p', stream: 'true' }, true)).param).toBe('stream');
+  });
+
+  it('reads a streamed request in any spelling of true', () => {
+    expect(readImageRequest('generation', { model: 'm', prompt: 'p', stream: true }, false).stream).toBe(true);
+    expect(readImageRequest('edit', { model: 'm', prompt: 'p', stream: 'true' }, true).stream).toBe(true);
+    expect(readImageRequest('generation', { model: 'm', prompt: 'p', stream: false }, false).stream).toBe(false);
+    expect(readImageRequest('generation', { model: 'm', prompt: 'p' }, false).stream).toBe(false);
   });
 });

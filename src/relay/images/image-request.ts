@@ -14,6 +14,8 @@ export interface ImageRequest {
   prompt: string;
   /** Images asked for: `n`, with missing or 0 meaning 1 (spec §4.6). */
   images: number;
+  /** The client asked for partial images as a stream (`stream` in any spelling a form or JSON reader takes as true). */
+  stream: boolean;
   /** Fields to send upstream in place of the client's (`n` 0 → 1, `response_format` `base64` → `b64_json`). */
   rewrites: Record<string, string | number>;
 }
@@ -42,9 +44,6 @@ export function readImageRequest(operation: ImageOperation, fields: ImageFields,
   if (prompt === undefined || prompt === null) throw missingParameter('prompt');
   if (typeof prompt !== 'string') throw invalidParameter('prompt', `Expected string, received ${typeName(prompt)}`);
   if (prompt.trim() === '') throw invalidParameter('prompt', 'must not be empty');
-  if (asksToStream(fields.stream)) {
-    throw invalidParameter('stream', 'streamed image generation (partial images) is not supported by this gateway; leave `stream` unset');
-  }
 
   const rewrites: Record<string, string | number> = {};
   const asked = readCount(fields.n, multipart);
@@ -62,7 +61,7 @@ export function readImageRequest(operation: ImageOperation, fields: ImageFields,
     if (typeof format !== 'string' || !responseFormats.includes(format)) throw invalidParameter('response_format', `must be one of ${quoteList(responseFormats)}.`);
     if (format === 'base64') rewrites.response_format = 'b64_json';
   }
-  return { model, prompt, images: asked === undefined || asked === 0 ? 1 : asked, rewrites };
+  return { model, prompt, images: asked === undefined || asked === 0 ? 1 : asked, stream: asksToStream(fields.stream), rewrites };
 }
 
 /** Any spelling an upstream's form or JSON reader could take for true (`True`, `1`, `on`, a non-zero number). */

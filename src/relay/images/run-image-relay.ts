@@ -14,6 +14,7 @@ import { missingParameter, requireObjectBody } from '../validate-body.js';
 import { encodeMultipartForm } from '../multipart-form.js';
 import { readImageForm, type ImageForm } from './image-form.js';
 import { readImageRequest, type ImageOperation, type ImageRequest } from './image-request.js';
+import { pipeImageStream } from './pipe-image-stream.js';
 import { readImagesAnswer } from './read-images-answer.js';
 
 const openaiChannelTypes: ReadonlySet<string> = new Set(['openai']);
@@ -29,6 +30,7 @@ type ImageBody = { kind: 'json'; body: Record<string, unknown>; raw: Buffer | un
  * DALL·E, Seedream and Grok-image families all take OpenAI's Images API). The request is checked, relayed
  * with the model mapped (bytes untouched when nothing changes) and the answer sent as received. Billing:
  * a per-call price is per image delivered (at most `n`); a token price bills the usage the upstream reports.
+ * A streamed request (`stream: true`, partial images) is relayed event by event (pipe-image-stream.ts).
  */
 export function runImageRelay(services: RelayServices, operation: ImageOperation, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   return services.inFlight.track(() => relayImageRequest(services, operation, request, reply));
@@ -51,7 +53,7 @@ async function relayImageRequest(services: RelayServices, operation: ImageOperat
     reply,
     {
       model: image.model,
-      stream: false,
+      stream: image.stream,
       ...estimatePromptTokens({ texts: [image.prompt], extraTokens: inputImages * estimatedTokensPerImage }),
       // Token-priced image models (gpt-image) write their images as output tokens: the model's budget per image.
       maxOutputTokens: image.images * outputBudgetPerImage,
@@ -72,6 +74,8 @@ async function relayImageRequest(services: RelayServices, operation: ImageOperat
         key,
         upstreamBody: upstream.bytes,
         upstreamContentType: upstream.contentType,
+        stream: image.stream,
+        pipeStream: (piped) => pipeImageStream({ ...piped, outputBudgetPerImage }),
         reply,
         meter: tools.meter,
         signal: tools.signal,

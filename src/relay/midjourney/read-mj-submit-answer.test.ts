@@ -24,10 +24,13 @@ describe('readMjSubmitAnswer', () => {
     expect(readMjSubmitAnswer('IMAGINE', { code: 4, description: 'bad index' })).toMatchObject({ kind: 'accepted', status: 'failure', failReason: 'refused: bad index' });
   });
 
-  it('fails over a full queue (23 → 429), a missing account (3 → 503) and anything else (500)', () => {
+  it('fails over a full queue (23 → 429), a missing account (3 → 503) and anything else (500), without the proxy’s words', () => {
     expect(readMjSubmitAnswer('IMAGINE', { code: 23, description: 'full' })).toMatchObject({ kind: 'failed', failure: { status: 429 } });
     expect(readMjSubmitAnswer('IMAGINE', { code: 3 })).toMatchObject({ kind: 'failed', failure: { status: 503 } });
-    expect(readMjSubmitAnswer('IMAGINE', { code: 9, description: 'boom' })).toMatchObject({ kind: 'failed', failure: { status: 500, message: expect.stringContaining('code 9: boom') } });
+    // The proxy's words name its accounts: the client is told the code alone.
+    const failed = readMjSubmitAnswer('IMAGINE', { code: 9, description: 'account instance-7 is not logged in' });
+    expect(failed).toMatchObject({ kind: 'failed', failure: { status: 500, message: expect.stringContaining('(code 9)') } });
+    expect(JSON.stringify(failed)).not.toContain('instance-7');
   });
 
   it('refuses answers it cannot use', () => {

@@ -8,7 +8,7 @@ import type { RelayServices } from '../relay-services.js';
 import type { UsageMeter } from '../usage-meter.js';
 import { sendWholeAnswer } from '../write-to-client.js';
 import { findTopLevelUsage } from './find-top-level-usage.js';
-import { pipeOpenaiStream } from './pipe-openai-stream.js';
+import { pipeOpenaiStream, type PipeStreamInput, type PipeStreamResult } from './pipe-openai-stream.js';
 import { readOpenaiUsage } from './read-openai-usage.js';
 
 export interface OpenaiAttemptInput {
@@ -31,6 +31,8 @@ export interface OpenaiAttemptInput {
   signal: UpstreamSignal;
   /** Headers for the client once this attempt serves (request id, channel, attempt count). */
   clientHeaders: Record<string, string>;
+  /** How a streamed answer is relayed and metered; the default is chat-style (pipe-openai-stream.ts). */
+  pipeStream?: (input: PipeStreamInput) => Promise<PipeStreamResult>;
   /** What a whole answer tells the meter; the default reads chat-style usage and text. */
   readWholeAnswer?: (answer: Buffer, meter: UsageMeter, contentType: string) => void;
 }
@@ -57,7 +59,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
 
   const contentType = response.contentType;
   if (input.stream === true && contentType.includes('text/event-stream')) {
-    const piped = await pipeOpenaiStream({
+    const piped = await (input.pipeStream ?? pipeOpenaiStream)({
       body: response.body,
       reply,
       headers: input.clientHeaders,

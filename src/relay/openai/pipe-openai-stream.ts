@@ -142,13 +142,8 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
         if (!sawDone && meter.upstreamUsage === undefined) throw new StreamEndedMidAnswer();
       }
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (meter.clientAborted) return { kind: 'interrupted', message: 'client disconnected' };
-      if (!meter.committed) return { kind: 'failed_before_first_byte', error };
-      meter.interruption = `upstream stream interrupted: ${message}`;
-      // Tell the client in-band (after the events already decoded): OpenAI SDKs raise an APIError for a data event carrying `error`.
-      client.end(encodeOpenaiChatStreamError('The upstream stream was interrupted.', 'stream_interrupted'));
-      return { kind: 'interrupted', message };
+      // Told in-band after the events already decoded.
+      return endBrokenStream(error, meter, client);
     }
     // readBodyChunks destroyed the body when it stopped; one that ended needs nothing.
     if (meter.clientAborted) return { kind: 'interrupted', message: 'client disconnected' };
@@ -156,6 +151,20 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
     client.end();
     return { kind: 'completed' };
   }
+}
+
+/**
+ * How a relayed stream that threw ends: a client that left is an interruption; before anything reached the
+ * client, a failure another channel may retry; after, the client is told in-band (OpenAI SDKs raise an
+ * APIError for a data event carrying `error`) and the log learns why.
+ */
+export function endBrokenStream(error: unknown, meter: UsageMeter, client: ClientStreamWriter): PipeStreamResult {
+  const message = error instanceof Error ? error.message : String(error);
+  if (meter.clientAborted) return { kind: 'interrupted', message: 'client disconnected' };
+  if (!meter.committed) return { kind: 'failed_before_first_byte', error };
+  meter.interruption = `upstream stream interrupted: ${message}`;
+  client.end(encodeOpenaiChatStreamError('The upstream stream was interrupted.', 'stream_interrupted'));
+  return { kind: 'interrupted', message };
 }
 
 const doneBytes = Buffer.from('[DONE]');
