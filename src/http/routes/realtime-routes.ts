@@ -14,7 +14,7 @@ import { generateRequestId } from '../generate-request-id.js';
  */
 export async function realtimeRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   const server = new WebSocketServer({ noServer: true, maxPayload: maxRealtimeFrameBytes, perMessageDeflate: false, handleProtocols: (offered) => (offered.has('realtime') ? 'realtime' : false) });
-  const sessions: RealtimeSessions = { services: services.relay, server, open: new Set(), running: new Set() };
+  const sessions: RealtimeSessions = { services: services.relay, server, open: new Set(), running: new Set(), closing: false };
 
   app.server.on('upgrade', (request, socket, head) => {
     const path = (request.url ?? '/').split('?', 1)[0];
@@ -30,6 +30,7 @@ export async function realtimeRoutes(app: FastifyInstance, services: AppServices
   });
 
   app.addHook('preClose', async () => {
+    sessions.closing = true;
     for (const client of sessions.open) client.close(1001, 'the gateway is shutting down');
     await Promise.all(sessions.running);
     server.close();

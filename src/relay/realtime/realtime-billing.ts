@@ -23,7 +23,8 @@ export interface RealtimeSessionFacts {
  * The money of one realtime session (docs/behaviour.md "Realtime"). A session always holds one
  * reservation — the admission's size: a response's worth of input and output at the model's price — and
  * each `response.done` settles the open hold at what that response used, logs it, and takes the next hold.
- * When the next cannot be taken (the key or the wallet is short) the session must end. At the end the open
+ * When the next cannot be taken (the key or the wallet is short) the session must end; a hold of nothing
+ * is taken in its place, so the responses still under way are billed what the balances still cover. At the end the open
  * hold is settled: at nothing when no response was under way, else at the text the cut response produced,
  * counted locally. Settlements run one after another, in the order the responses ended.
  */
@@ -36,6 +37,7 @@ export class RealtimeBilling {
   private responseStartedAt: number;
   private firstTokenAt: number | undefined;
   private finished = false;
+  private outOfQuota = false;
 
   constructor(
     private readonly services: RelayServices,
@@ -68,16 +70,40 @@ export class RealtimeBilling {
       if (this.finished) return false;
       const usage = reported ?? { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: await tally.total(), reasoning: 0 } };
       await this.settleHold(usage, reported === undefined ? 'local' : 'upstream', 200, undefined);
-      const next = `${this.session.requestId}-${this.holds + 1}`;
-      const reserved = await this.services.ledger.reserve({ id: next, tokenId: this.session.caller.token.id, userId: this.session.caller.user.id, amount: this.session.admission.reservedAmount }, this.services.now());
-      if (!reserved.ok) {
-        this.finished = true;
-        return false;
-      }
-      this.holds += 1;
-      this.hold = next;
-      return true;
+      return this.holdNext();
     });
+  }
+
+  /** The key or the wallet could not hold the next response: the session must end (no more frames upstream). */
+  get exhausted(): boolean {
+    return this.outOfQuota;
+  }
+
+  /**
+   * Takes the next hold. When the balances cannot cover a response's worth, a hold of nothing is taken
+   * instead: the responses still under way (and a cut one) settle against it, charged what the balances
+   * cover, and the session ends.
+   */
+  private async holdNext(): Promise<boolean> {
+    const amount = this.outOfQuota ? 0 : this.session.admission.reservedAmount;
+    const reserve = (size: number) => {
+      const id = `${this.session.requestId}-${this.holds + 1}`;
+      return this.services.ledger.reserve({ id, tokenId: this.session.caller.token.id, userId: this.session.caller.user.id, amount: size }, this.services.now()).then((reserved) => ({ id, ok: reserved.ok }));
+    };
+    let next = await reserve(amount);
+    if (!next.ok && amount > 0) {
+      this.outOfQuota = true;
+      this.holds += 1;
+      next = await reserve(0);
+    }
+    this.holds += 1;
+    if (!next.ok) {
+      // Not even nothing can be held (the balance is below zero): what follows is not billed, and the session ends.
+      this.finished = true;
+      return false;
+    }
+    this.hold = next.id;
+    return !this.outOfQuota;
   }
 
   /** The session ended: the open hold settled (a response cut mid-way at its local count), once. */

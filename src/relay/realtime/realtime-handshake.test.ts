@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readRealtimeHandshake, upstreamProtocols } from './realtime-handshake.js';
+import { readRealtimeHandshake, upgradeProblem, upstreamProtocols } from './realtime-handshake.js';
 
 describe('readRealtimeHandshake', () => {
   it('reads a Bearer key, the model and the beta header', () => {
@@ -24,5 +24,24 @@ describe('upstreamProtocols', () => {
     const browser = readRealtimeHandshake({ 'sec-websocket-protocol': 'realtime, openai-insecure-api-key.sk-client, openai-beta.realtime-v1' }, '/v1/realtime?model=m');
     expect(upstreamProtocols(browser, 'sk-channel')).toEqual(['realtime', 'openai-insecure-api-key.sk-channel', 'openai-beta.realtime-v1']);
     expect(upstreamProtocols(readRealtimeHandshake({ authorization: 'Bearer sk-client' }, '/v1/realtime?model=m'), 'sk-channel')).toBeUndefined();
+  });
+});
+
+describe('upgradeProblem', () => {
+  const valid = { upgrade: 'websocket', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13' };
+  it('accepts what ws accepts', () => {
+    expect(upgradeProblem('GET', valid, [])).toBeUndefined();
+    expect(upgradeProblem('GET', { ...valid, upgrade: 'WebSocket', 'sec-websocket-version': '8' }, ['realtime', 'openai-insecure-api-key.sk-a'])).toBeUndefined();
+  });
+
+  it.each([
+    ['POST', valid, []],
+    ['GET', { ...valid, upgrade: 'h2c' }, []],
+    ['GET', { ...valid, 'sec-websocket-key': 'short' }, []],
+    ['GET', { ...valid, 'sec-websocket-version': '12' }, []],
+    ['GET', valid, ['realtime', 'realtime']],
+    ['GET', valid, ['real time']],
+  ] as const)('refuses %s %j %j', (method, headers, protocols) => {
+    expect(upgradeProblem(method, headers, protocols)).toBeDefined();
   });
 });

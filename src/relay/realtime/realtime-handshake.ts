@@ -36,3 +36,19 @@ export function upstreamProtocols(handshake: RealtimeHandshake, channelKey: stri
   if (!handshake.protocols.some((protocol) => protocol.startsWith(keyProtocolPrefix))) return undefined;
   return ['realtime', `${keyProtocolPrefix}${channelKey}`, ...handshake.protocols.filter((protocol) => protocol.startsWith('openai-beta.'))];
 }
+
+/**
+ * Pure: why `ws` would refuse this upgrade (checked before anything is held: `ws` refuses such a handshake
+ * itself, after the gateway would have opened the upstream). Undefined when it is a valid one.
+ */
+export function upgradeProblem(method: string | undefined, headers: Record<string, string | string[] | undefined>, protocols: readonly string[]): string | undefined {
+  if (method !== 'GET') return 'A WebSocket upgrade must be a GET.';
+  const upgrade = headers.upgrade;
+  if (typeof upgrade !== 'string' || upgrade.toLowerCase() !== 'websocket') return 'The Upgrade header must be websocket.';
+  const key = headers['sec-websocket-key'];
+  if (typeof key !== 'string' || !/^[+/0-9A-Za-z]{22}==$/.test(key)) return 'Sec-WebSocket-Key is missing or not a valid key.';
+  const version = headers['sec-websocket-version'];
+  if (version !== '13' && version !== '8') return 'Sec-WebSocket-Version must be 13.';
+  if (new Set(protocols).size !== protocols.length || protocols.some((protocol) => !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(protocol))) return 'Sec-WebSocket-Protocol is not a valid list of subprotocols.';
+  return undefined;
+}

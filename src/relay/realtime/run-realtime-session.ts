@@ -12,7 +12,7 @@ import { runFailover, type FailoverResult } from '../run-failover.js';
 import { connectRealtimeUpstream } from './connect-realtime-upstream.js';
 import { readRealtimeUsage, realtimeFrameKind, textDeltaOf } from './read-realtime-usage.js';
 import { RealtimeBilling } from './realtime-billing.js';
-import { readRealtimeHandshake } from './realtime-handshake.js';
+import { readRealtimeHandshake, upgradeProblem } from './realtime-handshake.js';
 import { rejectUpgrade } from './reject-upgrade.js';
 
 const realtimeChannelTypes: ReadonlySet<string> = new Set(['openai']);
@@ -28,6 +28,8 @@ export interface RealtimeSessions {
   open: Set<WebSocket>;
   /** Sessions relaying: each resolves once it ended and its holds are settled (shutdown waits for them). */
   running: Set<Promise<void>>;
+  /** The gateway is shutting down: a session still being opened is given up (its hold released). */
+  closing: boolean;
 }
 
 /**
@@ -48,6 +50,12 @@ export function handleRealtimeUpgrade(sessions: RealtimeSessions, request: Incom
 async function runSession(sessions: RealtimeSessions, requestId: string, request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
   const { services } = sessions;
   const handshake = readRealtimeHandshake(request.headers, request.url ?? '/');
+  const malformed = upgradeProblem(request.method, request.headers, handshake.protocols);
+  if (malformed !== undefined) throw new GatewayError('invalid_request', malformed);
+  // From here the client may leave at any moment: every step after admission checks it.
+  let clientGone = false;
+  const onSocketClose = () => (clientGone = true);
+  socket.once('close', onSocketClose);
   const authenticated = authenticateToken(services.catalog.snapshot, handshake.key, Math.floor(services.now() / 1000));
   if (!authenticated.ok) throw new GatewayError(authenticated.code, authenticated.message);
   const caller = authenticated.caller;
@@ -58,9 +66,6 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
   const ip = request.socket.remoteAddress ?? '';
   const admission = await admitRequest(services, { requestId, caller, model, estimatedPromptTokens: realtimeHoldInputTokens, countPromptTokens: () => Promise.resolve(0), maxOutputTokens: undefined, ip });
 
-  let clientGone = false;
-  const onSocketClose = () => (clientGone = true);
-  socket.once('close', onSocketClose);
   let upstreamModel = model;
   const result = await runFailover(services, {
     query,
@@ -78,17 +83,26 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
     throw error;
   });
   socket.off('close', onSocketClose);
-  if (result.kind === 'served' && clientGone) result.value.terminate();
-  if (result.kind !== 'served' || clientGone) {
+  // Nobody to relay to (the client left, or the gateway is shutting down): the hold is released.
+  const abandoned = clientGone || sessions.closing;
+  if (result.kind === 'served' && abandoned) result.value.terminate();
+  if (result.kind !== 'served' || abandoned) {
     const billing = new RealtimeBilling(services, { requestId, caller, admission, model, upstreamModel, channelId: 0, ip, attempts: result.kind === 'no_channel' ? [] : result.attempts });
     await billing.finish(undefined);
+    if (sessions.closing) throw new GatewayError('no_available_channel', 'The gateway is shutting down.');
     if (result.kind === 'served') return;
     throw connectFailure(result);
   }
 
   const upstream = result.value;
   const billing = new RealtimeBilling(services, { requestId, caller, admission, model, upstreamModel, channelId: result.channel.id, ip, attempts: result.attempts });
-  const client = await new Promise<WebSocket>((resolve) => sessions.server.handleUpgrade(request, socket, head, resolve));
+  const client = await acceptClient(sessions.server, request, socket, head);
+  if (client === undefined) {
+    // ws refused the handshake after all (or the socket died first): it never calls back, it closes the socket.
+    upstream.terminate();
+    await billing.finish(undefined);
+    return;
+  }
   // A session is not one request in flight (it may last hours): its settlements are, each on its own.
   sessions.open.add(client);
   const relaying: Promise<void> = relayFrames(client, upstream, billing, requestId).finally(() => {
@@ -96,6 +110,22 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
     sessions.running.delete(relaying);
   });
   sessions.running.add(relaying);
+}
+
+/** The client's socket upgraded, or undefined when `ws` refused it (it then closes the socket without calling back). */
+function acceptClient(server: WebSocketServer, request: IncomingMessage, socket: Duplex, head: Buffer): Promise<WebSocket | undefined> {
+  return new Promise((resolve) => {
+    if (socket.destroyed) {
+      resolve(undefined);
+      return;
+    }
+    const onClose = () => resolve(undefined);
+    socket.once('close', onClose);
+    server.handleUpgrade(request, socket, head, (client) => {
+      socket.off('close', onClose);
+      resolve(client);
+    });
+  });
 }
 
 /** Why no upstream session could be opened, as the client is told (before its upgrade). */
@@ -164,7 +194,8 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       }
     });
     client.on('message', (data: RawData, isBinary: boolean) => {
-      if (upstream.readyState === WebSocket.OPEN) upstream.send(data as Buffer, { binary: isBinary });
+      // Out of quota: nothing more reaches the upstream (the session is ending).
+      if (upstream.readyState === WebSocket.OPEN && !billing.exhausted) upstream.send(data as Buffer, { binary: isBinary });
     });
     upstream.on('close', (code: number) => {
       // The upstream's own code reaches the client (1011: it failed); codes that may not be sent become 1011.
