@@ -1,7 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { describeFailure, type UpstreamSignal } from '../../providers/upstream-client.js';
+import type { UpstreamFailure } from '../../routing/classify-upstream-failure.js';
 import { readFailureOutcome } from '../read-failure-outcome.js';
+import { redactSecret } from '../redact-secret.js';
 import { failedAttemptFrom } from '../read-upstream-error.js';
 import type { AttemptOutcome } from '../run-failover.js';
 import type { RelayServices } from '../relay-services.js';
@@ -33,6 +35,8 @@ export interface OpenaiAttemptInput {
   clientHeaders: Record<string, string>;
   /** How a streamed answer is relayed and metered; the default is chat-style (pipe-openai-stream.ts). */
   pipeStream?: (input: PipeStreamInput) => Promise<PipeStreamResult>;
+  /** A 2xx whole answer that is really the channel's failure (UniFuncs' dead key): a failed attempt, not served. */
+  channelFailureIn?: ((answer: Buffer, contentType: string) => UpstreamFailure | undefined) | undefined;
   /** What a whole answer tells the meter; the default reads chat-style usage and text. */
   readWholeAnswer?: (answer: Buffer, meter: UsageMeter, contentType: string) => void;
 }
@@ -80,6 +84,8 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   } catch (error) {
     return readFailureOutcome(error, meter, status);
   }
+  const channelFailure = input.channelFailureIn?.(bytes, contentType);
+  if (channelFailure !== undefined) return { kind: 'failed', failure: channelFailure.kind === 'status' ? { ...channelFailure, message: redactSecret(channelFailure.message, input.key) } : channelFailure };
   meter.firstTokenAt = services.now();
   if (input.readWholeAnswer === undefined) noteNonStreamUsage(bytes, meter);
   else input.readWholeAnswer(bytes, meter, contentType);

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { maxOutputTokensLimit } from '../../canonical/canonical-request.js';
+import type { UpstreamFailure } from '../../routing/classify-upstream-failure.js';
 import type { UsageMeter } from '../usage-meter.js';
-import { countFailedWebToolCall } from '../web/count-web-tool-call.js';
+import { countFailedWebToolCall, webToolChannelFailure } from '../web/count-web-tool-call.js';
 import { collectChatPromptText, collectInputText, type PromptText } from './collect-prompt-text.js';
 
 /**
@@ -23,6 +24,8 @@ export interface OpenaiEndpoint {
   forwardsModel?: false;
   /** What a whole answer tells the meter, when it is not an OpenAI-style body with `usage`. */
   readWholeAnswer?: (answer: Buffer, meter: UsageMeter, contentType: string) => void;
+  /** A 2xx answer that is really the channel's failure (a dead key, no balance): tried on another channel. */
+  channelFailureIn?: (answer: Buffer, contentType: string) => UpstreamFailure | undefined;
   promptText(body: Record<string, unknown>): PromptText;
   /** The client's output budget; undefined = none given (the configured default applies); 0 = no output. */
   maxOutputTokens(body: Record<string, unknown>): number | undefined;
@@ -155,6 +158,7 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     promptText: noPrompt,
     maxOutputTokens: noOutput,
     readWholeAnswer: countFailedWebToolCall,
+    channelFailureIn: webToolChannelFailure,
   },
   'web-search': {
     name: 'web-search',
@@ -166,5 +170,6 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     promptText: noPrompt,
     maxOutputTokens: noOutput,
     readWholeAnswer: countFailedWebToolCall,
+    channelFailureIn: webToolChannelFailure,
   },
 };

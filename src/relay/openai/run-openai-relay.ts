@@ -63,6 +63,7 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
         signal: tools.signal,
         clientHeaders: tools.clientHeaders(channel),
         readWholeAnswer: endpoint.readWholeAnswer,
+        channelFailureIn: endpoint.channelFailureIn,
       });
     },
     (_channel, json) => isRecord(json) && isRecord(json.error),
