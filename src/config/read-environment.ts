@@ -56,6 +56,8 @@ export interface UploadStorage {
   secretAccessKey: string;
   /** Where an uploaded object can be read: `{publicBaseUrl}/{key}`. */
   publicBaseUrl: string;
+  /** The largest upload presigned, in bytes (UPLOAD_MAX_MB); 0: no limit (a `content_length` is then optional). */
+  maxBytes: number;
 }
 
 /** The ranges proxy-addr (Fastify's trustProxy) knows by name. */
@@ -116,6 +118,7 @@ function uploadStorageSetting(env: Record<string, string | undefined>): UploadSt
     accessKeyId: nonEmpty(env.UPLOAD_S3_ACCESS_KEY_ID) as string,
     secretAccessKey: nonEmpty(env.UPLOAD_S3_SECRET_ACCESS_KEY) as string,
     publicBaseUrl: urlSetting(env, 'UPLOAD_PUBLIC_BASE_URL') ?? `${endpoint}/${bucket}`,
+    maxBytes: integerSetting(env, 'UPLOAD_MAX_MB', 0, { minimum: 0, maximum: 5 * 1024 }) * 1024 * 1024,
   };
 }
 

@@ -1,3 +1,4 @@
+import { GatewayError } from '../errors/gateway-error.js';
 import { invalidParameter } from '../relay/validate-body.js';
 
 /** Spec §4.10 / §8: how long a presigned upload URL lives, in seconds. */
@@ -10,6 +11,8 @@ export interface UploadPlan {
   objectKey: string;
   contentType: string;
   expiresIn: number;
+  /** The exact size of the file, in bytes, signed into the URL (storage refuses any other); undefined: not signed. */
+  contentLength: number | undefined;
 }
 
 const contentTypesByExtension: Readonly<Record<string, string>> = {
@@ -32,7 +35,7 @@ const contentTypesByExtension: Readonly<Record<string, string>> = {
  * lifetime (default 900 s, clamped to 60–3600 as spec §8 says). Throws the 400 for a field of the wrong
  * type or a prefix that could leave its place (`..`, a leading `/`, characters S3 keys should not hold).
  */
-export function planUpload(body: Record<string, unknown>, userId: number, objectId: string): UploadPlan {
+export function planUpload(body: Record<string, unknown>, userId: number, objectId: string, maxBytes = 0): UploadPlan {
   const fileName = optionalString(body, 'file_name');
   const extension = fileName === undefined ? undefined : extensionOf(fileName);
   const contentType = optionalString(body, 'content_type');
@@ -48,7 +51,22 @@ export function planUpload(body: Record<string, unknown>, userId: number, object
     objectKey: `${prefix}/${objectId}${extension === undefined ? '' : `.${extension}`}`,
     contentType: contentType ?? (extension === undefined ? undefined : contentTypesByExtension[extension]) ?? 'application/octet-stream',
     expiresIn: readExpiresIn(body.expires_in),
+    contentLength: readContentLength(body.content_length, maxBytes),
   };
+}
+
+/**
+ * `content_length`: the file's size in bytes, a whole number from 1; signed into the URL, so storage takes
+ * a file of exactly that size. Required, and at most `maxBytes`, when the operator set a limit (UPLOAD_MAX_MB).
+ */
+function readContentLength(value: unknown, maxBytes: number): number | undefined {
+  if (value === undefined || value === null) {
+    if (maxBytes > 0) throw new GatewayError('invalid_request', `Missing required parameter: 'content_length' (uploads on this gateway are at most ${maxBytes} bytes; give the file's size).`, { param: 'content_length' });
+    return undefined;
+  }
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw invalidParameter('content_length', 'must be the file size in bytes, a whole number from 1');
+  if (maxBytes > 0 && value > maxBytes) throw invalidParameter('content_length', `${value} bytes is over this gateway's upload limit of ${maxBytes} bytes`);
+  return value;
 }
 
 function optionalString(body: Record<string, unknown>, name: string): string | undefined {

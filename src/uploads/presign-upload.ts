@@ -9,11 +9,14 @@ export interface PresignedUpload {
   public_url: string;
   expires_in: number;
   content_type: string;
+  /** The size signed into the URL: the PUT must send exactly this Content-Length. */
+  content_length?: number;
 }
 
 /**
  * An S3 SigV4 query-signed PUT URL for the planned object (aws4fetch; nothing hand-signed), valid for
- * `expiresIn` seconds from `now`. The content type is signed: the upload must be sent with it.
+ * `expiresIn` seconds from `now`. The content type is signed, and the size when the client gave one: the
+ * upload must be sent with them.
  */
 export async function presignUpload(storage: UploadStorage, plan: UploadPlan, now: number): Promise<PresignedUpload> {
   const path = plan.objectKey.split('/').map(encodeURIComponent).join('/');
@@ -24,7 +27,7 @@ export async function presignUpload(storage: UploadStorage, plan: UploadPlan, no
   const signer = new AwsV4Signer({
     url: url.toString(),
     method: 'PUT',
-    headers: { 'content-type': plan.contentType },
+    headers: plan.contentLength === undefined ? { 'content-type': plan.contentType } : { 'content-type': plan.contentType, 'content-length': String(plan.contentLength) },
     accessKeyId: storage.accessKeyId,
     secretAccessKey: storage.secretAccessKey,
     service: 's3',
@@ -42,5 +45,6 @@ export async function presignUpload(storage: UploadStorage, plan: UploadPlan, no
     public_url: `${storage.publicBaseUrl}/${path}`,
     expires_in: plan.expiresIn,
     content_type: plan.contentType,
+    ...(plan.contentLength === undefined ? {} : { content_length: plan.contentLength }),
   };
 }

@@ -19,7 +19,7 @@ export async function uploadRoutes(app: FastifyInstance, services: AppServices):
     if (storage === undefined) throw new GatewayError('not_implemented', 'Uploads are not configured on this gateway (UPLOAD_S3_* settings).');
     // All fields are optional: an empty body asks for the defaults.
     const body = request.body === undefined ? {} : requireObjectBody(request.body);
-    const plan = planUpload(body, caller.user.id, randomUUID().replaceAll('-', ''));
+    const plan = planUpload(body, caller.user.id, randomUUID().replaceAll('-', ''), storage.maxBytes);
     return { success: true, message: '', data: await presignUpload(storage, plan, services.now()) };
   });
 }
