@@ -15,7 +15,7 @@ import type { RelayServices } from './relay-services.js';
 import { runFailover, type AttemptOutcome, type FailoverResult } from './run-failover.js';
 import { settleRequest } from './settle-request.js';
 import type { TextStyleName } from './text-style.js';
-import { UsageMeter } from './usage-meter.js';
+import { UsageMeter, type ProducedOutput } from './usage-meter.js';
 
 /** The log style of `/v1/messages`, the one route whose clients read `request-id`. */
 const anthropicLogStyle: TextStyleName = 'anthropic-messages';
@@ -89,6 +89,8 @@ export async function runRelayEnvelope(
   reply.raw.on('close', onClientClose);
   let upstreamModel: string | undefined;
   let upstreamAnswered = false;
+  let answeredFailure: ProducedOutput | undefined;
+  let lastAttemptAnswered = false;
   let attemptNumber = 0;
   let result: FailoverResult<{ status: number }> | undefined;
   let failure: GatewayError | undefined;
@@ -120,9 +122,13 @@ export async function runRelayEnvelope(
         if (attemptNumber > 1) meter.startNextAttempt();
         const outcome = await attempt(channel, key, tools);
         if (outcome.kind === 'served' || outcome.upstreamAnswered === true) upstreamAnswered = true;
+        // Kept in case no later attempt produces anything: then this one's output is what the request cost.
+        answeredFailure = outcome.kind === 'failed' && outcome.upstreamAnswered === true ? meter.setAsideAttempt() : answeredFailure;
+        lastAttemptAnswered = outcome.kind === 'served' || outcome.upstreamAnswered === true;
         return outcome;
       },
     });
+    if (answeredFailure !== undefined && !lastAttemptAnswered) meter.restoreAttempt(answeredFailure);
     if (result.kind !== 'served' && !meter.clientAborted) failure = answerFailure(result, reply, request.id, anthropicClient, errorPassthrough);
   } catch (error) {
     // One error model: a thrown fault becomes what handle-errors.ts would answer (a stack overflow on the

@@ -1,6 +1,15 @@
 import type { NormalizedUsage } from '../billing/normalized-usage.js';
 import { TokenTally } from './token-tally.js';
 
+/** What one attempt produced, as the meter counted it. */
+export interface ProducedOutput {
+  upstreamUsage: NormalizedUsage | undefined;
+  outputTally: TokenTally;
+  firstTokenAt: number | undefined;
+  deliveredCalls: number | undefined;
+  unreportedOutputTokens: number;
+}
+
 /**
  * What one relay request produced, filled while the response flows, read once at settlement — also
  * after a client abort or an upstream cut, which is why it lives outside the attempt.
@@ -19,6 +28,22 @@ export class UsageMeter {
   clientAborted = false;
   /** Why the response ended early, when it did. */
   interruption: string | undefined;
+
+  /**
+   * What the attempt so far produced, set apart: an attempt that failed in-band after its upstream answered
+   * is billed if no later attempt produces anything (`restoreAttempt`).
+   */
+  setAsideAttempt(): ProducedOutput {
+    return { upstreamUsage: this.upstreamUsage, outputTally: this.outputTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens };
+  }
+
+  restoreAttempt(produced: ProducedOutput): void {
+    this.upstreamUsage = produced.upstreamUsage;
+    this.outputTally = produced.outputTally;
+    this.firstTokenAt = produced.firstTokenAt;
+    this.deliveredCalls = produced.deliveredCalls;
+    this.unreportedOutputTokens = produced.unreportedOutputTokens;
+  }
 
   /**
    * Before a retry on another channel (the previous attempt failed before anything reached the client):

@@ -75,3 +75,17 @@ describe('an attempt that failed in-band before anything reached the client is n
     });
   }
 });
+
+describe('an attempt that failed in-band, followed by attempts that produced nothing, is billed what it produced', () => {
+  it('openai-chat client, not streaming: the Gemini channel fails mid-answer, the fallback answers 500 — billed prompt + the half answer', async () => {
+    const halfText = 'A long half answer that never reached anyone';
+    const half = { data: { candidates: [{ content: { role: 'model', parts: [{ text: halfText }] }, index: 0 }], modelVersion: 'gemini-2.5-flash' } };
+    fixture.primary.gemini.enqueue({ sse: [half, streamErrorEvent('gemini', 'The model is overloaded.')], crlf: true });
+    fixture.fallback!.gemini.enqueue(errorReply('gemini', 500, 'busy'));
+    await sendWithSdk(fixture.sdk, 'openai-chat', modelOf.gemini, false, 500).catch(() => undefined);
+    await fixture.settled();
+    const row = (await fixture.logs()).at(-1);
+    expect({ source: row.usage_source, output: Number(row.output_tokens) }).toEqual({ source: 'local', output: tokens(halfText) });
+    expect(Number(row.quota)).toBe(expectedCharge({ input: promptTokensExact(), output: tokens(halfText) }, groupRatio));
+  });
+});

@@ -1,0 +1,46 @@
+/** Audit probes: streamed images — framing edges. */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expectedCharge, startImagesFixture, type ImagesFixture } from '../images/images-fixture.js';
+
+let f: ImagesFixture;
+beforeAll(async () => {
+  f = await startImagesFixture();
+});
+afterAll(async () => {
+  await f?.close();
+});
+beforeEach(() => f.reset());
+
+const gen = (body: Record<string, unknown>) => f.post('/v1/images/generations', JSON.stringify({ stream: true, ...body }), { 'content-type': 'application/json' });
+const drain = (response: Response) => response.text().catch((error: unknown) => `READ FAILED ${String(error)}`);
+const completedJson = (usage?: object) => JSON.stringify({ type: 'image_generation.completed', b64_json: 'RElORQ==', ...(usage ? { usage } : {}) });
+
+describe('framing edges', () => {
+  it('last completed event without its closing blank line: counted', async () => {
+    f.img.enqueue({ raw: [`event: image_generation.completed\ndata: ${completedJson()}`] });
+    const { result, charge } = await f.charged(async () => drain(await gen({ model: 'dall-e-3', prompt: 'x' })));
+    expect(result).toContain('image_generation.completed');
+    expect(charge).toBe(expectedCharge('dall-e-3', { images: 1 }));
+  });
+
+  it('token price: a streamed answer mislabelled text/plain still bills its completed events’ usage', async () => {
+    f.img.enqueue({ raw: [`event: image_generation.completed\ndata: ${completedJson({ input_tokens: 40, output_tokens: 4160, total_tokens: 4200 })}\n\n`], headers: { 'content-type': 'text/plain' } });
+    const { charge } = await f.charged(async () => drain(await gen({ model: 'gpt-image-1', prompt: 'x' })));
+    expect(charge).toBe(expectedCharge('gpt-image-1', { input: 40, output: 4160 }));
+  });
+
+  it('token price: a completed event with `usage: {}` (no counts) is charged the output budget', async () => {
+    const budget = f.gateway.gateway.services.catalog.snapshot.outputBudgetFor('gpt-image-1');
+    f.img.enqueue({ raw: [`event: image_generation.completed\ndata: ${completedJson({})}\n\n`] });
+    const { charge, log } = await f.charged(async () => drain(await gen({ model: 'gpt-image-1', prompt: 'x' })));
+    expect(Number(log.output_tokens)).toBe(budget);
+    expect(charge).toBeGreaterThan(0);
+  });
+
+  it('token price: n=1 but three completed events with usage: charge at most one image’s worth? (reservation)', async () => {
+    const usage = { input_tokens: 40, output_tokens: 4160, total_tokens: 4200 };
+    f.img.enqueue({ raw: [1, 2, 3].map(() => `event: image_generation.completed\ndata: ${completedJson(usage)}\n\n`) });
+    const { charge } = await f.charged(async () => drain(await gen({ model: 'gpt-image-1', prompt: 'x' })));
+    expect(charge).toBe(expectedCharge('gpt-image-1', { input: 40, output: 4160 }));
+  });
+});
