@@ -8,15 +8,15 @@ export interface VideoTaskPrice {
 }
 
 /**
- * What a video task costs (docs/behaviour.md "Video"): the price named `<model>@<size>` when the operator
- * set one (sora-2-pro's 1792x1024 costs more per second than its 720p), else the model's. A `per_second`
- * price is charged per second of the clip asked for; a `per_call` price once per task. Undefined when
- * neither price is set (the relay then refuses the model, or serves it free when unpriced models are
- * allowed). Pure: the caller gives it the catalog's prices.
+ * What a video task costs (docs/behaviour.md "Video"): the first of `names` the operator priced — the
+ * request's variants, most specific first (`<model>@<size>`, a combined name such as
+ * `kling-2.6-1080p-audio`, `<model>@pro`) — else the model's own price. A `per_second` price is charged per
+ * second of the clip asked for; a `per_call` price once per task. Undefined when none is set (the relay then
+ * refuses the model, or serves it free when unpriced models are allowed). Pure.
  */
-export function videoTaskPrice(prices: ReadonlyMap<string, PriceRecord>, model: string, size: string | undefined, seconds: number): VideoTaskPrice | undefined {
-  const sized = size === undefined ? undefined : prices.get(`${model}@${size}`);
-  for (const record of [sized, prices.get(model)]) {
+export function videoTaskPrice(prices: ReadonlyMap<string, PriceRecord>, model: string, names: readonly string[], seconds: number): VideoTaskPrice | undefined {
+  for (const name of [...names, model]) {
+    const record = prices.get(name);
     if (record?.perSecond !== undefined) return { price: { model: record.model, perCall: record.perSecond }, calls: seconds };
     if (record?.perCall !== undefined) return { price: { model: record.model, perCall: record.perCall }, calls: 1 };
   }

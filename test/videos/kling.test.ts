@@ -14,7 +14,9 @@ const secretKey = 'SKkling0000000000000000';
 const clientKey = `sk-${'g'.repeat(48)}`;
 const quotaPerUnit = 500_000;
 const perSecond = 0.14;
-const charge = (seconds: number) => Math.round(perSecond * seconds * quotaPerUnit);
+/** `kling-v2-6@pro`: Kling's pro mode, priced apart (docs/behaviour.md "Video"). */
+const proPerSecond = 0.245;
+const charge = (seconds: number, rate = perSecond) => Math.round(rate * seconds * quotaPerUnit);
 
 let kling: FakeKlingUpstream;
 let gateway: TestGateway;
@@ -27,7 +29,7 @@ beforeAll(async () => {
     now: () => clock,
     env: { TASK_POLL_INTERVAL: '0' },
     config: {
-      prices: { 'kling-v2-6': { per_second: perSecond } },
+      prices: { 'kling-v2-6': { per_second: perSecond }, 'kling-v2-6@pro': { per_second: proPerSecond } },
       channels: [{ name: 'kling', type: 'kling', base_url: kling.url, key: `${accessKey}|${secretKey}`, models: ['kling-v2-6'], groups: ['default'], priority: 0, weight: 1, enabled: true, auto_disable: false, settings: {}, model_mapping: {} }],
       users: [{ username: 'kl', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true }],
       tokens: [{ name: 'kl-key', user: 'kl', key: clientKey, quota: 1_000_000_000_000, expires_at: 0, enabled: true }],
@@ -62,7 +64,8 @@ describe('a Kling video task', () => {
     expect(response.status).toBe(200);
     const video = (await response.json()) as { id: string; object: string; status: string; seconds: string };
     expect(video).toMatchObject({ object: 'video', status: 'queued', seconds: '10' });
-    expect((await used()) - before).toBe(charge(10));
+    // `mode: pro` is priced as `kling-v2-6@pro`.
+    expect((await used()) - before).toBe(charge(10, proPerSecond));
     const sent = creates().at(-1);
     expect(sent?.path).toBe('/v1/videos/text2video');
     expect(sent?.jwtPayload).toMatchObject({ iss: accessKey });
@@ -81,6 +84,21 @@ describe('a Kling video task', () => {
     const content = await call(`/v1/videos/${video.id}/content`);
     expect(content.headers.get('content-type')).toBe('video/mp4');
     expect(Buffer.from(await content.arrayBuffer()).equals(kling.contentOf(taskId))).toBe(true);
+  });
+
+  it('prices the std mode (and no mode) at the model’s own price, pro at its own', async () => {
+    for (const [body, rate] of [
+      [{ model_name: 'kling-v2-6', prompt: 'std', duration: '5', mode: 'std' }, perSecond],
+      [{ model_name: 'kling-v2-6', prompt: 'none', duration: '5' }, perSecond],
+      [{ model_name: 'kling-v2-6', prompt: 'pro', duration: '5', mode: 'pro' }, proPerSecond],
+    ] as const) {
+      const before = await used();
+      expect((await call('/kling/v1/videos/text2video', body)).status).toBe(200);
+      expect((await used()) - before, JSON.stringify(body)).toBe(charge(5, rate));
+    }
+    const before = await used();
+    expect((await call('/v1/video/generations', { model: 'kling-v2-6', prompt: 'unified pro', seconds: 5, metadata: { mode: 'pro' } })).status).toBe(200);
+    expect((await used()) - before).toBe(charge(5, proPerSecond));
   });
 
   it('sends an image task to image2video, the image without its data: prefix, from the unified route', async () => {

@@ -111,6 +111,14 @@ describe('a Tencent VOD video task', () => {
     expect((await call(`/v1/videos/${video.id}/content?variant=thumbnail`)).status).toBe(400);
   });
 
+  it('prices a base model asked for 1080p with sound in its output config as the combined name', async () => {
+    const before = await used();
+    const response = await call('/v1/video/generations', { model: 'Kling-2.6', prompt: 'With sound', seconds: 5, metadata: { output_config: { resolution: '1080P', audio_generation: 'Enabled' } } });
+    expect(response.status).toBe(200);
+    expect((await used()) - before).toBe(charge('kling-2.6-1080p-audio', 5));
+    expect(vod.requests.filter((request) => request.action === 'CreateAigcVideoTask').at(-1)?.body).toMatchObject({ OutputConfig: { Resolution: '1080P', AudioGeneration: 'Enabled' } });
+  });
+
   it('is refunded when VOD finishes it with an error code, and when it is aborted', async () => {
     const before = await used();
     const failing = (await (await call('/v1/videos', { model: 'kling-2.6-1080p-audio', prompt: 'Fails', seconds: 10 })).json()) as { id: string };

@@ -30,7 +30,7 @@ async function remixVideo(services: TaskSubmitServices, origin: TaskRow, request
   const upstreamId = origin.upstream_id;
   const { seconds, size } = readVideoTaskProperties(origin.properties);
 
-  const video = { model: origin.model, prompt, seconds, billedSeconds: seconds, size, priceSize: size, rewrites: {} };
+  const video = { model: origin.model, prompt, seconds, billedSeconds: seconds, size, priceNames: size === undefined ? [] : [`${origin.model}@${size}`], rewrites: {} };
   await runTaskSubmit(services, request, reply, {
     ...videoTaskPlan(services, request, video),
     logStyle: 'openai-video-remix',

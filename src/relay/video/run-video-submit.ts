@@ -68,7 +68,7 @@ export function videoTaskPlan(services: TaskSubmitServices, request: FastifyRequ
     kind: 'video',
     model: video.model,
     prompt: video.prompt,
-    price: videoTaskPrice(services.relay.catalog.snapshot.prices, video.model, video.priceSize, video.billedSeconds),
+    price: videoTaskPrice(services.relay.catalog.snapshot.prices, video.model, video.priceNames, video.billedSeconds),
     channelTypes: videoChannelTypes,
     answer: (task) => presentVideoTask(task, contentUrlFor(request, task.public_id)),
     errorPassthrough: (_channel, json) => isRecord(json) && isRecord(json.error),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { videoTaskPrice } from '../../tasks/video-task-price.js';
-import { readVideoRequest, unifiedToOpenaiVideoBody } from './video-request.js';
+import { priceNamesOf, readVideoRequest, unifiedToOpenaiVideoBody } from './video-request.js';
 
 const read = (fields: Record<string, unknown>, requireModel = false) => readVideoRequest(fields, { multipart: false, requireModel });
 
@@ -53,11 +53,29 @@ describe('videoTaskPrice', () => {
     ['tokens', { model: 'tokens', input: 1 }],
   ]);
   it('prices per second, per size when priced apart, or per task', () => {
-    expect(videoTaskPrice(prices, 'sora-2', undefined, 8)).toEqual({ price: { model: 'sora-2', perCall: 0.1 }, calls: 8 });
-    expect(videoTaskPrice(prices, 'sora-2', '1792x1024', 8)).toEqual({ price: { model: 'sora-2@1792x1024', perCall: 0.5 }, calls: 8 });
-    expect(videoTaskPrice(prices, 'sora-2', '720x1280', 8)).toEqual({ price: { model: 'sora-2', perCall: 0.1 }, calls: 8 });
-    expect(videoTaskPrice(prices, 'flat', undefined, 12)).toEqual({ price: { model: 'flat', perCall: 0.25 }, calls: 1 });
-    expect(videoTaskPrice(prices, 'tokens', undefined, 4)).toBeUndefined();
-    expect(videoTaskPrice(prices, 'unknown', undefined, 4)).toBeUndefined();
+    expect(videoTaskPrice(prices, 'sora-2', [], 8)).toEqual({ price: { model: 'sora-2', perCall: 0.1 }, calls: 8 });
+    expect(videoTaskPrice(prices, 'sora-2', ['sora-2@1792x1024'], 8)).toEqual({ price: { model: 'sora-2@1792x1024', perCall: 0.5 }, calls: 8 });
+    expect(videoTaskPrice(prices, 'sora-2', ['sora-2@720x1280'], 8)).toEqual({ price: { model: 'sora-2', perCall: 0.1 }, calls: 8 });
+    expect(videoTaskPrice(prices, 'flat', [], 12)).toEqual({ price: { model: 'flat', perCall: 0.25 }, calls: 1 });
+    expect(videoTaskPrice(prices, 'tokens', [], 4)).toBeUndefined();
+    expect(videoTaskPrice(prices, 'unknown', [], 4)).toBeUndefined();
+  });
+});
+
+describe('priceNamesOf', () => {
+  it('tries <model>@<size> for a Sora-style model, and <model>@<mode> for a mode', () => {
+    expect(priceNamesOf('sora-2', {}, false, '1792x1024')).toEqual(['sora-2@1792x1024']);
+    expect(priceNamesOf('kling-v2-1', { mode: 'Pro' }, false, undefined)).toEqual(['kling-v2-1@pro']);
+    expect(priceNamesOf('kling-v2-1', { mode: 'std' }, false, '16:9')).toEqual(['kling-v2-1@16:9', 'kling-v2-1@std']);
+    expect(priceNamesOf('kling-v2-1', { mode: 'no spaces please' }, false, undefined)).toEqual([]);
+  });
+
+  it('prices a domestic base model asked for sound or off-peak as its combined name, then its tier', () => {
+    expect(priceNamesOf('kling-2.6', { output_config: { resolution: '1080P', audio_generation: 'Enabled' } }, true, undefined)).toEqual(['kling-2.6-1080p-audio', 'kling-2.6@1080p']);
+    expect(priceNamesOf('vidu-q2-pro', { offpeak: true }, true, '1920x1080')).toEqual(['vidu-q2-pro-1080p-offpeak', 'vidu-q2-pro@1080p']);
+    expect(priceNamesOf('kling-2.6', { OutputConfig: { AudioGeneration: 'enabled', OffPeak: 'Enabled' } }, true, undefined)).toEqual(['kling-2.6-audio-offpeak']);
+    expect(priceNamesOf('kling-2.6', { output_config: { resolution: '720P' } }, true, undefined)).toEqual(['kling-2.6@720p']);
+    // A combined name already says it: nothing is added twice.
+    expect(priceNamesOf('kling-2.6-1080p-audio', { output_config: { audio_generation: 'Enabled' } }, true, undefined)).toEqual([]);
   });
 });

@@ -17,10 +17,13 @@ export interface VideoRequest {
   /** Lower-cased (`1280x720`, `720p`); undefined when not given. */
   size: string | undefined;
   /**
-   * The size a `<model>@<size>` price is looked up by: `size` itself, or — for the domestic channel, which
-   * renders tiers — the tier asked for (`metadata.output_config.resolution`, else `size`'s: `1080p`).
+   * The price names tried before the model's own, most specific first (video-task-price.ts):
+   * `<model>@<size>` (for the domestic channel, which renders tiers, the tier asked for —
+   * `metadata.output_config.resolution`, else `size`'s: `<model>@1080p` — after the combined name of what a
+   * base model was asked for, `kling-2.6-1080p-audio-offpeak`), then `<model>@<mode>` for `metadata.mode`
+   * (Kling's `std` / `pro`).
    */
-  priceSize: string | undefined;
+  priceNames: string[];
   /** Fields to send upstream in place of the client's: `seconds` whenever the client's is not that text. */
   rewrites: Record<string, string>;
 }
@@ -80,9 +83,45 @@ export function readVideoRequest(fields: VideoFields, options: VideoRequestOptio
     seconds,
     billedSeconds: lipSync ? Math.max(seconds, defaultDomesticVideoSeconds) : seconds,
     size: givenSize,
-    priceSize: domestic ? resolutionTier(configuredResolution(metadata) ?? givenSize) : givenSize,
+    priceNames: priceNamesOf(model, metadata, domestic, givenSize),
     rewrites,
   };
+}
+
+/** The price names of a request's variants, most specific first (VideoRequest.priceNames). */
+export function priceNamesOf(model: string, metadata: Record<string, unknown>, domestic: boolean, size: string | undefined): string[] {
+  const names: string[] = [];
+  if (domestic) {
+    const tier = resolutionTier(configuredResolution(metadata) ?? size);
+    const combined = combinedPriceName(model, tier, configuredFlag(metadata, 'audio_generation', 'AudioGeneration'), configuredFlag(metadata, 'off_peak', 'OffPeak') || metadata.offpeak === true);
+    // The spec writes combined names in lower case (`kling-2.6-1080p-audio`) whatever the base model's case.
+    if (combined !== undefined) names.push(...new Set([combined, combined.toLowerCase()]));
+    if (tier !== undefined) names.push(`${model}@${tier}`);
+  } else if (size !== undefined) {
+    names.push(`${model}@${size}`);
+  }
+  const mode = metadata.mode;
+  if (typeof mode === 'string' && /^[A-Za-z0-9_.-]{1,32}$/.test(mode)) names.push(`${model}@${mode.toLowerCase()}`);
+  return names;
+}
+
+/**
+ * The combined billing name (spec §4.9.5: `kling-2.6-1080p-audio`, `vidu-q2-pro-1080p-offpeak`) of a base
+ * model asked for sound or off-peak rendering in its output config: a base model so asked is priced as the
+ * combined name when the operator priced that. Undefined when neither is asked (tiers alone are `@1080p`).
+ */
+function combinedPriceName(model: string, tier: string | undefined, audio: boolean, offpeak: boolean): string | undefined {
+  if (!audio && !offpeak) return undefined;
+  const words = new Set(model.toLowerCase().split('-'));
+  const extra = [tier !== undefined && !/-\d{3,4}p(-|$)/i.test(model) ? tier : undefined, audio && !words.has('audio') ? 'audio' : undefined, offpeak && !words.has('offpeak') ? 'offpeak' : undefined].filter((word) => word !== undefined);
+  return extra.length === 0 ? undefined : `${model}-${extra.join('-')}`;
+}
+
+/** Whether the output config turns a feature on (`Enabled`, in any case, or true). */
+function configuredFlag(metadata: Record<string, unknown>, snake: string, camel: string): boolean {
+  const config = isRecord(metadata.output_config) ? metadata.output_config : isRecord(metadata.OutputConfig) ? metadata.OutputConfig : {};
+  const value = config[snake] ?? config[camel];
+  return value === true || (typeof value === 'string' && value.toLowerCase() === 'enabled');
 }
 
 /** `metadata.output_config.resolution` (or Tencent's `Resolution`) when given as text. */
