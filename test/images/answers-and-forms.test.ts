@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { binaryImage, expectedCharge, imagesAnswer, smallKey, smallKeyQuota, startImagesFixture, type ImagesFixture } from './images-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { binaryImage, expectedCharge, imagesAnswer, smallKey, smallKeyQuota, useImagesFixture } from './images-fixture.js';
 
 /** From the images audit: odd answers, money under concurrency and failover, and forms as other clients write them. */
-let f: ImagesFixture;
-beforeAll(async () => {
-  f = await startImagesFixture();
-});
-afterAll(async () => {
-  await f?.close();
-});
-beforeEach(() => f.reset());
+const f = useImagesFixture();
 
 /** A hand-written multipart body, so a field can be repeated or a boundary quoted. */
 function multipart(boundary: string, parts: { name: string; value: string | Buffer; filename?: string; type?: string }[]): Buffer {

@@ -1,16 +1,9 @@
 import OpenAI, { toFile } from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ScriptedRequest } from '../fakes/scripted-upstream.js';
-import { binaryImage, expectedCharge, imagesAnswer, startImagesFixture, type ImagesFixture } from './images-fixture.js';
+import { binaryImage, expectedCharge, imagesAnswer, useImagesFixture } from './images-fixture.js';
 
-let f: ImagesFixture;
-beforeAll(async () => {
-  f = await startImagesFixture();
-});
-afterAll(async () => {
-  await f?.close();
-});
-beforeEach(() => f.reset());
+const f = useImagesFixture();
 
 /** The form the upstream received, parsed by the platform's own multipart reader. */
 async function upstreamForm(request: ScriptedRequest): Promise<FormData> {

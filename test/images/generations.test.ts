@@ -1,15 +1,8 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectedCharge, imagesAnswer, smallKey, smallKeyQuota, startImagesFixture, type ImagesFixture } from './images-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { expectedCharge, imagesAnswer, smallKey, smallKeyQuota, useImagesFixture } from './images-fixture.js';
 
-let f: ImagesFixture;
-beforeAll(async () => {
-  f = await startImagesFixture();
-});
-afterAll(async () => {
-  await f?.close();
-});
-beforeEach(() => f.reset());
+const f = useImagesFixture();
 
 describe('POST /v1/images/generations through the openai SDK', () => {
   it('relays the request byte for byte and the answer as received, charged per image', async () => {

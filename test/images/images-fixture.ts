@@ -6,6 +6,7 @@
  */
 import type { Selectable } from 'kysely';
 import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { LogsTable } from '../../src/storage/database-schema.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
@@ -141,4 +142,25 @@ export function binaryImage(seed: number, length = 4096): Buffer {
   bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   for (let index = 8; index < length; index += 1) bytes[index] = (index * 131 + seed * 17) % 256;
   return bytes;
+}
+
+/**
+ * The fixture for one test file: started before its tests, reset before each, closed after them. The
+ * object returned stands for it (its members are read when a test runs).
+ */
+export function useImagesFixture(): ImagesFixture {
+  let fixture: ImagesFixture | undefined;
+  beforeAll(async () => {
+    fixture = await startImagesFixture();
+  });
+  afterAll(async () => {
+    await fixture?.close();
+  });
+  beforeEach(() => fixture?.reset());
+  return new Proxy({} as ImagesFixture, {
+    get(_target, name) {
+      if (fixture === undefined) throw new Error('the images fixture is used before it started');
+      return fixture[name as keyof ImagesFixture];
+    },
+  });
 }

@@ -4,17 +4,10 @@
  * completed image billed — its usage for a token price, one call for a per-image price — and nothing for
  * partial images alone. Expected charges come from images-fixture.ts.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectedCharge, startImagesFixture, type ImagesFixture } from './images-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { expectedCharge, useImagesFixture } from './images-fixture.js';
 
-let f: ImagesFixture;
-beforeAll(async () => {
-  f = await startImagesFixture();
-});
-afterAll(async () => {
-  await f?.close();
-});
-beforeEach(() => f.reset());
+const f = useImagesFixture();
 
 /** A partial image: its base64 is large, as the real ones are (a few hundred KB here). */
 const partial = (index: number) => ({ event: 'image_generation.partial_image', data: { type: 'image_generation.partial_image', b64_json: 'QUJD'.repeat(64 * 1024), partial_image_index: index, created_at: 1, size: '1024x1024', quality: 'low', background: 'opaque', output_format: 'png' } });

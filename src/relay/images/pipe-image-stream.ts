@@ -2,9 +2,10 @@ import type { NormalizedUsage } from '../../billing/normalized-usage.js';
 import { isRecord } from '../../convert/shared/is-record.js';
 import { createSseDecoder } from '../../streaming/decode-sse.js';
 import { endBrokenStream, type PipeStreamInput, type PipeStreamResult } from '../openai/pipe-openai-stream.js';
-import { readOpenaiUsage } from '../openai/read-openai-usage.js';
+import { readImageUsage } from './read-images-answer.js';
 import { readBodyChunks } from '../read-body-chunks.js';
 import { StreamEndedMidAnswer } from '../stream-ended-mid-answer.js';
+import type { UsageMeter } from '../usage-meter.js';
 import { ClientStreamWriter, streamResponseHeaders } from '../write-to-client.js';
 
 /**
@@ -19,30 +20,14 @@ import { ClientStreamWriter, streamResponseHeaders } from '../write-to-client.js
 export async function pipeImageStream(input: PipeStreamInput & { outputBudgetPerImage: number }): Promise<PipeStreamResult> {
   const { reply, meter } = input;
   const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.headers));
-  let completed = 0;
-  let usage: NormalizedUsage | undefined;
-  let unreported = 0;
+  const images = new CompletedImages(input.outputBudgetPerImage);
 
   const decoder = createSseDecoder({
     maxEventBytes: input.maxEventBytes,
     onEvent(event) {
       meter.firstTokenAt ??= input.now();
       client.write(event.event === undefined ? `data: ${event.data}\n\n` : `event: ${event.event}\ndata: ${event.data}\n\n`);
-      if (!isCompletedEvent(event.event, event.data)) return;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(event.data);
-      } catch {
-        return;
-      }
-      if (!isRecord(parsed) || typeof parsed.type !== 'string' || !parsed.type.endsWith('.completed')) return;
-      completed += 1;
-      const reported = readOpenaiUsage(parsed.usage);
-      if (reported === undefined) unreported += 1;
-      else usage = usage === undefined ? reported : addUsage(usage, reported);
-      meter.deliveredCalls = completed;
-      if (usage !== undefined) meter.upstreamUsage = usage;
-      meter.unreportedOutputTokens = unreported * input.outputBudgetPerImage;
+      if (images.read(event.data)) images.applyTo(meter);
     },
   });
 
@@ -54,13 +39,13 @@ export async function pipeImageStream(input: PipeStreamInput & { outputBudgetPer
     });
     if (ending === 'ended' && !meter.clientAborted) {
       decoder.end();
-      if (completed === 0) throw new StreamEndedMidAnswer();
+      if (images.completed === 0) throw new StreamEndedMidAnswer();
     }
   } catch (error) {
     return endBrokenStream(error, meter, client);
   } finally {
     // Nothing completed, nothing delivered: a per-image price charges none (a token price, the prompt).
-    meter.deliveredCalls = completed;
+    meter.deliveredCalls = images.completed;
   }
   if (meter.clientAborted) return { kind: 'interrupted', message: 'client disconnected' };
   client.end();
@@ -68,11 +53,12 @@ export async function pipeImageStream(input: PipeStreamInput & { outputBudgetPer
 }
 
 /**
- * Whether an event may be a `….completed` one, without parsing it: by its name, or by its data (base64 has
- * neither `.` nor `"`, so a partial image's data never contains the text searched for).
+ * Whether an event may be a `….completed` one, without parsing it: by its data, whatever its name (SDKs go
+ * by the data's `type`; base64 has neither `.` nor `"`, so a partial image's data never contains the text
+ * searched for).
  */
-function isCompletedEvent(name: string | undefined, data: string): boolean {
-  return name !== undefined ? name.endsWith('.completed') : data.includes('.completed"');
+function isCompletedEvent(data: string): boolean {
+  return data.includes('.completed"');
 }
 
 function addUsage(a: NormalizedUsage, b: NormalizedUsage): NormalizedUsage {
@@ -80,4 +66,59 @@ function addUsage(a: NormalizedUsage, b: NormalizedUsage): NormalizedUsage {
     input: { total: a.input.total + b.input.total, cacheRead: a.input.cacheRead + b.input.cacheRead, cacheWrite: a.input.cacheWrite + b.input.cacheWrite },
     output: { total: a.output.total + b.output.total, reasoning: a.output.reasoning + b.output.reasoning },
   };
+}
+
+/**
+ * The completed images of an image stream and what they cost: each `….completed` event is one image
+ * delivered; their usages are summed, and an image without usage costs the output budget, whether or not
+ * others reported theirs.
+ */
+export class CompletedImages {
+  completed = 0;
+  private usage: NormalizedUsage | undefined;
+  private unreported = 0;
+
+  constructor(private readonly outputBudgetPerImage: number) {}
+
+  /** Reads one event's data; true when it was a completed image. */
+  read(data: string): boolean {
+    if (!isCompletedEvent(data)) return false;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      return false;
+    }
+    if (!isRecord(parsed) || typeof parsed.type !== 'string' || !parsed.type.endsWith('.completed')) return false;
+    this.completed += 1;
+    const reported = readImageUsage(parsed.usage);
+    if (reported === undefined) this.unreported += 1;
+    else this.usage = this.usage === undefined ? reported : addUsage(this.usage, reported);
+    return true;
+  }
+
+  applyTo(meter: UsageMeter): void {
+    meter.deliveredCalls = this.completed;
+    const budget = this.unreported * this.outputBudgetPerImage;
+    if (this.usage !== undefined) meter.upstreamUsage = { input: this.usage.input, output: { ...this.usage.output, total: this.usage.output.total + budget } };
+    else meter.unreportedOutputTokens = budget;
+  }
+}
+
+/**
+ * The completed images of a whole answer that is an image stream though it was not labelled as one (read
+ * as a whole answer): undefined when the bytes are not SSE events.
+ */
+export function completedImagesIn(answer: Buffer, outputBudgetPerImage: number, maxEventBytes: number): CompletedImages | undefined {
+  const start = answer.subarray(0, 16).toString('latin1').trimStart();
+  if (!start.startsWith('event:') && !start.startsWith('data:')) return undefined;
+  const images = new CompletedImages(outputBudgetPerImage);
+  const decoder = createSseDecoder({ maxEventBytes, onEvent: (event) => void images.read(event.data) });
+  try {
+    decoder.push(answer);
+    decoder.end();
+  } catch {
+    return undefined;
+  }
+  return images;
 }

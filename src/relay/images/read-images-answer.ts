@@ -1,3 +1,6 @@
+import type { NormalizedUsage } from '../../billing/normalized-usage.js';
+import { readOpenaiUsage } from '../openai/read-openai-usage.js';
+
 /** What billing needs from an Images API answer. */
 export interface ImagesAnswer {
   /** How many images it holds (its `data` array); undefined when the answer is not such a document. */
@@ -23,4 +26,13 @@ export function readImagesAnswer(answer: Buffer): ImagesAnswer {
   const { data, usage, error } = document as { data?: unknown; usage?: unknown; error?: unknown };
   const images = Array.isArray(data) ? data.length : undefined;
   return { images, usage, failed: images === undefined && error !== null && typeof error === 'object' };
+}
+
+/**
+ * An image answer's `usage` as normalized usage; undefined when there is none — or when it counts nothing
+ * at all (`{}`), which no image that was made can cost: such an image is billed as one without usage.
+ */
+export function readImageUsage(usage: unknown): NormalizedUsage | undefined {
+  const read = readOpenaiUsage(usage);
+  return read === undefined || (read.input.total === 0 && read.output.total === 0) ? undefined : read;
 }

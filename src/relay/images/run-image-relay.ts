@@ -6,7 +6,6 @@ import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
 import { mappingLoopFailure } from '../mapping-loop-failure.js';
 import { MultipartBody } from '../multipart-body.js';
 import { attemptOpenaiUpstream } from '../openai/attempt-openai-upstream.js';
-import { readOpenaiUsage } from '../openai/read-openai-usage.js';
 import { runRelayEnvelope } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
 import type { UsageMeter } from '../usage-meter.js';
@@ -14,8 +13,8 @@ import { missingParameter, requireObjectBody } from '../validate-body.js';
 import { encodeMultipartForm } from '../multipart-form.js';
 import { readImageForm, type ImageForm } from './image-form.js';
 import { readImageRequest, type ImageOperation, type ImageRequest } from './image-request.js';
-import { pipeImageStream } from './pipe-image-stream.js';
-import { readImagesAnswer } from './read-images-answer.js';
+import { completedImagesIn, pipeImageStream } from './pipe-image-stream.js';
+import { readImagesAnswer, readImageUsage } from './read-images-answer.js';
 
 const openaiChannelTypes: ReadonlySet<string> = new Set(['openai']);
 
@@ -80,7 +79,7 @@ async function relayImageRequest(services: RelayServices, operation: ImageOperat
         meter: tools.meter,
         signal: tools.signal,
         clientHeaders: tools.clientHeaders(channel),
-        readWholeAnswer: (answer, meter) => meterImagesAnswer(answer, meter, outputBudgetPerImage),
+        readWholeAnswer: (answer, meter) => meterImagesAnswer(answer, meter, outputBudgetPerImage, image.images, services.settings.maxStreamEventBytes),
       });
     },
     (_channel, json) => isRecord(json) && isRecord(json.error),
@@ -105,11 +104,19 @@ async function buildUpstreamImageBody(body: ImageBody, image: ImageRequest, upst
  * prompt (counted locally) and, per image delivered, the output the reservation assumed: images are not
  * text, and a local count of them would make them free.
  */
-function meterImagesAnswer(answer: Buffer, meter: UsageMeter, outputBudgetPerImage: number): void {
+function meterImagesAnswer(answer: Buffer, meter: UsageMeter, outputBudgetPerImage: number, asked: number, maxEventBytes: number): void {
+  // An image stream labelled as something else: billed by its completed images, as a stream is.
+  const streamed = completedImagesIn(answer, outputBudgetPerImage, maxEventBytes);
+  if (streamed !== undefined) {
+    streamed.applyTo(meter);
+    return;
+  }
   const { images, usage, failed } = readImagesAnswer(answer);
-  meter.upstreamUsage = readOpenaiUsage(usage);
+  meter.upstreamUsage = readImageUsage(usage);
   meter.deliveredCalls = failed ? 0 : images;
-  if (meter.upstreamUsage === undefined && images !== undefined) meter.unreportedOutputTokens = images * outputBudgetPerImage;
+  // An answer that is not an Images document (a stream labelled as something else) is charged the `n`
+  // asked for, at either kind of price.
+  if (meter.upstreamUsage === undefined && !failed) meter.unreportedOutputTokens = (images ?? asked) * outputBudgetPerImage;
 }
 
 /** Reference images in a JSON body: `image` (one, or an array) and `images` (gpt-image edits). */

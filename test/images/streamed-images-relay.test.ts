@@ -1,15 +1,8 @@
-/** Audit probes: streamed images — relay shape, size limits, aborts, forms, concurrency. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { binaryImage, expectedCharge, smallKey, startImagesFixture, type ImagesFixture } from '../images/images-fixture.js';
+/** Streamed images (from the streamed-images audit; docs/behaviour.md "Images"): streamed images — relayed as they arrive, headers, the event size limit, aborts, form edits, concurrency. */
+import { describe, expect, it } from 'vitest';
+import { binaryImage, expectedCharge, smallKey, useImagesFixture } from './images-fixture.js';
 
-let f: ImagesFixture;
-beforeAll(async () => {
-  f = await startImagesFixture();
-});
-afterAll(async () => {
-  await f?.close();
-});
-beforeEach(() => f.reset());
+const f = useImagesFixture();
 
 const partialData = (b64: string) => ({ type: 'image_generation.partial_image', b64_json: b64, partial_image_index: 0 });
 const partial = (b64 = 'QUJD'.repeat(1024)) => ({ event: 'image_generation.partial_image', data: partialData(b64) });

@@ -1,15 +1,8 @@
-/** Audit probes: money of streamed image generation (9fa326a). */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectedCharge, startImagesFixture, type ImagesFixture } from '../images/images-fixture.js';
+/** Streamed images (from the streamed-images audit; docs/behaviour.md "Images"): money of streamed images — token and per-image prices, n, usage present or missing, names and framing of completed events, resets, aborts. */
+import { describe, expect, it } from 'vitest';
+import { expectedCharge, useImagesFixture } from './images-fixture.js';
 
-let f: ImagesFixture;
-beforeAll(async () => {
-  f = await startImagesFixture();
-});
-afterAll(async () => {
-  await f?.close();
-});
-beforeEach(() => f.reset());
+const f = useImagesFixture();
 
 const partial = (index: number, b64 = 'QUJD'.repeat(1024)) => ({ event: 'image_generation.partial_image', data: { type: 'image_generation.partial_image', b64_json: b64, partial_image_index: index } });
 const completedData = (usage?: { input_tokens: number; output_tokens: number }) => ({
