@@ -130,7 +130,10 @@ describe('readEnvironment', () => {
       accessKeyId: 'AKID',
       secretAccessKey: 'secret',
       publicBaseUrl: 'https://s3.example.com/relay-files',
+      maxBytes: 0,
     });
+    expect(readEnvironment({ ...storage, UPLOAD_MAX_MB: '20' }).uploadStorage?.maxBytes).toBe(20 * 1024 * 1024);
+    expect(() => readEnvironment({ ...storage, UPLOAD_MAX_MB: '-1' })).toThrow(SettingError);
     expect(readEnvironment({ ...storage, UPLOAD_S3_REGION: 'eu-west-3', UPLOAD_PUBLIC_BASE_URL: 'https://cdn.example.com/' }).uploadStorage).toMatchObject({ region: 'eu-west-3', publicBaseUrl: 'https://cdn.example.com' });
     expect(() => readEnvironment({ UPLOAD_S3_ENDPOINT: 'https://s3.example.com', UPLOAD_S3_BUCKET: 'b' })).toThrow('missing: UPLOAD_S3_ACCESS_KEY_ID, UPLOAD_S3_SECRET_ACCESS_KEY');
     expect(() => readEnvironment({ ...storage, UPLOAD_S3_ENDPOINT: 'ftp://files' })).toThrow(SettingError);
