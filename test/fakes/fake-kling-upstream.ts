@@ -10,6 +10,7 @@ import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readRequestBody } from './read-request-body.js';
+import { closeServer, isObject, parseJson, sendJson } from './fake-http-helpers.js';
 
 export type FakeKlingTaskStatus = 'submitted' | 'processing' | 'succeed' | 'failed';
 export type FakeKlingAction = 'text2video' | 'image2video';
@@ -241,11 +242,7 @@ export async function startFakeKlingUpstream(options: { accessKey: string; secre
     },
     videoUrlOf,
     contentOf,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }
 
@@ -264,10 +261,6 @@ function base64urlJson(part: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function decodePayload(token: string): Record<string, unknown> | undefined {
@@ -375,21 +368,6 @@ function checkCameraControl(value: unknown): string | undefined {
   return undefined;
 }
 
-function parseJson(raw: Buffer): unknown {
-  if (raw.length === 0) return undefined;
-  try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 function sendEnvelope(response: ServerResponse, status: number, code: number, message: string, data: unknown): void {
   sendJson(response, status, { code, message, request_id: randomUUID(), data });
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  response.end(text);
 }

@@ -6,6 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifySigV4Query } from './verify-sigv4-query.js';
+import { closeServer } from './fake-http-helpers.js';
 
 export interface StoredObject {
   bytes: Buffer;
@@ -55,10 +56,6 @@ export async function startFakeObjectStore(options: { bucket: string; accessKeyI
     url: `http://127.0.0.1:${port}`,
     objects,
     refusals,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

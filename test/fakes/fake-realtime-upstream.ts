@@ -12,6 +12,7 @@ import { createServer, STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket } from 'ws';
+import { isObject } from './fake-http-helpers.js';
 
 export interface RealtimeUsage {
   input_tokens: number;
@@ -394,10 +395,6 @@ function rawText(data: WebSocket.RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
   if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
   return data.toString('utf8');
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function listen(server: ReturnType<typeof createServer>): Promise<number> {

@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readRequestBody } from './read-request-body.js';
+import { closeServer, isObject, parseJson, sendJson } from './fake-http-helpers.js';
 
 export type FakeSunoAction = 'MUSIC' | 'LYRICS';
 export type FakeSunoStatus = 'SUBMITTED' | 'QUEUED' | 'IN_PROGRESS' | 'SUCCESS' | 'FAILURE';
@@ -263,11 +264,7 @@ export async function startFakeSunoUpstream(options: { expectedKeys: string[] })
       if (change.failReason !== undefined) task.failReason = change.failReason;
     },
     audioOf,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }
 
@@ -302,23 +299,4 @@ function stringOr(value: unknown, fallback: string): string {
 
 function nonEmpty(value: unknown): boolean {
   return typeof value === 'string' && value.trim() !== '';
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function parseJson(raw: Buffer): unknown {
-  if (raw.length === 0) return undefined;
-  try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  response.end(text);
 }

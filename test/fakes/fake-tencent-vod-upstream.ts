@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { verifyTc3Request } from './verify-tc3-signature.js';
 import { readRequestBody } from './read-request-body.js';
+import { closeServer } from './fake-http-helpers.js';
 
 export type FakeVodTaskStatus = 'WAITING' | 'PROCESSING' | 'FINISH' | 'ABORTED';
 
@@ -270,11 +271,7 @@ export async function startFakeTencentVodUpstream(options: { secrets: Record<str
     },
     fileUrlOf,
     contentOf,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }
 

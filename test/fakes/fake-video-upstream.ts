@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readRequestBody } from './read-request-body.js';
+import { closeServer } from './fake-http-helpers.js';
 
 export type FakeVideoStatus = 'queued' | 'in_progress' | 'completed' | 'failed';
 
@@ -209,11 +210,7 @@ export async function startFakeVideoUpstream(options: { expectedKeys: string[]; 
       if (change.status === 'completed') video.progress = 100;
     },
     contentOf,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }
 
