@@ -28,3 +28,9 @@ export function closeServer(server: Server): Promise<void> {
     server.close(() => resolve());
   });
 }
+
+/** Starts the server on a free loopback port; resolves with its base URL (`http://127.0.0.1:<port>`). */
+export async function listenOnLoopback(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}

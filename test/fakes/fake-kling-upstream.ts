@@ -8,9 +8,8 @@
  */
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readRequestBody } from './read-request-body.js';
-import { closeServer, isObject, parseJson, sendJson } from './fake-http-helpers.js';
+import { closeServer, isObject, listenOnLoopback, parseJson, sendJson } from './fake-http-helpers.js';
 
 export type FakeKlingTaskStatus = 'submitted' | 'processing' | 'succeed' | 'failed';
 export type FakeKlingAction = 'text2video' | 'image2video';
@@ -224,9 +223,7 @@ export async function startFakeKlingUpstream(options: { accessKey: string; secre
     return data;
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  baseUrl = `http://127.0.0.1:${port}`;
+  baseUrl = await listenOnLoopback(server);
   return {
     url: baseUrl,
     requests,

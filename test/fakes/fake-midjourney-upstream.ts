@@ -9,10 +9,9 @@
  * imports gateway code.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { deflateSync } from 'node:zlib';
 import { readRequestBody } from './read-request-body.js';
-import { closeServer, isObject, parseJson, sendJson } from './fake-http-helpers.js';
+import { closeServer, isObject, listenOnLoopback, parseJson, sendJson } from './fake-http-helpers.js';
 
 export type FakeMjStatus = 'NOT_START' | 'SUBMITTED' | 'MODAL' | 'IN_PROGRESS' | 'SUCCESS' | 'FAILURE' | 'CANCEL';
 
@@ -368,9 +367,7 @@ export async function startFakeMidjourneyUpstream(options: { expectedKeys: strin
     sendNotFound(response, url.pathname);
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  baseUrl = `http://127.0.0.1:${port}`;
+  baseUrl = await listenOnLoopback(server);
   return {
     url: baseUrl,
     requests,

@@ -7,9 +7,8 @@
  * imports gateway code.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readRequestBody } from './read-request-body.js';
-import { closeServer, isObject, parseJson, sendJson } from './fake-http-helpers.js';
+import { closeServer, isObject, listenOnLoopback, parseJson, sendJson } from './fake-http-helpers.js';
 
 export type FakeSunoAction = 'MUSIC' | 'LYRICS';
 export type FakeSunoStatus = 'SUBMITTED' | 'QUEUED' | 'IN_PROGRESS' | 'SUCCESS' | 'FAILURE';
@@ -242,9 +241,7 @@ export async function startFakeSunoUpstream(options: { expectedKeys: string[] })
     sendJson(response, 200, { code: 'success', message: '', data: found });
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  baseUrl = `http://127.0.0.1:${port}`;
+  baseUrl = await listenOnLoopback(server);
   return {
     url: baseUrl,
     requests,

@@ -8,10 +8,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { verifyTc3Request } from './verify-tc3-signature.js';
 import { readRequestBody } from './read-request-body.js';
-import { closeServer } from './fake-http-helpers.js';
+import { closeServer, listenOnLoopback } from './fake-http-helpers.js';
 
 export type FakeVodTaskStatus = 'WAITING' | 'PROCESSING' | 'FINISH' | 'ABORTED';
 
@@ -243,9 +242,7 @@ export async function startFakeTencentVodUpstream(options: { secrets: Record<str
     };
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  baseUrl = `http://127.0.0.1:${port}`;
+  baseUrl = await listenOnLoopback(server);
   return {
     url: baseUrl,
     requests,
