@@ -24,6 +24,8 @@ export function catalogSyncSuite(options: SyncSuiteOptions): void {
     a = await startReplica(database.url, upstream.url, options.env);
     b = await startReplica(database.url, upstream.url, options.env);
     expect(await chatStatus(b.url)).toBe(200);
+    // The chat's settlement changes carol's quota: let it land before a test reads the quota.
+    await b.settled();
   });
   afterEach(async () => {
     await a?.gateway.close();
