@@ -25,24 +25,37 @@ export function computeChargeFast(usage: NormalizedUsage, price: PriceRecord, gr
   const cacheWritePrice = price.cacheWrite === undefined ? inputPrice : decimalOf(price.cacheWrite);
   const cacheWrite1hPrice = price.cacheWrite1h === undefined ? cacheWritePrice : decimalOf(price.cacheWrite1h);
   const outputPrice = decimalOf(price.output ?? 0);
-  if (inputPrice === undefined || cacheReadPrice === undefined || cacheWritePrice === undefined || cacheWrite1hPrice === undefined || outputPrice === undefined) {
+  const audioInputPrice = price.audioInput === undefined ? inputPrice : decimalOf(price.audioInput);
+  const audioOutputPrice = price.audioOutput === undefined ? outputPrice : decimalOf(price.audioOutput);
+  if (
+    inputPrice === undefined || cacheReadPrice === undefined || cacheWritePrice === undefined || cacheWrite1hPrice === undefined || outputPrice === undefined ||
+    audioInputPrice === undefined || audioOutputPrice === undefined
+  ) {
     return undefined;
   }
   const { total: inputTotal, cacheRead, cacheWrite } = usage.input;
   const reported1h = usage.input.cacheWrite1h ?? 0;
+  const reportedAudioIn = usage.input.audio ?? 0;
   const outputTotal = usage.output.total;
-  if (!isCount(inputTotal) || !isCount(cacheRead) || !isCount(cacheWrite) || !isCount(reported1h) || !isCount(outputTotal)) return undefined;
+  const reportedAudioOut = usage.output.audio ?? 0;
+  if (!isCount(inputTotal) || !isCount(cacheRead) || !isCount(cacheWrite) || !isCount(reported1h) || !isCount(reportedAudioIn) || !isCount(outputTotal) || !isCount(reportedAudioOut)) {
+    return undefined;
+  }
   const plainInput = Math.max(0, inputTotal - cacheRead - cacheWrite);
   const cacheWrite1h = Math.min(reported1h, cacheWrite);
+  const audioIn = Math.min(reportedAudioIn, plainInput);
+  const audioOut = Math.min(reportedAudioOut, outputTotal);
 
-  // Σ tokens × price, each term brought to the largest scale of the five prices.
-  const scale = Math.max(inputPrice.scale, cacheReadPrice.scale, cacheWritePrice.scale, cacheWrite1hPrice.scale, outputPrice.scale);
+  // Σ tokens × price, each term brought to the largest scale of the seven prices.
+  const scale = Math.max(inputPrice.scale, cacheReadPrice.scale, cacheWritePrice.scale, cacheWrite1hPrice.scale, outputPrice.scale, audioInputPrice.scale, audioOutputPrice.scale);
   let tokenCost: number | undefined = 0;
-  tokenCost = add(tokenCost, term(plainInput, inputPrice, scale));
+  tokenCost = add(tokenCost, term(plainInput - audioIn, inputPrice, scale));
+  tokenCost = add(tokenCost, term(audioIn, audioInputPrice, scale));
   tokenCost = add(tokenCost, term(cacheRead, cacheReadPrice, scale));
   tokenCost = add(tokenCost, term(cacheWrite - cacheWrite1h, cacheWritePrice, scale));
   tokenCost = add(tokenCost, term(cacheWrite1h, cacheWrite1hPrice, scale));
-  tokenCost = add(tokenCost, term(outputTotal, outputPrice, scale));
+  tokenCost = add(tokenCost, term(outputTotal - audioOut, outputPrice, scale));
+  tokenCost = add(tokenCost, term(audioOut, audioOutputPrice, scale));
   const units = multiply(multiply(tokenCost, ratio.units), perUnit.units);
   // Prices are per million tokens: 10^-6.
   return units === undefined ? undefined : roundHalfUp(units, scale + 6 + ratio.scale + perUnit.scale);

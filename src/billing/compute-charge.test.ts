@@ -49,6 +49,25 @@ describe('computeCharge', () => {
     expect(computeCharge(usage({ total: 1000, cacheWrite: 1000, cacheWrite1h: 5000 }), price, 1, quotaPerUnit)).toBe(3000);
   });
 
+  it('bills audio input and output tokens at the audio prices and the rest at the text prices', () => {
+    // gpt-4o-realtime style: $5 in, $20 out, $2.50 cached, $40 audio in, $80 audio out.
+    // 3,000 in = 500 cached + 2,500 plain, 2,000 of them audio; 800 out, 600 of them audio.
+    // 500×5 + 2,000×40 + 500×2.5 + 200×20 + 600×80 = 2,500 + 80,000 + 1,250 + 4,000 + 48,000 = 135,750 → 67,875.
+    const price: PriceRecord = { model: 'realtime', input: 5, output: 20, cacheRead: 2.5, audioInput: 40, audioOutput: 80 };
+    expect(computeCharge(usage({ total: 3000, cacheRead: 500, audio: 2000 }, { total: 800, audio: 600 }), price, 1, quotaPerUnit)).toBe(67_875);
+  });
+
+  it('bills audio at the text prices when the model has no audio prices', () => {
+    const price: PriceRecord = { model: 'gpt-4o', input: 2.5, output: 10 };
+    expect(computeCharge(usage({ total: 1200, audio: 1000 }, { total: 350, audio: 300 }), price, 1, quotaPerUnit)).toBe(3250);
+  });
+
+  it('never bills more audio than the plain input or the output holds', () => {
+    const price: PriceRecord = { model: 'realtime', input: 5, output: 20, cacheRead: 2.5, audioInput: 40, audioOutput: 80 };
+    // Audio reported 9,000 of 1,000 plain input and 5,000 of 100 output: 1,000×40 + 1,000×2.5 + 100×80 = 50,500 → 25,250.
+    expect(computeCharge(usage({ total: 2000, cacheRead: 1000, audio: 9000 }, { total: 100, audio: 5000 }), price, 1, quotaPerUnit)).toBe(25_250);
+  });
+
   it('bills cache tokens at the input price when the model has no cache prices', () => {
     const price: PriceRecord = { model: 'plain', input: 2, output: 8 };
     // All 10,000 input tokens at $2: 0.02 $ → 10,000.

@@ -19,7 +19,9 @@ export function isPriced(price: PriceRecord | undefined): boolean {
  *   billed at the output price. Cache writes to Anthropic's 1-hour cache (`usage.input.cacheWrite1h`, a
  *   part of `cacheWrite`) take the `cacheWrite1h` price, the other writes the `cacheWrite` price. Missing
  *   cache prices fall back to the input price (the 1-hour write price to the write price first), a
- *   missing output price to 0.
+ *   missing output price to 0. Audio tokens (`usage.input.audio`, a part of the plain input, and
+ *   `usage.output.audio`, a part of the output) take the `audioInput` and `audioOutput` prices, falling
+ *   back to the input and output prices.
  *
  * Rounding rule: the cost is computed exactly — every price and ratio is taken at the decimal value it is
  * written with (0.15 is 15/100, not the nearest double) and the arithmetic is done in integers — then
@@ -51,13 +53,19 @@ export function computeChargeExact(usage: NormalizedUsage, price: PriceRecord, g
   const cacheWrite = count(usage.input.cacheWrite, 'input.cacheWrite');
   const cacheWrite1h = Math.min(count(usage.input.cacheWrite1h ?? 0, 'input.cacheWrite1h'), cacheWrite);
   const plainInput = Math.max(0, count(usage.input.total, 'input.total') - cacheRead - cacheWrite);
+  const audioIn = Math.min(count(usage.input.audio ?? 0, 'input.audio'), plainInput);
+  const outputTotal = count(usage.output.total, 'output.total');
+  const audioOut = Math.min(count(usage.output.audio ?? 0, 'output.audio'), outputTotal);
   const cacheWritePrice = price.cacheWrite === undefined ? inputPrice : exactDecimal(price.cacheWrite, 'cacheWrite');
+  const outputPrice = exactDecimal(price.output ?? 0, 'output');
   const tokenCost = sum([
-    times(plainInput, inputPrice),
+    times(plainInput - audioIn, inputPrice),
+    times(audioIn, price.audioInput === undefined ? inputPrice : exactDecimal(price.audioInput, 'audioInput')),
     times(cacheRead, price.cacheRead === undefined ? inputPrice : exactDecimal(price.cacheRead, 'cacheRead')),
     times(cacheWrite - cacheWrite1h, cacheWritePrice),
     times(cacheWrite1h, price.cacheWrite1h === undefined ? cacheWritePrice : exactDecimal(price.cacheWrite1h, 'cacheWrite1h')),
-    times(count(usage.output.total, 'output.total'), exactDecimal(price.output ?? 0, 'output')),
+    times(outputTotal - audioOut, outputPrice),
+    times(audioOut, price.audioOutput === undefined ? outputPrice : exactDecimal(price.audioOutput, 'audioOutput')),
   ]);
   const perMillionTokens: Decimal = { units: 1n, scale: 6 };
   return roundCharge(product([tokenCost, perMillionTokens, ratio, perUnit]));

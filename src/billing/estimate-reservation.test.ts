@@ -29,6 +29,21 @@ describe('estimateReservation', () => {
     expect(estimateReservation({ ...base, promptTokens: 50, maxOutputTokens: undefined, price, calls: 3 })).toBe(60_000);
   });
 
+  it('prices the prompt as audio and the output limit as audio output when those are the dearest, so an audio answer stays covered', () => {
+    const price: PriceRecord = { model: 'realtime', input: 5, output: 20, cacheRead: 2.5, audioInput: 40, audioOutput: 80 };
+    // 1,000×40 + 500×80 = 80,000 → 40,000.
+    const reserved = estimateReservation({ ...base, promptTokens: 1000, maxOutputTokens: 500, price });
+    expect(reserved).toBe(40_000);
+    const worst = computeCharge({ input: { total: 1000, cacheRead: 0, cacheWrite: 0, audio: 1000 }, output: { total: 500, reasoning: 0, audio: 500 } }, price, 1, 500_000);
+    expect(worst).toBe(reserved);
+  });
+
+  it('keeps the text rates when the audio prices are cheaper', () => {
+    const price: PriceRecord = { model: 'odd', input: 5, output: 20, audioInput: 1, audioOutput: 2 };
+    // 1,000×5 + 500×20 = 15,000 → 7,500.
+    expect(estimateReservation({ ...base, promptTokens: 1000, maxOutputTokens: 500, price })).toBe(7500);
+  });
+
   it('prices the prompt as cache writes when writes cost more than plain input, so the estimate stays an upper bound', () => {
     const price: PriceRecord = { model: 'claude', input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
     // 10,000×3.75 + 1,000×15 = 52,500 → 26,250.

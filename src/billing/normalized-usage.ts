@@ -2,11 +2,13 @@
  * Usage as every style reports it, normalized once (CONVENTIONS.md §6). `input.total` includes cache
  * reads and writes; `output.total` includes reasoning. The vendor's own object is kept in `raw`.
  * `input.cacheWrite1h` is the part of `cacheWrite` written to Anthropic's 1-hour cache (billed at its own
- * price); absent where the vendor has no such split.
+ * price); absent where the vendor has no such split. `input.audio` is the part of the plain input (neither
+ * a cache read nor a write) that was audio, and `output.audio` the part of `output.total` that was audio:
+ * both billed at the model's audio prices where it has them; absent where the vendor reports no audio.
  */
 export interface NormalizedUsage {
-  input: { total: number; cacheRead: number; cacheWrite: number; cacheWrite1h?: number };
-  output: { total: number; reasoning: number };
+  input: { total: number; cacheRead: number; cacheWrite: number; cacheWrite1h?: number; audio?: number };
+  output: { total: number; reasoning: number; audio?: number };
   raw?: unknown;
 }
 
@@ -15,4 +17,18 @@ export type UsageSource = 'upstream' | 'local' | 'none';
 
 export function emptyUsage(): NormalizedUsage {
   return { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 } };
+}
+
+/**
+ * Pure: `usage` with the audio shares a vendor reported, each clamped to what it is a part of (audio input
+ * to the plain input, audio output to the output); zero shares are left out, so usage without audio keeps
+ * its shape. Mutates and returns `usage`.
+ */
+export function addAudio(usage: NormalizedUsage, audioInput: number, audioOutput: number): NormalizedUsage {
+  const plainInput = Math.max(0, usage.input.total - usage.input.cacheRead - usage.input.cacheWrite);
+  const input = Math.min(audioInput, plainInput);
+  const output = Math.min(audioOutput, usage.output.total);
+  if (input > 0) usage.input.audio = input;
+  if (output > 0) usage.output.audio = output;
+  return usage;
 }

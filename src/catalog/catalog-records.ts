@@ -74,6 +74,10 @@ export interface PriceRecord {
   cacheWrite?: number;
   /** Anthropic's 1-hour cache writes; unset, they are billed as other cache writes. */
   cacheWrite1h?: number;
+  /** Audio input tokens (OpenAI's audio and realtime models, Gemini's audio input); unset, they are billed as input. */
+  audioInput?: number;
+  /** Audio output tokens; unset, they are billed as output. */
+  audioOutput?: number;
   perCall?: number;
   perSecond?: number;
 }

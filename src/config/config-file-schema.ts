@@ -17,6 +17,10 @@ export const priceSchema = z
     cache_write: z.number().nonnegative().optional(),
     /** Writes to Anthropic's 1-hour cache; unset, they are billed at `cache_write`. */
     cache_write_1h: z.number().nonnegative().optional(),
+    /** Audio input tokens; unset, they are billed at `input`. */
+    audio_input: z.number().nonnegative().optional(),
+    /** Audio output tokens; unset, they are billed at `output`. */
+    audio_output: z.number().nonnegative().optional(),
     per_call: z.number().nonnegative().optional(),
     per_second: z.number().nonnegative().optional(),
   })

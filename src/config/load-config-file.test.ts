@@ -17,6 +17,7 @@ prices:
   gpt-4o-mini: { input: 0.15, output: 0.6, cache_read: 0.075, cache_write: 0.1875 }
   dall-e-3: { per_call: 0.04 }
   claude-sonnet-4-5: { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75, cache_write_1h: 6 }
+  gpt-realtime: { input: 4, output: 16, audio_input: 32, audio_output: 64 }
 channels:
   - name: openai-main
     type: openai
@@ -76,6 +77,7 @@ describe('loadConfigFile', () => {
         'gpt-4o-mini': { input: 0.15, output: 0.6, cache_read: 0.075, cache_write: 0.1875 },
         'dall-e-3': { per_call: 0.04 },
         'claude-sonnet-4-5': { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75, cache_write_1h: 6 },
+        'gpt-realtime': { input: 4, output: 16, audio_input: 32, audio_output: 64 },
       },
       users: [{ username: 'alice', password: 'secret', role: 'user', group: 'default', quota: 1000000, enabled: true }],
       tokens: [{ name: 'alice-laptop', user: 'alice', key: tokenKey, group: 'default', quota: 500000, model_limits: ['gpt-4o-mini'], expires_at: 0, rate_limit: { rpm: 60, tpm: 200000 } }],

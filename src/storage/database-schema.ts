@@ -76,6 +76,8 @@ export interface PricesTable {
   cache_read: number | null;
   cache_write: number | null;
   cache_write_1h: number | null;
+  audio_input: number | null;
+  audio_output: number | null;
   per_call: number | null;
   per_second: number | null;
   updated_at: number;
@@ -125,8 +127,12 @@ export interface LogsTable {
   cache_write_tokens: number;
   /** Of cache_write_tokens, the writes to Anthropic's 1-hour cache. */
   cache_write_1h_tokens: number;
+  /** Of the plain input tokens, the audio ones (billed at the audio input price). */
+  audio_input_tokens: number;
   output_tokens: number;
   reasoning_tokens: number;
+  /** Of output_tokens, the audio ones (billed at the audio output price). */
+  audio_output_tokens: number;
   quota: number;
   latency_ms: number;
   first_token_ms: number | null;

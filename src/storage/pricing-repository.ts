@@ -14,6 +14,8 @@ export class PricingRepository {
       if (row.cache_read !== null) price.cacheRead = Number(row.cache_read);
       if (row.cache_write !== null) price.cacheWrite = Number(row.cache_write);
       if (row.cache_write_1h !== null) price.cacheWrite1h = Number(row.cache_write_1h);
+      if (row.audio_input !== null) price.audioInput = Number(row.audio_input);
+      if (row.audio_output !== null) price.audioOutput = Number(row.audio_output);
       if (row.per_call !== null) price.perCall = Number(row.per_call);
       if (row.per_second !== null) price.perSecond = Number(row.per_second);
       return price;
@@ -27,6 +29,8 @@ export class PricingRepository {
       cache_read: price.cacheRead ?? null,
       cache_write: price.cacheWrite ?? null,
       cache_write_1h: price.cacheWrite1h ?? null,
+      audio_input: price.audioInput ?? null,
+      audio_output: price.audioOutput ?? null,
       per_call: price.perCall ?? null,
       per_second: price.perSecond ?? null,
       updated_at: now,

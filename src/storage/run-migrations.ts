@@ -10,6 +10,7 @@ import { userSessionVersionMigration } from './migrations/007-user-session-versi
 import { playgroundTokenPurposeMigration } from './migrations/008-playground-token-purpose.js';
 import { cacheWrite1hMigration } from './migrations/009-cache-write-1h.js';
 import { tasksMigration } from './migrations/010-tasks.js';
+import { audioPricesMigration } from './migrations/011-audio-prices.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -24,6 +25,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '008-playground-token-purpose': playgroundTokenPurposeMigration(),
     '009-cache-write-1h': cacheWrite1hMigration(),
     '010-tasks': tasksMigration(dialect),
+    '011-audio-prices': audioPricesMigration(),
   };
 }
 

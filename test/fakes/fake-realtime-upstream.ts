@@ -18,6 +18,12 @@ export interface RealtimeUsage {
   input_tokens: number;
   output_tokens: number;
   cached_tokens?: number;
+  /** Of input_tokens, the audio ones (`input_token_details.audio_tokens`); 0 unless set. */
+  audio_input_tokens?: number;
+  /** Of cached_tokens, the audio ones (`cached_tokens_details.audio_tokens`). */
+  cached_audio_tokens?: number;
+  /** Of output_tokens, the audio ones (`output_token_details.audio_tokens`). */
+  audio_output_tokens?: number;
 }
 
 export interface RecordedRealtimeConnection {
@@ -337,8 +343,13 @@ function usageObject(usage: RealtimeUsage): Record<string, unknown> {
     total_tokens: usage.input_tokens + usage.output_tokens,
     input_tokens: usage.input_tokens,
     output_tokens: usage.output_tokens,
-    input_token_details: { text_tokens: usage.input_tokens, audio_tokens: 0, cached_tokens: usage.cached_tokens ?? 0 },
-    output_token_details: { text_tokens: usage.output_tokens, audio_tokens: 0 },
+    input_token_details: {
+      text_tokens: usage.input_tokens - (usage.audio_input_tokens ?? 0),
+      audio_tokens: usage.audio_input_tokens ?? 0,
+      cached_tokens: usage.cached_tokens ?? 0,
+      cached_tokens_details: { text_tokens: (usage.cached_tokens ?? 0) - (usage.cached_audio_tokens ?? 0), audio_tokens: usage.cached_audio_tokens ?? 0 },
+    },
+    output_token_details: { text_tokens: usage.output_tokens - (usage.audio_output_tokens ?? 0), audio_tokens: usage.audio_output_tokens ?? 0 },
   };
 }
 

@@ -21,6 +21,10 @@ export interface WireUsage {
   /** All produced tokens, reasoning included. */
   output: number;
   reasoning?: number;
+  /** Chat and Gemini: of the uncached input, the audio tokens (`prompt_tokens_details.audio_tokens`; an `AUDIO` entry of `promptTokensDetails`). */
+  audioIn?: number;
+  /** Chat and Gemini: of the output, the audio tokens (`completion_tokens_details.audio_tokens`; an `AUDIO` entry of `candidatesTokensDetails`). */
+  audioOut?: number;
 }
 
 export interface ToolCall {
@@ -94,8 +98,8 @@ function chatUsage(u: WireUsage) {
     prompt_tokens: u.input,
     completion_tokens: u.output,
     total_tokens: u.input + u.output,
-    prompt_tokens_details: { cached_tokens: u.cacheRead ?? 0, audio_tokens: 0, ...(u.cacheWrite ? { cache_write_tokens: u.cacheWrite } : {}) },
-    completion_tokens_details: { reasoning_tokens: u.reasoning ?? 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: u.cacheRead ?? 0, audio_tokens: u.audioIn ?? 0, ...(u.cacheWrite ? { cache_write_tokens: u.cacheWrite } : {}) },
+    completion_tokens_details: { reasoning_tokens: u.reasoning ?? 0, audio_tokens: u.audioOut ?? 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
 }
 
@@ -205,7 +209,8 @@ function geminiUsage(u: WireUsage) {
     candidatesTokenCount: u.output - reasoning,
     totalTokenCount: u.input + u.output,
     ...(u.cacheRead ? { cachedContentTokenCount: u.cacheRead } : {}),
-    promptTokensDetails: [{ modality: 'TEXT', tokenCount: u.input }],
+    promptTokensDetails: u.audioIn ? [{ modality: 'TEXT', tokenCount: u.input - u.audioIn }, { modality: 'AUDIO', tokenCount: u.audioIn }] : [{ modality: 'TEXT', tokenCount: u.input }],
+    ...(u.audioOut ? { candidatesTokensDetails: [{ modality: 'TEXT', tokenCount: u.output - reasoning - u.audioOut }, { modality: 'AUDIO', tokenCount: u.audioOut }] } : {}),
     ...(reasoning > 0 ? { thoughtsTokenCount: reasoning } : {}),
   };
 }

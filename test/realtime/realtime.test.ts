@@ -19,6 +19,8 @@ const tightKey = `sk-${'u'.repeat(48)}`;
 const quotaPerUnit = 500_000;
 /** $ per million tokens. */
 const price = { input: 4, output: 16, cache_read: 0.4 };
+/** The same model priced for audio as OpenAI prices its realtime models: audio at 8× and 4× text. */
+const audioPrice = { ...price, audio_input: 32, audio_output: 64 };
 /** The hold a session keeps: 16,384 input tokens and the model's 4,096-token output budget at the price. */
 const hold = (16_384 * price.input + 4_096 * price.output) * (quotaPerUnit / 1_000_000);
 /** A response's charge in quota units, by hand from the price. */
@@ -31,12 +33,12 @@ let front: { url: string; close(): Promise<void> };
 
 beforeAll(async () => {
   [upstream, spare] = await Promise.all([startFakeRealtimeUpstream({ expectedKeys: ['sk-up-realtime'] }), startFakeRealtimeUpstream({ expectedKeys: ['sk-up-spare'] })]);
-  const channel = { type: 'openai' as const, groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, models: ['gpt-realtime', 'realtime-alias'] };
+  const channel = { type: 'openai' as const, groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, models: ['gpt-realtime', 'realtime-alias', 'audio-realtime'] };
   gateway = await startTestGateway({
     dialect: preferredDialect(),
     config: {
       retry_times: 1,
-      prices: { 'gpt-realtime': price, 'realtime-alias': price },
+      prices: { 'gpt-realtime': price, 'realtime-alias': price, 'audio-realtime': audioPrice },
       channels: [
         { ...channel, name: 'rt-up', base_url: upstream.url, key: 'sk-up-realtime', priority: 10, model_mapping: { 'realtime-alias': 'gpt-realtime-2025' } },
         { ...channel, name: 'rt-spare', base_url: spare.url, key: 'sk-up-spare', priority: 0, model_mapping: {} },
@@ -106,6 +108,25 @@ function refusedUpgrade(path: string, headers: Record<string, string>, protocols
 }
 
 describe('Realtime sessions', () => {
+  it("bills a response's audio tokens at the audio prices, its text at the text prices, and logs the audio counts", async () => {
+    const since = Date.now();
+    const before = await used();
+    const session = await openSession('audio-realtime');
+    upstream.setNextUsage({ input_tokens: 2000, cached_tokens: 500, cached_audio_tokens: 300, audio_input_tokens: 1500, output_tokens: 400, audio_output_tokens: 350 });
+    session.rt.send({ type: 'response.create' });
+    await session.waitFor('response.done');
+    session.rt.close();
+    await session.closed;
+    // Uncached input 1,500: 1,200 audio (1,500 − 300 cached) and 300 text; 500 cached; output 350 audio and 50 text.
+    const charge = (300 * audioPrice.input + 1200 * audioPrice.audio_input + 500 * audioPrice.cache_read + 50 * audioPrice.output + 350 * audioPrice.audio_output) * (quotaPerUnit / 1_000_000);
+    expect(charge).toBe(31_500);
+    expect((await used()) - before).toBe(charge);
+    const rows = await realtimeLogs(since);
+    expect(rows.map((row) => ({ model: row.model, quota: Number(row.quota), audioIn: Number(row.audio_input_tokens), audioOut: Number(row.audio_output_tokens) }))).toEqual([
+      { model: 'audio-realtime', quota: charge, audioIn: 1200, audioOut: 350 },
+    ]);
+  });
+
   it('relays a text response both ways and bills it at the usage response.done reports', async () => {
     const since = Date.now();
     const before = await used();

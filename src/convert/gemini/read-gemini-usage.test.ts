@@ -18,6 +18,17 @@ describe('readGeminiUsage', () => {
     expect((usage?.input.total ?? 0) + (usage?.output.total ?? 0)).toBe(wire.totalTokenCount);
   });
 
+  it('reads the AUDIO entries: prompt audio less cached audio, and candidates audio', () => {
+    const wire = {
+      promptTokenCount: 1000, candidatesTokenCount: 300, totalTokenCount: 1300, cachedContentTokenCount: 400,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: 200 }, { modality: 'AUDIO', tokenCount: 800 }],
+      cacheTokensDetails: [{ modality: 'AUDIO', tokenCount: 300 }, { modality: 'TEXT', tokenCount: 100 }],
+      candidatesTokensDetails: [{ modality: 'AUDIO', tokenCount: 280 }, { modality: 'TEXT', tokenCount: 20 }],
+    };
+    expect(readGeminiUsage(wire)).toMatchObject({ input: { total: 1000, cacheRead: 400, cacheWrite: 0, audio: 500 }, output: { total: 300, reasoning: 0, audio: 280 } });
+    expect(readGeminiUsage({ promptTokenCount: 5, candidatesTokenCount: 1, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 5 }] })?.input).toEqual({ total: 5, cacheRead: 0, cacheWrite: 0 });
+  });
+
   it('reads nothing from metadata without token counts', () => {
     expect(readGeminiUsage({ trafficType: 'ON_DEMAND' })).toBeUndefined();
     expect(readGeminiUsage(undefined)).toBeUndefined();

@@ -1,4 +1,4 @@
-import type { NormalizedUsage } from '../../billing/normalized-usage.js';
+import { addAudio, type NormalizedUsage } from '../../billing/normalized-usage.js';
 import type { Converted } from '../../canonical/conversion.js';
 import { geminiUsageMetadataSchema } from './gemini-wire-schema.js';
 
@@ -7,6 +7,8 @@ import { geminiUsageMetadataSchema } from './gemini-wire-schema.js';
  * `promptTokenCount` already includes `cachedContentTokenCount`; `candidatesTokenCount` excludes
  * `thoughtsTokenCount`, so output = candidates + thoughts. `toolUsePromptTokenCount` (results of Google's
  * own tools fed back to the model) is outside the prompt count but billed as input, so input adds it.
+ * The `AUDIO` entries of `promptTokensDetails` (less those of `cacheTokensDetails`) and of
+ * `candidatesTokensDetails` are the audio shares, billed at the audio prices.
  */
 function count(value: number | undefined): number {
   return value !== undefined && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
@@ -21,11 +23,19 @@ export function readGeminiUsage(usageMetadata: unknown): NormalizedUsage | undef
   if (usage.promptTokenCount === undefined && usage.candidatesTokenCount === undefined && usage.totalTokenCount === undefined) return undefined;
   const prompt = count(usage.promptTokenCount) + count(usage.toolUsePromptTokenCount);
   const reasoning = count(usage.thoughtsTokenCount);
-  return {
+  const normalized: NormalizedUsage = {
     input: { total: prompt, cacheRead: Math.min(count(usage.cachedContentTokenCount), prompt), cacheWrite: 0 },
     output: { total: count(usage.candidatesTokenCount) + reasoning, reasoning },
     raw: usageMetadata,
   };
+  const audioIn = Math.max(0, audioCount(usage.promptTokensDetails) - audioCount(usage.cacheTokensDetails));
+  return addAudio(normalized, audioIn, audioCount(usage.candidatesTokensDetails));
+}
+
+function audioCount(details: { modality?: string; tokenCount?: number }[] | undefined): number {
+  let total = 0;
+  for (const detail of details ?? []) if (detail.modality === 'AUDIO') total += count(detail.tokenCount);
+  return total;
 }
 
 export function formatGeminiUsage(usage: NormalizedUsage): Converted<Record<string, number>> {

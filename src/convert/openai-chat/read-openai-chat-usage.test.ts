@@ -22,6 +22,13 @@ describe('readOpenaiChatUsage', () => {
     });
   });
 
+  it("reads an audio model's audio tokens: the input audio that fits in the uncached prompt, the output audio", () => {
+    const wire = { prompt_tokens: 900, completion_tokens: 300, prompt_tokens_details: { cached_tokens: 200, audio_tokens: 800 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 250 } };
+    expect(readOpenaiChatUsage(wire)).toMatchObject({ input: { total: 900, cacheRead: 200, cacheWrite: 0, audio: 700 }, output: { total: 300, reasoning: 0, audio: 250 } });
+    // Zero audio (what OpenAI sends for text models) leaves the shape as it was.
+    expect(readOpenaiChatUsage({ prompt_tokens: 9, completion_tokens: 1, prompt_tokens_details: { audio_tokens: 0 }, completion_tokens_details: { audio_tokens: 0 } })?.input).toEqual({ total: 9, cacheRead: 0, cacheWrite: 0 });
+  });
+
   it('returns undefined for the null usage of intermediate chunks', () => {
     expect(readOpenaiChatUsage(null)).toBeUndefined();
   });
@@ -37,5 +44,14 @@ describe('formatOpenaiChatUsage', () => {
       completion_tokens_details: { reasoning_tokens: 38 },
     });
     expect(formatOpenaiChatUsage({ input: { total: 5, cacheRead: 0, cacheWrite: 0 }, output: { total: 1, reasoning: 0 } }).prompt_tokens_details).toEqual({ cached_tokens: 0 });
+  });
+
+  it('writes audio_tokens only when there was audio, and reads back what it wrote', () => {
+    const usage = { input: { total: 900, cacheRead: 200, cacheWrite: 0, audio: 700 }, output: { total: 300, reasoning: 0, audio: 250 } };
+    const wire = formatOpenaiChatUsage(usage);
+    expect(wire.prompt_tokens_details).toEqual({ cached_tokens: 200, audio_tokens: 700 });
+    expect(wire.completion_tokens_details).toEqual({ reasoning_tokens: 0, audio_tokens: 250 });
+    const { raw: _raw, ...back } = readOpenaiChatUsage(wire) ?? {};
+    expect(back).toEqual(usage);
   });
 });

@@ -1,4 +1,4 @@
-import type { NormalizedUsage } from '../../billing/normalized-usage.js';
+import { addAudio, type NormalizedUsage } from '../../billing/normalized-usage.js';
 
 /** Chat Completions `usage` as OpenAI sends it, with the extensions of compatible vendors we read. */
 export interface OpenaiChatUsage {
@@ -6,9 +6,9 @@ export interface OpenaiChatUsage {
   completion_tokens: number;
   total_tokens: number;
   /** `cached_tokens` are included in `prompt_tokens`. `cache_write_tokens` is OpenRouter's extension. */
-  prompt_tokens_details: { cached_tokens: number; cache_write_tokens?: number };
-  /** `reasoning_tokens` are included in `completion_tokens`. */
-  completion_tokens_details: { reasoning_tokens: number };
+  prompt_tokens_details: { cached_tokens: number; cache_write_tokens?: number; audio_tokens?: number };
+  /** `reasoning_tokens` (and `audio_tokens`, of audio models) are included in `completion_tokens`. */
+  completion_tokens_details: { reasoning_tokens: number; audio_tokens?: number };
 }
 
 function count(value: unknown): number {
@@ -23,6 +23,8 @@ function field(object: unknown, key: string): unknown {
  * Wire `usage` → normalized, keeping the wire object in `raw`; undefined when absent (`null` in every chunk
  * but the last when `stream_options.include_usage` is set). DeepSeek reports its context cache as
  * `prompt_cache_hit_tokens` (api-docs.deepseek.com/guides/kv_cache), also included in `prompt_tokens`.
+ * Audio models report `audio_tokens` in both details (the cached prompt is not split by modality, so the
+ * audio billed as audio is what fits in the uncached prompt).
  * Supersedes `relay/openai/read-openai-usage.ts` for the converters (that one also reads embeddings usage).
  */
 export function readOpenaiChatUsage(usage: unknown): NormalizedUsage | undefined {
@@ -32,23 +34,28 @@ export function readOpenaiChatUsage(usage: unknown): NormalizedUsage | undefined
   const output = count(field(usage, 'completion_tokens'));
   const cacheRead = count(field(promptDetails, 'cached_tokens')) || count(field(usage, 'prompt_cache_hit_tokens'));
   const cacheWrite = count(field(promptDetails, 'cache_write_tokens'));
-  const reasoning = count(field(field(usage, 'completion_tokens_details'), 'reasoning_tokens'));
-  return {
+  const completionDetails = field(usage, 'completion_tokens_details');
+  const reasoning = count(field(completionDetails, 'reasoning_tokens'));
+  const normalized: NormalizedUsage = {
     input: { total: input, cacheRead: Math.min(cacheRead, input), cacheWrite: Math.min(cacheWrite, input - Math.min(cacheRead, input)) },
     output: { total: output, reasoning: Math.min(reasoning, output) },
     raw: usage,
   };
+  return addAudio(normalized, count(field(promptDetails, 'audio_tokens')), count(field(completionDetails, 'audio_tokens')));
 }
 
-/** Normalized → wire `usage`; `cache_write_tokens` only when there were cache writes (OpenAI has no such field). */
+/** Normalized → wire `usage`; `cache_write_tokens` only when there were cache writes (OpenAI has no such field), `audio_tokens` only when there was audio. */
 export function formatOpenaiChatUsage(usage: NormalizedUsage): OpenaiChatUsage {
   const promptDetails: OpenaiChatUsage['prompt_tokens_details'] = { cached_tokens: usage.input.cacheRead };
   if (usage.input.cacheWrite > 0) promptDetails.cache_write_tokens = usage.input.cacheWrite;
+  if (usage.input.audio !== undefined && usage.input.audio > 0) promptDetails.audio_tokens = usage.input.audio;
+  const completionDetails: OpenaiChatUsage['completion_tokens_details'] = { reasoning_tokens: usage.output.reasoning };
+  if (usage.output.audio !== undefined && usage.output.audio > 0) completionDetails.audio_tokens = usage.output.audio;
   return {
     prompt_tokens: usage.input.total,
     completion_tokens: usage.output.total,
     total_tokens: usage.input.total + usage.output.total,
     prompt_tokens_details: promptDetails,
-    completion_tokens_details: { reasoning_tokens: usage.output.reasoning },
+    completion_tokens_details: completionDetails,
   };
 }

@@ -1,4 +1,4 @@
-import type { NormalizedUsage } from '../../billing/normalized-usage.js';
+import { addAudio, type NormalizedUsage } from '../../billing/normalized-usage.js';
 
 interface OpenaiUsageWire {
   /** Responses-style counters (responses, responses/compact). */
@@ -9,8 +9,8 @@ interface OpenaiUsageWire {
   prompt_tokens?: number;
   completion_tokens?: number;
   total_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
-  completion_tokens_details?: { reasoning_tokens?: number } | null;
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; audio_tokens?: number } | null;
+  completion_tokens_details?: { reasoning_tokens?: number; audio_tokens?: number } | null;
   /** DeepSeek reports its context cache this way. */
   prompt_cache_hit_tokens?: number;
 }
@@ -19,7 +19,11 @@ function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }
 
-/** OpenAI-style `usage` (chat, completions, embeddings, rerank) → normalized usage; undefined when absent. */
+/**
+ * OpenAI-style `usage` (chat, completions, embeddings, rerank) → normalized usage; undefined when absent.
+ * Chat's audio models report `audio_tokens` in both details; the cached part of the prompt is not split by
+ * modality there, so the audio input billed as audio is what fits in the uncached prompt.
+ */
 export function readOpenaiUsage(usage: unknown): NormalizedUsage | undefined {
   if (usage === null || typeof usage !== 'object') return undefined;
   const wire = usage as OpenaiUsageWire;
@@ -33,9 +37,12 @@ export function readOpenaiUsage(usage: unknown): NormalizedUsage | undefined {
   }
   const input = count(wire.prompt_tokens) || (wire.completion_tokens === undefined ? count(wire.total_tokens) : 0);
   const cacheRead = count(wire.prompt_tokens_details?.cached_tokens) || count(wire.prompt_cache_hit_tokens);
-  return {
+  const normalized: NormalizedUsage = {
     input: { total: input, cacheRead: Math.min(cacheRead, input), cacheWrite: count(wire.prompt_tokens_details?.cache_write_tokens) },
     output: { total: count(wire.completion_tokens), reasoning: count(wire.completion_tokens_details?.reasoning_tokens) },
     raw: usage,
   };
+  const audioIn = count(wire.prompt_tokens_details?.audio_tokens);
+  const audioOut = count(wire.completion_tokens_details?.audio_tokens);
+  return audioIn + audioOut === 0 ? normalized : addAudio(normalized, audioIn, audioOut);
 }

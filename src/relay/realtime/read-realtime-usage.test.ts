@@ -33,6 +33,18 @@ describe('readRealtimeUsage', () => {
     expect(readRealtimeUsage(event)).toEqual({ input: { total: 120, cacheRead: 20, cacheWrite: 0 }, output: { total: 30, reasoning: 0 } });
   });
 
+  it('reads the uncached audio input and the audio output, as the audio shares billing prices apart', () => {
+    const usage = {
+      total_tokens: 1700, input_tokens: 1500, output_tokens: 200,
+      input_token_details: { text_tokens: 300, audio_tokens: 1200, cached_tokens: 500, cached_tokens_details: { text_tokens: 100, audio_tokens: 400 } },
+      output_token_details: { text_tokens: 50, audio_tokens: 150 },
+    };
+    expect(readRealtimeUsage({ type: 'response.done', response: { usage } })).toEqual({ input: { total: 1500, cacheRead: 500, cacheWrite: 0, audio: 800 }, output: { total: 200, reasoning: 0, audio: 150 } });
+    // Without the cached split, the audio that fits in the uncached input.
+    const unsplit = { input_tokens: 1000, output_tokens: 10, input_token_details: { audio_tokens: 1000, cached_tokens: 600 }, output_token_details: { audio_tokens: 99 } };
+    expect(readRealtimeUsage({ type: 'response.done', response: { usage: unsplit } })).toEqual({ input: { total: 1000, cacheRead: 600, cacheWrite: 0, audio: 400 }, output: { total: 10, reasoning: 0, audio: 10 } });
+  });
+
   it('never reads more cached tokens than input tokens', () => {
     expect(readRealtimeUsage({ type: 'response.done', response: { usage: { input_tokens: 5, output_tokens: 1, input_token_details: { cached_tokens: 50 } } } })?.input.cacheRead).toBe(5);
   });

@@ -1,4 +1,4 @@
-import type { NormalizedUsage } from '../../billing/normalized-usage.js';
+import { addAudio, type NormalizedUsage } from '../../billing/normalized-usage.js';
 import { isRecord } from '../../convert/shared/is-record.js';
 
 /** The upstream frames the gateway reads (all others are relayed unread). */
@@ -27,7 +27,9 @@ export function textDeltaOf(event: unknown): string | undefined {
 
 /**
  * Pure: the usage a `response.done` reports (protocols.md §9): `input_tokens` (cached ones read from
- * `input_token_details.cached_tokens`), `output_tokens`. Undefined when it reports none or of another shape.
+ * `input_token_details.cached_tokens`), `output_tokens`, and the audio among them
+ * (`input_token_details.audio_tokens` less the cached audio of `cached_tokens_details.audio_tokens`,
+ * `output_token_details.audio_tokens`). Undefined when it reports none or of another shape.
  */
 export function readRealtimeUsage(event: unknown): NormalizedUsage | undefined {
   if (!isRecord(event) || event.type !== 'response.done' || !isRecord(event.response)) return undefined;
@@ -37,6 +39,10 @@ export function readRealtimeUsage(event: unknown): NormalizedUsage | undefined {
   const input = count(usage.input_tokens);
   const output = count(usage.output_tokens);
   if (input === undefined || output === undefined) return undefined;
-  const cached = Math.min(input, (isRecord(usage.input_token_details) ? count(usage.input_token_details.cached_tokens) : undefined) ?? 0);
-  return { input: { total: input, cacheRead: cached, cacheWrite: 0 }, output: { total: output, reasoning: 0 } };
+  const inputDetails = isRecord(usage.input_token_details) ? usage.input_token_details : {};
+  const cached = Math.min(input, count(inputDetails.cached_tokens) ?? 0);
+  const cachedAudio = isRecord(inputDetails.cached_tokens_details) ? (count(inputDetails.cached_tokens_details.audio_tokens) ?? 0) : 0;
+  const audioIn = Math.max(0, (count(inputDetails.audio_tokens) ?? 0) - cachedAudio);
+  const audioOut = isRecord(usage.output_token_details) ? (count(usage.output_token_details.audio_tokens) ?? 0) : 0;
+  return addAudio({ input: { total: input, cacheRead: cached, cacheWrite: 0 }, output: { total: output, reasoning: 0 } }, audioIn, audioOut);
 }

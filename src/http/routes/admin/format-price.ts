@@ -9,6 +9,8 @@ export function formatPrice(price: PriceRecord) {
     cache_read: price.cacheRead ?? null,
     cache_write: price.cacheWrite ?? null,
     cache_write_1h: price.cacheWrite1h ?? null,
+    audio_input: price.audioInput ?? null,
+    audio_output: price.audioOutput ?? null,
     per_call: price.perCall ?? null,
     per_second: price.perSecond ?? null,
   };
