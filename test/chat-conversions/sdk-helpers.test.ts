@@ -3,6 +3,7 @@
  * `zodFunction` — against each converted upstream (Responses, Anthropic, Gemini), with the charge of every
  * request (expectedCharge) and what the upstream was sent (the schema the helper generates).
  */
+import { Type } from '@google/genai';
 import OpenAI from 'openai';
 import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
@@ -28,6 +29,16 @@ function sentSchema(style: WireStyle, body: any): any {
     default:
       return undefined;
   }
+}
+
+/** Every node of a schema that is an object type. */
+function objectNodes(node: unknown, out: any[] = []): any[] {
+  if (Array.isArray(node)) for (const child of node) objectNodes(child, out);
+  else if (node !== null && typeof node === 'object') {
+    if ((node as { type?: unknown }).type === 'object') out.push(node);
+    for (const value of Object.values(node)) objectNodes(value, out);
+  }
+  return out;
 }
 
 /** Every `$ref` of a schema, with the object it sits in. */
@@ -119,6 +130,35 @@ describe('Chat SDK helpers → converted upstreams', () => {
     }
     expect(JSON.stringify(schema)).not.toContain('"nullable"');
     expect(JSON.stringify(schema.properties.home.properties.country)).toContain('null');
+  });
+
+  it('→ anthropic: a schema with constraints Anthropic refuses (bounds, lengths, array sizes) reaches output_config in the subset it takes, the constraints in descriptions', async () => {
+    const Review = z.object({ score: z.number().int().min(1).max(10), summary: z.string().min(1).max(280), tags: z.array(z.string()).min(2).max(5), place: Place });
+    const reviewJson = JSON.stringify({ score: 7, summary: 'Good.', tags: ['a', 'b'], place: { name: 'Oslo', country: null } });
+    fixture.primary.anthropic.enqueue(replyFor('anthropic', { text: reviewJson, usage: { input: 60, output: 30 } }, false));
+    const completion = await fixture.sdk.openai.chat.completions.parse({ model: modelOf.anthropic, messages: [{ role: 'user', content: 'Review it' }], response_format: zodResponseFormat(Review, 'review') });
+    expect(completion.choices[0]!.message.parsed).toEqual(JSON.parse(reviewJson));
+    const schema = sentSchema('anthropic', fixture.primary.anthropic.requests.at(-1)!.body);
+    // Anthropic's structured outputs refuse these with a 400 (docs: structured outputs, "JSON Schema limitations").
+    expect(JSON.stringify(schema)).not.toMatch(/"(minimum|maximum|exclusiveMinimum|exclusiveMaximum|minLength|maxLength|maxItems|\$schema|nullable)"/);
+    expect(schema.properties.tags.minItems).toBeUndefined();
+    expect(schema.properties.score.description).toContain('maximum: 10');
+    expect(schema.properties.summary.description).toContain('maxLength: 280');
+    expect(schema.properties.tags.description).toContain('minItems: 2');
+    for (const node of objectNodes(schema)) expect(node.additionalProperties).toBe(false);
+  });
+
+  it('→ anthropic from a Gemini client: an OpenAPI responseSchema (nullable, minimum) reaches output_config as JSON Schema Anthropic takes', async () => {
+    fixture.primary.anthropic.enqueue(replyFor('anthropic', { text: '{"n":3,"note":null}', usage: { input: 20, output: 8 } }, false));
+    const responseSchema = { type: Type.OBJECT, properties: { n: { type: Type.INTEGER, minimum: 1 }, note: { type: Type.STRING, nullable: true } }, required: ['n', 'note'] };
+    const answer = await fixture.sdk.gemini.models.generateContent({ model: modelOf.anthropic, contents: 'Count', config: { responseMimeType: 'application/json', responseSchema } });
+    expect(JSON.parse(answer.text ?? '')).toEqual({ n: 3, note: null });
+    expect(sentSchema('anthropic', fixture.primary.anthropic.requests.at(-1)!.body)).toEqual({
+      type: 'object',
+      properties: { n: { type: 'integer', description: '{minimum: 1}' }, note: { type: ['string', 'null'] } },
+      required: ['n', 'note'],
+      additionalProperties: false,
+    });
   });
 
   it('→ responses: a refusal answer to parse(): the SDK reports message.refusal (parsed null), not a JSON SyntaxError', async () => {

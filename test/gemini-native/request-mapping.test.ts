@@ -92,7 +92,8 @@ describe('a full Gemini request reaches each upstream style', () => {
     expect(upstream.messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(upstream).toMatchObject({ max_tokens: 300, temperature: 0.4, top_p: 0.8, top_k: 20, stop_sequences: ['END'], tool_choice: { type: 'tool', name: 'get_weather' } });
     expect(upstream.tools[0]).toEqual({ name: 'get_weather', description: 'Weather of a city', input_schema: weatherJson });
-    expect(upstream.output_config).toEqual({ format: { type: 'json_schema', schema: answerJson } });
+    // Anthropic requires every object closed (src/convert/anthropic-messages/format-anthropic-output-schema.ts).
+    expect(upstream.output_config).toEqual({ format: { type: 'json_schema', schema: { ...answerJson, additionalProperties: false } } });
     expect(String(row.warnings)).toContain('seed');
   });
 

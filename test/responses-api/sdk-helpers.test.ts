@@ -53,9 +53,10 @@ describe('responses.parse() with a zod text format', () => {
     const schema = zodTextFormat(Weather, 'weather').schema;
     if (up === 'openai-chat') expect(sentBody.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'weather', strict: true, schema } });
     if (up === 'openai-responses') expect(sentBody.text.format).toMatchObject({ type: 'json_schema', name: 'weather', strict: true, schema });
-    if (up === 'anthropic') expect(sentBody.output_config).toEqual({ format: { type: 'json_schema', schema } });
-    // Gemini reads no $schema (docs/behaviour.md; src/convert/gemini/format-gemini-json-schema.ts).
+    // Gemini and Anthropic read no $schema (docs/behaviour.md; src/convert/gemini/format-gemini-json-schema.ts,
+    // src/convert/anthropic-messages/format-anthropic-output-schema.ts); the zod schema is otherwise in the subset both take.
     const { $schema: _dialect, ...geminiSchema } = schema as Record<string, unknown>;
+    if (up === 'anthropic') expect(sentBody.output_config).toEqual({ format: { type: 'json_schema', schema: geminiSchema } });
     if (up === 'gemini') expect(sentBody.generationConfig).toMatchObject({ responseMimeType: 'application/json', responseJsonSchema: geminiSchema });
   });
 

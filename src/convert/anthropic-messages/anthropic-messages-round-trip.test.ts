@@ -63,7 +63,7 @@ const requests: Record<string, CanonicalRequest> = {
       { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'toolu_2', name: 'get_weather', content: [{ type: 'text', text: 'Sunny' }] }] },
     ],
   }),
-  'a json_schema response format': request({ responseFormat: { type: 'json_schema', schema: { type: 'object', properties: { ok: { type: 'boolean' } } } } }),
+  'a json_schema response format': request({ responseFormat: { type: 'json_schema', schema: { type: 'object', properties: { ok: { type: 'boolean' } }, additionalProperties: false } } }),
 };
 
 describe('Anthropic Messages round trips', () => {

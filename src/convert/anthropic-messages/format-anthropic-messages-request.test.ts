@@ -150,10 +150,13 @@ describe('formatAnthropicMessagesRequest', () => {
     });
   });
 
-  it('sends a json_schema response format as output_config.format', () => {
-    const schema = { type: 'object', properties: { ok: { type: 'boolean' } } };
-    const { value } = formatAnthropicMessagesRequest({ ...base, responseFormat: { type: 'json_schema', schema } }, 'claude');
-    expect(value.output_config).toEqual({ format: { type: 'json_schema', schema } });
+  it('sends a json_schema response format as output_config.format, in the JSON Schema subset Anthropic takes', () => {
+    const schema = { type: 'object', properties: { ok: { type: 'boolean' }, n: { type: 'integer', maximum: 9 } } };
+    const { value, warnings } = formatAnthropicMessagesRequest({ ...base, responseFormat: { type: 'json_schema', schema } }, 'claude');
+    expect(value.output_config).toEqual({
+      format: { type: 'json_schema', schema: { type: 'object', properties: { ok: { type: 'boolean' }, n: { type: 'integer', description: '{maximum: 9}' } }, additionalProperties: false } },
+    });
+    expect(warnings).toContain('output schema: maximum moved into descriptions (Anthropic refuses them)');
   });
 
   it('drops an assistant message left empty, with a warning', () => {

@@ -1,6 +1,7 @@
 import type { Converted, FormatRequestOptions } from '../../canonical/conversion.js';
 import type { CanonicalReasoningConfig, CanonicalRequest, CanonicalToolChoice } from '../../canonical/canonical-request.js';
 import { formatAnthropicMessagesContent } from './format-anthropic-messages-content.js';
+import { formatAnthropicOutputSchema } from './format-anthropic-output-schema.js';
 
 /** Anthropic's smallest thinking budget (docs: extended thinking, "budget_tokens … minimum is 1,024"). */
 const minimumThinkingBudget = 1024;
@@ -53,7 +54,9 @@ export function formatAnthropicMessagesRequest(request: CanonicalRequest, upstre
 
   const responseFormat = request.responseFormat;
   if (responseFormat?.type === 'json_schema') {
-    body.output_config = { format: { type: 'json_schema', schema: responseFormat.schema } };
+    const schema = formatAnthropicOutputSchema(responseFormat.schema);
+    warnings.push(...schema.warnings);
+    body.output_config = { format: { type: 'json_schema', schema: schema.value } };
     if (responseFormat.name !== undefined) warnings.push(`json_schema name '${responseFormat.name}' is not carried (Anthropic takes the schema only)`);
   } else if (responseFormat?.type === 'json_object') {
     warnings.push('response format json_object is not carried: Anthropic has no JSON mode without a schema');

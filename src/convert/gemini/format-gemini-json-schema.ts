@@ -1,5 +1,6 @@
 import { isRecord } from '../shared/is-record.js';
 import { mapSubschemas } from '../shared/map-subschemas.js';
+import { withNullType } from '../shared/with-null-type.js';
 
 /**
  * Pure: a JSON Schema as other styles send it → the JSON Schema Gemini reads in `responseJsonSchema` and
@@ -29,12 +30,5 @@ export function formatGeminiJsonSchema(schema: unknown): unknown {
     // defineProperty: a key named `__proto__` stays an own property.
     Object.defineProperty(result, key, { value: mapped, enumerable: true, writable: true, configurable: true });
   }
-  return schema.nullable === true ? withNull(result) : result;
-}
-
-function withNull(node: Record<string, unknown>): Record<string, unknown> {
-  const { type } = node;
-  if (typeof type === 'string') return { ...node, type: type === 'null' ? type : [type, 'null'] };
-  if (Array.isArray(type)) return { ...node, type: type.includes('null') ? type : [...type, 'null'] };
-  return { anyOf: [node, { type: 'null' }] };
+  return schema.nullable === true ? withNullType(result) : result;
 }
