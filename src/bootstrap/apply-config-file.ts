@@ -35,6 +35,7 @@ export async function applyConfigFile(config: ConfigFile, repositories: ConfigRe
   if (config.retry_times !== undefined) await options.set(optionKeys.retryTimes, String(config.retry_times));
   if (config.allow_unpriced_models !== undefined) await options.set(optionKeys.allowUnpricedModels, String(config.allow_unpriced_models));
   if (config.default_max_output_tokens !== undefined) await options.set(optionKeys.defaultMaxOutputTokens, String(config.default_max_output_tokens));
+  if (config.realtime_hold_input_tokens !== undefined) await options.set(optionKeys.realtimeHoldInputTokens, String(config.realtime_hold_input_tokens));
   if (config.log_retention_days !== undefined) await options.set(optionKeys.logRetentionDays, String(config.log_retention_days));
   if (config.quota_display_type !== undefined) await options.set(optionKeys.quotaDisplayType, config.quota_display_type);
   if (config.usd_exchange_rate !== undefined) await options.set(optionKeys.usdExchangeRate, String(config.usd_exchange_rate));

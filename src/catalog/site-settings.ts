@@ -10,6 +10,8 @@ export interface SiteSettings {
   adminKeyHash: string | undefined;
   /** Output tokens assumed for a reservation when the request names no max_tokens. */
   defaultMaxOutputTokens: number;
+  /** Input tokens a realtime session's hold covers besides the model's output budget (docs/behaviour.md "Realtime"). */
+  realtimeHoldInputTokens: number;
   ipRpm: number;
   userRpm: number;
   userTpm: number;
@@ -26,6 +28,7 @@ export const defaultSiteSettings: SiteSettings = {
   usdExchangeRate: 7.3,
   adminKeyHash: undefined,
   defaultMaxOutputTokens: 4096,
+  realtimeHoldInputTokens: 16_384,
   ipRpm: 0,
   userRpm: 0,
   userTpm: 0,
@@ -43,6 +46,7 @@ export const optionKeys = {
   quotaDisplayType: 'quota_display_type',
   usdExchangeRate: 'usd_exchange_rate',
   defaultMaxOutputTokens: 'default_max_output_tokens',
+  realtimeHoldInputTokens: 'realtime_hold_input_tokens',
   ipRpm: 'rate_limit_ip_rpm',
   userRpm: 'rate_limit_user_rpm',
   userTpm: 'rate_limit_user_tpm',
@@ -65,6 +69,7 @@ export function siteSettingsFromOptions(options: Record<string, string>): SiteSe
     usdExchangeRate: number(optionKeys.usdExchangeRate, defaultSiteSettings.usdExchangeRate),
     adminKeyHash: options[optionKeys.adminKeyHash],
     defaultMaxOutputTokens: number(optionKeys.defaultMaxOutputTokens, defaultSiteSettings.defaultMaxOutputTokens),
+    realtimeHoldInputTokens: number(optionKeys.realtimeHoldInputTokens, defaultSiteSettings.realtimeHoldInputTokens),
     ipRpm: number(optionKeys.ipRpm, defaultSiteSettings.ipRpm),
     userRpm: number(optionKeys.userRpm, defaultSiteSettings.userRpm),
     userTpm: number(optionKeys.userTpm, defaultSiteSettings.userTpm),

@@ -122,6 +122,8 @@ export const configFileSchema = z
     retry_times: z.number().int().nonnegative().optional(),
     allow_unpriced_models: z.boolean().optional(),
     default_max_output_tokens: z.number().int().positive().optional(),
+    /** Input tokens a realtime session's hold covers besides the output budget (default 16,384). */
+    realtime_hold_input_tokens: z.number().int().nonnegative().optional(),
     log_retention_days: z.number().nonnegative().optional(),
     quota_display_type: z.enum(['USD', 'CNY', 'TOKENS']).optional(),
     usd_exchange_rate: z.number().positive().optional(),

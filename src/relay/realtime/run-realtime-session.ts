@@ -8,6 +8,7 @@ import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
 import { admitRequest } from '../admit-request.js';
 import { authorizeModel } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
+import { redactSecret } from '../redact-secret.js';
 import { runFailover, type FailoverResult } from '../run-failover.js';
 import { connectRealtimeUpstream } from './connect-realtime-upstream.js';
 import { readRealtimeUsage, realtimeFrameKind, textDeltaOf } from './read-realtime-usage.js';
@@ -16,8 +17,6 @@ import { readRealtimeHandshake, upgradeProblem } from './realtime-handshake.js';
 import { rejectUpgrade } from './reject-upgrade.js';
 
 const realtimeChannelTypes: ReadonlySet<string> = new Set(['openai']);
-/** What one hold covers besides the model's output budget: a conversation of this many input tokens. */
-export const realtimeHoldInputTokens = 16_384;
 /** After the client leaves mid-response, how long the upstream has to report the cancelled response's usage. */
 const cancelGraceMs = 5_000;
 
@@ -64,9 +63,12 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
   const query = { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId, channelTypes: realtimeChannelTypes };
   authorizeModel(services, caller, query);
   const ip = request.socket.remoteAddress ?? '';
-  const admission = await admitRequest(services, { requestId, caller, model, estimatedPromptTokens: realtimeHoldInputTokens, countPromptTokens: () => Promise.resolve(0), maxOutputTokens: undefined, ip });
+  // What one hold covers besides the model's output budget: a conversation of this many input tokens.
+  const holdInputTokens = services.catalog.snapshot.settings.realtimeHoldInputTokens;
+  const admission = await admitRequest(services, { requestId, caller, model, estimatedPromptTokens: holdInputTokens, countPromptTokens: () => Promise.resolve(0), maxOutputTokens: undefined, ip });
 
   let upstreamModel = model;
+  let channelKey = '';
   const result = await runFailover(services, {
     query,
     retryTimes: services.catalog.snapshot.settings.retryTimes,
@@ -74,6 +76,7 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
     attempt: async (channel, key) => {
       const mapping = resolveModelMapping(channel.modelMapping, model);
       upstreamModel = mapping.ok ? mapping.upstreamModel : model;
+      channelKey = key;
       const connection = await connectRealtimeUpstream(channel, key, upstreamModel, handshake);
       return connection.ok ? { kind: 'served', value: connection.socket, status: 101 } : { kind: 'failed', failure: connection.failure };
     },
@@ -105,7 +108,7 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
   }
   // A session is not one request in flight (it may last hours): its settlements are, each on its own.
   sessions.open.add(client);
-  const relaying: Promise<void> = relayFrames(client, upstream, billing, requestId).finally(() => {
+  const relaying: Promise<void> = relayFrames(client, upstream, billing, requestId, channelKey).finally(() => {
     sessions.open.delete(client);
     sessions.running.delete(relaying);
   });
@@ -137,8 +140,11 @@ function connectFailure(result: Exclude<FailoverResult<WebSocket>, { kind: 'serv
   return new GatewayError(status === 502 ? 'upstream_error' : 'invalid_request', failure.message, { status });
 }
 
-/** Relays both ways until either side closes; bills each response as it ends; resolves once all is settled. */
-function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBilling, requestId: string): Promise<void> {
+/**
+ * Relays both ways until either side closes; bills each response as it ends; resolves once all is settled.
+ * A text frame that quotes the channel's key reaches the client with the key masked.
+ */
+function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBilling, requestId: string, channelKey: string): Promise<void> {
   return new Promise<void>((resolve) => {
     let ending: string | undefined;
     let onResponsesDone: (() => void) | undefined;
@@ -168,7 +174,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
 
     upstream.on('message', (data: RawData, isBinary: boolean) => {
       const frame = data as Buffer;
-      if (client.readyState === WebSocket.OPEN) client.send(frame, { binary: isBinary });
+      if (client.readyState === WebSocket.OPEN) client.send(isBinary ? frame : withoutSecret(frame, channelKey), { binary: isBinary });
       if (isBinary) return;
       const kind = realtimeFrameKind(frame);
       if (kind === undefined) return;
@@ -207,6 +213,12 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
     client.on('error', () => finish('the client session failed'));
     upstream.resume();
   });
+}
+
+/** The frame, or a copy with `secret` masked when it quotes it (a search of the bytes: most frames do not). */
+function withoutSecret(frame: Buffer, secret: string): Buffer {
+  if (secret.length < 8 || !frame.includes(secret)) return frame;
+  return Buffer.from(redactSecret(frame.toString('utf8'), secret), 'utf8');
 }
 
 /** The key or the wallet cannot hold the next response: the client is told, in the session, and it ends. */
