@@ -52,7 +52,8 @@ export function buildLogRow(facts: RelayLogFacts): LogRow {
     latency_ms: Math.max(0, facts.finishedAt - facts.startedAt),
     first_token_ms: facts.firstTokenAt === undefined ? null : Math.max(0, facts.firstTokenAt - facts.startedAt),
     attempts: attemptsJson(facts.attempts),
-    warnings: facts.warnings.length === 0 ? '[]' : JSON.stringify(facts.warnings),
+    // Each attempt's converter adds its warnings: a retried request would repeat them.
+    warnings: facts.warnings.length === 0 ? '[]' : JSON.stringify([...new Set(facts.warnings)]),
     usage_source: facts.usageSource,
     ip: facts.ip.slice(0, 64),
     error: facts.error === undefined ? null : facts.error.slice(0, 1000),

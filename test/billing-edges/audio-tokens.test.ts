@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ScriptedReply } from '../fakes/scripted-upstream.js';
 import { replyAsAsked, type WireStyle, type WireUsage } from '../fakes/scripted-vendor-wire.js';
-import { modelOf, quotaPerUnit, sendWithSdk, startBillingFixture, styles, type BillingFixture } from './billing-fixture.js';
+import { expectedCharge, modelOf, quotaPerUnit, sendWithSdk, startBillingFixture, styles, type BillingFixture } from './billing-fixture.js';
 
 /**
  * OpenAI bills the audio tokens of its audio models at several times their text price, and Gemini its audio
@@ -54,5 +55,37 @@ describe('audio tokens are billed at the audio prices', () => {
         });
       }
     }
+  }
+});
+
+/** A Gemini stream ("Hello world") whose closing chunk carries `usageMetadata` as given. */
+function geminiReplyWithUsage(usageMetadata: Record<string, unknown>): ScriptedReply {
+  const frame = (parts: Record<string, unknown>[], extra: Record<string, unknown>): { data: Record<string, unknown> } => ({
+    data: { candidates: [{ content: { parts, role: 'model' }, index: 0, ...extra }], modelVersion: 'gemini-2.5-flash', responseId: 'r1' },
+  });
+  const closing = frame([{ text: '' }], { finishReason: 'STOP' });
+  return { sse: [frame([{ text: 'Hello' }], {}), frame([{ text: ' world' }], {}), { data: { ...closing.data, usageMetadata } }], crlf: true };
+}
+
+// From the audio audit: modality details written as null (relays write an empty Go slice so) made the whole
+// usageMetadata unreadable, and the request was billed a local count of its text instead of the report.
+describe('a Gemini upstream whose usageMetadata carries null modality details is billed its reported usage', () => {
+  let fixture: BillingFixture;
+  beforeAll(async () => {
+    fixture = await startBillingFixture({ tokenQuota: 100_000_000, userQuota: 100_000_000 });
+  });
+  afterAll(async () => fixture?.close());
+
+  for (const client of ['openai-chat', 'gemini'] as const) {
+    it(`${client} client, streamed`, async () => {
+      fixture.primary.gemini.enqueue(geminiReplyWithUsage({ promptTokenCount: 1200, candidatesTokenCount: 90, totalTokenCount: 1290, promptTokensDetails: null, candidatesTokensDetails: null }));
+      const before = await fixture.balances();
+      expect(await sendWithSdk(fixture.sdk, client, modelOf.gemini, true, 500)).toBe('Hello world');
+      await fixture.settled();
+      const row = (await fixture.logs()).at(-1);
+      expect({ source: row.usage_source, input: Number(row.input_tokens), output: Number(row.output_tokens) }).toEqual({ source: 'upstream', input: 1200, output: 90 });
+      const after = await fixture.balances();
+      expect(after.tokenUsed - before.tokenUsed).toBe(expectedCharge({ input: 1200, output: 90 }));
+    });
   }
 });

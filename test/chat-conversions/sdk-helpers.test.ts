@@ -9,7 +9,7 @@ import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedCharge, modelOf, startBillingFixture, type BillingFixture } from '../billing-edges/billing-fixture.js';
-import { replyFor, responsesWhole, type WireStyle } from '../fakes/scripted-vendor-wire.js';
+import { errorReply, replyFor, responsesWhole, type WireStyle } from '../fakes/scripted-vendor-wire.js';
 
 const converted: WireStyle[] = ['openai-responses', 'anthropic', 'gemini'];
 
@@ -159,6 +159,34 @@ describe('Chat SDK helpers → converted upstreams', () => {
       required: ['n', 'note'],
       additionalProperties: false,
     });
+  });
+
+  // From the schema audit: @google/genai types int64 limits as strings, and a nullable enum must still admit null.
+  it('→ anthropic from a Gemini client: minItems written as a string is moved, and a nullable enum keeps null as an answer', async () => {
+    fixture.primary.anthropic.enqueue(replyFor('anthropic', { text: '{"tags":["a","b"],"color":null}', usage: { input: 20, output: 8 } }, false));
+    const responseSchema = {
+      type: Type.OBJECT,
+      properties: { tags: { type: Type.ARRAY, items: { type: Type.STRING }, minItems: '2' }, color: { type: Type.STRING, enum: ['red', 'blue'], nullable: true } },
+      required: ['tags', 'color'],
+    };
+    const answer = await fixture.sdk.gemini.models.generateContent({ model: modelOf.anthropic, contents: 'Tags', config: { responseMimeType: 'application/json', responseSchema } });
+    expect(JSON.parse(answer.text ?? '')).toEqual({ tags: ['a', 'b'], color: null });
+    const sent = sentSchema('anthropic', fixture.primary.anthropic.requests.at(-1)!.body);
+    expect(sent.properties.tags).toEqual({ type: 'array', items: { type: 'string' }, description: '{minItems: 2}' });
+    expect(sent.properties.color).toEqual({ type: ['string', 'null'], enum: ['red', 'blue', null] });
+  });
+
+  it('→ anthropic: a retried request logs the schema warnings once', async () => {
+    const fallbackFixture = await startBillingFixture({ fallbacks: true });
+    try {
+      fallbackFixture.primary.anthropic.enqueue(errorReply('anthropic', 500, 'boom'));
+      fallbackFixture.fallback!.anthropic.enqueue(replyFor('anthropic', { text: '{"n":2}', usage: { input: 10, output: 3 } }, false));
+      await fallbackFixture.sdk.openai.chat.completions.parse({ model: modelOf.anthropic, messages: [{ role: 'user', content: 'n' }], response_format: zodResponseFormat(z.object({ n: z.number().min(1) }), 'n') });
+      const warnings = JSON.parse((await fallbackFixture.logs()).at(-1).warnings) as string[];
+      expect(warnings.filter((warning) => warning.startsWith('output schema: minimum moved'))).toHaveLength(1);
+    } finally {
+      await fallbackFixture.close();
+    }
   });
 
   it('→ responses: a refusal answer to parse(): the SDK reports message.refusal (parsed null), not a JSON SyntaxError', async () => {

@@ -222,7 +222,7 @@ describe('responses', () => {
         total_tokens: 150,
         input_tokens: 120,
         output_tokens: 30,
-        input_token_details: { text_tokens: 120, audio_tokens: 0, cached_tokens: 20 },
+        input_token_details: { text_tokens: 120, audio_tokens: 0, cached_tokens: 20, cached_tokens_details: { text_tokens: 20, audio_tokens: 0 } },
         output_token_details: { text_tokens: 30, audio_tokens: 0 },
       },
     });
@@ -238,7 +238,7 @@ describe('responses', () => {
       total_tokens: 10,
       input_tokens: 7,
       output_tokens: 3,
-      input_token_details: { text_tokens: 7, audio_tokens: 0, cached_tokens: 0 },
+      input_token_details: { text_tokens: 7, audio_tokens: 0, cached_tokens: 0, cached_tokens_details: { text_tokens: 0, audio_tokens: 0 } },
       output_token_details: { text_tokens: 3, audio_tokens: 0 },
     });
     expect(done.response.output[0].content[0].text).toBe('AB');

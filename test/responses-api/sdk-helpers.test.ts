@@ -43,6 +43,18 @@ describe('responses.stream(): delta events and finalResponse()', () => {
 });
 
 describe('responses.parse() with a zod text format', () => {
+  // From the schema audit: a tuple's members are rewritten too (Anthropic refuses the bounds inside them).
+  it('a z.tuple reaches an Anthropic upstream with the bounds inside it moved into descriptions', async () => {
+    const Scored = z.object({ pair: z.tuple([z.object({ score: z.number().int().min(1).max(10) }), z.string()]) });
+    const json = '{"pair":[{"score":3},"ok"]}';
+    fixture.primary.anthropic.enqueue(replyFor('anthropic', { text: json, usage: { input: 20, output: 8 } }, false));
+    const parsed = await fixture.sdk.openai.responses.parse({ model: modelOf.anthropic, input: 'Score it', text: { format: zodTextFormat(Scored, 'scored') } });
+    expect(parsed.output_parsed).toEqual(JSON.parse(json));
+    const schema = (fixture.primary.anthropic.requests.at(-1)!.body as any).output_config.format.schema;
+    expect(JSON.stringify(schema)).not.toMatch(/"(minimum|maximum)":/);
+    expect(JSON.stringify(schema)).toContain('maximum: 10');
+  });
+
   it.each(styles.flatMap((up) => [false, true].map((stream) => ({ up, stream }))))('$up upstream (stream=$stream)', async ({ up, stream }) => {
     fixture.primary[up].enqueue(replyFor(up, { text: ['{"city":', '"Paris",', '"celsius":18}'], usage: { input: 30, output: 10 } }, stream));
     const params = { model: modelOf[up], input: 'Weather in Paris as JSON', text: { format: zodTextFormat(Weather, 'weather') } };

@@ -58,4 +58,53 @@ describe('formatAnthropicOutputSchema', () => {
     const schema = { type: 'object', properties: { minimum: { type: 'number', const: 3 }, format: { type: 'string', enum: ['maxLength'] } }, additionalProperties: false };
     expect(formatAnthropicOutputSchema(schema)).toEqual({ value: schema, warnings: [] });
   });
+
+  // From the schema audit.
+  it('walks tuples (`items` as a list, `additionalItems`) and closes a map node that names no type', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        pair: {
+          type: 'array',
+          items: [{ type: 'object', properties: { score: { type: 'number', minimum: 1 } } }, { type: 'string', maxLength: 3 }],
+          additionalItems: { type: 'object', properties: { x: { type: 'string' } } },
+        },
+        labels: { additionalProperties: { type: 'string' } },
+      },
+      additionalProperties: false,
+    };
+    expect(formatAnthropicOutputSchema(schema).value).toEqual({
+      type: 'object',
+      properties: {
+        pair: {
+          type: 'array',
+          items: [{ type: 'object', properties: { score: { type: 'number', description: '{minimum: 1}' } }, additionalProperties: false }, { type: 'string', description: '{maxLength: 3}' }],
+          additionalItems: { type: 'object', properties: { x: { type: 'string' } }, additionalProperties: false },
+        },
+        labels: { additionalProperties: false },
+      },
+      additionalProperties: false,
+    });
+  });
+
+  it('keeps minItems only at 0 or 1 (a number), turns oneOf into anyOf, and lets null answer a nullable enum', () => {
+    expect(formatAnthropicOutputSchema({ type: 'array', items: { type: 'string' }, minItems: '1' }).value).toEqual({ type: 'array', items: { type: 'string' }, description: '{minItems: "1"}' });
+    expect(formatAnthropicOutputSchema({ oneOf: [{ type: 'string' }, { type: 'integer' }] }).value).toEqual({ anyOf: [{ type: 'string' }, { type: 'integer' }] });
+    expect(formatAnthropicOutputSchema({ type: 'string', enum: ['red', 'blue'], nullable: true }).value).toEqual({ type: ['string', 'null'], enum: ['red', 'blue', null] });
+  });
+
+  it('handles __proto__ properties, boolean schemas, $ref siblings, type lists, a root anyOf and keyword-like values', () => {
+    const schema = JSON.parse(`{"anyOf":[{"properties":{"__proto__":{"type":"string","maxLength":2}, "b": true, "c": false, "r": {"$ref":"#/definitions/D","description":"x"}},"required":["__proto__"]},{"type":["object","null"],"properties":{}}],
+      "definitions":{"D":{"type":"object","properties":{"n":{"type":"number","default":{"minimum":1},"examples":[{"maximum":2}],"enum":[1,2]}},"additionalProperties":{"type":"string"}}}}`);
+    const { value, warnings } = formatAnthropicOutputSchema(schema) as { value: any; warnings: string[] };
+    expect(Object.keys(value.anyOf[0].properties)).toEqual(['__proto__', 'b', 'c', 'r']);
+    expect(Object.getOwnPropertyDescriptor(value.anyOf[0].properties, '__proto__')?.value).toEqual({ type: 'string', description: '{maxLength: 2}' });
+    expect(value.anyOf[0].additionalProperties).toBe(false);
+    expect(value.anyOf[0].properties.b).toBe(true);
+    expect(value.anyOf[0].properties.r).toEqual({ $ref: '#/definitions/D', description: 'x' });
+    expect(value.anyOf[1].additionalProperties).toBe(false);
+    expect(value.definitions.D.additionalProperties).toBe(false);
+    expect(value.definitions.D.properties.n).toEqual({ type: 'number', default: { minimum: 1 }, examples: [{ maximum: 2 }], enum: [1, 2] });
+    expect(warnings).toHaveLength(2);
+  });
 });

@@ -14,9 +14,10 @@ const acceptedFormats = new Set(['date-time', 'time', 'date', 'duration', 'email
  * JSON Schema and refuses the rest with a 400, where OpenAI and Gemini take the schema as written:
  * - every object gets `additionalProperties: false` (Anthropic requires it; any other value is replaced,
  *   with a warning);
- * - numeric, string-length, array-size and property-count constraints, `minItems` above 1 and string
- *   formats it does not know are taken out and written into the node's `description` (`{minimum: 1}`),
- *   where the model still reads them;
+ * - numeric, string-length, array-size and property-count constraints, a `minItems` other than 0 or 1 and
+ *   string formats it does not know are taken out and written into the node's `description`
+ *   (`{minimum: 1}`), where the model still reads them;
+ * - `oneOf` becomes `anyOf` (the subset has no `oneOf`);
  * - OpenAPI's `nullable: true` becomes a `"null"` type, and `$schema` is dropped.
  * Only schema keywords are walked; property names, `enum`, `const`, `default` and `examples` are kept.
  */
@@ -36,14 +37,15 @@ function rewrite(schema: unknown, moved: Set<string>, replaced: { additionalProp
   const notes: string[] = [];
   for (const [key, value] of Object.entries(schema)) {
     if (key === '$schema' || key === 'nullable') continue;
-    const refused = refusedConstraints.has(key) || (key === 'minItems' && typeof value === 'number' && value > 1) || (key === 'format' && typeof value === 'string' && !acceptedFormats.has(value));
+    const refused = refusedConstraints.has(key) || (key === 'minItems' && value !== 0 && value !== 1) || (key === 'format' && typeof value === 'string' && !acceptedFormats.has(value));
     if (refused) {
       moved.add(key);
       notes.push(`${key}: ${JSON.stringify(value)}`);
       continue;
     }
+    const name = key === 'oneOf' && schema.anyOf === undefined ? 'anyOf' : key;
     // defineProperty: a key named `__proto__` stays an own property.
-    Object.defineProperty(result, key, { value: mapSubschemas(key, value, (child) => rewrite(child, moved, replaced)), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(result, name, { value: mapSubschemas(key, value, (child) => rewrite(child, moved, replaced)), enumerable: true, writable: true, configurable: true });
   }
   if (isObjectNode(schema)) {
     if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) replaced.additionalProperties = true;
@@ -56,7 +58,9 @@ function rewrite(schema: unknown, moved: Set<string>, replaced: { additionalProp
   return schema.nullable === true ? withNullType(result) : result;
 }
 
+/** An object type, or a node without a type that describes an object's members (a map: `additionalProperties` alone). */
 function isObjectNode(schema: Record<string, unknown>): boolean {
   const { type } = schema;
-  return type === 'object' || (Array.isArray(type) && type.includes('object')) || (type === undefined && isRecord(schema.properties));
+  if (type === undefined) return isRecord(schema.properties) || schema.additionalProperties !== undefined || isRecord(schema.patternProperties);
+  return type === 'object' || (Array.isArray(type) && type.includes('object'));
 }

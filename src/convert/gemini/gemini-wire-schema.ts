@@ -111,11 +111,6 @@ export const geminiRequestSchema = z
   .passthrough();
 export type GeminiRequest = z.infer<typeof geminiRequestSchema>;
 
-/** `{modality, tokenCount}`: one modality's share of a count (ai.google.dev/api/generate-content#ModalityTokenCount). */
-function geminiModalityCountSchema() {
-  return z.object({ modality: z.string().optional(), tokenCount: z.number().optional() }).passthrough();
-}
-
 export const geminiUsageMetadataSchema = z
   .object({
     promptTokenCount: z.number().optional(),
@@ -124,9 +119,6 @@ export const geminiUsageMetadataSchema = z
     cachedContentTokenCount: z.number().optional(),
     thoughtsTokenCount: z.number().optional(),
     toolUsePromptTokenCount: z.number().optional(),
-    promptTokensDetails: z.array(geminiModalityCountSchema()).optional(),
-    cacheTokensDetails: z.array(geminiModalityCountSchema()).optional(),
-    candidatesTokensDetails: z.array(geminiModalityCountSchema()).optional(),
   })
   .passthrough();
 export type GeminiUsageMetadata = z.infer<typeof geminiUsageMetadataSchema>;

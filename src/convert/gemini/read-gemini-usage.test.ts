@@ -29,6 +29,13 @@ describe('readGeminiUsage', () => {
     expect(readGeminiUsage({ promptTokenCount: 5, candidatesTokenCount: 1, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 5 }] })?.input).toEqual({ total: 5, cacheRead: 0, cacheWrite: 0 });
   });
 
+  it('keeps the reported counts when the modality details are null or malformed (relays write an empty list as null)', () => {
+    const reported = { promptTokenCount: 1200, candidatesTokenCount: 90, totalTokenCount: 1290 };
+    expect(readGeminiUsage({ ...reported, promptTokensDetails: null, candidatesTokensDetails: null })).toMatchObject({ input: { total: 1200, cacheRead: 0, cacheWrite: 0 }, output: { total: 90, reasoning: 0 } });
+    const partial = readGeminiUsage({ ...reported, promptTokensDetails: [{ modality: 'TEXT', tokenCount: null }, { modality: 'AUDIO', tokenCount: 700 }, null, 'x'] });
+    expect(partial).toMatchObject({ input: { total: 1200, audio: 700 }, output: { total: 90 } });
+  });
+
   it('reads nothing from metadata without token counts', () => {
     expect(readGeminiUsage({ trafficType: 'ON_DEMAND' })).toBeUndefined();
     expect(readGeminiUsage(undefined)).toBeUndefined();

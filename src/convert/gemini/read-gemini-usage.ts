@@ -1,4 +1,5 @@
 import { addAudio, type NormalizedUsage } from '../../billing/normalized-usage.js';
+import { isRecord } from '../shared/is-record.js';
 import type { Converted } from '../../canonical/conversion.js';
 import { geminiUsageMetadataSchema } from './gemini-wire-schema.js';
 
@@ -32,9 +33,17 @@ export function readGeminiUsage(usageMetadata: unknown): NormalizedUsage | undef
   return addAudio(normalized, audioIn, audioCount(usage.candidatesTokensDetails));
 }
 
-function audioCount(details: { modality?: string; tokenCount?: number }[] | undefined): number {
+/**
+ * The `AUDIO` tokens of a `ModalityTokenCount` list (ai.google.dev/api/generate-content#ModalityTokenCount),
+ * read leniently: relays write an empty list as `null`, and a malformed list must cost only the audio
+ * split, never the counts beside it.
+ */
+function audioCount(details: unknown): number {
+  if (!Array.isArray(details)) return 0;
   let total = 0;
-  for (const detail of details ?? []) if (detail.modality === 'AUDIO') total += count(detail.tokenCount);
+  for (const detail of details) {
+    if (isRecord(detail) && detail.modality === 'AUDIO' && typeof detail.tokenCount === 'number') total += count(detail.tokenCount);
+  }
   return total;
 }
 
