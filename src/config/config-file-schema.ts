@@ -9,20 +9,23 @@ import { parseVodKey } from '../providers/tencent-vod/vod-credentials.js';
  */
 const apiKeyPattern = /^sk-[A-Za-z0-9]{48}$/;
 
+/** A price or a ratio: finite (JSON's 1e400 parses as Infinity, which no charge can be computed from) and not negative. */
+export const priceValue = z.number().finite().nonnegative();
+
 export const priceSchema = z
   .object({
-    input: z.number().nonnegative().optional(),
-    output: z.number().nonnegative().optional(),
-    cache_read: z.number().nonnegative().optional(),
-    cache_write: z.number().nonnegative().optional(),
+    input: priceValue.optional(),
+    output: priceValue.optional(),
+    cache_read: priceValue.optional(),
+    cache_write: priceValue.optional(),
     /** Writes to Anthropic's 1-hour cache; unset, they are billed at `cache_write`. */
-    cache_write_1h: z.number().nonnegative().optional(),
+    cache_write_1h: priceValue.optional(),
     /** Audio input tokens; unset, they are billed at `input`. */
-    audio_input: z.number().nonnegative().optional(),
+    audio_input: priceValue.optional(),
     /** Audio output tokens; unset, they are billed at `output`. */
-    audio_output: z.number().nonnegative().optional(),
-    per_call: z.number().nonnegative().optional(),
-    per_second: z.number().nonnegative().optional(),
+    audio_output: priceValue.optional(),
+    per_call: priceValue.optional(),
+    per_second: priceValue.optional(),
   })
   .strict();
 
@@ -134,7 +137,7 @@ export const configFileSchema = z
       })
       .strict()
       .optional(),
-    groups: z.record(z.string(), z.number().nonnegative()).optional(),
+    groups: z.record(z.string(), priceValue).optional(),
     prices: z.record(z.string(), priceSchema).optional(),
     channels: z.array(configChannelSchema).optional(),
     users: z.array(configUserSchema).optional(),

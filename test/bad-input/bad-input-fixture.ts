@@ -107,7 +107,7 @@ export async function startBadInputFixture(): Promise<BadInputFixture> {
   };
 }
 
-export type Style = 'openai' | 'anthropic' | 'gemini' | 'api';
+export type Style = 'openai' | 'anthropic' | 'gemini' | 'api' | 'task' | 'mj';
 
 export interface Sent {
   status: number;
@@ -116,13 +116,13 @@ export interface Sent {
   headers: Headers;
 }
 
-/** Sends one request; `auth` undefined = Bearer good key, null = no Authorization header. */
+/** Sends one request; `auth` undefined = Bearer good key, null = no Authorization header. A form body sets its own content type. */
 export async function send(
-  fixture: BadInputFixture,
+  fixture: { url: string },
   path: string,
-  options: { method?: string; body?: string | Buffer; auth?: string | null; headers?: Record<string, string> } = {},
+  options: { method?: string; body?: string | Buffer | FormData; auth?: string | null; headers?: Record<string, string> } = {},
 ): Promise<Sent> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) };
+  const headers: Record<string, string> = { ...(options.body instanceof FormData ? {} : { 'content-type': 'application/json' }), ...(options.headers ?? {}) };
   if (options.auth !== null) headers.authorization = `Bearer ${options.auth ?? keys.good}`;
   const response = await fetch(`${fixture.url}${path}`, { method: options.method ?? 'POST', headers, body: options.body });
   const answer = await readAnswer(response);
@@ -136,7 +136,9 @@ const geminiStatuses: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: '
 /**
  * Asserts the error envelope of the style (docs/behaviour.md "Errors"): OpenAI `{error:{message,type,param,code}}`,
  * Anthropic `{type:"error",error:{type,message}}` with the type of the status, Gemini `{error:{code,message,status}}`
- * with the code and status of the HTTP status, `/api` `{success:false,message}`. Returns the message.
+ * with the code and status of the HTTP status, `/api` `{success:false,message}`, the task routes'
+ * `{code,message,data:null}`, Midjourney's `{code,description,type,result:null}` (code 3 for 404, 9 for a
+ * server error, else 4). Returns the message.
  */
 export function expectEnvelope(sent: Sent, style: Style): string {
   const { body } = sent;
@@ -155,14 +157,26 @@ export function expectEnvelope(sent: Sent, style: Style): string {
     case 'api':
       expect(body).toMatchObject({ success: false, message: expect.any(String) });
       return body.message;
+    case 'task':
+      expect(body, JSON.stringify(body)).toMatchObject({ code: expect.any(String), message: expect.any(String), data: null });
+      return body.message;
+    case 'mj':
+      expect(body, JSON.stringify(body)).toMatchObject({ code: sent.status === 404 ? 3 : sent.status >= 500 ? 9 : 4, description: expect.any(String), type: expect.any(String), result: null });
+      return body.description;
   }
+}
+
+/** What {@link withoutCharge} reads of a fixture. */
+export interface ChargeWatch {
+  balances(): Promise<{ openReservations: number }>;
+  upstreamCalls(): number;
 }
 
 /**
  * Runs `act`, then asserts that no token or user balance moved, no quota reservation is left open, and the
  * upstreams received `upstreamCalls` requests (none unless told).
  */
-export async function withoutCharge<T>(fixture: BadInputFixture, act: () => Promise<T>, upstreamCalls = 0): Promise<T> {
+export async function withoutCharge<T>(fixture: ChargeWatch, act: () => Promise<T>, upstreamCalls = 0): Promise<T> {
   const before = await fixture.balances();
   const calls = fixture.upstreamCalls();
   const result = await act();

@@ -33,7 +33,8 @@ export async function videoRoutes(app: FastifyInstance, services: AppServices): 
   // it on as it is), the OpenAI video object back; the query answers new-api's `{code, data}` wrapper.
   const klingOptions = { config: { errorStyle: 'task' as const }, preHandler: options.preHandler };
   for (const action of ['text2video', 'image2video']) {
-    app.post(`/kling/v1/videos/${action}`, klingOptions, (request, reply) => runVideoSubmit(submit, 'kling', request, reply));
+    const route = action === 'image2video' ? 'kling-image2video' : 'kling';
+    app.post(`/kling/v1/videos/${action}`, klingOptions, (request, reply) => runVideoSubmit(submit, route, request, reply));
     app.get<{ Params: { id: string } }>(`/kling/v1/videos/${action}/:id`, klingOptions, async (request, reply) => {
       const task = await callersTask(services, request, request.params.id);
       return reply.headers(corsResponseHeaders).send(presentTaskDto(task, contentUrlFor(request, task.public_id)));

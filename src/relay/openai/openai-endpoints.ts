@@ -37,6 +37,8 @@ const model = z.string().min(1, 'model must not be empty');
 
 /** The roles Chat Completions takes: spec §4.1's four, OpenAI's `developer`, and its deprecated `function`. */
 export const chatMessageRoles = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
+/** The most choices (`n`) a Chat request may ask for, as OpenAI allows. */
+export const maxChatChoices = 128;
 
 /** OpenAI's wording for a role it does not know, the role quoted back. */
 export function unknownRoleMessage(role: unknown): string {
@@ -66,6 +68,8 @@ const chatSchema = z
     stream: z.boolean().optional(),
     max_tokens: outputTokenBudget.nullish(),
     max_completion_tokens: outputTokenBudget.nullish(),
+    // The reservation covers n choices: a count the upstream would read differently must not reach it.
+    n: z.number().int().positive().max(maxChatChoices).nullish(),
     tools: z.array(z.object({ type: z.string() }).passthrough()).nullish(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish(),
   })

@@ -57,6 +57,7 @@ const candidates: Record<string, unknown[]> = {
   stream: anyJson,
   max_tokens: [...anyJson, 64, 2 ** 31 - 1, 2 ** 31, 2 ** 53, 1e300],
   max_completion_tokens: [...anyJson, 64, 2 ** 31 - 1, 2 ** 53 + 2],
+  n: [...anyJson, 0, -1, 1.5, 2, 128, 129, 1e300],
   tools: [...anyJson, [{ type: 'function' }], [{ function: {} }], [{ type: 1 }], [null], [{ type: 'function' }, 'x']],
   stream_options: [...anyJson, { include_usage: true }, { include_usage: 'yes' }, { include_usage: null }, { other: 1 }],
 };
@@ -67,6 +68,7 @@ const validValues: Record<string, unknown[]> = {
   stream: [undefined, true, false],
   max_tokens: [undefined, null, 0, 64],
   max_completion_tokens: [undefined, null, 64],
+  n: [undefined, null, 1, 4],
   tools: [undefined, null, [], [{ type: 'function' }]],
   stream_options: [undefined, null, {}, { include_usage: true }],
 };

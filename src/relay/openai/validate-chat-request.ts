@@ -1,12 +1,12 @@
 import { maxOutputTokensLimit } from '../../canonical/canonical-request.js';
 import { invalidParameter, missingParameter } from '../validate-body.js';
-import { chatMessageRoles, unknownRoleMessage } from './openai-endpoints.js';
+import { chatMessageRoles, maxChatChoices, unknownRoleMessage } from './openai-endpoints.js';
 
 const knownRoles = new Set<unknown>(chatMessageRoles);
 
 /**
  * The Chat Completions body check of the hot path, by hand: the fields the gateway reads (model, messages
- * and their roles, stream, stream_options, the output budgets, tools), everything else passes through
+ * and their roles, stream, stream_options, the output budgets, the number of choices, tools), everything else passes through
  * unchecked. It throws the same 400 as the zod schema `openaiEndpoints.chat.schema` would (same first
  * failing field, message and param; validate-chat-request.test.ts holds the two side by side), at a
  * fraction of its cost per request.
@@ -40,6 +40,7 @@ export function validateChatRequest(body: Record<string, unknown>): void {
   if (stream !== undefined && typeof stream !== 'boolean') throw expected('stream', 'boolean', stream);
   checkTokenBudget('max_tokens', body.max_tokens);
   checkTokenBudget('max_completion_tokens', body.max_completion_tokens);
+  checkChoices(body.n);
 
   const { tools } = body;
   if (tools !== undefined && tools !== null) {
@@ -67,6 +68,15 @@ function checkTokenBudget(param: string, value: unknown): void {
   if (!Number.isInteger(value)) throw invalidParameter(param, 'Expected integer, received float');
   if (value < 0) throw invalidParameter(param, 'Number must be greater than or equal to 0');
   if (value > maxOutputTokensLimit) throw invalidParameter(param, `Number must be less than or equal to ${maxOutputTokensLimit}`);
+}
+
+/** `n`: a whole number of choices from 1 to {@link maxChatChoices} (OpenAI's limit), or absent / null. */
+function checkChoices(value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'number' || Number.isNaN(value)) throw expected('n', 'number', value);
+  if (!Number.isInteger(value)) throw invalidParameter('n', 'Expected integer, received float');
+  if (value <= 0) throw invalidParameter('n', 'Number must be greater than 0');
+  if (value > maxChatChoices) throw invalidParameter('n', `Number must be less than or equal to ${maxChatChoices}`);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -8,7 +8,7 @@ import { videoTaskPrice } from '../../tasks/video-task-price.js';
 import { MultipartBody } from '../multipart-body.js';
 import { encodeMultipartForm, readMultipartForm, type MultipartForm } from '../multipart-form.js';
 import { runTaskSubmit, type TaskSubmitPlan, type TaskSubmitServices } from '../task-submit/run-task-submit.js';
-import { requireObjectBody } from '../validate-body.js';
+import { invalidParameter, missingParameter, requireObjectBody } from '../validate-body.js';
 import { sendKlingVideoSubmit } from './send-kling-video-submit.js';
 import { sendOpenaiVideoSubmit } from './send-openai-video-submit.js';
 import { sendVodVideoSubmit } from './send-vod-video-submit.js';
@@ -18,10 +18,11 @@ import { readVideoRequest, unifiedToOpenaiVideoBody, type VideoRequest } from '.
  * Which submit route: Sora-style `/v1/videos` (JSON or form, relayed as sent), the unified
  * `/v1/video/generations`, or Kling's native `/kling/v1/videos/{text2video|image2video}`.
  */
-export type VideoSubmitRoute = 'videos' | 'generations' | 'kling';
+/** `kling-image2video` is Kling's native image2video route, which needs an image; `kling` its text2video. */
+export type VideoSubmitRoute = 'videos' | 'generations' | 'kling' | 'kling-image2video';
 
 const videoChannelTypes: ReadonlySet<string> = new Set(['openai', 'tencent-vod', 'kling']);
-const logStyles: Record<VideoSubmitRoute, string> = { videos: 'openai-videos', generations: 'video-generations', kling: 'kling-videos' };
+const logStyles: Record<VideoSubmitRoute, string> = { videos: 'openai-videos', generations: 'video-generations', kling: 'kling-videos', 'kling-image2video': 'kling-videos' };
 /** Form fields that decide the price or the routing: each may be given once. */
 const checkedFields = new Set(['model', 'prompt', 'seconds', 'duration', 'size']);
 
@@ -42,8 +43,8 @@ async function submitVideo(services: TaskSubmitServices, route: VideoSubmitRoute
   const body: VideoBody =
     request.body instanceof MultipartBody && route === 'videos'
       ? { kind: 'form', body: request.body, form: await readMultipartForm(request.body, checkedFields) }
-      : route === 'kling'
-        ? { kind: 'json', body: klingNativeToUnified(requireObjectBody(request.body)), raw: undefined }
+      : route === 'kling' || route === 'kling-image2video'
+        ? { kind: 'json', body: klingNativeToUnified(requireObjectBody(request.body), route === 'kling-image2video'), raw: undefined }
         : { kind: 'json', body: requireObjectBody(request.body), raw: request.rawBody };
   const fields = body.kind === 'form' ? body.form.fields : body.body;
   const routes = vodRoutesOf(services.relay.catalog.snapshot.channels, typeof fields.model === 'string' ? fields.model : undefined);
@@ -134,7 +135,10 @@ function vodRoutesOf(channels: readonly ChannelRecord[], model: string | undefin
  * (or `model`) as the model, the prompt, the image, and the whole native body as `metadata`, which a
  * Kling channel sends on (its own field names) and other channels read what they know from.
  */
-function klingNativeToUnified(native: Record<string, unknown>): Record<string, unknown> {
+function klingNativeToUnified(native: Record<string, unknown>, needsImage: boolean): Record<string, unknown> {
+  // Without its image an image2video would be made (and charged) as a text2video nobody asked for.
+  if (needsImage && (native.image === undefined || native.image === null)) throw missingParameter('image');
+  if (needsImage && (typeof native.image !== 'string' || native.image === '')) throw invalidParameter('image', 'Expected a non-empty string (an image URL or its Base64).');
   const unified: Record<string, unknown> = { model: native.model_name ?? native.model, prompt: native.prompt, metadata: native };
   if (native.image !== undefined) unified.image = native.image;
   if (native.duration !== undefined) unified.duration = native.duration;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { PriceRecord } from '../../../catalog/catalog-records.js';
-import { priceSchema } from '../../../config/config-file-schema.js';
+import { priceSchema, priceValue } from '../../../config/config-file-schema.js';
 
 const atLeastOnePrice = (body: Record<string, unknown>) => Object.entries(body).some(([name, value]) => name !== 'model' && value !== undefined && value !== null);
 
@@ -9,7 +9,7 @@ export const createPriceBodySchema = priceSchema
   .extend({ model: z.string().min(1).max(191) })
   .refine(atLeastOnePrice, { message: 'give at least one of input, output, cache_read, cache_write, cache_write_1h, audio_input, audio_output, per_call, per_second' });
 
-const clearablePrice = z.number().nonnegative().nullable().optional();
+const clearablePrice = priceValue.nullable().optional();
 
 /** Partial: an absent field keeps its value, null clears it. */
 export const updatePriceBodySchema = z
