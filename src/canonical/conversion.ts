@@ -23,6 +23,8 @@ export interface FormatRequestOptions {
    * channel's `settings.max_tokens`, else `default_max_output_tokens` — what the reservation covers.
    */
   defaultMaxOutputTokens?: number;
+  /** Chat Completions: send earlier turns' reasoning text back as `reasoning_content` (relay/replays-reasoning.ts). */
+  replayReasoning?: boolean;
 }
 
 /** Pure, stateful stream transform: upstream wire events in, canonical parts out. */

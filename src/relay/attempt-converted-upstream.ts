@@ -21,6 +21,8 @@ import type { AttemptOutcome } from './run-failover.js';
 import type { TextStyleConverters } from './text-style.js';
 import type { UsageMeter } from './usage-meter.js';
 import { readBodyChunks } from './read-body-chunks.js';
+import { replaysReasoning } from './replays-reasoning.js';
+import { partWithClientToolName, responseWithClientToolNames, toolNameAliases, withToolAliases } from './tool-name-aliases.js';
 import { ClientStreamWriter, sendWholeAnswer, sseContentType, streamResponseHeaders } from './write-to-client.js';
 
 export interface ConvertedAttemptInput {
@@ -53,8 +55,12 @@ export interface ConvertedAttemptInput {
 export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Promise<AttemptOutcome<{ status: number }>> {
   const { services, meter, reply } = input;
   const streamsUpstream = upstreamStreams(input.upstreamStyle, input.clientStreams);
-  const formatted = input.upstream.formatRequest({ ...input.request, stream: streamsUpstream }, input.upstreamModel, {
+  // Gemini's function names may hold dots and colons, which the other vendors refuse: those travel as aliases.
+  const aliases = input.upstreamStyle === 'gemini' ? undefined : toolNameAliases(input.request);
+  const request = aliases === undefined ? input.request : withToolAliases(input.request, aliases);
+  const formatted = input.upstream.formatRequest({ ...request, stream: streamsUpstream }, input.upstreamModel, {
     defaultMaxOutputTokens: defaultMaxTokens(input.channel, input.upstreamModel, services),
+    replayReasoning: replaysReasoning(input.channel, input.upstreamModel),
   });
   input.warnings.push(...formatted.warnings);
   const body = withStreamFlags(input.upstreamStyle, formatted.value, streamsUpstream);
@@ -74,11 +80,12 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     }
     const parsed = input.upstream.parseResponse(json);
     input.warnings.push(...parsed.warnings);
-    meterWholeResponse(meter, parsed.value, services.now);
+    const answer = aliases === undefined ? parsed.value : responseWithClientToolNames(parsed.value, aliases);
+    meterWholeResponse(meter, answer, services.now);
     // A 200 whose answer says it failed (Responses `status: "failed"`) is not shown as a whole answer.
-    const failure = readFailedAnswer(parsed.value, json, input.key);
+    const failure = readFailedAnswer(answer, json, input.key);
     if (failure !== undefined) return { kind: 'failed', failure, upstreamAnswered: true };
-    return sendWhole(input, parsed.value, status);
+    return sendWhole(input, answer, status);
   }
 
   // A finish without usage from an upstream that reported none waits for the local count (below), so the
@@ -94,7 +101,8 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     if (text !== '') client.write(text);
   };
   const emit = (parts: CanonicalStreamPart[]) => {
-    for (const part of parts) {
+    for (const upstreamPart of parts) {
+      const part = aliases === undefined ? upstreamPart : partWithClientToolName(upstreamPart, aliases);
       meterStreamPart(meter, part, services.now);
       if (encoder === undefined) collected.push(part);
       else if (part.type === 'finish' && part.usage === undefined && meter.upstreamUsage === undefined) finishWithoutUsage = part;

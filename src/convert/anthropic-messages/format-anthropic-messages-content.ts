@@ -7,6 +7,7 @@ import type {
   CanonicalToolResultPart,
   CanonicalUserPart,
 } from '../../canonical/canonical-request.js';
+import { anthropicToolUseId } from './anthropic-tool-use-id.js';
 import { parseToolCallArguments } from './parse-tool-call-arguments.js';
 
 type WireBlock = Record<string, unknown> & { type: string };
@@ -18,7 +19,8 @@ export interface AnthropicWireMessage {
 /**
  * Canonical messages → Anthropic `messages`. Tool messages become `tool_result` blocks of a user turn and
  * merge with the user turn around them, results first (Anthropic requires them at the start of the turn
- * that follows the `tool_use`). Empty text is left out (Anthropic refuses empty text blocks).
+ * that follows the `tool_use`). Empty text is left out (Anthropic refuses empty text blocks). Tool-call ids
+ * are sent in the form Anthropic takes (anthropic-tool-use-id.ts).
  */
 export function formatAnthropicMessagesContent(messages: readonly CanonicalMessage[], warnings: string[]): AnthropicWireMessage[] {
   const wire: AnthropicWireMessage[] = [];
@@ -111,7 +113,7 @@ function formatToolResult(part: CanonicalToolResultPart, path: string, warnings:
   );
   return {
     type: 'tool_result',
-    tool_use_id: part.toolCallId,
+    tool_use_id: anthropicToolUseId(part.toolCallId),
     ...(content.length > 0 ? { content } : {}),
     ...(part.isError === true ? { is_error: true } : {}),
   };
@@ -133,7 +135,7 @@ function formatAssistantPart(part: CanonicalAssistantPart, path: string, warning
     case 'tool-call': {
       const input = parseToolCallArguments(part.arguments);
       warnings.push(...input.warnings.map((warning) => `${path}: ${warning}`));
-      return [{ type: 'tool_use', id: part.id, name: part.name, input: input.value }];
+      return [{ type: 'tool_use', id: anthropicToolUseId(part.id), name: part.name, input: input.value }];
     }
     default: {
       const unhandled: never = part;

@@ -29,8 +29,7 @@ import type { TextStyleConverters, TextStyleName } from '../text-style.js';
 export const textStyles: Record<TextStyleName, TextStyleConverters> = {
   'openai-chat': {
     parseRequest: parseOpenaiChatRequest,
-    // Its own third parameter (reasoning replay options) is not the relay's: keep the default.
-    formatRequest: (request, upstreamModel) => formatOpenaiChatRequest(request, upstreamModel),
+    formatRequest: (request, upstreamModel, options) => formatOpenaiChatRequest(request, upstreamModel, { assistantReasoning: options?.replayReasoning === true ? 'reasoning_content' : 'omit' }),
     parseResponse: parseOpenaiChatResponse,
     formatResponse: formatOpenaiChatResponse,
     createDecoder: createOpenaiChatStreamDecoder,
