@@ -32,3 +32,22 @@ export function addAudio(usage: NormalizedUsage, audioInput: number, audioOutput
   if (output > 0) usage.output.audio = output;
   return usage;
 }
+
+/** Pure: two usages added, every count (an optional share absent on both stays absent). */
+export function sumUsage(a: NormalizedUsage, b: NormalizedUsage): NormalizedUsage {
+  const sum: NormalizedUsage = {
+    input: { total: a.input.total + b.input.total, cacheRead: a.input.cacheRead + b.input.cacheRead, cacheWrite: a.input.cacheWrite + b.input.cacheWrite },
+    output: { total: a.output.total + b.output.total, reasoning: a.output.reasoning + b.output.reasoning },
+  };
+  const cacheWrite1h = share(a.input.cacheWrite1h, b.input.cacheWrite1h);
+  const audioIn = share(a.input.audio, b.input.audio);
+  const audioOut = share(a.output.audio, b.output.audio);
+  if (cacheWrite1h !== undefined) sum.input.cacheWrite1h = cacheWrite1h;
+  if (audioIn !== undefined) sum.input.audio = audioIn;
+  if (audioOut !== undefined) sum.output.audio = audioOut;
+  return sum;
+}
+
+function share(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
+}

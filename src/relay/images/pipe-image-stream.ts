@@ -1,4 +1,4 @@
-import type { NormalizedUsage } from '../../billing/normalized-usage.js';
+import { sumUsage, type NormalizedUsage } from '../../billing/normalized-usage.js';
 import { isRecord } from '../../convert/shared/is-record.js';
 import { createSseDecoder } from '../../streaming/decode-sse.js';
 import { endBrokenStream, type PipeStreamInput, type PipeStreamResult } from '../openai/pipe-openai-stream.js';
@@ -61,13 +61,6 @@ function isCompletedEvent(data: string): boolean {
   return data.includes('.completed"');
 }
 
-function addUsage(a: NormalizedUsage, b: NormalizedUsage): NormalizedUsage {
-  return {
-    input: { total: a.input.total + b.input.total, cacheRead: a.input.cacheRead + b.input.cacheRead, cacheWrite: a.input.cacheWrite + b.input.cacheWrite },
-    output: { total: a.output.total + b.output.total, reasoning: a.output.reasoning + b.output.reasoning },
-  };
-}
-
 /**
  * The completed images of an image stream and what they cost: each `….completed` event is one image
  * delivered; their usages are summed, and an image without usage costs the output budget, whether or not
@@ -93,7 +86,7 @@ export class CompletedImages {
     this.completed += 1;
     const reported = readImageUsage(parsed.usage);
     if (reported === undefined) this.unreported += 1;
-    else this.usage = this.usage === undefined ? reported : addUsage(this.usage, reported);
+    else this.usage = this.usage === undefined ? reported : sumUsage(this.usage, reported);
     return true;
   }
 
