@@ -16,6 +16,22 @@ export interface InvalidWireRequest {
   message: string;
 }
 
+/**
+ * Thrown by a request formatter when what it would have to leave out changes what the request asks (a
+ * user turn with nothing the upstream takes): the relay answers it as a 400, with no upstream call.
+ */
+export class UnsendableRequest extends Error {
+  override readonly name = 'UnsendableRequest';
+
+  constructor(
+    message: string,
+    /** The request's part at fault, as the canonical request names it (`messages.2`). */
+    readonly param: string,
+  ) {
+    super(message);
+  }
+}
+
 /** What the relay tells a request formatter about the channel it formats for. */
 export interface FormatRequestOptions {
   /**

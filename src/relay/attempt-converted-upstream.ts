@@ -4,7 +4,8 @@ import type { CanonicalResponse } from '../canonical/canonical-response.js';
 import type { CanonicalStreamPart } from '../canonical/canonical-stream-part.js';
 import type { NormalizedUsage } from '../billing/normalized-usage.js';
 import { collectStreamParts } from '../canonical/collect-stream-parts.js';
-import type { ConversionContext } from '../canonical/conversion.js';
+import { UnsendableRequest, type ConversionContext } from '../canonical/conversion.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { buildProviderRequest, upstreamStreams } from '../providers/build-provider-request.js';
 import type { UpstreamTextStyle } from '../providers/provider-request.js';
@@ -18,11 +19,12 @@ import { readFailedAnswer, readInBandFailure } from './read-in-band-failure.js';
 import { failedAttemptFrom } from './read-upstream-error.js';
 import type { RelayServices } from './relay-services.js';
 import type { AttemptOutcome } from './run-failover.js';
-import type { TextStyleConverters } from './text-style.js';
+import type { TextStyleConverters, TextStyleName } from './text-style.js';
 import type { UsageMeter } from './usage-meter.js';
 import { readBodyChunks } from './read-body-chunks.js';
 import { replaysReasoning } from './replays-reasoning.js';
 import { partWithClientToolName, responseWithClientToolNames, toolNameAliases, withToolAliases } from './tool-name-aliases.js';
+import { unpairedToolResult } from './unpaired-tool-result.js';
 import { ClientStreamWriter, sendWholeAnswer, sseContentType, streamResponseHeaders } from './write-to-client.js';
 
 export interface ConvertedAttemptInput {
@@ -32,6 +34,8 @@ export interface ConvertedAttemptInput {
   upstreamStyle: UpstreamTextStyle;
   upstream: TextStyleConverters;
   inbound: TextStyleConverters;
+  /** The client's style (a Responses client may lean on responses stored upstream). */
+  clientStyle: TextStyleName;
   request: CanonicalRequest;
   upstreamModel: string;
   clientStreams: boolean;
@@ -55,13 +59,21 @@ export interface ConvertedAttemptInput {
 export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Promise<AttemptOutcome<{ status: number }>> {
   const { services, meter, reply } = input;
   const streamsUpstream = upstreamStreams(input.upstreamStyle, input.clientStreams);
+  refuseUnpairedToolResults(input);
   // Gemini's function names may hold dots and colons, which the other vendors refuse: those travel as aliases.
   const aliases = input.upstreamStyle === 'gemini' ? undefined : toolNameAliases(input.request);
   const request = aliases === undefined ? input.request : withToolAliases(input.request, aliases);
-  const formatted = input.upstream.formatRequest({ ...request, stream: streamsUpstream }, input.upstreamModel, {
-    defaultMaxOutputTokens: defaultMaxTokens(input.channel, input.upstreamModel, services),
-    replayReasoning: replaysReasoning(input.channel, input.upstreamModel),
-  });
+  let formatted: ReturnType<TextStyleConverters['formatRequest']>;
+  try {
+    formatted = input.upstream.formatRequest({ ...request, stream: streamsUpstream }, input.upstreamModel, {
+      defaultMaxOutputTokens: defaultMaxTokens(input.channel, input.upstreamModel, services),
+      replayReasoning: replaysReasoning(input.channel, input.upstreamModel),
+    });
+  } catch (error) {
+    // The request's fault, before any upstream call: a 400, not a channel failure.
+    if (error instanceof UnsendableRequest) throw new GatewayError('invalid_request', error.message, { param: error.param });
+    throw error;
+  }
   input.warnings.push(...formatted.warnings);
   const body = withStreamFlags(input.upstreamStyle, formatted.value, streamsUpstream);
   const target = buildProviderRequest(input.upstreamStyle, { baseUrl: input.channel.baseUrl, key: input.key, upstreamModel: input.upstreamModel, stream: streamsUpstream, clientHeaders: input.clientRequestHeaders });
@@ -211,4 +223,17 @@ export function defaultMaxTokens(channel: ChannelRecord, upstreamModel: string, 
     if (typeof perModel === 'number' && perModel > 0) return perModel;
   }
   return services.catalog.snapshot.settings.defaultMaxOutputTokens;
+}
+
+/**
+ * A Responses client's tool result whose call is in a response stored upstream (previous_response_id):
+ * no converted upstream takes it without its call, and the gateway keeps no stored responses. A 400 naming
+ * `input`, with no upstream call (a Responses channel, passed the body as it is, is never asked this).
+ */
+function refuseUnpairedToolResults(input: ConvertedAttemptInput): void {
+  if (input.clientStyle !== 'openai-responses') return;
+  const unpaired = unpairedToolResult(input.request);
+  if (unpaired === undefined) return;
+  const message = `The function_call_output for '${unpaired}' has no function_call before it in input. A response stored upstream (previous_response_id) cannot be read on this model's channel: send the function_call in input too.`;
+  throw new GatewayError('invalid_request', message, { param: 'input' });
 }

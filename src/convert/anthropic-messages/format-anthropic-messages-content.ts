@@ -7,6 +7,7 @@ import type {
   CanonicalToolResultPart,
   CanonicalUserPart,
 } from '../../canonical/canonical-request.js';
+import { UnsendableRequest } from '../../canonical/conversion.js';
 import { anthropicToolUseId } from './anthropic-tool-use-id.js';
 import { parseToolCallArguments } from './parse-tool-call-arguments.js';
 
@@ -27,8 +28,12 @@ export function formatAnthropicMessagesContent(messages: readonly CanonicalMessa
   for (const [index, message] of messages.entries()) {
     const path = `messages.${index}`;
     const role = message.role === 'assistant' ? 'assistant' : 'user';
+    const warned = warnings.length;
     const blocks = formatBlocks(message, path, warnings);
     if (blocks.length === 0) {
+      // A user turn whose every part was refused: left out, the turns around it would merge, or the request
+      // end on the assistant's turn (a prefill Anthropic continues), and the model answer another request.
+      if (message.role === 'user' && warnings.length > warned) throw new UnsendableRequest(`${path}: nothing in this user message can be sent to this model (${warnings.slice(warned).join('; ')}).`, path);
       warnings.push(`${path}: nothing left to send in this ${message.role} message: dropped`);
       continue;
     }
@@ -63,7 +68,7 @@ function formatUserPart(part: CanonicalUserPart, path: string, warnings: string[
     case 'text':
       return part.text === '' ? [] : [{ type: 'text', text: part.text }];
     case 'image':
-      return [formatImage(part, path, warnings)];
+      return formatImage(part, path, warnings);
     case 'file':
       return formatFile(part, path, warnings);
     default: {
@@ -83,11 +88,20 @@ function toBase64(source: CanonicalMediaSource): { mediaType: string; data: stri
   return source.kind === 'base64' ? { mediaType: source.mediaType, data: source.data } : readDataUrl(source.url);
 }
 
-function formatImage(part: CanonicalImagePart, path: string, warnings: string[]): WireBlock {
+/** The image types Anthropic takes inline (its `Base64ImageSource.media_type`). */
+const anthropicImageTypes = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+function formatImage(part: CanonicalImagePart, path: string, warnings: string[]): WireBlock[] {
   if (part.detail !== undefined) warnings.push(`${path}: image detail '${part.detail}' is not carried`);
   const inline = toBase64(part.source);
-  if (inline !== undefined) return { type: 'image', source: { type: 'base64', media_type: inline.mediaType, data: inline.data } };
-  return { type: 'image', source: { type: 'url', url: part.source.kind === 'url' ? part.source.url : '' } };
+  if (inline === undefined) return [{ type: 'image', source: { type: 'url', url: part.source.kind === 'url' ? part.source.url : '' } }];
+  // `image/jpg` is a common misspelling of the one JPEG type.
+  const mediaType = inline.mediaType.toLowerCase() === 'image/jpg' ? 'image/jpeg' : inline.mediaType.toLowerCase();
+  if (!anthropicImageTypes.has(mediaType)) {
+    warnings.push(`${path}: an image of type ${inline.mediaType} cannot be sent to Anthropic (JPEG, PNG, GIF and WebP only): dropped`);
+    return [];
+  }
+  return [{ type: 'image', source: { type: 'base64', media_type: mediaType, data: inline.data } }];
 }
 
 /** Anthropic takes PDFs (base64 or URL) and plain text as documents, and images; other files cannot be sent. */
@@ -95,7 +109,7 @@ function formatFile(part: CanonicalFilePart, path: string, warnings: string[]): 
   const inline = toBase64(part.source);
   const mediaType = part.mediaType ?? inline?.mediaType;
   const title = part.filename === undefined ? {} : { title: part.filename };
-  if (mediaType?.startsWith('image/') === true) return [formatImage({ type: 'image', source: part.source }, path, warnings)];
+  if (mediaType?.startsWith('image/') === true) return formatImage({ type: 'image', source: part.source }, path, warnings);
   if (inline === undefined && part.source.kind === 'url' && (mediaType === undefined || mediaType === 'application/pdf')) {
     return [{ type: 'document', source: { type: 'url', url: part.source.url }, ...title }];
   }
@@ -109,7 +123,7 @@ function formatFile(part: CanonicalFilePart, path: string, warnings: string[]): 
 
 function formatToolResult(part: CanonicalToolResultPart, path: string, warnings: string[]): WireBlock {
   const content = part.content.flatMap((inner, index) =>
-    inner.type === 'text' ? (inner.text === '' ? [] : [{ type: 'text', text: inner.text }]) : [formatImage(inner, `${path}.content.${index}`, warnings)],
+    inner.type === 'text' ? (inner.text === '' ? [] : [{ type: 'text', text: inner.text }]) : formatImage(inner, `${path}.content.${index}`, warnings),
   );
   return {
     type: 'tool_result',

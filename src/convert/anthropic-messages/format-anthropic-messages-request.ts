@@ -36,8 +36,11 @@ export function formatAnthropicMessagesRequest(request: CanonicalRequest, upstre
     }));
     const toolChoice = formatToolChoice(request.toolChoice, request.parallelToolCalls);
     if (toolChoice !== undefined) body.tool_choice = toolChoice;
-  } else if (request.toolChoice !== undefined && request.toolChoice.type !== 'none' && request.toolChoice.type !== 'auto') {
-    warnings.push(`tool choice '${request.toolChoice.type}' without tools is not sent`);
+  } else {
+    if (request.toolChoice !== undefined && request.toolChoice.type !== 'none' && request.toolChoice.type !== 'auto') {
+      warnings.push(`tool choice '${request.toolChoice.type}' without tools is not sent`);
+    }
+    declareHistoryTools(body, warnings);
   }
 
   // Under the client's own max_tokens the budget is lowered only as far as Anthropic requires (below it).
@@ -143,4 +146,21 @@ function formatThinkingBudget(reasoning: CanonicalReasoningConfig, maxTokens: nu
     }
   }
   return budget;
+}
+
+/**
+ * Anthropic refuses `tool_use` / `tool_result` blocks in a request that defines no tools ("Requests which
+ * include `tool_use` or `tool_result` blocks must define tools"), which a client's later turn without tools
+ * sends (its history still holds the calls). The tools the history names are declared with an open object
+ * schema, and `tool_choice: none` keeps the model from calling them.
+ */
+function declareHistoryTools(body: Record<string, unknown>, warnings: string[]): void {
+  const messages = body.messages as { content: { type: string; name?: unknown }[] }[];
+  const blocks = messages.flatMap((message) => message.content);
+  if (!blocks.some((block) => block.type === 'tool_use' || block.type === 'tool_result')) return;
+  const names = [...new Set(blocks.flatMap((block) => (block.type === 'tool_use' && typeof block.name === 'string' ? [block.name] : [])))];
+  if (names.length === 0) return;
+  body.tools = names.map((name) => ({ name, input_schema: { type: 'object' } }));
+  body.tool_choice = { type: 'none' };
+  warnings.push(`tools: the history's tool calls need their tools declared for Anthropic; ${names.join(', ')} declared without a schema, with tool_choice none`);
 }

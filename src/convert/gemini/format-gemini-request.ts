@@ -25,7 +25,9 @@ export function formatGeminiRequest(request: CanonicalRequest, upstreamModel: st
       },
     ];
   }
-  if (request.toolChoice !== undefined) body.toolConfig = { functionCallingConfig: formatToolChoice(request.toolChoice) };
+  // Gemini refuses a function-calling config without function declarations (400 INVALID_ARGUMENT).
+  if (request.toolChoice !== undefined && request.tools.length > 0) body.toolConfig = { functionCallingConfig: formatToolChoice(request.toolChoice) };
+  else if (request.toolChoice !== undefined) warnings.push(`tool choice '${request.toolChoice.type}' is not sent: no function is declared for Gemini`);
   if (request.parallelToolCalls === false) warnings.push('parallelToolCalls=false has no Gemini form; the model may still call several functions');
   if (request.user !== undefined) warnings.push('user: Gemini has no end-user field; not sent');
   const generationConfig = formatGeminiGenerationConfig(request, upstreamModel, warnings);

@@ -4,6 +4,7 @@ import type { GeminiContent, GeminiPart } from './gemini-wire-schema.js';
 import { makeGeminiToolCallId } from './make-gemini-tool-call-id.js';
 import { parseGeminiFunctionResponse } from './parse-gemini-function-response.js';
 import { parseGeminiModelParts } from './parse-gemini-model-parts.js';
+import { isGeminiFileUri } from './is-gemini-file-uri.js';
 
 interface IssuedCall {
   id: string;
@@ -76,6 +77,10 @@ function parseUserPart(part: GeminiPart, warnings: string[]): CanonicalUserPart 
   }
   if (part.fileData !== undefined) {
     const { mimeType, fileUri } = part.fileData;
+    if (isGeminiFileUri(fileUri)) {
+      warnings.push(`user turn: ${fileUri} is a file only Gemini can read (Files API or Cloud Storage); another vendor cannot fetch it: dropped`);
+      return undefined;
+    }
     const source = { kind: 'url' as const, url: fileUri };
     if (mimeType?.startsWith('image/') === true) return { type: 'image', source };
     return { type: 'file', source, ...(mimeType === undefined ? {} : { mediaType: mimeType }) };

@@ -1,5 +1,6 @@
 import type { CanonicalImagePart, CanonicalTextPart, CanonicalToolResultPart } from '../../canonical/canonical-request.js';
 import type { GeminiFunctionResponse } from './gemini-wire-schema.js';
+import { isGeminiFileUri } from './is-gemini-file-uri.js';
 
 /**
  * A Gemini `functionResponse` → a canonical tool result. Gemini's `response` is an object; its documented
@@ -27,10 +28,10 @@ export function parseGeminiFunctionResponse(
   for (const part of functionResponse.parts ?? []) {
     if (part.inlineData?.mimeType.startsWith('image/') === true) {
       content.push({ type: 'image', source: { kind: 'base64', mediaType: part.inlineData.mimeType, data: part.inlineData.data } });
-    } else if (part.fileData?.mimeType?.startsWith('image/') === true) {
+    } else if (part.fileData?.mimeType?.startsWith('image/') === true && !isGeminiFileUri(part.fileData.fileUri)) {
       content.push({ type: 'image', source: { kind: 'url', url: part.fileData.fileUri } });
     } else {
-      warnings.push(`functionResponse ${name}: a non-image media part cannot be carried in a tool result and was dropped`);
+      warnings.push(`functionResponse ${name}: a media part that cannot be carried in a tool result (not an image, or a file only Gemini can read) was dropped`);
     }
   }
   return { type: 'tool-result', toolCallId, name, content, ...(isError ? { isError } : {}) };

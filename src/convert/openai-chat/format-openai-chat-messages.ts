@@ -48,7 +48,12 @@ function formatUserPart(part: CanonicalUserPart, path: string, warnings: string[
       }
       const audioFormat = audioFormats[mediaType];
       if (audioFormat !== undefined) return { type: 'input_audio', input_audio: { data: part.source.data, format: audioFormat } };
-      if (mediaType.startsWith('audio/')) warnings.push(`${path}: Chat Completions takes wav or mp3 audio, not ${mediaType}; sent as a file`);
+      // Plain text travels as text; Chat's `file` parts take PDFs only, and refuse other types with a 400.
+      if (mediaType.startsWith('text/')) return { type: 'text', text: Buffer.from(part.source.data, 'base64').toString('utf8') };
+      if (mediaType !== 'application/pdf') {
+        warnings.push(`${path}: Chat Completions takes PDF files, wav or mp3 audio and images, not ${mediaType || 'a file of unknown type'}; dropped`);
+        return undefined;
+      }
       const file: Record<string, unknown> = { file_data: toUrl(part.source) };
       if (part.filename !== undefined) file.filename = part.filename;
       return { type: 'file', file };

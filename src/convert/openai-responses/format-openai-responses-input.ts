@@ -16,8 +16,9 @@ function formatMediaUrl(source: CanonicalMediaSource): string {
 
 /** Responses input content is text, images and files (the OpenAPI `InputContent`): audio has no place in it. */
 function carriesToResponses(part: CanonicalUserPart, path: string, warnings: string[]): boolean {
-  if (part.type !== 'file' || part.mediaType?.startsWith('audio/') !== true) return true;
-  warnings.push(`${path}: audio input cannot be sent to a Responses upstream (text, images and files only): dropped`);
+  const media = part.type === 'file' ? /^(audio|video)\//.exec(part.mediaType ?? '')?.[1] : undefined;
+  if (media === undefined) return true;
+  warnings.push(`${path}: ${media} input cannot be sent to a Responses upstream (text, images and documents only; this is ${part.type === 'file' ? part.mediaType : media}): dropped`);
   return false;
 }
 

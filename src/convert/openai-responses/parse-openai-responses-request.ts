@@ -93,6 +93,9 @@ function parseReasoning(reasoning: NonNullable<Wire['reasoning']>, warnings: str
     else if (effort === 'xhigh' || effort === 'max') {
       warnings.push(`reasoning.effort ${JSON.stringify(effort)} is carried as "high"`);
       config.effort = 'high';
+    } else if (effort === 'none') {
+      // No reasoning at all: a thinking budget of 0 (Gemini thinkingBudget 0, Anthropic thinking disabled).
+      config.budgetTokens = 0;
     } else warnings.push(`reasoning.effort ${JSON.stringify(effort)} has no canonical form; the upstream default applies`);
   }
   const summary = reasoning.summary ?? reasoning.generate_summary;

@@ -23,7 +23,8 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
         if (part === null || typeof part !== 'object') continue;
         const { type, text } = part as Record<string, unknown>;
         if (typeof text === 'string') parts.push(text);
-        else if (type === 'image_url' || type === 'input_image') extraTokens += estimatedTokensPerImage;
+        // An image, a file (PDF) or an audio clip: each at the flat estimate the canonical path uses.
+        else if (type === 'image_url' || type === 'input_image' || type === 'file' || type === 'input_audio') extraTokens += estimatedTokensPerImage;
       }
     }
     if (Array.isArray(toolCalls)) parts.push(JSON.stringify(toolCalls));

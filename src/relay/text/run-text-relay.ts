@@ -138,6 +138,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
         upstreamStyle,
         upstream: textStyles[upstreamStyle],
         inbound: inboundConverters,
+        clientStyle: inbound.style,
         request: inbound.canonical(),
         upstreamModel,
         clientStreams: inbound.stream,

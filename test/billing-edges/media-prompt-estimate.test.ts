@@ -1,0 +1,54 @@
+/**
+ * From the multimodal audit (money): a Chat Completions client's `file` (PDF) and `input_audio` parts counted
+ * nothing in the prompt estimate (reservation) and in the local count billed when the upstream reports no
+ * usage, while the very same attachment from an Anthropic / Responses / Gemini client counts 1000 tokens, as images do
+ * (docs/behaviour.md "Billing": "plus 4 tokens per message and 1000 per image"; Gemini embeddings: "each
+ * media part … as 1000 tokens, as images are everywhere"). Now each counts 1000, on every path.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { modelOf, startBillingFixture, type BillingFixture } from '../billing-edges/billing-fixture.js';
+import { replyFor } from '../fakes/scripted-vendor-wire.js';
+import { booked } from '../support/booked-request.js';
+
+const PDF = Buffer.from('%PDF-1.4 '.padEnd(30_000, 'x')).toString('base64');
+const WAV = Buffer.from('RIFF'.padEnd(30_000, 'a')).toString('base64');
+
+let fixture: BillingFixture;
+beforeAll(async () => {
+  fixture = await startBillingFixture({ tokenQuota: 100_000_000, userQuota: 100_000_000 });
+});
+afterAll(async () => fixture?.close());
+
+const noUsage = () => fixture.primary.gemini.enqueue(replyFor('gemini', { text: 'ok' }, false));
+
+async function chatRow(content: any[]) {
+  noUsage();
+  const { row } = await booked(fixture, () => fixture.sdk.openai.chat.completions.create({ model: modelOf.gemini, max_tokens: 16, messages: [{ role: 'user', content }] }));
+  const reservation = (await fixture.reservations()).find((r) => r.id === row.request_id)!;
+  return { inputTokens: Number(row.input_tokens), reserved: reservation.amount, usageSource: row.usage_source };
+}
+
+describe('Chat client attachments → Gemini upstream that reports no usage (local count)', () => {
+  it('a PDF file part is counted (like the same PDF from an Anthropic client), not billed as absent', async () => {
+    const text = await chatRow([{ type: 'text', text: 'Summarize' }]);
+    const withPdf = await chatRow([{ type: 'text', text: 'Summarize' }, { type: 'file', file: { filename: 'a.pdf', file_data: `data:application/pdf;base64,${PDF}` } }]);
+    noUsage();
+    const { row: anthropicRow } = await booked(fixture, () =>
+      fixture.sdk.anthropic.messages.create({
+        model: modelOf.gemini, max_tokens: 16,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarize' }, { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF } }] }],
+      }),
+    );
+    expect(withPdf.usageSource).toBe('local');
+    expect(Number(anthropicRow.input_tokens) - text.inputTokens, 'the Anthropic client is billed 1000 for the PDF').toBeGreaterThanOrEqual(1000);
+    expect(withPdf.inputTokens - text.inputTokens, 'the Chat client is billed for the PDF as well').toBeGreaterThanOrEqual(1000);
+    expect(withPdf.reserved - text.reserved, 'and its reservation covers it').toBeGreaterThan(0);
+  });
+
+  it('an input_audio part is counted (like Gemini audio inlineData from a Gemini client), not billed as absent', async () => {
+    const text = await chatRow([{ type: 'text', text: 'Transcribe' }]);
+    const withAudio = await chatRow([{ type: 'text', text: 'Transcribe' }, { type: 'input_audio', input_audio: { data: WAV, format: 'wav' } }]);
+    expect(withAudio.inputTokens - text.inputTokens).toBeGreaterThanOrEqual(1000);
+    expect(withAudio.reserved - text.reserved).toBeGreaterThan(0);
+  });
+});
