@@ -14,11 +14,12 @@ function formatMediaUrl(source: CanonicalMediaSource): string {
   return source.kind === 'url' ? source.url : `data:${source.mediaType};base64,${source.data}`;
 }
 
-/** Responses input content is text, images and files (the OpenAPI `InputContent`): audio has no place in it. */
+/** Responses input content is text, images and files (the OpenAPI `InputContent`): audio and video have no place in it. */
 function carriesToResponses(part: CanonicalUserPart, path: string, warnings: string[]): boolean {
-  const media = part.type === 'file' ? /^(audio|video)\//.exec(part.mediaType ?? '')?.[1] : undefined;
+  const mediaType = part.type === 'file' ? (part.mediaType ?? '') : '';
+  const media = /^(audio|video)\//.exec(mediaType)?.[1];
   if (media === undefined) return true;
-  warnings.push(`${path}: ${media} input cannot be sent to a Responses upstream (text, images and documents only; this is ${part.type === 'file' ? part.mediaType : media}): dropped`);
+  warnings.push(`${path}: ${media} input cannot be sent to a Responses upstream (text, images and documents only; this is ${mediaType}): dropped`);
   return false;
 }
 
