@@ -5,7 +5,10 @@
  * raw HTTP 401 with OpenAI's error body. After `session.created` it answers `session.update`,
  * `conversation.item.create`, `response.create` (created → `response.output_text.delta`s → `.done` →
  * `response.done` with usage) and `response.cancel` (of a held response), one JSON text frame per event with a
- * `setImmediate` between frames. Ids are numbered per server (`event_<n>`, `sess_<n>`, `resp_<n>`, `item_<n>`),
+ * `setImmediate` between frames. With a transcription model set on the session (GA
+ * `audio.input.transcription`, beta `input_audio_transcription`), `input_audio_buffer.commit` is answered with
+ * `input_audio_buffer.committed`, the user item and `conversation.item.input_audio_transcription.completed`
+ * carrying the transcription's usage (`duration` for whisper-1, else `tokens`). Ids are numbered per server (`event_<n>`, `sess_<n>`, `resp_<n>`, `item_<n>`),
  * usage comes from the test. It never imports gateway code.
  */
 import { createServer, STATUS_CODES, type IncomingMessage } from 'node:http';
@@ -50,11 +53,20 @@ export interface FakeRealtimeUpstream {
   finishHeld(): void;
   /** The next upgrade is refused with this HTTP status (and a JSON OpenAI error body). */
   refuseNextUpgrade(status: number): void;
+  /** What the next transcription reports: audio tokens in, text tokens out, or seconds (whisper-1). Default 16 in, 4 out, 2.5 s. */
+  setTranscriptionUsage(usage: TranscriptionUsage): void;
   /** Closes every open upstream socket from the server side (code 1011). */
   dropAll(): void;
   close(): Promise<void>;
 }
 
+export interface TranscriptionUsage {
+  audio_tokens: number;
+  output_tokens: number;
+  seconds: number;
+}
+
+const defaultTranscription: TranscriptionUsage = { audio_tokens: 16, output_tokens: 4, seconds: 2.5 };
 const defaultUsage: RealtimeUsage = { input_tokens: 120, output_tokens: 30, cached_tokens: 20 };
 const defaultDeltas: readonly string[] = ['Hel', 'lo', '!'];
 const cancelledUsage: RealtimeUsage = { input_tokens: 50, output_tokens: 5 };
@@ -62,7 +74,6 @@ const cancelledUsage: RealtimeUsage = { input_tokens: 50, output_tokens: 5 };
 /** Client events of §9 the fake takes without answering (recorded only). */
 const silentlyAccepted: ReadonlySet<string> = new Set([
   'input_audio_buffer.append',
-  'input_audio_buffer.commit',
   'input_audio_buffer.clear',
   'conversation.item.retrieve',
   'conversation.item.truncate',
@@ -97,6 +108,7 @@ export async function startFakeRealtimeUpstream(options: { expectedKeys: string[
   let deltas: string[] = [...defaultDeltas];
   let hold = false;
   let refusal: number | undefined;
+  let transcription = defaultTranscription;
   const counters = { event: 0, session: 0, response: 0, item: 0 };
 
   const server = createServer((request, response) => {
@@ -221,6 +233,9 @@ export async function startFakeRealtimeUpstream(options: { expectedKeys: string[
       case 'response.create':
         startResponse(connection, event.event_id);
         return;
+      case 'input_audio_buffer.commit':
+        commitAudio(connection);
+        return;
       case 'response.cancel': {
         const held = connection.held;
         if (held === undefined) {
@@ -235,6 +250,35 @@ export async function startFakeRealtimeUpstream(options: { expectedKeys: string[
         if (typeof type === 'string' && silentlyAccepted.has(type)) return;
         sendError(connection, 'unknown_event', `Invalid value: '${typeof type === 'string' ? type : String(type)}'. Unknown client event type.`, event.event_id, 'type');
     }
+  }
+
+  /** The buffered audio becomes a user item; transcribed when the session names a transcription model. */
+  function commitAudio(connection: LiveConnection): void {
+    const itemId = `item_${++counters.item}`;
+    const previous = connection.lastItemId;
+    connection.lastItemId = itemId;
+    const item = { id: itemId, type: 'message', role: 'user', content: [{ type: 'input_audio', transcript: null }] };
+    const events: PendingEvent[] = [
+      { type: 'input_audio_buffer.committed', previous_item_id: previous, item_id: itemId },
+      { type: 'conversation.item.added', previous_item_id: previous, item },
+    ];
+    const model = transcriptionModelOf(connection.session);
+    if (model !== undefined) {
+      const reported = transcription;
+      transcription = defaultTranscription;
+      const usage =
+        model === 'whisper-1'
+          ? { type: 'duration', seconds: reported.seconds }
+          : {
+              type: 'tokens',
+              total_tokens: reported.audio_tokens + reported.output_tokens,
+              input_tokens: reported.audio_tokens,
+              input_token_details: { text_tokens: 0, audio_tokens: reported.audio_tokens },
+              output_tokens: reported.output_tokens,
+            };
+      events.push({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript: 'Hello there.', usage });
+    }
+    send(connection, events);
   }
 
   function startResponse(connection: LiveConnection, clientEventId: unknown): void {
@@ -305,6 +349,9 @@ export async function startFakeRealtimeUpstream(options: { expectedKeys: string[
         send(connection, finishEvents(held));
       }
     },
+    setTranscriptionUsage: (usage) => {
+      transcription = { ...usage };
+    },
     refuseNextUpgrade: (status) => {
       refusal = status;
     },
@@ -322,6 +369,13 @@ export async function startFakeRealtimeUpstream(options: { expectedKeys: string[
         server.close(() => resolve());
       }),
   };
+}
+
+/** The session's transcription model: GA `audio.input.transcription.model`, beta `input_audio_transcription.model`. */
+function transcriptionModelOf(session: Record<string, unknown>): string | undefined {
+  const audio = isObject(session.audio) && isObject(session.audio.input) ? session.audio.input : {};
+  const setting = isObject(audio.transcription) ? audio.transcription : isObject(session.input_audio_transcription) ? session.input_audio_transcription : {};
+  return typeof setting.model === 'string' ? setting.model : undefined;
 }
 
 function doneEvent(response: HeldResponse, status: 'completed' | 'cancelled', usage: RealtimeUsage | 'omit'): PendingEvent {

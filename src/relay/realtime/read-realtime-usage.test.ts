@@ -11,7 +11,11 @@ describe('realtimeFrameKind', () => {
     expect(realtimeFrameKind(frame({ type: 'response.text.delta', delta: 'a' }))).toBe('text.delta');
     expect(realtimeFrameKind(frame({ type: 'response.output_audio_transcript.delta', delta: 'a' }))).toBe('text.delta');
     expect(realtimeFrameKind(frame({ type: 'response.output_audio.delta', delta: 'AAAA' }))).toBeUndefined();
-    expect(realtimeFrameKind(frame({ type: 'session.created', session: {} }))).toBeUndefined();
+    expect(realtimeFrameKind(frame({ type: 'response.audio.delta', delta: 'AAAA' }))).toBeUndefined();
+    expect(realtimeFrameKind(frame({ type: 'session.created', session: {} }))).toBe('session');
+    expect(realtimeFrameKind(frame({ type: 'transcription_session.updated', session: {} }))).toBe('session');
+    expect(realtimeFrameKind(frame({ type: 'conversation.item.input_audio_transcription.completed', transcript: 'hi' }))).toBe('transcription.completed');
+    expect(realtimeFrameKind(frame({ type: 'conversation.item.input_audio_transcription.delta', delta: 'hi' }))).toBeUndefined();
     expect(realtimeFrameKind(frame({ type: 'input_audio_buffer.committed' }))).toBeUndefined();
   });
 });

@@ -2,20 +2,24 @@ import { addAudio, type NormalizedUsage } from '../../billing/normalized-usage.j
 import { isRecord } from '../../convert/shared/is-record.js';
 
 /** The upstream frames the gateway reads (all others are relayed unread). */
-export type RealtimeFrameKind = 'response.created' | 'response.done' | 'text.delta' | undefined;
+export type RealtimeFrameKind = 'response.created' | 'response.done' | 'text.delta' | 'transcription.completed' | 'session' | undefined;
 
 const textDeltaTypes = new Set(['response.output_text.delta', 'response.text.delta', 'response.output_audio_transcript.delta', 'response.audio_transcript.delta']);
 
 /**
  * Pure: which kind of frame this is, from its bytes (no parse for the frames the gateway does not read:
- * audio deltas are most of a session's bytes).
+ * audio deltas are most of a session's bytes). The kind is a guess the parsed `type` confirms.
  */
 export function realtimeFrameKind(frame: Buffer): RealtimeFrameKind {
-  if (!frame.includes('"response.')) return undefined;
-  if (frame.includes('"response.done"')) return 'response.done';
-  if (frame.includes('"response.created"')) return 'response.created';
-  // Audio deltas (most of a session's bytes) are not parsed: only text and transcript ones are counted.
-  if (frame.includes('text.delta"') || frame.includes('transcript.delta"')) return 'text.delta';
+  if (frame.includes('"response.')) {
+    if (frame.includes('"response.done"')) return 'response.done';
+    if (frame.includes('"response.created"')) return 'response.created';
+    // Audio deltas (most of a session's bytes) are not parsed: only text and transcript ones are counted.
+    if (frame.includes('audio.delta"')) return undefined;
+    if (frame.includes('text.delta"') || frame.includes('transcript.delta"')) return 'text.delta';
+  }
+  if (frame.includes('input_audio_transcription.completed"')) return 'transcription.completed';
+  if (frame.includes('session.created"') || frame.includes('session.updated"')) return 'session';
   return undefined;
 }
 

@@ -1,11 +1,14 @@
 import type { AuthenticatedCaller } from '../../auth/authenticate-token.js';
 import { computeCharge, isPriced } from '../../billing/compute-charge.js';
 import { emptyUsage, type NormalizedUsage, type UsageSource } from '../../billing/normalized-usage.js';
+import type { PriceRecord } from '../../catalog/catalog-records.js';
 import type { Admission } from '../admit-request.js';
 import { buildLogRow } from '../build-log-row.js';
 import type { RelayServices } from '../relay-services.js';
 import type { AttemptRecord } from '../run-failover.js';
 import { TokenTally } from '../token-tally.js';
+import { priceTranscription } from './price-transcription.js';
+import type { TranscriptionUsage } from './read-transcription.js';
 
 export interface RealtimeSessionFacts {
   /** The session's request id: its first hold's reservation id; later holds are `<id>-<n>`. */
@@ -26,7 +29,9 @@ export interface RealtimeSessionFacts {
  * When the next cannot be taken (the key or the wallet is short) the session must end; a hold of nothing
  * is taken in its place, so the responses still under way are billed what the balances still cover. At the end the open
  * hold is settled: at nothing when no response was under way, else at the text the cut response produced,
- * counted locally. Settlements run one after another, in the order the responses ended.
+ * counted locally. An input-audio transcription the upstream reports settles the open hold the same way,
+ * at the transcription model's price (its own log row). Settlements run one after another, in the order
+ * the responses and transcriptions ended.
  */
 export class RealtimeBilling {
   private hold: string;
@@ -38,6 +43,8 @@ export class RealtimeBilling {
   private firstTokenAt: number | undefined;
   private finished = false;
   private outOfQuota = false;
+  /** The transcription model the upstream's session names (undefined: none named yet). */
+  private transcriptionModel: string | undefined;
 
   constructor(
     private readonly services: RelayServices,
@@ -70,6 +77,27 @@ export class RealtimeBilling {
       if (this.finished) return false;
       const usage = reported ?? { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: await tally.total(), reasoning: 0 } };
       await this.settleHold(usage, reported === undefined ? 'local' : 'upstream', 200, undefined);
+      return this.holdNext();
+    });
+  }
+
+  /** The upstream's session names (or, with `null`, drops) the model that transcribes the input audio. */
+  transcriptionModelSet(model: string | null): void {
+    this.transcriptionModel = model ?? undefined;
+  }
+
+  /**
+   * An input-audio transcription finished: its usage billed from the open hold at the transcription
+   * model's price (a log row of its own), then the next hold taken. Resolves false when it could not be.
+   */
+  transcriptionDone(reported: TranscriptionUsage): Promise<boolean> {
+    const startedAt = this.services.now();
+    const model = this.transcriptionModel;
+    return this.enqueue(async () => {
+      if (this.finished) return false;
+      const { snapshot } = this.services.catalog;
+      const priced = priceTranscription(model, reported, snapshot.prices, snapshot.settings.allowUnpricedModels, { model: this.session.model, price: this.session.admission.price });
+      await this.settle(priced.usage, 'upstream', { price: priced.price, calls: priced.calls, model: priced.model, startedAt, warnings: priced.warning === undefined ? [] : [priced.warning] });
       return this.holdNext();
     });
   }
@@ -122,42 +150,49 @@ export class RealtimeBilling {
   }
 
   private async settleHold(usage: NormalizedUsage, source: UsageSource, status: number, error: string | undefined): Promise<void> {
+    await this.settle(usage, source, { status, error, firstTokenAt: this.firstTokenAt });
+    this.firstTokenAt = undefined;
+    this.responseStartedAt = this.services.now();
+  }
+
+  /** Settles the open hold at `usage` and writes its log row: a response's, unless `row` says otherwise. */
+  private async settle(usage: NormalizedUsage, source: UsageSource, row: Partial<BilledRow>): Promise<void> {
     const { admission } = this.session;
+    const price = row.price ?? admission.price;
     let actual = 0;
-    if (isPriced(admission.price)) {
+    if (isPriced(price)) {
       try {
-        actual = computeCharge(usage, admission.price, admission.groupRatio, admission.quotaPerUnit);
+        actual = computeCharge(usage, price, admission.groupRatio, admission.quotaPerUnit, row.calls ?? 1);
       } catch {
         actual = admission.reservedAmount;
       }
     }
     const now = this.services.now();
     const settled = await this.services.ledger.settle(this.hold, { actualAmount: actual, channelId: this.session.channelId }, now);
+    const first = this.holds === 1;
     this.services.logWriter.write(
       buildLogRow({
         requestId: this.hold,
-        startedAt: this.responseStartedAt,
+        startedAt: row.startedAt ?? this.responseStartedAt,
         finishedAt: now,
-        firstTokenAt: this.firstTokenAt,
+        firstTokenAt: row.firstTokenAt,
         caller: this.session.caller,
         channelId: this.session.channelId,
-        model: this.session.model,
-        upstreamModel: this.session.upstreamModel,
+        model: row.model ?? this.session.model,
+        upstreamModel: row.model ?? this.session.upstreamModel,
         style: 'openai-realtime',
         path: '/v1/realtime',
         stream: true,
-        status,
+        status: row.status ?? 200,
         usage: source === 'local' && usage.output.total === 0 ? emptyUsage() : usage,
         usageSource: source,
         charged: settled.charged,
-        attempts: this.holds === 1 ? this.session.attempts : [],
-        warnings: this.holds === 1 ? admission.warnings : [],
+        attempts: first ? this.session.attempts : [],
+        warnings: [...(first ? admission.warnings : []), ...(row.warnings ?? [])],
         ip: this.session.ip,
-        error,
+        error: row.error,
       }),
     );
-    this.firstTokenAt = undefined;
-    this.responseStartedAt = now;
   }
 
   /** Runs after the settlements before it; tracked as in flight from now, so shutdown and tests wait for it. */
@@ -167,4 +202,16 @@ export class RealtimeBilling {
     this.chain = next.catch(() => undefined);
     return next;
   }
+}
+
+/** How a settlement's log row differs from a response's. */
+interface BilledRow {
+  price: PriceRecord;
+  calls: number;
+  model: string;
+  startedAt: number;
+  firstTokenAt: number | undefined;
+  status: number;
+  error: string | undefined;
+  warnings: string[];
 }

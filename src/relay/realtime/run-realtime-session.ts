@@ -13,6 +13,7 @@ import { runFailover, type FailoverResult } from '../run-failover.js';
 import { connectRealtimeUpstream } from './connect-realtime-upstream.js';
 import { readRealtimeUsage, realtimeFrameKind, textDeltaOf } from './read-realtime-usage.js';
 import { RealtimeBilling } from './realtime-billing.js';
+import { readTranscriptionUsage, sessionTranscriptionModel } from './read-transcription.js';
 import { readRealtimeHandshake, upgradeProblem } from './realtime-handshake.js';
 import { rejectUpgrade } from './reject-upgrade.js';
 
@@ -196,6 +197,18 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
             if (!heldAgain && ending === undefined) endForQuota(client, requestId, () => finish('insufficient quota'));
           },
           () => finish('the response could not be billed'),
+        );
+      } else if (kind === 'session') {
+        const model = sessionTranscriptionModel(event);
+        if (model !== undefined) billing.transcriptionModelSet(model);
+      } else if (kind === 'transcription.completed') {
+        const usage = readTranscriptionUsage(event);
+        if (usage === undefined) return;
+        void billing.transcriptionDone(usage).then(
+          (heldAgain) => {
+            if (!heldAgain && ending === undefined) endForQuota(client, requestId, () => finish('insufficient quota'));
+          },
+          () => finish('the transcription could not be billed'),
         );
       }
     });
