@@ -12,7 +12,7 @@ import { invalidParameter, missingParameter, requireObjectBody } from '../valida
 import { sendKlingVideoSubmit } from './send-kling-video-submit.js';
 import { sendOpenaiVideoSubmit } from './send-openai-video-submit.js';
 import { sendVodVideoSubmit } from './send-vod-video-submit.js';
-import { readVideoRequest, unifiedToOpenaiVideoBody, type VideoRequest } from './video-request.js';
+import { fixedVideoSeconds, readVideoRequest, unifiedToOpenaiVideoBody, type VideoRequest } from './video-request.js';
 
 /**
  * Which submit route: Sora-style `/v1/videos` (JSON or form, relayed as sent), the unified
@@ -115,19 +115,24 @@ function jsonFields(body: VideoBody, vendor: string): Readonly<Record<string, un
 /**
  * How the channels that list `model` reach VOD: whether any is a `tencent-vod` channel (the model then
  * takes the domestic channel's tiers and default length), and whether any maps it to a lip-sync model
- * (billed at least 5 s) — so the price reserved is the price of what the chosen channel will make.
+ * (billed at least 5 s), and the longest fixed length a channel maps it to (a `grok-video-3-max`) — so the
+ * price reserved is the price of what the chosen channel will make.
  */
-function vodRoutesOf(channels: readonly ChannelRecord[], model: string | undefined): { servedByVod: boolean; mapsToLipSync: boolean } {
+function vodRoutesOf(channels: readonly ChannelRecord[], model: string | undefined): { servedByVod: boolean; mapsToLipSync: boolean; mappedFixedSeconds: number | undefined } {
   let servedByVod = false;
   let mapsToLipSync = false;
-  if (model === undefined) return { servedByVod, mapsToLipSync };
+  let mappedFixedSeconds: number | undefined;
+  if (model === undefined) return { servedByVod, mapsToLipSync, mappedFixedSeconds };
   for (const channel of channels) {
-    if (channel.type !== 'tencent-vod' || !channel.models.includes(model)) continue;
-    servedByVod = true;
+    if (!videoChannelTypes.has(channel.type) || !channel.models.includes(model)) continue;
     const mapping = resolveModelMapping(channel.modelMapping, model);
+    const fixed = mapping.ok ? fixedVideoSeconds(mapping.upstreamModel) : undefined;
+    if (fixed !== undefined) mappedFixedSeconds = Math.max(fixed, mappedFixedSeconds ?? 0);
+    if (channel.type !== 'tencent-vod') continue;
+    servedByVod = true;
     if (mapping.ok && /identify-face/i.test(mapping.upstreamModel)) mapsToLipSync = true;
   }
-  return { servedByVod, mapsToLipSync };
+  return { servedByVod, mapsToLipSync, mappedFixedSeconds };
 }
 
 /**

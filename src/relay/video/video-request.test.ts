@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { videoTaskPrice } from '../../tasks/video-task-price.js';
-import { priceNamesOf, readVideoRequest, unifiedToOpenaiVideoBody } from './video-request.js';
+import { fixedVideoSeconds, priceNamesOf, readVideoRequest, unifiedToOpenaiVideoBody } from './video-request.js';
 
 const read = (fields: Record<string, unknown>, requireModel = false) => readVideoRequest(fields, { multipart: false, requireModel });
 
@@ -13,6 +13,19 @@ describe('readVideoRequest', () => {
     expect(read({ prompt: 'p' })).toMatchObject({ model: 'sora-2', seconds: 4, rewrites: { seconds: '4' } });
     expect(read({ prompt: 'p', model: 'Kling-2.6' }).seconds).toBe(5);
     expect(read({ prompt: 'p', seconds: '8' }).rewrites).toEqual({});
+  });
+
+  it('makes and bills a fixed-length model at its length, whatever was asked (spec §4.9.2, §4.9.3)', () => {
+    expect(fixedVideoSeconds('grok-video-3')).toBeUndefined();
+    expect(fixedVideoSeconds('Grok-Video-3-Pro')).toBe(10);
+    expect(fixedVideoSeconds('grok-video-3-max')).toBe(15);
+    expect(fixedVideoSeconds('sora2-pro-landscape-25s')).toBe(25);
+    expect(fixedVideoSeconds('sora-2-pro')).toBeUndefined();
+    expect(read({ prompt: 'p', model: 'grok-video-3-pro', seconds: '4' })).toMatchObject({ seconds: 10, billedSeconds: 10, rewrites: { seconds: '10' } });
+    expect(read({ prompt: 'p', model: 'grok-video-3', seconds: '6' })).toMatchObject({ seconds: 6, rewrites: {} });
+    expect(readVideoRequest({ prompt: 'p', model: 'fast-video' }, { multipart: false, requireModel: false, mappedFixedSeconds: 15 })).toMatchObject({ seconds: 15, billedSeconds: 15 });
+    // What was asked is still checked.
+    expect(() => read({ prompt: 'p', model: 'grok-video-3-max', seconds: 'ten' })).toThrow(GatewayError);
   });
 
   it('bills a lip-sync task under 5 seconds as 5, and asks for what was sent', () => {

@@ -50,6 +50,21 @@ export interface VideoRequestOptions {
   servedByVod?: boolean;
   /** Some channel maps the model to a lip-sync one (`…identify-face…`): under 5 s is billed as 5. */
   mapsToLipSync?: boolean;
+  /** Some channel maps the model to one whose length is fixed ({@link fixedVideoSeconds}): the longest such. */
+  mappedFixedSeconds?: number | undefined;
+}
+
+/**
+ * Pure: the length a model always makes whatever it is asked (spec §4.9.3: `grok-video-3-pro` 10 s,
+ * `grok-video-3-max` 15 s; §4.9.2: a Sora variant named for its length, `sora2-pro-landscape-25s`).
+ * Undefined for a model that makes the length asked.
+ */
+export function fixedVideoSeconds(model: string): number | undefined {
+  const name = model.toLowerCase();
+  if (name === 'grok-video-3-pro') return 10;
+  if (name === 'grok-video-3-max') return 15;
+  const named = /^sora.*-(\d{1,2})s$/.exec(name);
+  return named === null ? undefined : Number(named[1]);
 }
 
 export function readVideoRequest(fields: VideoFields, options: VideoRequestOptions): VideoRequest {
@@ -62,13 +77,16 @@ export function readVideoRequest(fields: VideoFields, options: VideoRequestOptio
   const metadata = isRecord(fields.metadata) ? fields.metadata : {};
   const domestic = options.servedByVod === true || domesticFamily.test(model);
   // Spec §4.9.5 rule 1: top-level seconds, then duration, then the metadata's, then the family's default.
-  const seconds =
+  // A model of fixed length makes (and is billed) that length whatever was asked; what was asked is still checked.
+  const asked =
     readSeconds('seconds', fields.seconds) ??
     readSeconds('duration', fields.duration) ??
     readSeconds('metadata.seconds', metadata.seconds) ??
     readSeconds('metadata.duration', metadata.duration) ??
     readSeconds('metadata.video_duration', metadata.video_duration) ??
     (domestic ? defaultDomesticVideoSeconds : defaultVideoSeconds);
+  const fixed = [fixedVideoSeconds(model), options.mappedFixedSeconds].filter((length) => length !== undefined);
+  const seconds = fixed.length === 0 ? asked : Math.max(...fixed);
   const lipSync = metadata.scene_type === 'lip_sync' || /identify-face/i.test(model) || options.mapsToLipSync === true;
   const rewrites: Record<string, string> = {};
   if (fields.seconds !== String(seconds)) rewrites.seconds = String(seconds);
