@@ -14,7 +14,11 @@ import type { CanonicalFinishReason } from './canonical-response.js';
  * - `finish` last, exactly once (decoders emit one at `end()` if the upstream never said).
  */
 export type CanonicalStreamPart =
-  | { type: 'start'; id: string; model: string; created: number }
+  /**
+   * `inputUsage`: the input the upstream reported before its answer (Anthropic's message_start), billed
+   * when the answer ends before its final usage; its output is then counted locally.
+   */
+  | { type: 'start'; id: string; model: string; created: number; inputUsage?: NormalizedUsage['input'] }
   /** `refusal`: text of a refusal (see CanonicalTextPart). */
   | { type: 'text-delta'; text: string; refusal?: true }
   | { type: 'reasoning-delta'; text: string }

@@ -61,7 +61,10 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
       return readFailureOutcome(error, meter, status);
     }
     try {
-      meterWholeResponse(meter, input.converters.parseResponse(JSON.parse(bytes.toString('utf8'))).value, services.now);
+      const json: unknown = JSON.parse(bytes.toString('utf8'));
+      // A Gemini upstream that answered its JSON-array stream, not the SSE asked for: metered as the merged answer.
+      const merge = input.converters.mergeStreamEvents;
+      meterWholeResponse(meter, input.converters.parseResponse(Array.isArray(json) && merge !== undefined ? merge(json) : json).value, services.now);
     } catch {
       // Not JSON we understand: the client still gets it as sent, and billing counts its prompt alone.
       meter.firstTokenAt = services.now();

@@ -25,6 +25,9 @@ export function meterWholeResponse(meter: UsageMeter, response: CanonicalRespons
 /** Reads what billing needs from a canonical part: reported usage, produced text, the first token. */
 export function meterStreamPart(meter: UsageMeter, part: CanonicalStreamPart, now: () => number): void {
   switch (part.type) {
+    case 'start':
+      if (part.inputUsage !== undefined) meter.reportedInput = part.inputUsage;
+      return;
     case 'usage':
       meter.upstreamUsage = part.usage;
       return;

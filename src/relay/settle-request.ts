@@ -33,14 +33,18 @@ export async function resolveUsage(input: Pick<SettlementInput, 'admission' | 'm
 }
 
 /**
- * The usage of an answer whose upstream reported none: the prompt and the text produced, counted exactly
+ * The usage of an answer whose upstream reported none: the prompt (or the input the upstream reported
+ * before its answer, Anthropic's message_start) and the text produced, counted exactly
  * (o200k, not the admission estimate; only this path loads the tokenizer, count-tokens.ts), and any output
  * that is not text at what its endpoint says it costs (images without usage, run-image-relay.ts). Settlement
  * bills it, and a converted answer shows it to the client, so the two agree.
  */
 export async function countUsageLocally(admission: Pick<Admission, 'countPromptTokens'>, meter: UsageMeter): Promise<NormalizedUsage> {
-  const [promptTokens, outputTokens] = await Promise.all([admission.countPromptTokens(), meter.outputTally.total()]);
-  return { input: { total: promptTokens, cacheRead: 0, cacheWrite: 0 }, output: { total: outputTokens + meter.unreportedOutputTokens, reasoning: 0 } };
+  const reported = meter.reportedInput;
+  const [promptTokens, outputTokens] = await Promise.all([reported === undefined ? admission.countPromptTokens() : 0, meter.outputTally.total()]);
+  // The input the upstream reported before its answer (its cache reads and writes with it) is what it bills.
+  const input = reported === undefined ? { total: promptTokens, cacheRead: 0, cacheWrite: 0 } : { ...reported };
+  return { input, output: { total: outputTokens + meter.unreportedOutputTokens, reasoning: 0 } };
 }
 
 /** The calls asked for, or fewer when the answer delivered fewer (never more: the reservation covers those asked for). */

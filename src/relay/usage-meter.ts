@@ -4,6 +4,7 @@ import { TokenTally } from './token-tally.js';
 /** What one attempt produced, as the meter counted it. */
 export interface ProducedOutput {
   upstreamUsage: NormalizedUsage | undefined;
+  reportedInput: NormalizedUsage['input'] | undefined;
   outputTally: TokenTally;
   firstTokenAt: number | undefined;
   deliveredCalls: number | undefined;
@@ -17,6 +18,8 @@ export interface ProducedOutput {
 export class UsageMeter {
   /** Usage as the upstream reported it (the last report wins: the final one is authoritative). */
   upstreamUsage: NormalizedUsage | undefined;
+  /** The input an upstream reported before its answer (Anthropic's message_start): used when no final usage comes. */
+  reportedInput: NormalizedUsage['input'] | undefined;
   outputTally = new TokenTally();
   firstTokenAt: number | undefined;
   /** Per-call endpoints: how many calls (images) the answer delivered, when it says; settlement charges these. */
@@ -34,11 +37,12 @@ export class UsageMeter {
    * is billed if no later attempt produces anything (`restoreAttempt`).
    */
   setAsideAttempt(): ProducedOutput {
-    return { upstreamUsage: this.upstreamUsage, outputTally: this.outputTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens };
+    return { upstreamUsage: this.upstreamUsage, reportedInput: this.reportedInput, outputTally: this.outputTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens };
   }
 
   restoreAttempt(produced: ProducedOutput): void {
     this.upstreamUsage = produced.upstreamUsage;
+    this.reportedInput = produced.reportedInput;
     this.outputTally = produced.outputTally;
     this.firstTokenAt = produced.firstTokenAt;
     this.deliveredCalls = produced.deliveredCalls;
@@ -51,6 +55,7 @@ export class UsageMeter {
    */
   startNextAttempt(): void {
     this.upstreamUsage = undefined;
+    this.reportedInput = undefined;
     this.outputTally = new TokenTally();
     this.firstTokenAt = undefined;
     this.deliveredCalls = undefined;

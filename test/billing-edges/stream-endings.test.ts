@@ -10,7 +10,8 @@ import { settledRow } from '../support/booked-request.js';
 /**
  * Client disconnects mid-stream, upstream cuts, resets and clean EOFs mid-stream, upstreams that never
  * report usage. Rule (docs/behaviour.md "Billing"): bill what the upstream reported as final; else, when an
- * upstream answered, the prompt plus the produced text counted locally (exact o200k); the reservation is
+ * upstream answered, the prompt plus the produced text counted locally (exact o200k) — the prompt as the
+ * upstream reported it before its answer where it did (Anthropic's message_start); the reservation is
  * always settled. The streamed cases read the raw body, to leave at a precise event or to see exactly
  * what arrived before a cut (the SDKs raise on a cut); the others go through the SDKs.
  */
@@ -43,9 +44,11 @@ describe('a client that disconnects mid-stream pays the prompt + what was produc
         controller.abort();
         expect(read.text).toBe('Hello');
         const row = await lastRowAndBooks(logsBefore);
-        const expected = expectedCharge({ input: promptTokensExact(), output: tokens('Hello') });
+        // Anthropic's message_start reported the input (40) before the answer: that is what it bills.
+        const input = upstream === 'anthropic' ? finalUsage.input : promptTokensExact();
+        const expected = expectedCharge({ input, output: tokens('Hello') });
         expect({ status: row.status, source: row.usage_source, input: row.input_tokens, output: row.output_tokens, quota: row.quota }).toEqual({
-          status: 499, source: 'local', input: promptTokensExact(), output: tokens('Hello'), quota: expected,
+          status: 499, source: 'local', input, output: tokens('Hello'), quota: expected,
         });
         const after = await fixture.balances();
         expect(after.tokenUsed - before.tokenUsed).toBe(expected);
@@ -75,7 +78,7 @@ function truncated(upstream: WireStyle, ending: 'reset' | 'end'): ScriptedReply 
   return { ...replyFor(upstream, { text: words }, true, options), ending };
 }
 
-describe('an upstream cut after several chunks, before any final usage: the prompt + the delivered text are counted locally', () => {
+describe('an upstream cut after several chunks, before any final usage: the prompt (as reported at the start, where it was) + the delivered text counted locally', () => {
   for (const client of styles) {
     for (const upstream of styles) {
       for (const ending of ['reset', 'end'] as const) {
@@ -88,10 +91,11 @@ describe('an upstream cut after several chunks, before any final usage: the prom
           const read = await readSse(response, client);
           expect(read.text).toBe(wordsText);
           const row = await lastRowAndBooks(logsBefore);
-          // No final usage came: Anthropic's message_start figures (input 40, interim output_tokens: 1) are not one.
+          // No final usage came: Anthropic's message_start input (40) stands, its interim output_tokens: 1 does not.
           const delivered = tokens(wordsText);
+          const input = upstream === 'anthropic' ? 40 : promptTokensExact();
           expect({ source: row.usage_source, input: row.input_tokens, output: row.output_tokens, quota: row.quota }).toEqual({
-            source: 'local', input: promptTokensExact(), output: delivered, quota: expectedCharge({ input: promptTokensExact(), output: delivered }),
+            source: 'local', input, output: delivered, quota: expectedCharge({ input, output: delivered }),
           });
         });
       }
@@ -161,8 +165,20 @@ describe('an Anthropic upstream with a long answer and a clean EOF before messag
       const row = await lastRowAndBooks(logsBefore);
       const delivered = tokens(texts.join(''));
       expect({ source: row.usage_source, input: row.input_tokens, output: row.output_tokens, quota: row.quota }).toEqual({
-        source: 'local', input: promptTokensExact(), output: delivered, quota: expectedCharge({ input: promptTokensExact(), output: delivered }),
+        source: 'local', input: 40, output: delivered, quota: expectedCharge({ input: 40, output: delivered }),
       });
     });
   }
+});
+
+describe("an Anthropic-style upstream whose message_start reports 0 input (some proxies), cut before message_delta", () => {
+  it('bills the prompt counted locally, not 0', async () => {
+    fixture.primary.anthropic.enqueue({ ...anthropicStream({ text: words }, { terminal: false, startUsage: { input: 0, output: 0 } }), ending: 'end' });
+    const logsBefore = (await fixture.logs()).length;
+    const request = buildClientRequest(fixture.gateway.url, 'anthropic', modelOf.anthropic, true, 500);
+    const response = await fetch(request.url, request.init);
+    expect((await readSse(response, 'anthropic')).text).toBe(wordsText);
+    const row = await lastRowAndBooks(logsBefore);
+    expect({ source: row.usage_source, input: row.input_tokens }).toEqual({ source: 'local', input: promptTokensExact() });
+  });
 });

@@ -20,7 +20,8 @@ type OpenBlock = { kind: 'text' } | { kind: 'reasoning' } | { kind: 'tool'; tool
  * counted from 0. `usage` follows every message_delta (counters are cumulative; a field sent there
  * replaces the one from message_start); `finish` comes at message_stop, or at end() if the upstream broke off.
  * message_start's usage alone is interim (`output_tokens: 1`): `finish` carries usage only once a
- * message_delta reported some, so a stream that failed or broke off before one is counted locally.
+ * message_delta reported some, so a stream that failed or broke off before one is billed at
+ * message_start's input (carried on `start`) and its output counted locally.
  */
 export function createAnthropicMessagesStreamDecoder(): StreamDecoder {
   const warnings: string[] = [];
@@ -170,8 +171,12 @@ export function createAnthropicMessagesStreamDecoder(): StreamDecoder {
         }
         started = true;
         const { message } = wire;
-        parts.push({ type: 'start', id: message.id, model: message.model ?? '', created: 0 });
         if (message.usage !== undefined) mergeUsage(message.usage);
+        // Its input counts are final (Anthropic bills them whatever follows); its output is interim. Some
+        // proxies report 0 here and the input only in message_delta: a 0 is no report.
+        const reported = usage === undefined ? undefined : readAnthropicMessagesUsage(usage).input;
+        const inputUsage = reported !== undefined && reported.total > 0 ? reported : undefined;
+        parts.push(inputUsage === undefined ? { type: 'start', id: message.id, model: message.model ?? '', created: 0 } : { type: 'start', id: message.id, model: message.model ?? '', created: 0, inputUsage });
         // A message_start that already has its stop reason is a whole message (some proxies): its usage is final.
         if (message.stop_reason != null) {
           stopReason = message.stop_reason;

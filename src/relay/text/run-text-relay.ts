@@ -53,13 +53,22 @@ function needsChatUpstream(inbound: TextInbound): boolean {
 
 /**
  * The output the reservation covers: the client's limit (or the model's default budget) per choice, so
- * `n` choices reserve `n` times it (the reservation is the most a request can cost).
+ * Chat's `n` choices, or Gemini's `candidateCount` candidates, reserve that many times it (the reservation
+ * is the most a request can cost).
  */
 function reservedOutputTokens(services: RelayServices, inbound: TextInbound): number | undefined {
-  const choices = inbound.style === 'openai-chat' ? inbound.body.n : undefined;
+  const choices = inbound.style === 'openai-chat' ? inbound.body.n : inbound.style === 'gemini' ? geminiCandidateCount(inbound.body) : undefined;
   if (typeof choices !== 'number' || !Number.isInteger(choices) || choices <= 1) return inbound.maxOutputTokens;
   const perChoice = inbound.maxOutputTokens ?? services.catalog.snapshot.outputBudgetFor(inbound.model);
   return perChoice * choices;
+}
+
+/** A Gemini body's `generationConfig.candidateCount` (or the snake_case spelling Google also reads). */
+function geminiCandidateCount(body: Record<string, unknown>): unknown {
+  const config = body.generationConfig ?? body.generation_config;
+  if (typeof config !== 'object' || config === null) return undefined;
+  const fields = config as Record<string, unknown>;
+  return fields.candidateCount ?? fields.candidate_count;
 }
 
 function channelTypesFor(services: RelayServices, inbound: TextInbound, request: FastifyRequest): ReadonlySet<string> {
