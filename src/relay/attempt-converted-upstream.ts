@@ -63,10 +63,14 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   // Gemini's function names may hold dots and colons, which the other vendors refuse: those travel as aliases.
   const aliases = input.upstreamStyle === 'gemini' ? undefined : toolNameAliases(input.request);
   const request = aliases === undefined ? input.request : withToolAliases(input.request, aliases);
+  const outputLimit = defaultMaxTokens(input.channel, input.upstreamModel, services);
+  // A request that names no output limit is sent the one its reservation covers (Anthropic's formatter
+  // applies it itself, as Anthropic requires one): an upstream left to its own could produce more.
+  const limited = request.maxOutputTokens === undefined && input.upstreamStyle !== 'anthropic-messages' ? { maxOutputTokens: outputLimit } : {};
   let formatted: ReturnType<TextStyleConverters['formatRequest']>;
   try {
-    formatted = input.upstream.formatRequest({ ...request, stream: streamsUpstream }, input.upstreamModel, {
-      defaultMaxOutputTokens: defaultMaxTokens(input.channel, input.upstreamModel, services),
+    formatted = input.upstream.formatRequest({ ...request, stream: streamsUpstream, ...limited }, input.upstreamModel, {
+      defaultMaxOutputTokens: outputLimit,
       replayReasoning: replaysReasoning(input.channel, input.upstreamModel),
     });
   } catch (error) {
@@ -211,9 +215,9 @@ function withStreamFlags(style: UpstreamTextStyle, body: Record<string, unknown>
 }
 
 /**
- * The output budget sent to an upstream that requires one (Anthropic) when the client named none: the
- * channel's `settings.max_tokens` (a number, or a map of upstream model → number), else the site default.
- * Never raised (for thinking or anything else): the reservation covers it (catalog `outputBudgetFor`).
+ * The output limit sent to an upstream when the client named none: the channel's `settings.max_tokens` (a
+ * number, or a map of upstream model → number), else the site default. Never raised (for thinking or
+ * anything else): the reservation covers it (catalog `outputBudgetFor`).
  */
 export function defaultMaxTokens(channel: ChannelRecord, upstreamModel: string, services: RelayServices): number {
   const setting = channel.settings.max_tokens;

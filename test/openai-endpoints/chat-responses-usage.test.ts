@@ -23,7 +23,7 @@ describe('chat completions: passthrough, n > 1, stream_options', () => {
     const answer = `${JSON.stringify(whole('hi', { usage }), null, 2)}\n`;
     f.chat.enqueue(bytes(answer));
     const body = {
-      model: 'chat-model', logprobs: true, top_logprobs: 3, n: 2, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' }, x_vendor: { deep: [1, { a: null }] },
+      model: 'chat-model', max_completion_tokens: 300, logprobs: true, top_logprobs: 3, n: 2, modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' }, x_vendor: { deep: [1, { a: null }] },
       messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } }, { type: 'image_url', image_url: { url: 'https://x/y.png', detail: 'low' } }, { type: 'file', file: { file_id: 'file-1' } }] }],
     };
     const raw = JSON.stringify(body, null, 1);
@@ -188,7 +188,7 @@ describe('responses and compaction', () => {
     const recorded = JSON.parse(readFileSync(new URL('openai-reasoning-encrypted-content.1.json', recordings), 'utf8'));
     const answer = `${JSON.stringify({ ...recorded, model: 'resp-model', usage: respUsage }, null, 2)}\n`;
     f.resp.enqueue(bytes(answer));
-    const body = { model: 'resp-model', input: 'hi', tools: [{ type: 'function', name: 'f', parameters: { type: 'object', properties: {} }, strict: false }], reasoning: { effort: 'high' }, x_custom: 1 };
+    const body = { model: 'resp-model', input: 'hi', max_output_tokens: 500, tools: [{ type: 'function', name: 'f', parameters: { type: 'object', properties: {} }, strict: false }], reasoning: { effort: 'high' }, x_custom: 1 };
     const { result, charge } = await f.charged(async () => f.client.responses.create(body as any).asResponse());
     expect(await result.text()).toBe(answer);
     expect(f.resp.requests[0]!.path).toBe('/v1/responses');

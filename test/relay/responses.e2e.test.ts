@@ -73,10 +73,10 @@ describe('POST /v1/responses and /v1/responses/compact (official openai SDK)', (
     expect(JSON.parse((call as { arguments: string }).arguments)).toEqual({ location: 'Paris' });
   });
 
-  it('passes Responses through untouched to a channel that speaks Responses, and bills its usage', async () => {
+  it('passes Responses through to a channel that speaks Responses — with the output limit its reservation covers when it names none — and bills its usage', async () => {
     const response = await client.responses.create({ model: models.responses, input: 'Compute (12 + 7) × 3 × 10', reasoning: { effort: 'low' } });
     expect(response.output_text).toBe(recordedResponsesText);
-    expect(responsesUpstream.requests.at(-1)!.body).toEqual({ model: models.responses, input: 'Compute (12 + 7) × 3 × 10', reasoning: { effort: 'low' } });
+    expect(responsesUpstream.requests.at(-1)!.body).toEqual({ model: models.responses, input: 'Compute (12 + 7) × 3 × 10', reasoning: { effort: 'low' }, max_output_tokens: 4096 });
     expect(await lastLog()).toMatchObject({ model: models.responses, usage_source: 'upstream', input_tokens: recordedResponsesUsage.input_tokens, output_tokens: recordedResponsesUsage.output_tokens, reasoning_tokens: recordedResponsesUsage.reasoning_tokens });
     let text = '';
     for await (const event of await client.responses.create({ model: models.responses, input: 'again', stream: true })) if (event.type === 'response.output_text.delta') text += event.delta;

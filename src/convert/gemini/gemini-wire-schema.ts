@@ -81,7 +81,8 @@ export const geminiGenerationConfigSchema = z
     temperature: z.number().optional(),
     topP: z.number().optional(),
     topK: z.number().optional(),
-    maxOutputTokens: z.number().int().nonnegative().max(maxOutputTokensLimit).optional(),
+    // 0 is proto3's "unset": Gemini would apply no limit at all, beyond what was reserved.
+    maxOutputTokens: z.number().int().positive().max(maxOutputTokensLimit).optional(),
     candidateCount: z.number().int().optional(),
     stopSequences: z.array(z.string()).optional(),
     seed: z.number().int().optional(),

@@ -1,5 +1,6 @@
 import type { CanonicalRequest, CanonicalResponseFormat, CanonicalToolChoice } from '../../canonical/canonical-request.js';
 import type { Converted } from '../../canonical/conversion.js';
+import { chatOutputLimitField } from './chat-output-limit-field.js';
 import { formatOpenaiChatMessages, type FormatOpenaiChatMessagesOptions } from './format-openai-chat-messages.js';
 
 export type FormatOpenaiChatRequestOptions = FormatOpenaiChatMessagesOptions;
@@ -12,7 +13,6 @@ const maxOpenaiStopSequences = 4;
  * OpenAI's reasoning models refuse `max_tokens` ("Use 'max_completion_tokens' instead"), while DeepSeek and
  * most compatibles know only `max_tokens`; the same test as the Vercel AI SDK's `isReasoningModel`.
  */
-const usesMaxCompletionTokens = (model: string): boolean => /^(o\d|gpt-5)/.test(model);
 
 function formatToolChoice(choice: CanonicalToolChoice): unknown {
   switch (choice.type) {
@@ -68,7 +68,7 @@ export function formatOpenaiChatRequest(
     if (request.toolChoice !== undefined) body.tool_choice = formatToolChoice(request.toolChoice);
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
-  if (request.maxOutputTokens !== undefined) body[usesMaxCompletionTokens(upstreamModel) ? 'max_completion_tokens' : 'max_tokens'] = request.maxOutputTokens;
+  if (request.maxOutputTokens !== undefined) body[chatOutputLimitField(upstreamModel)] = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.topK !== undefined) warnings.push(`topK (${request.topK}) has no Chat Completions parameter; dropped`);

@@ -88,8 +88,9 @@ export const openaiChatRequestSchema = z
     tools: nullish(z.array(openaiChatToolSchema)),
     tool_choice: nullish(openaiChatToolChoiceSchema),
     parallel_tool_calls: nullish(z.boolean()),
-    max_tokens: nullish(z.number().int().nonnegative().max(maxOutputTokensLimit)),
-    max_completion_tokens: nullish(z.number().int().nonnegative().max(maxOutputTokensLimit)),
+    // 0 is refused, as OpenAI refuses it: a Go server chained as a channel would drop it (omitempty) and apply no limit.
+    max_tokens: nullish(z.number().int().positive().max(maxOutputTokensLimit)),
+    max_completion_tokens: nullish(z.number().int().positive().max(maxOutputTokensLimit)),
     temperature: nullish(z.number()),
     top_p: nullish(z.number()),
     // Not OpenAI's: vLLM, DeepSeek-compatible servers and others accept it.

@@ -33,6 +33,7 @@ export interface OpenaiEndpoint {
 
 const positiveInteger = z.number().int().nonnegative();
 const outputTokenBudget = positiveInteger.max(maxOutputTokensLimit);
+const chatOutputTokenLimit = z.number().int().positive().max(maxOutputTokensLimit);
 const model = z.string().min(1, 'model must not be empty');
 
 /** The roles Chat Completions takes: spec §4.1's four, OpenAI's `developer`, and its deprecated `function`. */
@@ -66,8 +67,9 @@ const chatSchema = z
     model,
     messages: z.array(chatMessage).min(1, 'messages must not be empty'),
     stream: z.boolean().optional(),
-    max_tokens: outputTokenBudget.nullish(),
-    max_completion_tokens: outputTokenBudget.nullish(),
+    // 0 is refused, as OpenAI refuses it: a Go server chained as a channel would drop it (omitempty) and apply no limit.
+    max_tokens: chatOutputTokenLimit.nullish(),
+    max_completion_tokens: chatOutputTokenLimit.nullish(),
     // The reservation covers n choices: a count the upstream would read differently must not reach it.
     n: z.number().int().positive().max(maxChatChoices).nullish(),
     tools: z.array(z.object({ type: z.string() }).passthrough()).nullish(),
@@ -99,6 +101,7 @@ const webSearchSchema = z.object({ query: z.string().min(1, 'query must not be e
 const noOutput = () => 0;
 const noPrompt = () => ({ texts: [], extraTokens: 0 });
 const optionalNumber = (value: unknown) => (typeof value === 'number' ? value : undefined);
+const largerLimit = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
 
 export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
   chat: {
@@ -107,7 +110,8 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     streams: true,
     schema: chatSchema,
     promptText: collectChatPromptText,
-    maxOutputTokens: (body) => optionalNumber(body.max_completion_tokens) ?? optionalNumber(body.max_tokens),
+    // Both given: the larger, since an upstream may read either (DeepSeek and most compatible servers read only max_tokens).
+    maxOutputTokens: (body) => largerLimit(optionalNumber(body.max_completion_tokens), optionalNumber(body.max_tokens)),
   },
   completions: {
     name: 'completions',

@@ -75,7 +75,7 @@ const validValues: Record<string, unknown[]> = {
 
 describe('validateChatRequest', () => {
   it('lets a valid body through, unknown fields included', () => {
-    expect(byHand({ ...validBody, temperature: 0.2, whatever: { nested: true }, stream: true, stream_options: { include_usage: true }, max_tokens: 0, tools: [{ type: 'function', function: { name: 'f' } }] })).toBeUndefined();
+    expect(byHand({ ...validBody, temperature: 0.2, whatever: { nested: true }, stream: true, stream_options: { include_usage: true }, max_tokens: 1, tools: [{ type: 'function', function: { name: 'f' } }] })).toBeUndefined();
   });
 
   it('names the missing parameter as OpenAI does', () => {
@@ -86,7 +86,8 @@ describe('validateChatRequest', () => {
 
   it('refuses wrong types and bad budgets with the parameter named', () => {
     expect(byHand({ model: 'm', messages: 'hello' })).toEqual({ message: "Invalid 'messages': Expected array, received string", param: 'messages' });
-    expect(byHand({ ...validBody, max_tokens: -1 })).toEqual({ message: "Invalid 'max_tokens': Number must be greater than or equal to 0", param: 'max_tokens' });
+    expect(byHand({ ...validBody, max_tokens: -1 })).toEqual({ message: "Invalid 'max_tokens': Number must be greater than 0", param: 'max_tokens' });
+    expect(byHand({ ...validBody, max_completion_tokens: 0 })).toEqual({ message: "Invalid 'max_completion_tokens': Number must be greater than 0", param: 'max_completion_tokens' });
     expect(byHand({ ...validBody, max_completion_tokens: 1.5 })).toEqual({ message: "Invalid 'max_completion_tokens': Expected integer, received float", param: 'max_completion_tokens' });
     expect(byHand({ ...validBody, stream: 'yes' })).toEqual({ message: "Invalid 'stream': Expected boolean, received string", param: 'stream' });
     expect(byHand({ ...validBody, max_tokens: 1e300 })).toEqual({ message: "Invalid 'max_tokens': Number must be less than or equal to 2147483647", param: 'max_tokens' });

@@ -61,12 +61,12 @@ export function validateChatRequest(body: Record<string, unknown>): void {
   }
 }
 
-/** A non-negative integer up to {@link maxOutputTokensLimit}, or absent / null. */
+/** A positive integer up to {@link maxOutputTokensLimit}, or absent / null (0 is refused, as OpenAI refuses it). */
 function checkTokenBudget(param: string, value: unknown): void {
   if (value === undefined || value === null) return;
   if (typeof value !== 'number' || Number.isNaN(value)) throw expected(param, 'number', value);
   if (!Number.isInteger(value)) throw invalidParameter(param, 'Expected integer, received float');
-  if (value < 0) throw invalidParameter(param, 'Number must be greater than or equal to 0');
+  if (value <= 0) throw invalidParameter(param, 'Number must be greater than 0');
   if (value > maxOutputTokensLimit) throw invalidParameter(param, `Number must be less than or equal to ${maxOutputTokensLimit}`);
 }
 

@@ -26,6 +26,36 @@ function withModel(rawBody: Buffer | undefined, body: Record<string, unknown>, u
   return body.model === upstreamModel && rawBody !== undefined ? rawBody : JSON.stringify({ ...body, model: upstreamModel });
 }
 
+/** The smallest `max_output_tokens` a Responses upstream accepts. */
+const minimumResponsesOutputTokens = 16;
+
+/**
+ * A Responses body for the upstream: the model mapped, the output limit the reservation covers when the
+ * client named none, and `background` dropped — a background response is made after the answer the
+ * gateway bills (its cost never seen), so it is answered in the foreground, as a converted one is.
+ */
+function responsesPassthroughBody(rawBody: Buffer | undefined, body: Record<string, unknown>, upstreamModel: string, outputLimit: number | undefined): string | Buffer | undefined {
+  const background = body.background !== undefined && body.background !== null && body.background !== false;
+  if (outputLimit === undefined && !background) return withModel(rawBody, body, upstreamModel);
+  const rewritten: Record<string, unknown> = Object.assign({}, body, { model: upstreamModel });
+  if (outputLimit !== undefined) rewritten.max_output_tokens = Math.max(outputLimit, minimumResponsesOutputTokens);
+  if (background) delete rewritten.background;
+  return JSON.stringify(rewritten);
+}
+
+/** A Gemini body for the upstream: the output limit the reservation covers set in its generation config when the client named none. */
+function geminiPassthroughBody(rawBody: Buffer | undefined, body: Record<string, unknown>, outputLimit: number | undefined): string | Buffer {
+  if (outputLimit === undefined) return rawBody ?? JSON.stringify(body);
+  const snake = isObject(body.generation_config) && !isObject(body.generationConfig);
+  if (snake) return JSON.stringify({ ...body, generation_config: { ...(body.generation_config as Record<string, unknown>), max_output_tokens: outputLimit } });
+  const config = isObject(body.generationConfig) ? body.generationConfig : {};
+  return JSON.stringify({ ...body, generationConfig: { ...config, maxOutputTokens: outputLimit } });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
  * Chat Completions: the body was validated by the OpenAI endpoint schema; the canonical form is built
  * only when a channel of another style is tried, so the passthrough path never pays for it.
@@ -72,7 +102,7 @@ export function buildParsedInbound(style: 'anthropic-messages' | 'openai-respons
     rawBody,
     includeUsage: false,
     clientFraming: 'sse',
-    passthroughBody: (upstreamModel) => withModel(rawBody, body, upstreamModel),
+    passthroughBody: (upstreamModel, outputLimit) => (style === 'openai-responses' ? responsesPassthroughBody(rawBody, body, upstreamModel, outputLimit) : withModel(rawBody, body, upstreamModel)),
   };
 }
 
@@ -95,6 +125,6 @@ export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffe
     rawBody,
     includeUsage: false,
     clientFraming: framing,
-    passthroughBody: () => rawBody ?? JSON.stringify(body),
+    passthroughBody: (_upstreamModel, outputLimit) => geminiPassthroughBody(rawBody, body, outputLimit),
   };
 }

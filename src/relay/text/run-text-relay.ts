@@ -2,10 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { CanonicalRequest } from '../../canonical/canonical-request.js';
 import type { ConversionContext } from '../../canonical/conversion.js';
+import { chatOutputLimitField } from '../../convert/openai-chat/chat-output-limit-field.js';
 import { upstreamTextStyleOf } from '../../providers/build-provider-request.js';
 import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
 import { candidateChannels } from '../../routing/select-channel.js';
-import { attemptConvertedUpstream } from '../attempt-converted-upstream.js';
+import { attemptConvertedUpstream, defaultMaxTokens } from '../attempt-converted-upstream.js';
 import { attemptPassthroughUpstream } from '../attempt-passthrough-upstream.js';
 import { attemptOpenaiUpstream } from '../openai/attempt-openai-upstream.js';
 import { buildUpstreamBody } from '../openai/build-upstream-body.js';
@@ -33,8 +34,11 @@ export interface TextInbound extends PromptTokens {
   includeUsage: boolean;
   /** Gemini clients that did not ask for `alt=sse` read a streamed JSON array. */
   clientFraming: 'sse' | 'json-array';
-  /** Same-style bytes for the upstream with the model mapped, or undefined when passthrough cannot serve. */
-  passthroughBody(upstreamModel: string): string | Buffer | undefined;
+  /**
+   * Same-style bytes for the upstream with the model mapped — and `outputLimit`, when given (the client
+   * named no limit), as the style's output limit — or undefined when passthrough cannot serve.
+   */
+  passthroughBody(upstreamModel: string, outputLimit: number | undefined): string | Buffer | undefined;
 }
 
 const textChannelTypes: ReadonlySet<string> = new Set(['openai', 'anthropic', 'gemini']);
@@ -118,18 +122,22 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
       tools.setUpstreamModel(upstreamModel);
       // Spread last in the attempt inputs below: V8 (Node 20) makes adding keys to a `{ ...common }` clone cost µs.
       const common = { services, channel, key, reply, meter: tools.meter, signal: tools.signal, clientHeaders: tools.clientHeaders(channel) };
+      // A client that named no output limit gets the one its reservation covers: an upstream left to its own
+      // (a reasoning model's 100k) could produce more than the balances pay for.
+      const outputLimit = inbound.maxOutputTokens === undefined ? defaultMaxTokens(channel, upstreamModel, services) : undefined;
       if (upstreamStyle === inbound.style) {
         if (inbound.style === 'openai-chat') {
           const askForStreamUsage = inbound.stream && !inbound.includeUsage && channel.settings.stream_usage !== false;
+          const limit = outputLimit === undefined ? undefined : { field: chatOutputLimitField(upstreamModel), tokens: outputLimit };
           return attemptOpenaiUpstream({
             upstreamPath: openaiEndpoints.chat.upstreamPath,
-            upstreamBody: buildUpstreamBody(inbound.rawBody, inbound.body, upstreamModel, askForStreamUsage),
+            upstreamBody: buildUpstreamBody(inbound.rawBody, inbound.body, upstreamModel, askForStreamUsage, true, limit),
             stream: inbound.stream,
             clientWantsUsage: inbound.includeUsage,
             ...common,
           });
         }
-        const bytes = inbound.passthroughBody(upstreamModel);
+        const bytes = inbound.passthroughBody(upstreamModel, outputLimit);
         if (bytes !== undefined) {
           return attemptPassthroughUpstream({
             style: upstreamStyle,
