@@ -26,4 +26,17 @@ describe('buildUpstreamBody', () => {
     const body = { model: 'gpt-4o', messages: [], stream: true };
     expect(parsed(buildUpstreamBody(bytesOf(body), body, 'gpt-4o-mapped', true))).toEqual({ model: 'gpt-4o-mapped', messages: [], stream: true, stream_options: { include_usage: true } });
   });
+
+  it('adds an output limit the client did not name: spliced into its bytes when it is the only change, else re-serialized', () => {
+    const limit = { field: 'max_tokens', tokens: 4096 };
+    const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
+    const raw = Buffer.from(' \n{ "model": "gpt-4o", "messages": [{"role":"user","content":"hi"}] }');
+    const spliced = buildUpstreamBody(raw, body, 'gpt-4o', false, true, limit);
+    expect(spliced.toString()).toBe(' \n{"max_tokens":4096, "model": "gpt-4o", "messages": [{"role":"user","content":"hi"}] }');
+    expect(parsed(buildUpstreamBody(bytesOf(body), body, 'gpt-4o-mapped', false, true, limit))).toEqual({ model: 'gpt-4o-mapped', messages: body.messages, max_tokens: 4096 });
+    // A key sent as null is not spliced next to (a parser would take the later null): the body is re-serialized.
+    const withNull = { model: 'gpt-4o', messages: [], max_tokens: null };
+    expect(parsed(buildUpstreamBody(bytesOf(withNull), withNull, 'gpt-4o', false, true, limit))).toEqual({ model: 'gpt-4o', messages: [], max_tokens: 4096 });
+    expect(buildUpstreamBody(Buffer.from('{ }'), {}, undefined, false, true, limit).toString()).toBe('{"max_tokens":4096 }');
+  });
 });

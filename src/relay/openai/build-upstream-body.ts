@@ -16,7 +16,11 @@ export function buildUpstreamBody(
   // The answer of such an endpoint (responses compaction: protocols.md §8) is read whole: an upstream that
   // honoured the client's `stream` would send SSE. new-api forces it off too.
   const dropsStream = !endpointStreams && body.stream != null && body.stream !== false;
-  if (!modelChanges && !askForStreamUsage && !dropsStream && outputLimit === undefined && rawBody !== undefined) return rawBody;
+  if (!modelChanges && !askForStreamUsage && !dropsStream && rawBody !== undefined) {
+    if (outputLimit === undefined) return rawBody;
+    // Only the limit to add, to a body that has no such key (not even null): spliced in, not re-serialized.
+    if (!(outputLimit.field in body)) return withLeadingField(rawBody, outputLimit.field, outputLimit.tokens);
+  }
   // Object.assign, not a spread: V8 (Node 20) makes adding keys to a `{ ...body }` clone cost µs.
   const rewritten: Record<string, unknown> = Object.assign({}, body);
   if (modelChanges) rewritten.model = upstreamModel;
@@ -27,4 +31,14 @@ export function buildUpstreamBody(
     rewritten.stream_options = Object.assign({}, options, { include_usage: true });
   }
   return JSON.stringify(rewritten);
+}
+
+/** `raw` (a JSON object's bytes) with `"field":value,` inserted after its opening brace. */
+function withLeadingField(raw: Buffer, field: string, value: number): Buffer {
+  const brace = raw.indexOf(0x7b);
+  // The body parsed as an object, so its first byte after any whitespace is `{`; an empty object takes no comma.
+  let next = brace + 1;
+  while (next < raw.length && (raw[next] === 0x20 || raw[next] === 0x0a || raw[next] === 0x0d || raw[next] === 0x09)) next += 1;
+  const empty = raw[next] === 0x7d;
+  return Buffer.concat([raw.subarray(0, brace + 1), Buffer.from(`${JSON.stringify(field)}:${value}${empty ? '' : ','}`), raw.subarray(brace + 1)]);
 }
