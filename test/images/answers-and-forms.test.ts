@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { binaryImage, expectedCharge, imagesAnswer, smallKey, smallKeyQuota, useImagesFixture } from './images-fixture.js';
+import { binaryImage, expectedCharge, gptImagePerImageBudget, imagesAnswer, smallKey, smallKeyQuota, useImagesFixture } from './images-fixture.js';
 
 /** From the images audit: odd answers, money under concurrency and failover, and forms as other clients write them. */
 const f = useImagesFixture();
@@ -29,7 +29,7 @@ describe('what an answer costs', () => {
 
   it('gpt-image without usage: the prompt counted locally plus the output budget per delivered image', async () => {
     f.img.enqueue({ json: imagesAnswer(2, { b64: true }) });
-    const budget = f.gateway.gateway.services.catalog.snapshot.outputBudgetFor('gpt-image-1');
+    const budget = gptImagePerImageBudget(f);
     const { charge, log } = await f.charged(() => f.client.images.generate({ model: 'gpt-image-1', prompt: 'a lighthouse at dusk', n: 2 }));
     expect(log).toMatchObject({ usage_source: 'local', output_tokens: 2 * budget });
     expect(charge).toBe(expectedCharge('gpt-image-1', { input: log.input_tokens, output: 2 * budget }));

@@ -159,9 +159,11 @@ describe('edits refused before any upstream call, at no charge', () => {
     expect(response.status).toBe(415);
   });
 
-  it('/v1/images/variations → 501, as new-api answers', async () => {
+  it('/v1/images/variations → 501, as new-api answers — after authentication: without a key, 401', async () => {
     const response = await f.post('/v1/images/variations', form({ model: 'dall-e-2' }, true));
     expect(response.status).toBe(501);
     expect(f.img.requests).toHaveLength(0);
+    const anonymous = await fetch(`${f.gateway.url}/v1/images/variations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"dall-e-2"}' });
+    expect(anonymous.status).toBe(401);
   });
 });

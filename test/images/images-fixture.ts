@@ -164,3 +164,11 @@ export function useImagesFixture(): ImagesFixture {
     },
   });
 }
+
+/**
+ * The output tokens one gpt-image-1 image is reserved and (without usage) billed at when the request names
+ * no quality or size: the larger of the model's output budget and OpenAI's largest `high` image (6,240).
+ */
+export function gptImagePerImageBudget(f: ImagesFixture): number {
+  return Math.max(f.gateway.gateway.services.catalog.snapshot.outputBudgetFor('gpt-image-1'), 6240);
+}

@@ -1,6 +1,6 @@
 /** Streamed images (from the streamed-images audit; docs/behaviour.md "Images"): streamed images — framing edges: a stream mislabelled as text, data-only and CRLF framing, usage that counts nothing. */
 import { describe, expect, it } from 'vitest';
-import { expectedCharge, useImagesFixture } from './images-fixture.js';
+import { expectedCharge, gptImagePerImageBudget, useImagesFixture } from './images-fixture.js';
 
 const f = useImagesFixture();
 
@@ -23,7 +23,7 @@ describe('framing edges', () => {
   });
 
   it('token price: a completed event with `usage: {}` (no counts) is charged the output budget', async () => {
-    const budget = f.gateway.gateway.services.catalog.snapshot.outputBudgetFor('gpt-image-1');
+    const budget = gptImagePerImageBudget(f);
     f.img.enqueue({ raw: [`event: image_generation.completed\ndata: ${completedJson({})}\n\n`] });
     const { charge, log } = await f.charged(async () => drain(await gen({ model: 'gpt-image-1', prompt: 'x' })));
     expect(Number(log.output_tokens)).toBe(budget);

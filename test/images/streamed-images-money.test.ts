@@ -1,6 +1,6 @@
 /** Streamed images (from the streamed-images audit; docs/behaviour.md "Images"): money of streamed images — token and per-image prices, n, usage present or missing, names and framing of completed events, resets, aborts. */
 import { describe, expect, it } from 'vitest';
-import { expectedCharge, useImagesFixture } from './images-fixture.js';
+import { expectedCharge, gptImagePerImageBudget, useImagesFixture } from './images-fixture.js';
 
 const f = useImagesFixture();
 
@@ -19,7 +19,7 @@ const gen = (body: Record<string, unknown>) => f.post('/v1/images/generations', 
 
 describe('token price', () => {
   it('two completed images, the first with usage and the second without: the second is charged the output budget', async () => {
-    const budget = f.gateway.gateway.services.catalog.snapshot.outputBudgetFor('gpt-image-1');
+    const budget = gptImagePerImageBudget(f);
     f.img.enqueue({ sse: [partial(0), completed({ input_tokens: 40, output_tokens: 4160 }), partial(0), completed()] });
     const { result, charge } = await f.charged(async () => drain(await gen({ model: 'gpt-image-1', prompt: 'two', n: 2, partial_images: 1 })));
     expect(result.match(/image_generation\.completed/g)?.length).toBe(4);
@@ -27,14 +27,14 @@ describe('token price', () => {
   });
 
   it('two completed images, the first without usage and the second with: the first is charged the output budget', async () => {
-    const budget = f.gateway.gateway.services.catalog.snapshot.outputBudgetFor('gpt-image-1');
+    const budget = gptImagePerImageBudget(f);
     f.img.enqueue({ sse: [completed(), completed({ input_tokens: 40, output_tokens: 4160 })] });
     const { charge } = await f.charged(async () => drain(await gen({ model: 'gpt-image-1', prompt: 'two', n: 2 })));
     expect(charge).toBe(expectedCharge('gpt-image-1', { input: 40, output: 4160 + budget }));
   });
 
   it('one completed image without usage is charged the prompt plus the output budget', async () => {
-    const budget = f.gateway.gateway.services.catalog.snapshot.outputBudgetFor('gpt-image-1');
+    const budget = gptImagePerImageBudget(f);
     f.img.enqueue({ sse: [partial(0), completed()] });
     const { charge, log } = await f.charged(async () => drain(await gen({ model: 'gpt-image-1', prompt: 'one', partial_images: 1 })));
     expect(log.output_tokens).toBe(budget);

@@ -15,7 +15,8 @@ export async function imageRelayRoutes(app: FastifyInstance, services: AppServic
   route('/v1/images/edits', 'edit');
   route('/v1/edits', 'edit');
   // OpenAI's variations (dall-e-2 only) are not relayed; new-api answers 501 as well.
-  app.post('/v1/images/variations', { config: { errorStyle: 'openai' } }, () => {
+  // Authenticated first, as every /v1 route is: an anonymous caller learns nothing about what is served.
+  app.post('/v1/images/variations', { config: { errorStyle: 'openai' }, preHandler: authenticate }, () => {
     throw new GatewayError('not_implemented', 'Image variations are not supported by this gateway; use /v1/images/edits.');
   });
 }

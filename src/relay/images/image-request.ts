@@ -12,8 +12,13 @@ export type ImageFields = Readonly<Record<string, unknown>>;
 export interface ImageRequest {
   model: string;
   prompt: string;
-  /** Images asked for: `n`, with missing or 0 meaning 1 (spec §4.6). */
+  /**
+   * Images asked for: `n`, with missing or 0 meaning 1 (spec §4.6) — or, for a Seedream group
+   * (`sequential_image_generation: "auto"`), as many as it may make: `max_images`, 15 unless set.
+   */
   images: number;
+  /** The output tokens one image of a GPT-image model costs at its quality and size (OpenAI's table); undefined for other models. */
+  outputTokensPerImage: number | undefined;
   /** The client asked for partial images as a stream (`stream` in any spelling a form or JSON reader takes as true). */
   stream: boolean;
   /** Fields to send upstream in place of the client's (`n` 0 → 1, `response_format` `base64` → `b64_json`). */
@@ -61,7 +66,45 @@ export function readImageRequest(operation: ImageOperation, fields: ImageFields,
     if (typeof format !== 'string' || !responseFormats.includes(format)) throw invalidParameter('response_format', `must be one of ${quoteList(responseFormats)}.`);
     if (format === 'base64') rewrites.response_format = 'b64_json';
   }
-  return { model, prompt, images: asked === undefined || asked === 0 ? 1 : asked, stream: asksToStream(fields.stream), rewrites };
+  const images = Math.max(asked === undefined || asked === 0 ? 1 : asked, readGroupSize(fields));
+  return { model, prompt, images, outputTokensPerImage: gptImageOutputTokens(model, fields.quality, size), stream: asksToStream(fields.stream), rewrites };
+}
+
+/** Seedream's most images in one group (`sequential_image_generation_options.max_images`), its default too. */
+export const maxGroupImages = 15;
+
+/**
+ * Seedream group generation: with `sequential_image_generation: "auto"` the upstream makes up to
+ * `sequential_image_generation_options.max_images` images (1–15, default 15) whatever `n` says; 1 otherwise.
+ */
+function readGroupSize(fields: ImageFields): number {
+  if (fields.sequential_image_generation !== 'auto') return 1;
+  const options = fields.sequential_image_generation_options;
+  const max = options !== null && typeof options === 'object' ? (options as Record<string, unknown>).max_images : undefined;
+  if (max === undefined || max === null) return maxGroupImages;
+  if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > maxGroupImages) {
+    throw invalidParameter('sequential_image_generation_options.max_images', `must be a whole number from 1 to ${maxGroupImages}.`);
+  }
+  return max;
+}
+
+/**
+ * OpenAI's output tokens for one GPT-image image (its pricing table, per quality: 1024x1024 / 1024x1536 /
+ * 1536x1024). `auto` (the default) may be `high`, and `auto` or another size the largest of the row.
+ */
+const gptImageTokens: Readonly<Record<string, readonly [number, number, number]>> = {
+  low: [272, 408, 400],
+  medium: [1056, 1584, 1568],
+  high: [4160, 6240, 6208],
+};
+
+function gptImageOutputTokens(model: string, quality: unknown, size: unknown): number | undefined {
+  if (!/^gpt-image/i.test(model)) return undefined;
+  const row = gptImageTokens[typeof quality === 'string' && quality in gptImageTokens ? quality : 'high']!;
+  if (size === '1024x1024') return row[0];
+  if (size === '1024x1536') return row[1];
+  if (size === '1536x1024') return row[2];
+  return Math.max(...row);
 }
 
 /** Any spelling an upstream's form or JSON reader could take for true (`True`, `1`, `on`, a non-zero number). */

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { emptyUsage } from '../../billing/normalized-usage.js';
 import { isRecord } from '../../convert/shared/is-record.js';
 import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
 import { estimatedTokensPerImage } from '../count-tokens.js';
@@ -44,7 +45,8 @@ async function relayImageRequest(services: RelayServices, operation: ImageOperat
   const image = readImageRequest(operation, fields, body.kind === 'form');
   const inputImages = body.kind === 'form' ? body.form.images : countJsonImages(body.body);
   if (operation === 'edit' && inputImages === 0) throw missingParameter('image');
-  const outputBudgetPerImage = services.catalog.snapshot.outputBudgetFor(image.model);
+  // A GPT-image image's documented size in tokens, when the model's budget is smaller.
+  const outputBudgetPerImage = Math.max(services.catalog.snapshot.outputBudgetFor(image.model), image.outputTokensPerImage ?? 0);
 
   await runRelayEnvelope(
     services,
@@ -112,7 +114,8 @@ function meterImagesAnswer(answer: Buffer, meter: UsageMeter, outputBudgetPerIma
     return;
   }
   const { images, usage, failed } = readImagesAnswer(answer);
-  meter.upstreamUsage = readImageUsage(usage);
+  // An error document delivered nothing: at a token price too, it costs nothing.
+  meter.upstreamUsage = readImageUsage(usage) ?? (failed ? emptyUsage() : undefined);
   meter.deliveredCalls = failed ? 0 : images;
   // An answer that is not an Images document (a stream labelled as something else) is charged the `n`
   // asked for, at either kind of price.

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { emptyUsage } from '../../billing/normalized-usage.js';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { describeFailure, type UpstreamSignal } from '../../providers/upstream-client.js';
 import type { UpstreamFailure } from '../../routing/classify-upstream-failure.js';
@@ -8,6 +9,7 @@ import { failedAttemptFrom } from '../read-upstream-error.js';
 import type { AttemptOutcome } from '../run-failover.js';
 import type { RelayServices } from '../relay-services.js';
 import type { UsageMeter } from '../usage-meter.js';
+import { isErrorDocument } from './is-error-document.js';
 import { sendWholeAnswer } from '../write-to-client.js';
 import { findTopLevelUsage } from './find-top-level-usage.js';
 import { pipeOpenaiStream, type PipeStreamInput, type PipeStreamResult } from './pipe-openai-stream.js';
@@ -109,6 +111,12 @@ function noteNonStreamUsage(bytes: Buffer, meter: UsageMeter): void {
     return;
   }
   meter.upstreamUsage = readOpenaiUsage(json.usage);
+  if (meter.upstreamUsage === undefined && isErrorDocument(json)) {
+    // A failure answered with a 2xx: nothing delivered, nothing charged (per token or per call).
+    meter.upstreamUsage = emptyUsage();
+    meter.deliveredCalls = 0;
+    return;
+  }
   if (meter.upstreamUsage !== undefined || !Array.isArray(json.choices)) return;
   for (const choice of json.choices as { message?: { content?: unknown; tool_calls?: unknown }; text?: unknown }[]) {
     if (typeof choice.text === 'string') meter.outputTally.add(choice.text);

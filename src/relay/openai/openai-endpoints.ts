@@ -34,6 +34,9 @@ export interface OpenaiEndpoint {
 const positiveInteger = z.number().int().nonnegative();
 const outputTokenBudget = positiveInteger.max(maxOutputTokensLimit);
 const chatOutputTokenLimit = z.number().int().positive().max(maxOutputTokensLimit);
+/** OpenAI's limits on a legacy completion's `n` and `best_of`. */
+const maxCompletionChoices = 128;
+const maxCompletionBestOf = 20;
 const model = z.string().min(1, 'model must not be empty');
 
 /** The roles Chat Completions takes: spec §4.1's four, OpenAI's `developer`, and its deprecated `function`. */
@@ -83,9 +86,13 @@ const completionsSchema = z
     prompt: z.union([z.string(), z.array(z.unknown())]),
     stream: z.boolean().optional(),
     max_tokens: outputTokenBudget.nullish(),
+    // The reservation covers every completion made: counts an upstream would read differently must not reach it.
+    n: z.number().int().positive().max(maxCompletionChoices).nullish(),
+    best_of: z.number().int().positive().max(maxCompletionBestOf).nullish(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish(),
   })
-  .passthrough();
+  .passthrough()
+  .refine((body) => body.best_of == null || body.best_of >= (body.n ?? 1), { message: 'best_of must be greater than or equal to n', path: ['best_of'] });
 
 const embeddingsSchema = z.object({ model, input: z.union([z.string(), z.array(z.unknown()).min(1)]) }).passthrough();
 const moderationsSchema = z.object({ model: model.optional(), input: z.union([z.string(), z.array(z.unknown()), z.record(z.unknown())]) }).passthrough();
@@ -99,6 +106,17 @@ const webReaderSchema = z.object({ url: z.string().min(1, 'url must not be empty
 const webSearchSchema = z.object({ query: z.string().min(1, 'query must not be empty'), count: z.number().int().min(1).max(50).optional() }).passthrough();
 
 const noOutput = () => 0;
+
+/**
+ * How many completions a legacy Completions body makes: `best_of` (or `n`) per prompt, and a `prompt` that
+ * is a list of strings or of token lists is that many prompts (a list of numbers is one tokenized prompt).
+ */
+function completionsMade(body: Record<string, unknown>): number {
+  const perPrompt = Math.max(optionalNumber(body.n) ?? 1, optionalNumber(body.best_of) ?? 1);
+  const prompt = body.prompt;
+  const prompts = Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] !== 'number' ? prompt.length : 1;
+  return perPrompt * prompts;
+}
 const noPrompt = () => ({ texts: [], extraTokens: 0 });
 const optionalNumber = (value: unknown) => (typeof value === 'number' ? value : undefined);
 const largerLimit = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
@@ -119,7 +137,8 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     streams: true,
     schema: completionsSchema,
     promptText: (body) => collectInputText(body.prompt),
-    maxOutputTokens: (body) => optionalNumber(body.max_tokens) ?? 16,
+    // Per completion, for every completion made: max(n, best_of) of them for each prompt of a list.
+    maxOutputTokens: (body) => (optionalNumber(body.max_tokens) ?? 16) * completionsMade(body),
   },
   embeddings: {
     name: 'embeddings',
