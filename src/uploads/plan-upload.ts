@@ -39,9 +39,10 @@ export function planUpload(body: Record<string, unknown>, userId: number, object
   const fileName = optionalString(body, 'file_name');
   const extension = fileName === undefined ? undefined : extensionOf(fileName);
   const contentType = optionalString(body, 'content_type');
-  if (contentType !== undefined && !/^(?:image|video|audio)\/[\w.+-]+$|^application\/octet-stream$/i.test(contentType)) {
-    // Uploads are references for image and video requests: HTML or scripts served from the operator's storage are not.
-    throw invalidParameter('content_type', `'${contentType}' is not an image, video or audio type (or application/octet-stream)`);
+  if (contentType !== undefined && (!/^(?:image|video|audio)\/[\w.+-]+$|^application\/octet-stream$/i.test(contentType) || /^image\/svg/i.test(contentType))) {
+    // Uploads are references for image and video requests: HTML or scripts served from the operator's
+    // storage are not — nor SVG, whose <script> runs when its public URL is opened.
+    throw invalidParameter('content_type', `'${contentType}' is not an image (other than SVG), video or audio type (or application/octet-stream)`);
   }
   // Every key is under the caller's own space; a client prefix only sorts files within it.
   const ownSpace = `uploads/user/${userId}`;
