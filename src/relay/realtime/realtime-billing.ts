@@ -2,6 +2,7 @@ import type { AuthenticatedCaller } from '../../auth/authenticate-token.js';
 import { computeCharge, isPriced } from '../../billing/compute-charge.js';
 import { emptyUsage, type NormalizedUsage, type UsageSource } from '../../billing/normalized-usage.js';
 import type { PriceRecord } from '../../catalog/catalog-records.js';
+import type { GatewayError } from '../../errors/gateway-error.js';
 import type { Admission } from '../admit-request.js';
 import { buildLogRow } from '../build-log-row.js';
 import type { RelayServices } from '../relay-services.js';
@@ -20,6 +21,11 @@ export interface RealtimeSessionFacts {
   channelId: number;
   ip: string;
   attempts: AttemptRecord[];
+  /**
+   * Why the caller may no longer be served (its key disabled, expired or limited, its user disabled since
+   * the session opened), asked before each next hold; undefined while it may.
+   */
+  refusal(): GatewayError | undefined;
 }
 
 /**
@@ -43,6 +49,8 @@ export class RealtimeBilling {
   private firstTokenAt: number | undefined;
   private finished = false;
   private outOfQuota = false;
+  /** Why the session may not go on when that is not the balances: the caller's access was withdrawn. */
+  private withdrawn: GatewayError | undefined;
   /** The transcription model the upstream's session names (undefined: none named yet). */
   private transcriptionModel: string | undefined;
 
@@ -102,9 +110,24 @@ export class RealtimeBilling {
     });
   }
 
-  /** The key or the wallet could not hold the next response: the session must end (no more frames upstream). */
+  /** The key or the wallet could not hold the next response, or the caller was refused since: the session must end (no more frames upstream). */
   get exhausted(): boolean {
     return this.outOfQuota;
+  }
+
+  /** Why the session ends when the caller's access was withdrawn (else it ended for quota). */
+  get refusal(): GatewayError | undefined {
+    return this.withdrawn;
+  }
+
+  /**
+   * Asks whether the caller may still be served; when not, nothing more is relayed upstream (`exhausted`)
+   * and the refusal is returned. Responses already under way are still billed.
+   */
+  checkAccess(): GatewayError | undefined {
+    this.withdrawn ??= this.session.refusal();
+    if (this.withdrawn !== undefined) this.outOfQuota = true;
+    return this.withdrawn;
   }
 
   /**
@@ -113,6 +136,8 @@ export class RealtimeBilling {
    * cover, and the session ends.
    */
   private async holdNext(): Promise<boolean> {
+    // A key disabled (or a user, an expiry, a model limit) since the session opened holds nothing more.
+    this.checkAccess();
     const amount = this.outOfQuota ? 0 : this.session.admission.reservedAmount;
     const reserve = (size: number) => {
       const id = `${this.session.requestId}-${this.holds + 1}`;

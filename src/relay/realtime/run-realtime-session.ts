@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import WebSocket, { type RawData, type WebSocketServer } from 'ws';
 import { authenticateToken } from '../../auth/authenticate-token.js';
+import { tokenAllowsModel } from '../../auth/authorize-model.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { generateRequestId } from '../../http/generate-request-id.js';
 import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
@@ -20,6 +21,8 @@ import { rejectUpgrade } from './reject-upgrade.js';
 const realtimeChannelTypes: ReadonlySet<string> = new Set(['openai']);
 /** After the client leaves mid-response, how long the upstream has to report the cancelled response's usage. */
 const cancelGraceMs = 5_000;
+/** How often a session asks again whether its caller may still be served (and before each response.create). */
+const accessCheckMs = 1_000;
 
 export interface RealtimeSessions {
   services: RelayServices;
@@ -91,7 +94,7 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
   const abandoned = clientGone || sessions.closing;
   if (result.kind === 'served' && abandoned) result.value.terminate();
   if (result.kind !== 'served' || abandoned) {
-    const billing = new RealtimeBilling(services, { requestId, caller, admission, model, upstreamModel, channelId: 0, ip, attempts: result.kind === 'no_channel' ? [] : result.attempts });
+    const billing = new RealtimeBilling(services, { requestId, caller, admission, model, upstreamModel, channelId: 0, ip, attempts: result.kind === 'no_channel' ? [] : result.attempts, refusal: () => undefined });
     await billing.finish(undefined);
     if (sessions.closing) throw new GatewayError('no_available_channel', 'The gateway is shutting down.');
     if (result.kind === 'served') return;
@@ -99,7 +102,8 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
   }
 
   const upstream = result.value;
-  const billing = new RealtimeBilling(services, { requestId, caller, admission, model, upstreamModel, channelId: result.channel.id, ip, attempts: result.attempts });
+  const refusal = () => callerRefusal(services, handshake.key, model);
+  const billing = new RealtimeBilling(services, { requestId, caller, admission, model, upstreamModel, channelId: result.channel.id, ip, attempts: result.attempts, refusal });
   const client = await acceptClient(sessions.server, request, socket, head);
   if (client === undefined) {
     // ws refused the handshake after all (or the socket died first): it never calls back, it closes the socket.
@@ -194,7 +198,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         void billing.responseDone(readRealtimeUsage(event)).then(
           (heldAgain) => {
             if (!billing.responseUnderWay) onResponsesDone?.();
-            if (!heldAgain && ending === undefined) endForQuota(client, requestId, () => finish('insufficient quota'));
+            if (!heldAgain && ending === undefined) endRefused(client, requestId, billing.refusal, finish);
           },
           () => finish('the response could not be billed'),
         );
@@ -206,15 +210,28 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         if (usage === undefined) return;
         void billing.transcriptionDone(usage).then(
           (heldAgain) => {
-            if (!heldAgain && ending === undefined) endForQuota(client, requestId, () => finish('insufficient quota'));
+            if (!heldAgain && ending === undefined) endRefused(client, requestId, billing.refusal, finish);
           },
           () => finish('the transcription could not be billed'),
         );
       }
     });
+    let accessCheckedAt = 0;
     client.on('message', (data: RawData, isBinary: boolean) => {
+      const frame = data as Buffer;
+      // The caller's access asked again before a response is created, and at most once a second otherwise:
+      // a key disabled mid-session buys nothing more.
+      const now = Date.now();
+      if (ending === undefined && (now - accessCheckedAt >= accessCheckMs || (!isBinary && frame.includes('"response.create"')))) {
+        accessCheckedAt = now;
+        const refusal = billing.checkAccess();
+        if (refusal !== undefined) {
+          endRefused(client, requestId, refusal, finish);
+          return;
+        }
+      }
       // Out of quota: nothing more reaches the upstream (the session is ending).
-      if (upstream.readyState === WebSocket.OPEN && !billing.exhausted) upstream.send(data as Buffer, { binary: isBinary });
+      if (upstream.readyState === WebSocket.OPEN && !billing.exhausted) upstream.send(frame, { binary: isBinary });
     });
     upstream.on('close', (code: number) => {
       // The upstream's own code reaches the client (1011: it failed); codes that may not be sent become 1011.
@@ -234,14 +251,29 @@ function withoutSecret(frame: Buffer, secret: string): Buffer {
   return Buffer.from(redactSecret(frame.toString('utf8'), secret), 'utf8');
 }
 
-/** The key or the wallet cannot hold the next response: the client is told, in the session, and it ends. */
-function endForQuota(client: WebSocket, requestId: string, end: () => void): void {
+/**
+ * The key or the wallet cannot hold the next response, or the caller was refused since the session opened
+ * (`refusal`): the client is told, in the session, and it ends.
+ */
+function endRefused(client: WebSocket, requestId: string, refusal: GatewayError | undefined, end: (reason: string) => void): void {
   if (client.readyState === WebSocket.OPEN) {
-    const message = `Insufficient quota: this API key or your account cannot cover another response (request id: ${requestId}). The session is closed.`;
-    client.send(JSON.stringify({ type: 'error', event_id: `evt_${requestId}`, error: { type: 'insufficient_quota', code: 'insufficient_quota', message, param: null, event_id: null } }));
+    const error =
+      refusal === undefined
+        ? { type: 'insufficient_quota', code: 'insufficient_quota', message: `Insufficient quota: this API key or your account cannot cover another response (request id: ${requestId}). The session is closed.` }
+        : { type: refusal.status === 401 ? 'invalid_request_error' : 'permission_error', code: refusal.code, message: `${refusal.message} (request id: ${requestId}). The session is closed.` };
+    client.send(JSON.stringify({ type: 'error', event_id: `evt_${requestId}`, error: { ...error, param: null, event_id: null } }));
   }
-  closeSocket(client, 1008, 'insufficient quota');
-  end();
+  const reason = refusal === undefined ? 'insufficient quota' : 'access withdrawn';
+  closeSocket(client, 1008, reason);
+  end(reason);
+}
+
+/** Why the caller may no longer use `model` (its key or user disabled, expired or limited since the handshake); undefined while it may. */
+function callerRefusal(services: RelayServices, key: string | undefined, model: string): GatewayError | undefined {
+  const again = authenticateToken(services.catalog.snapshot, key, Math.floor(services.now() / 1000));
+  if (!again.ok) return new GatewayError(again.code, again.message);
+  if (!tokenAllowsModel(again.caller, model)) return new GatewayError('model_not_allowed', `This API key may not use model ${model}.`);
+  return undefined;
 }
 
 function closeSocket(socket: WebSocket, code: number, reason: string): void {
