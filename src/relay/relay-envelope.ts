@@ -72,10 +72,13 @@ export async function runRelayEnvelope(
   if (caller === undefined) throw new Error('relay routes run after authentication');
   const startedAt = services.now();
   const { model } = plan;
+  // A route's pin (a remix, a task continued where its origin was made) keeps the caller's group, unless
+  // the caller's own admin pin names the same channel.
+  const pinKeepsGroup = plan.pinnedChannelId !== undefined && plan.pinnedChannelId !== caller.pinnedChannelId;
   const query: Omit<ChannelQuery, 'excluded' | 'coolingDown'> =
     plan.channelTypes === undefined
-      ? { group: caller.group, model, pinnedChannelId: plan.pinnedChannelId ?? caller.pinnedChannelId }
-      : { group: caller.group, model, pinnedChannelId: plan.pinnedChannelId ?? caller.pinnedChannelId, channelTypes: plan.channelTypes };
+      ? { group: caller.group, model, pinnedChannelId: plan.pinnedChannelId ?? caller.pinnedChannelId, pinKeepsGroup }
+      : { group: caller.group, model, pinnedChannelId: plan.pinnedChannelId ?? caller.pinnedChannelId, pinKeepsGroup, channelTypes: plan.channelTypes };
   authorizeModel(services, caller, query);
 
   const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, maxOutputTokens: plan.maxOutputTokens, calls: plan.calls, price: plan.price, ip: request.ip });

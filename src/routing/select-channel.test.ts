@@ -73,6 +73,12 @@ describe('selectChannel', () => {
     expect(selectChannel(channels, { ...query, pinnedChannelId: 2 }, () => 0)?.id).toBe(2);
     expect(selectChannel(channels, { ...query, pinnedChannelId: 3 }, () => 0)).toBeUndefined();
   });
+
+  it("serves a route's pin (a remix, a continued task) only when the channel is still in the caller's group", () => {
+    const channels = [channel(1, { priority: 10 }), channel(2, { groups: ['vip'] })];
+    expect(selectChannel(channels, { ...query, pinnedChannelId: 2, pinKeepsGroup: true }, () => 0)).toBeUndefined();
+    expect(selectChannel(channels, { ...query, pinnedChannelId: 1, pinKeepsGroup: true }, () => 0)?.id).toBe(1);
+  });
 });
 
 describe('candidateChannels with channel types', () => {

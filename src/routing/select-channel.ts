@@ -9,11 +9,16 @@ export interface ChannelQuery {
   coolingDown: ReadonlySet<number>;
   /** An admin's `sk-<key>-<channelId>` pin: only that channel, whatever its groups. */
   pinnedChannelId: number | undefined;
+  /**
+   * The pin is a route's (a remix or a task continued on the channel that made its origin), not the
+   * caller's: the channel must still be one of the caller's group.
+   */
+  pinKeepsGroup?: boolean;
   /** Channel types that can serve this request (embeddings only reach OpenAI-compatible channels); undefined = any. */
   channelTypes?: ReadonlySet<string>;
 }
 
-type CandidateQuery = Pick<ChannelQuery, 'group' | 'model' | 'pinnedChannelId' | 'channelTypes'>;
+type CandidateQuery = Pick<ChannelQuery, 'group' | 'model' | 'pinnedChannelId' | 'pinKeepsGroup' | 'channelTypes'>;
 
 /**
  * Candidates found so far, per channel list (a catalog snapshot's list never changes: a new list is a new
@@ -56,7 +61,9 @@ export function candidateChannels(channels: readonly ChannelRecord[], query: Can
 function scanCandidates(channels: readonly ChannelRecord[], query: CandidateQuery): ChannelRecord[] {
   const servable = (channel: ChannelRecord) =>
     channel.status === 'enabled' && channel.models.includes(query.model) && (query.channelTypes === undefined || query.channelTypes.has(channel.type));
-  if (query.pinnedChannelId !== undefined) return channels.filter((channel) => channel.id === query.pinnedChannelId && servable(channel));
+  if (query.pinnedChannelId !== undefined) {
+    return channels.filter((channel) => channel.id === query.pinnedChannelId && servable(channel) && (query.pinKeepsGroup !== true || channel.groups.includes(query.group)));
+  }
   return channels.filter((channel) => servable(channel) && channel.groups.includes(query.group));
 }
 
