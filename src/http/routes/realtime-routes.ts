@@ -5,6 +5,7 @@ import { maxRealtimeFrameBytes } from '../../relay/realtime/connect-realtime-ups
 import { rejectUpgrade } from '../../relay/realtime/reject-upgrade.js';
 import { handleRealtimeUpgrade, type RealtimeSessions } from '../../relay/realtime/run-realtime-session.js';
 import type { AppServices } from '../app-services.js';
+import { clientAddressReader } from '../client-address.js';
 import { generateRequestId } from '../generate-request-id.js';
 
 /**
@@ -14,7 +15,7 @@ import { generateRequestId } from '../generate-request-id.js';
  */
 export async function realtimeRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   const server = new WebSocketServer({ noServer: true, maxPayload: maxRealtimeFrameBytes, perMessageDeflate: false, handleProtocols: (offered) => (offered.has('realtime') ? 'realtime' : false) });
-  const sessions: RealtimeSessions = { services: services.relay, server, open: new Set(), running: new Set(), closing: false };
+  const sessions: RealtimeSessions = { services: services.relay, server, open: new Set(), running: new Set(), closing: false, clientAddress: clientAddressReader(services.environment.trustProxy) };
 
   app.server.on('upgrade', (request, socket, head) => {
     const path = (request.url ?? '/').split('?', 1)[0];

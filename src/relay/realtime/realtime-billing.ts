@@ -5,6 +5,7 @@ import type { PriceRecord } from '../../catalog/catalog-records.js';
 import type { GatewayError } from '../../errors/gateway-error.js';
 import type { Admission } from '../admit-request.js';
 import { buildLogRow } from '../build-log-row.js';
+import { correctTokenWindows } from '../correct-token-windows.js';
 import type { RelayServices } from '../relay-services.js';
 import type { AttemptRecord } from '../run-failover.js';
 import { TokenTally } from '../token-tally.js';
@@ -53,6 +54,9 @@ export class RealtimeBilling {
   private withdrawn: GatewayError | undefined;
   /** The transcription model the upstream's session names (undefined: none named yet). */
   private transcriptionModel: string | undefined;
+  /** The tokens the session's settlements billed, for its tokens-per-minute windows. */
+  private tokensUsed = 0;
+  private windowsCorrected = false;
 
   constructor(
     private readonly services: RelayServices,
@@ -164,14 +168,23 @@ export class RealtimeBilling {
     const cut = this.openResponses > 0;
     const tally = this.tally;
     return this.enqueue(async () => {
-      if (this.finished) return;
-      this.finished = true;
-      if (!cut) {
-        await this.services.ledger.settle(this.hold, { actualAmount: 0, channelId: this.session.channelId }, this.services.now());
-        return;
+      if (!this.finished) {
+        this.finished = true;
+        if (!cut) await this.services.ledger.settle(this.hold, { actualAmount: 0, channelId: this.session.channelId }, this.services.now());
+        else await this.settleHold({ input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: await tally.total(), reasoning: 0 } }, 'local', 499, reason ?? 'the session ended during a response');
       }
-      await this.settleHold({ input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: await tally.total(), reasoning: 0 } }, 'local', 499, reason ?? 'the session ended during a response');
+      this.correctWindows();
     });
+  }
+
+  /**
+   * The session's tokens-per-minute windows moved, once, from the admission's estimate to the tokens its
+   * responses and transcriptions were billed (0 when nothing was relayed), as a request's are at settlement.
+   */
+  private correctWindows(): void {
+    if (this.windowsCorrected) return;
+    this.windowsCorrected = true;
+    correctTokenWindows(this.services.rateLimiter, this.session.admission.rateChecks, this.tokensUsed, this.services.now());
   }
 
   private async settleHold(usage: NormalizedUsage, source: UsageSource, status: number, error: string | undefined): Promise<void> {
@@ -194,6 +207,7 @@ export class RealtimeBilling {
     }
     const now = this.services.now();
     const settled = await this.services.ledger.settle(this.hold, { actualAmount: actual, channelId: this.session.channelId }, now);
+    this.tokensUsed += usage.input.total + usage.output.total;
     const first = this.holds === 1;
     this.services.logWriter.write(
       buildLogRow({

@@ -33,6 +33,8 @@ export interface RealtimeSessions {
   running: Set<Promise<void>>;
   /** The gateway is shutting down: a session still being opened is given up (its hold released). */
   closing: boolean;
+  /** The client's address, by the TRUST_PROXY rule the HTTP routes follow (per-IP limits, the log). */
+  clientAddress(request: IncomingMessage): string;
 }
 
 /**
@@ -66,7 +68,7 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
   if (model === undefined) throw new GatewayError('invalid_request', "Missing required parameter: 'model'.", { param: 'model' });
   const query = { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId, channelTypes: realtimeChannelTypes };
   authorizeModel(services, caller, query);
-  const ip = request.socket.remoteAddress ?? '';
+  const ip = sessions.clientAddress(request);
   // What one hold covers besides the model's output budget: a conversation of this many input tokens.
   const holdInputTokens = services.catalog.snapshot.settings.realtimeHoldInputTokens;
   const admission = await admitRequest(services, { requestId, caller, model, estimatedPromptTokens: holdInputTokens, countPromptTokens: () => Promise.resolve(0), maxOutputTokens: undefined, ip });

@@ -1,0 +1,92 @@
+/**
+ * From the limits audit: a realtime session is admitted through the same tokens-per-minute window as every
+ * relay request (admit-request.ts), and when it ends the window moves from the admission's estimate to the
+ * tokens its responses were billed — to 0 after a failed connect.
+ */
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeRealtimeUpstream, type FakeRealtimeUpstream } from '../fakes/fake-realtime-upstream.js';
+import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+
+const price = { input: 4, output: 16 };
+const holdInputTokens = 1_000;
+const tpm = 100_000;
+const keyA = `sk-${'a'.repeat(48)}`;
+const keyB = `sk-${'b'.repeat(48)}`;
+
+let upstream: FakeRealtimeUpstream;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  upstream = await startFakeRealtimeUpstream({ expectedKeys: ['sk-up-realtime'] });
+  gateway = await startTestGateway({
+    dialect: 'sqlite',
+    config: {
+      retry_times: 0,
+      realtime_hold_input_tokens: holdInputTokens,
+      prices: { 'gpt-realtime': price },
+      channels: [{ type: 'openai', groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, models: ['gpt-realtime'], name: 'rt', base_url: upstream.url, key: 'sk-up-realtime', priority: 0, model_mapping: {} }],
+      users: [{ username: 'u', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true }],
+      tokens: [
+        { name: 'key-a', user: 'u', key: keyA, quota: 1_000_000_000_000, expires_at: 0, enabled: true, rate_limit: { tpm } },
+        { name: 'key-b', user: 'u', key: keyB, quota: 1_000_000_000_000, expires_at: 0, enabled: true, rate_limit: { tpm } },
+      ],
+    },
+  });
+}, 30_000);
+afterAll(async () => {
+  await gateway.close();
+  await upstream.close();
+}, 30_000);
+
+async function tokensUsedInWindow(name: string): Promise<number> {
+  const services = gateway.gateway.services;
+  const token = await services.database.db.selectFrom('tokens').select('id').where('name', '=', name).executeTakeFirstOrThrow();
+  // A zero-cost check reads the window without adding to it.
+  const decision = await services.relay.rateLimiter.consume([{ key: `token:${token.id}:tpm`, limit: tpm, windowSeconds: 60, cost: 0, kind: 'tokens' }], services.relay.now());
+  return tpm - (decision.states[0]?.remaining ?? 0);
+}
+
+function open(key: string): WebSocket {
+  return new WebSocket(`${gateway.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { authorization: `Bearer ${key}` } });
+}
+
+describe('audit: realtime sessions and the tokens-per-minute window', () => {
+  it('a refused upstream upgrade (nothing relayed) gives its token estimate back to the tpm window', async () => {
+    upstream.refuseNextUpgrade(503);
+    const socket = open(keyA);
+    await new Promise<void>((resolve) => {
+      socket.once('error', () => resolve());
+      socket.once('unexpected-response', () => resolve());
+      socket.once('close', () => resolve());
+    });
+    socket.terminate();
+    await gateway.settled();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Text requests that produced nothing give the estimate back (test/rate-limits/tpm-settlement); so must this.
+    expect(await tokensUsedInWindow('key-a')).toBe(0);
+  });
+
+  it('a session that ran three responses leaves the tpm window at the tokens actually used, not the admission estimate', async () => {
+    const socket = open(keyB);
+    let done = 0;
+    socket.on('message', (data: Buffer) => {
+      if ((JSON.parse(data.toString('utf8')) as { type: string }).type === 'response.done') done += 1;
+    });
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    await new Promise<void>((resolve, reject) => {
+      socket.once('message', () => resolve());
+      socket.once('error', reject);
+    });
+    for (let index = 0; index < 3; index += 1) {
+      socket.send(JSON.stringify({ type: 'response.create' }));
+      await expect.poll(() => done, { timeout: 5_000 }).toBe(index + 1);
+    }
+    socket.close();
+    await closed;
+    await gateway.settled();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The fake's default response: 120 input and 30 output tokens, three times.
+    expect(await tokensUsedInWindow('key-b')).toBe(3 * 150);
+  });
+});
