@@ -51,8 +51,8 @@ export async function sessionRoutes(app: FastifyInstance, services: AppServices)
           headers: { 'retry-after': String(admission.retryAfterSeconds) },
         });
       }
-      const refuse = async (): Promise<never> => {
-        await loginThrottle.recordFailure(throttleKey, services.now());
+      // The attempt was counted as a failure when admitted: only a success gives it back.
+      const refuse = (): never => {
         throw new GatewayError('invalid_api_key', invalidCredentials);
       };
       const stored = await services.repositories.users.passwordHashOf(body.username);
@@ -63,6 +63,7 @@ export async function sessionRoutes(app: FastifyInstance, services: AppServices)
         return refuse();
       }
       if (!(await verifyPassword(body.password, stored.passwordHash))) return refuse();
+      await loginThrottle.succeeded(throttleKey, services.now());
       const user = await services.repositories.users.get(stored.id);
       if (user === undefined) throw new GatewayError('invalid_api_key', invalidCredentials);
       if (!user.enabled) throw new GatewayError('user_disabled', 'This account has been disabled.');
