@@ -3,7 +3,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { TaskRow } from '../../storage/tasks-repository.js';
 import { keyByFingerprint } from '../../tasks/key-fingerprint.js';
 import { presentMjSubmitAnswer } from '../../tasks/present-mj-task.js';
-import { publicTaskIdPattern } from '../../tasks/public-task-id.js';
+import { findOriginTask } from '../task-submit/find-origin-task.js';
 import { runTaskSubmit, type TaskSubmitPlan, type TaskSubmitServices } from '../task-submit/run-task-submit.js';
 import { requireObjectBody } from '../validate-body.js';
 import { keepsModalCode } from './mj-actions.js';
@@ -60,17 +60,10 @@ export function runMjSubmit(services: TaskSubmitServices, route: MjSubmitRoute, 
  */
 async function originTask(services: TaskSubmitServices, request: FastifyRequest, submit: MjSubmit): Promise<TaskRow> {
   const origin = submit.origin;
-  const caller = request.caller;
-  if (origin === undefined || caller === undefined) throw new Error('an origin is looked up for an authenticated continuation');
-  const task = publicTaskIdPattern.test(origin.publicId) ? await services.tasks.findForUser(origin.publicId, caller.user.id) : undefined;
-  if (task === undefined || task.kind !== 'mj' || task.upstream_id === null || task.upstream_id === '') {
-    throw new GatewayError('not_found', `task_not_found: ${origin.publicId.slice(0, 64)}`, { param: 'taskId' });
-  }
+  if (origin === undefined) throw new Error('an origin is looked up for a continuation');
+  const task = await findOriginTask(services, request, origin.publicId, 'mj', 'taskId');
   if (origin.needs === 'success' && task.status !== 'success') throw new GatewayError('invalid_request', `task_status_not_success: task ${task.public_id} is ${task.status}.`, { param: 'taskId' });
   if (origin.needs === 'open' && (task.status === 'success' || task.status === 'failure')) throw new GatewayError('invalid_request', `task ${task.public_id} is finished; it has no modal to submit.`, { param: 'taskId' });
-  if (services.relay.catalog.snapshot.channels.every((channel) => channel.id !== task.channel_id)) {
-    throw new GatewayError('upstream_error', `The channel that made task ${task.public_id} is gone; it cannot be continued.`);
-  }
   return task;
 }
 
