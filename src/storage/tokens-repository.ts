@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { RateLimit, TokenPurpose, TokenRecord } from '../catalog/catalog-records.js';
 import type { Database, DialectName, TokensTable } from './database-schema.js';
+import { balanceAcrossUnlimitedSwitch } from './balance-across-unlimited-switch.js';
 import { offsetOf, parseJsonOr, type Page, type PageRequest } from './paging.js';
 
 export interface TokenFields {
@@ -127,9 +128,11 @@ export class TokensRepository {
   }
 
   async update(id: number, fields: Partial<TokenFields>, now: number, key?: { hash: string; prefix: string }): Promise<boolean> {
+    // The balance first: MySQL evaluates SET left to right, and it must read the flag as it was.
+    const balance = fields.unlimitedQuota === undefined ? {} : { remain_quota: balanceAcrossUnlimitedSwitch('remain_quota', 'token_id', id, fields.unlimitedQuota, fields.remainQuota) };
     const result = await this.db
       .updateTable('tokens')
-      .set({ ...columnsOf(fields), ...(key === undefined ? {} : { key_hash: key.hash, key_prefix: key.prefix }), updated_at: now })
+      .set({ ...balance, ...columnsOf(fields), ...balance, ...(key === undefined ? {} : { key_hash: key.hash, key_prefix: key.prefix }), updated_at: now })
       .where('id', '=', id)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;

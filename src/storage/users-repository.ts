@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { UserRecord, UserRole } from '../catalog/catalog-records.js';
 import type { Database, DialectName, UsersTable } from './database-schema.js';
+import { balanceAcrossUnlimitedSwitch } from './balance-across-unlimited-switch.js';
 import { offsetOf, type Page, type PageRequest } from './paging.js';
 
 export interface UserFields {
@@ -90,11 +91,16 @@ export class UsersRepository {
     const result = await this.db
       .updateTable('users')
       .set({
+        // The balance first: MySQL evaluates SET left to right, and it must read the flag as it was.
+        ...(fields.unlimitedQuota === undefined
+          ? fields.quota === undefined
+            ? {}
+            : { quota: fields.quota }
+          : { quota: balanceAcrossUnlimitedSwitch('quota', 'user_id', id, fields.unlimitedQuota, fields.quota) }),
         ...(fields.username === undefined ? {} : { username: fields.username }),
         ...(fields.passwordHash === undefined ? {} : { password_hash: fields.passwordHash }),
         ...(fields.role === undefined ? {} : { role: fields.role }),
         ...(fields.group === undefined ? {} : { group_name: fields.group }),
-        ...(fields.quota === undefined ? {} : { quota: fields.quota }),
         ...(fields.unlimitedQuota === undefined ? {} : { unlimited_quota: fields.unlimitedQuota ? 1 : 0 }),
         ...(fields.enabled === undefined ? {} : { status: fields.enabled ? 1 : 2 }),
         ...(options.endSessions === true ? { session_version: sql<number>`session_version + 1` } : {}),
