@@ -30,10 +30,15 @@ export function formatAnthropicModelList(models: UsableModel[], query: Anthropic
   const limit = Math.min(Math.max(query.limit ?? 20, 1), 1000);
   let start = 0;
   let end = models.length;
-  if (query.afterId !== undefined) start = models.findIndex((model) => model.id === query.afterId) + 1;
+  // A cursor is placed by the list's order (list-usable-models.ts sorts by localeCompare), so one that is no
+  // longer listed (its channel disabled between two pages) still continues where it was, not from the start.
+  const from = (id: string, inclusive: boolean) => {
+    const index = models.findIndex((model) => (inclusive ? model.id.localeCompare(id) >= 0 : model.id.localeCompare(id) > 0));
+    return index < 0 ? models.length : index;
+  };
+  if (query.afterId !== undefined) start = from(query.afterId, false);
   if (query.beforeId !== undefined) {
-    const before = models.findIndex((model) => model.id === query.beforeId);
-    end = before < 0 ? models.length : before;
+    end = from(query.beforeId, true);
     start = Math.max(start, end - limit);
   }
   const page = models.slice(start, Math.min(end, start + limit));

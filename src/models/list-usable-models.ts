@@ -33,7 +33,12 @@ export function listUsableModels(channels: readonly ChannelRecord[], caller: Aut
   const limits = caller.token.modelLimits;
   return [...owners.entries()]
     .filter(([model]) => limits === null || limits.includes(model))
-    .filter(([model]) => pricing.allowUnpricedModels || isPriced(pricing.prices.get(model)))
+    .filter(([model]) => pricing.allowUnpricedModels || isListedPrice(pricing.prices.get(model)))
     .map(([id, owner]) => ({ id, ownedBy: owner.ownedBy }))
     .sort((left, right) => left.id.localeCompare(right.id));
+}
+
+/** A price a request can be billed at: per token or per call, or per second (video models, video-task-price.ts). */
+function isListedPrice(price: PriceRecord | undefined): boolean {
+  return isPriced(price) || price?.perSecond !== undefined;
 }

@@ -32,9 +32,11 @@ export function quotaInDisplayUnit(quota: number, settings: DisplaySettings): nu
 /**
  * Pure: spec §2.9, in quota units. `model_limits` is `{model: true}` as new-api sends it. What requests in
  * flight hold reserved (taken from the balance, not yet settled) counts as used, as new-api's pre-charge
- * does, so the granted total stays the same while a request runs.
+ * does, so the granted total stays the same while a request runs — for a limited token: an unlimited one's
+ * balance is never taken from, so its reservations are not counted.
  */
-export function formatTokenUsage(token: TokenRecord, reservedInFlight = 0) {
+export function formatTokenUsage(token: TokenRecord, reservedInFlightOfWallet = 0) {
+  const reservedInFlight = token.unlimitedQuota ? 0 : reservedInFlightOfWallet;
   return {
     object: 'token_usage',
     name: token.name,
