@@ -231,13 +231,13 @@ describe('Midjourney money', () => {
     }
   });
 
-  it('INPAINT + MODAL failing upstream: each row refunded once, balance back to before, one refund row each', async () => {
+  it('INPAINT + MODAL failing upstream: the modal (the only one charged: an Inpaint only opens it) refunded once, balance back to before', async () => {
     const origin = await finishedImagine('modal fail');
     const before = await used();
     const inpaint = await submit('/mj/submit/action', { taskId: origin.id, customId: `MJ::Inpaint::1::hash${origin.upstreamId}::SOLO` });
     expect(inpaint.code).toBe(21);
     const modal = await submit('/mj/submit/modal', { taskId: inpaint.result, prompt: 'a cat', maskBase64: 'data:image/png;base64,AAAA' });
-    expect((await used()) - before).toBe(charge('mj_inpaint') + charge('mj_modal'));
+    expect((await used()) - before).toBe(charge('mj_modal'));
     mj.advance(await upstreamIdOf(inpaint.result as string), { status: 'FAILURE', failReason: 'nope' });
     await poll();
     await poll();
@@ -245,10 +245,10 @@ describe('Midjourney money', () => {
     expect(await used()).toBe(before);
     const refunds = await db().selectFrom('logs').selectAll().where('style', '=', 'task-refund').execute();
     const mine = refunds.filter((row) => row.path === `/mj/task/${inpaint.result as string}/fetch` || row.path === `/mj/task/${modal.result as string}/fetch`);
-    expect(mine.map((row) => Number(row.quota)).sort((a, b) => a - b)).toEqual([-charge('mj_modal'), -charge('mj_inpaint')].sort((a, b) => a - b));
+    expect(mine.map((row) => Number(row.quota))).toEqual([-charge('mj_modal')]);
   });
 
-  it('INPAINT + MODAL succeeding: no refund of either', async () => {
+  it('INPAINT + MODAL succeeding: the modal is charged once and not refunded', async () => {
     const origin = await finishedImagine('modal ok');
     const before = await used();
     const inpaint = await submit('/mj/submit/action', { taskId: origin.id, customId: `MJ::Inpaint::1::hash${origin.upstreamId}::SOLO` });
@@ -256,7 +256,7 @@ describe('Midjourney money', () => {
     mj.advance(await upstreamIdOf(inpaint.result as string), { status: 'SUCCESS' });
     await poll();
     await poll();
-    expect((await used()) - before).toBe(charge('mj_inpaint') + charge('mj_modal'));
+    expect((await used()) - before).toBe(charge('mj_modal'));
   });
 
   it('many concurrent submits on a token that can pay for three never overspend it', async () => {

@@ -195,13 +195,13 @@ describe('Midjourney tasks', () => {
     }
   });
 
-  it('keeps code 21 for an inpaint, shows it MODAL, and sends the modal to the same task upstream', async () => {
+  it('keeps code 21 for an inpaint (free: it only opens the modal), shows it MODAL, and sends the modal (billed) to the same task upstream', async () => {
     const origin = await finishedImagine('a quiet street');
     const before = await used();
     const inpaint = await submit('/mj/submit/action', { taskId: origin.id, customId: `MJ::Inpaint::1::hash${origin.upstreamId}::SOLO` });
     expect(inpaint).toMatchObject({ code: 21, properties: { remix: true } });
     expect(inpaint.result).toMatch(taskIdPattern);
-    expect((await used()) - before).toBe(charge('mj_inpaint'));
+    expect((await used()) - before).toBe(0);
     const inpaintUpstream = await upstreamIdOf(inpaint.result as string);
     await poll();
     expect(await fetchTask(inpaint.result as string)).toMatchObject({ action: 'INPAINT', status: 'MODAL' });
@@ -209,7 +209,7 @@ describe('Midjourney tasks', () => {
     const modal = await submit('/mj/submit/modal', { taskId: inpaint.result, prompt: 'add a cat', maskBase64: 'data:image/png;base64,AAAA' });
     expect(modal.code).toBe(1);
     expect(submitsTo(mj, '/mj/submit/modal').at(-1)?.body).toEqual({ taskId: inpaintUpstream, prompt: 'add a cat', maskBase64: 'data:image/png;base64,AAAA' });
-    expect((await used()) - before).toBe(charge('mj_inpaint') + charge('mj_modal'));
+    expect((await used()) - before).toBe(charge('mj_modal'));
     mj.advance(inpaintUpstream, { status: 'SUCCESS' });
     await poll();
     expect(await fetchTask(modal.result as string)).toMatchObject({ action: 'MODAL', status: 'SUCCESS' });
@@ -217,7 +217,7 @@ describe('Midjourney tasks', () => {
     // A finished task has no modal left.
     const again = await call('/mj/submit/modal', { taskId: inpaint.result });
     expect(again.status).toBe(400);
-    expect((await used()) - before).toBe(charge('mj_inpaint') + charge('mj_modal'));
+    expect((await used()) - before).toBe(charge('mj_modal'));
   });
 
   it('answers a queued proxy (22) as submitted (1), without the proxy’s instance', async () => {

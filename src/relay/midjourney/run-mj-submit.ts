@@ -45,6 +45,8 @@ export function runMjSubmit(services: TaskSubmitServices, route: MjSubmitRoute, 
       answer: (task) => presentMjSubmitAnswer(task, keepsModalCode(submit.action)),
       // The proxy's own errors name its accounts and ids: the client gets the gateway's envelope.
       errorPassthrough: () => false,
+      // Inpaint and CustomZoom only open a modal: the modal that completes them is what is billed.
+      free: keepsModalCode(submit.action),
     };
     if (origin !== undefined) {
       plan.pinnedChannelId = origin.channel_id ?? undefined;

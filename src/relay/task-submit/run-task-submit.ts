@@ -42,6 +42,11 @@ export interface TaskSubmitPlan {
   answer(task: TaskRow): unknown;
   /** Whether a failed request is answered with the upstream's own error body. */
   errorPassthrough: ErrorPassthrough;
+  /**
+   * The submit costs nothing even when accepted: a Midjourney Inpaint or CustomZoom button only opens the
+   * modal, and the modal that completes it is billed (as new-api bills them).
+   */
+  free?: boolean;
 }
 
 /**
@@ -115,6 +120,7 @@ async function attemptSubmit(services: TaskSubmitServices, plan: TaskSubmitPlan,
   if (accepted.kind === 'failed') return accepted;
   const now = relay.now();
   const failedAtOnce = accepted.status === 'failure';
+  const uncharged = failedAtOnce || plan.free === true;
   const recorded = await tasks.markSubmitted(
     attempt.taskId,
     {
@@ -126,14 +132,15 @@ async function attemptSubmit(services: TaskSubmitServices, plan: TaskSubmitPlan,
       progress: accepted.progress,
       result: accepted.result,
       nextPollAt: now + services.pollIntervalMs,
-      ...(failedAtOnce ? { failReason: accepted.failReason ?? 'The upstream refused the task.', nothingCharged: true } : {}),
+      ...(failedAtOnce ? { failReason: accepted.failReason ?? 'The upstream refused the task.' } : {}),
+      ...(uncharged ? { nothingCharged: true } : {}),
     },
     now,
   );
   if (!recorded) return { kind: 'failed', failure: { kind: 'status', status: 502, message: 'The task was given up before its upstream answered.' } };
-  // A task failed at submit produced nothing: it is not charged, whatever its price (calls or tokens), and
-  // so has nothing to refund (the row says so).
-  if (failedAtOnce) {
+  // A task failed at submit produced nothing, and a free one is billed elsewhere: not charged, whatever its
+  // price (calls or tokens), and so nothing to refund (the row says so).
+  if (uncharged) {
     tools.meter.deliveredCalls = 0;
     tools.meter.upstreamUsage = { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 } };
   }
