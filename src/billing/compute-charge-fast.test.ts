@@ -50,11 +50,14 @@ describe('computeChargeFast', () => {
               ...(random() < 0.2 ? { cacheWrite1h: priceValues() } : {}),
               ...(random() < 0.2 ? { audioInput: priceValues() } : {}),
               ...(random() < 0.2 ? { audioOutput: priceValues() } : {}),
+              ...(random() < 0.2 ? { webSearch: priceValues() } : {}),
             };
       const ratio = pick([1, 0, 0.5, 1.1, 2, 0.333, decimal(4, 3), decimal(16, 18)]);
       const perUnit = pick([500_000, 1, 1_000_000, 0.5, decimal(7, 2)]);
       const calls = pick([1, 0, 4, integer(100)]);
       const usage = usageOf(tokenCounts(), pick([0, 0, tokenCounts()]), pick([0, 0, tokenCounts()]), tokenCounts(), pick([undefined, 0, tokenCounts()]), pick([undefined, undefined, 0, tokenCounts()]), pick([undefined, undefined, 0, tokenCounts()]));
+      const searches = pick([undefined, undefined, 0, 1, integer(30), tokenCounts()]);
+      if (searches !== undefined) usage.webSearches = searches;
       const result = computeChargeFast(usage, price, ratio, perUnit, calls);
       const exact = outcome(() => computeChargeExact(usage, price, ratio, perUnit, calls));
       if (result !== undefined) fast += 1;

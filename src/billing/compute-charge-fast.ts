@@ -27,9 +27,10 @@ export function computeChargeFast(usage: NormalizedUsage, price: PriceRecord, gr
   const outputPrice = decimalOf(price.output ?? 0);
   const audioInputPrice = price.audioInput === undefined ? inputPrice : decimalOf(price.audioInput);
   const audioOutputPrice = price.audioOutput === undefined ? outputPrice : decimalOf(price.audioOutput);
+  const searchPrice = price.webSearch === undefined ? { units: 0, scale: 0 } : decimalOf(price.webSearch);
   if (
     inputPrice === undefined || cacheReadPrice === undefined || cacheWritePrice === undefined || cacheWrite1hPrice === undefined || outputPrice === undefined ||
-    audioInputPrice === undefined || audioOutputPrice === undefined
+    audioInputPrice === undefined || audioOutputPrice === undefined || searchPrice === undefined
   ) {
     return undefined;
   }
@@ -38,7 +39,8 @@ export function computeChargeFast(usage: NormalizedUsage, price: PriceRecord, gr
   const reportedAudioIn = usage.input.audio ?? 0;
   const outputTotal = usage.output.total;
   const reportedAudioOut = usage.output.audio ?? 0;
-  if (!isCount(inputTotal) || !isCount(cacheRead) || !isCount(cacheWrite) || !isCount(reported1h) || !isCount(reportedAudioIn) || !isCount(outputTotal) || !isCount(reportedAudioOut)) {
+  const webSearches = usage.webSearches ?? 0;
+  if (!isCount(inputTotal) || !isCount(cacheRead) || !isCount(cacheWrite) || !isCount(reported1h) || !isCount(reportedAudioIn) || !isCount(outputTotal) || !isCount(reportedAudioOut) || !isCount(webSearches)) {
     return undefined;
   }
   const plainInput = Math.max(0, inputTotal - cacheRead - cacheWrite);
@@ -46,8 +48,8 @@ export function computeChargeFast(usage: NormalizedUsage, price: PriceRecord, gr
   const audioIn = Math.min(reportedAudioIn, plainInput);
   const audioOut = Math.min(reportedAudioOut, outputTotal);
 
-  // Σ tokens × price, each term brought to the largest scale of the seven prices.
-  const scale = Math.max(inputPrice.scale, cacheReadPrice.scale, cacheWritePrice.scale, cacheWrite1hPrice.scale, outputPrice.scale, audioInputPrice.scale, audioOutputPrice.scale);
+  // Σ tokens × price, each term brought to the largest scale of the eight prices.
+  const scale = Math.max(inputPrice.scale, cacheReadPrice.scale, cacheWritePrice.scale, cacheWrite1hPrice.scale, outputPrice.scale, audioInputPrice.scale, audioOutputPrice.scale, searchPrice.scale);
   let tokenCost: number | undefined = 0;
   tokenCost = add(tokenCost, term(plainInput - audioIn, inputPrice, scale));
   tokenCost = add(tokenCost, term(audioIn, audioInputPrice, scale));
@@ -56,6 +58,8 @@ export function computeChargeFast(usage: NormalizedUsage, price: PriceRecord, gr
   tokenCost = add(tokenCost, term(cacheWrite1h, cacheWrite1hPrice, scale));
   tokenCost = add(tokenCost, term(outputTotal - audioOut, outputPrice, scale));
   tokenCost = add(tokenCost, term(audioOut, audioOutputPrice, scale));
+  // Searches are priced each, tokens per million: a search costs a million tokens' worth of its price.
+  if (webSearches > 0) tokenCost = add(tokenCost, multiply(term(webSearches, searchPrice, scale), 1_000_000));
   const units = multiply(multiply(tokenCost, ratio.units), perUnit.units);
   // Prices are per million tokens: 10^-6.
   return units === undefined ? undefined : roundHalfUp(units, scale + 6 + ratio.scale + perUnit.scale);

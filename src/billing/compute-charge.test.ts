@@ -57,6 +57,15 @@ describe('computeCharge', () => {
     expect(computeCharge(usage({ total: 3000, cacheRead: 500, audio: 2000 }, { total: 800, audio: 600 }), price, 1, quotaPerUnit)).toBe(67_875);
   });
 
+  it('bills each web search at the web_search price on top of the tokens, and none when the model has no such price', () => {
+    // $3 in, $15 out, $0.01 a search: 1,000×3 + 200×15 = 6,000 µ$ per M → 0.006 $; 3 searches 0.03 $ → 0.036 $ × 500,000 = 18,000.
+    const price: PriceRecord = { model: 'claude', input: 3, output: 15, webSearch: 0.01 };
+    expect(computeCharge({ ...usage({ total: 1000 }, { total: 200 }), webSearches: 3 }, price, 1, quotaPerUnit)).toBe(18_000);
+    expect(computeCharge({ ...usage({ total: 1000 }, { total: 200 }), webSearches: 3 }, { model: 'claude', input: 3, output: 15 }, 1, quotaPerUnit)).toBe(3000);
+    // A per-call price covers the whole call, searches included.
+    expect(computeCharge({ ...usage({ total: 1000 }), webSearches: 3 }, { model: 'flat', perCall: 0.02, webSearch: 0.01 }, 1, quotaPerUnit)).toBe(10_000);
+  });
+
   it('bills audio at the text prices when the model has no audio prices', () => {
     const price: PriceRecord = { model: 'gpt-4o', input: 2.5, output: 10 };
     expect(computeCharge(usage({ total: 1200, audio: 1000 }, { total: 350, audio: 300 }), price, 1, quotaPerUnit)).toBe(3250);

@@ -21,7 +21,8 @@ export function isPriced(price: PriceRecord | undefined): boolean {
  *   cache prices fall back to the input price (the 1-hour write price to the write price first), a
  *   missing output price to 0. Audio tokens (`usage.input.audio`, a part of the plain input, and
  *   `usage.output.audio`, a part of the output) take the `audioInput` and `audioOutput` prices, falling
- *   back to the input and output prices.
+ *   back to the input and output prices. Web searches the upstream ran (`usage.webSearches`) are added at
+ *   the `webSearch` price each (site currency per search; unset, they are not billed).
  *
  * Rounding rule: the cost is computed exactly — every price and ratio is taken at the decimal value it is
  * written with (0.15 is 15/100, not the nearest double) and the arithmetic is done in integers — then
@@ -68,7 +69,10 @@ export function computeChargeExact(usage: NormalizedUsage, price: PriceRecord, g
     times(audioOut, price.audioOutput === undefined ? outputPrice : exactDecimal(price.audioOutput, 'audioOutput')),
   ]);
   const perMillionTokens: Decimal = { units: 1n, scale: 6 };
-  return roundCharge(product([tokenCost, perMillionTokens, ratio, perUnit]));
+  // Web searches are priced each, not per million: their cost joins the tokens' at the same scale.
+  const webSearches = count(usage.webSearches ?? 0, 'webSearches');
+  const searchCost = price.webSearch === undefined || webSearches === 0 ? undefined : product([times(webSearches, exactDecimal(price.webSearch, 'webSearch')), { units: 1_000_000n, scale: 0 }]);
+  return roundCharge(product([searchCost === undefined ? tokenCost : sum([tokenCost, searchCost]), perMillionTokens, ratio, perUnit]));
 }
 
 /** `units × 10^-scale`, exactly. */

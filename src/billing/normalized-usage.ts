@@ -9,6 +9,8 @@
 export interface NormalizedUsage {
   input: { total: number; cacheRead: number; cacheWrite: number; cacheWrite1h?: number; audio?: number };
   output: { total: number; reasoning: number; audio?: number };
+  /** Web searches the upstream's server-side search tool ran (billed per search at the `webSearch` price); absent when none were reported. */
+  webSearches?: number;
   raw?: unknown;
 }
 
@@ -45,6 +47,8 @@ export function sumUsage(a: NormalizedUsage, b: NormalizedUsage): NormalizedUsag
   if (cacheWrite1h !== undefined) sum.input.cacheWrite1h = cacheWrite1h;
   if (audioIn !== undefined) sum.input.audio = audioIn;
   if (audioOut !== undefined) sum.output.audio = audioOut;
+  const webSearches = share(a.webSearches, b.webSearches);
+  if (webSearches !== undefined) sum.webSearches = webSearches;
   return sum;
 }
 

@@ -78,6 +78,8 @@ export interface PriceRecord {
   audioInput?: number;
   /** Audio output tokens; unset, they are billed as output. */
   audioOutput?: number;
+  /** Each web search the upstream ran for the request (Anthropic's and OpenAI's server-side search tool); unset, they are not billed. */
+  webSearch?: number;
   perCall?: number;
   perSecond?: number;
 }

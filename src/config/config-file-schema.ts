@@ -24,6 +24,8 @@ export const priceSchema = z
     audio_input: priceValue.optional(),
     /** Audio output tokens; unset, they are billed at `output`. */
     audio_output: priceValue.optional(),
+    /** Each web search the upstream ran (server-side search tools), per call; unset, searches are not billed. */
+    web_search: priceValue.optional(),
     per_call: priceValue.optional(),
     per_second: priceValue.optional(),
   })

@@ -78,6 +78,7 @@ export interface PricesTable {
   cache_write_1h: number | null;
   audio_input: number | null;
   audio_output: number | null;
+  web_search: number | null;
   per_call: number | null;
   per_second: number | null;
   updated_at: number;
@@ -133,6 +134,8 @@ export interface LogsTable {
   reasoning_tokens: number;
   /** Of output_tokens, the audio ones (billed at the audio output price). */
   audio_output_tokens: number;
+  /** Web searches the upstream ran for the request (billed at the web_search price). */
+  web_search_calls: number;
   quota: number;
   latency_ms: number;
   first_token_ms: number | null;

@@ -20,6 +20,7 @@ export const anthropicUsageSchema = z
     cache_read_input_tokens: z.number().nullish(),
     cache_creation: z.object({ ephemeral_5m_input_tokens: z.number().nullish(), ephemeral_1h_input_tokens: z.number().nullish() }).passthrough().nullish(),
     output_tokens_details: z.object({ thinking_tokens: z.number().nullish() }).passthrough().nullish(),
+    server_tool_use: z.object({ web_search_requests: z.number().nullish() }).passthrough().nullish(),
   })
   .passthrough();
 export type AnthropicUsage = z.infer<typeof anthropicUsageSchema>;

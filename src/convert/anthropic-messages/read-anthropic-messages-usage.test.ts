@@ -59,4 +59,10 @@ describe('formatAnthropicMessagesUsage', () => {
     const { raw: _raw, ...back } = readAnthropicMessagesUsage(formatAnthropicMessagesUsage(usage));
     expect(back).toEqual(usage);
   });
+
+  it('reads the web searches Anthropic ran from server_tool_use', () => {
+    expect(readAnthropicMessagesUsage({ input_tokens: 10, output_tokens: 5, server_tool_use: { web_search_requests: 3 } }).webSearches).toBe(3);
+    expect(readAnthropicMessagesUsage({ input_tokens: 10, output_tokens: 5, server_tool_use: { web_search_requests: 0 } }).webSearches).toBeUndefined();
+    expect(readAnthropicMessagesUsage({ input_tokens: 10, output_tokens: 5 }).webSearches).toBeUndefined();
+  });
 });

@@ -9,6 +9,8 @@ export interface AnthropicUsageCounts {
   /** How the cache writes split between the 5-minute and the 1-hour cache (message_start and whole messages only). */
   cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
   output_tokens_details?: { thinking_tokens?: number | null } | null;
+  /** The server tools the upstream ran (cumulative in `message_delta`): each web search is billed. */
+  server_tool_use?: { web_search_requests?: number | null } | null;
 }
 
 /** The usage object Anthropic sends (message `usage`, `message_delta.usage`), as we write it to clients. */
@@ -27,6 +29,7 @@ export interface AnthropicWireUsage {
  * performance"), so the canonical total adds them back. `cache_creation.ephemeral_1h_input_tokens` is the
  * share of the writes that went to the 1-hour cache (never more than the writes). `output_tokens` already
  * includes thinking; `output_tokens_details.thinking_tokens`, when sent, is the reasoning share.
+ * `server_tool_use.web_search_requests` counts the web searches Anthropic ran (and bills each).
  */
 export function readAnthropicMessagesUsage(usage: AnthropicUsageCounts): NormalizedUsage {
   const cacheRead = usage.cache_read_input_tokens ?? 0;
@@ -38,6 +41,8 @@ export function readAnthropicMessagesUsage(usage: AnthropicUsageCounts): Normali
   };
   const cacheWrite1h = Math.min(usage.cache_creation?.ephemeral_1h_input_tokens ?? 0, cacheWrite);
   if (cacheWrite1h > 0) normalized.input.cacheWrite1h = cacheWrite1h;
+  const searches = usage.server_tool_use?.web_search_requests ?? 0;
+  if (Number.isSafeInteger(searches) && searches > 0) normalized.webSearches = searches;
   return normalized;
 }
 

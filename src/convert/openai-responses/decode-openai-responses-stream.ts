@@ -14,7 +14,7 @@ import {
   type OpenaiResponsesTypedObject,
 } from './openai-responses-wire-schema.js';
 import { readOpenaiResponsesReasoningText } from './parse-openai-responses-output-item.js';
-import { readOpenaiResponsesUsage } from './read-openai-responses-usage.js';
+import { countWebSearchCalls, readOpenaiResponsesUsage, withWebSearches } from './read-openai-responses-usage.js';
 
 /** What each output item (by `output_index`) has produced so far. */
 type OutputState =
@@ -55,6 +55,8 @@ export function createOpenaiResponsesStreamDecoder(): StreamDecoder {
   const outputs = new Map<number, OutputState>();
   let started = false;
   let finished = false;
+  /** `web_search_call` items finished so far (each one search the upstream bills). */
+  let searchesSeen = 0;
   /** response.completed / .incomplete / .failed, or an error event, came. */
   let terminal = false;
   let toolCount = 0;
@@ -168,7 +170,9 @@ export function createOpenaiResponsesStreamDecoder(): StreamDecoder {
       error = { message: response.error.message, ...(response.error.code == null ? {} : { code: response.error.code }) };
       parts.push({ type: 'error', ...error });
     }
-    const usage = readOpenaiResponsesUsage(response?.usage);
+    // Each web search is billed on top of the tokens: counted from the final object, else from the items seen.
+    const read = readOpenaiResponsesUsage(response?.usage);
+    const usage = read === undefined ? undefined : withWebSearches(read, Math.max(countWebSearchCalls(response?.output), searchesSeen));
     if (usage !== undefined) parts.push({ type: 'usage', usage });
     else warn('the upstream reported no usage');
     const finishReason =
@@ -192,6 +196,7 @@ export function createOpenaiResponsesStreamDecoder(): StreamDecoder {
         addItem(event, outputIndex, parts);
         return;
       case 'response.output_item.done': {
+        if (event.item?.type === 'web_search_call') searchesSeen += 1;
         // Some compatible servers send only the finished item.
         if (state === undefined) addItem(event, outputIndex, parts);
         const current = outputs.get(outputIndex);

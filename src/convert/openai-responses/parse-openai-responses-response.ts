@@ -4,7 +4,7 @@ import type { Converted } from '../../canonical/conversion.js';
 import { mapOpenaiResponsesFinishReason } from './map-openai-responses-finish-reason.js';
 import { openaiResponsesObjectSchema } from './openai-responses-wire-schema.js';
 import { parseOpenaiResponsesOutputItem } from './parse-openai-responses-output-item.js';
-import { readOpenaiResponsesUsage } from './read-openai-responses-usage.js';
+import { countWebSearchCalls, readOpenaiResponsesUsage, withWebSearches } from './read-openai-responses-usage.js';
 
 /**
  * An upstream Response object (non-streamed `POST /v1/responses`) → canonical. Output items are read one by
@@ -31,7 +31,8 @@ export function parseOpenaiResponsesResponse(body: unknown): Converted<Canonical
   }
   if (wire.error?.message != null) warnings.push(`the upstream response failed: ${wire.error.message}`);
 
-  const usage = readOpenaiResponsesUsage(wire.usage);
+  const read = readOpenaiResponsesUsage(wire.usage);
+  const usage = read === undefined ? undefined : withWebSearches(read, countWebSearchCalls(wire.output));
   if (usage === undefined) warnings.push('the upstream reported no usage');
   const hasToolCalls = content.some((part) => part.type === 'tool-call');
   return {

@@ -35,6 +35,19 @@ export function readOpenaiResponsesUsage(usage: unknown): NormalizedUsage | unde
   return { input: { total: input, cacheRead, cacheWrite }, output: { total: output, reasoning }, raw: usage };
 }
 
+/** Pure: how many web searches a response's output items ran (`web_search_call` items, each one search OpenAI bills). */
+export function countWebSearchCalls(output: readonly unknown[] | null | undefined): number {
+  let searches = 0;
+  for (const item of output ?? []) if (field(item, 'type') === 'web_search_call') searches += 1;
+  return searches;
+}
+
+/** `usage` with the web searches of the response added, when it ran any. Mutates and returns `usage`. */
+export function withWebSearches(usage: NormalizedUsage, searches: number): NormalizedUsage {
+  if (searches > 0) usage.webSearches = searches;
+  return usage;
+}
+
 /** Normalized → wire `usage`: every count has a field, so nothing is lost. */
 export function formatOpenaiResponsesUsage(usage: NormalizedUsage): OpenaiResponsesUsage {
   return {
