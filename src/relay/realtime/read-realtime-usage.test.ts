@@ -1,31 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { readRealtimeUsage, realtimeFrameKind, textDeltaOf } from './read-realtime-usage.js';
+import { isAudioDeltaFrame, readRealtimeUsage, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
 
 const frame = (event: unknown) => Buffer.from(JSON.stringify(event));
 
-describe('realtimeFrameKind', () => {
-  it('picks out the frames billing reads, and nothing else', () => {
-    expect(realtimeFrameKind(frame({ type: 'response.done', response: {} }))).toBe('response.done');
-    expect(realtimeFrameKind(frame({ type: 'response.created', response: {} }))).toBe('response.created');
-    expect(realtimeFrameKind(frame({ type: 'response.output_text.delta', delta: 'a' }))).toBe('text.delta');
-    expect(realtimeFrameKind(frame({ type: 'response.text.delta', delta: 'a' }))).toBe('text.delta');
-    expect(realtimeFrameKind(frame({ type: 'response.output_audio_transcript.delta', delta: 'a' }))).toBe('text.delta');
-    expect(realtimeFrameKind(frame({ type: 'response.output_audio.delta', delta: 'AAAA' }))).toBeUndefined();
-    expect(realtimeFrameKind(frame({ type: 'response.audio.delta', delta: 'AAAA' }))).toBeUndefined();
-    expect(realtimeFrameKind(frame({ type: 'session.created', session: {} }))).toBe('session');
-    expect(realtimeFrameKind(frame({ type: 'transcription_session.updated', session: {} }))).toBe('session');
-    expect(realtimeFrameKind(frame({ type: 'conversation.item.input_audio_transcription.completed', transcript: 'hi' }))).toBe('transcription.completed');
-    expect(realtimeFrameKind(frame({ type: 'conversation.item.input_audio_transcription.delta', delta: 'hi' }))).toBeUndefined();
-    expect(realtimeFrameKind(frame({ type: 'input_audio_buffer.committed' }))).toBeUndefined();
+describe('isAudioDeltaFrame', () => {
+  it('knows an audio delta by its first bytes, and no other frame, whatever text it quotes', () => {
+    expect(isAudioDeltaFrame(frame({ type: 'response.output_audio.delta', delta: 'AAAA' }))).toBe(true);
+    expect(isAudioDeltaFrame(frame({ type: 'response.audio.delta', delta: 'AAAA' }))).toBe(true);
+    expect(isAudioDeltaFrame(frame({ type: 'response.created', response: { metadata: { note: '{"type":"response.output_audio.delta"' } } }))).toBe(false);
+    expect(isAudioDeltaFrame(frame({ type: 'response.output_audio_transcript.delta', delta: 'a' }))).toBe(false);
+    expect(isAudioDeltaFrame(frame({ event_id: 'e', type: 'response.output_audio.delta', delta: 'AAAA' }))).toBe(false);
   });
 });
 
 describe('textDeltaOf', () => {
   it('reads text and transcript deltas, GA and beta, but not audio', () => {
-    expect(textDeltaOf({ type: 'response.output_text.delta', delta: 'a' })).toBe('a');
-    expect(textDeltaOf({ type: 'response.text.delta', delta: 'b' })).toBe('b');
-    expect(textDeltaOf({ type: 'response.output_audio_transcript.delta', delta: 'c' })).toBe('c');
-    expect(textDeltaOf({ type: 'response.audio_transcript.delta', delta: 'd' })).toBe('d');
+    expect(textDeltaOf({ type: 'response.output_text.delta', response_id: 'resp_1', delta: 'a' })).toEqual({ responseId: 'resp_1', text: 'a' });
+    expect(textDeltaOf({ type: 'response.text.delta', delta: 'b' })).toEqual({ responseId: undefined, text: 'b' });
+    expect(textDeltaOf({ type: 'response.output_audio_transcript.delta', delta: 'c' })?.text).toBe('c');
+    expect(textDeltaOf({ type: 'response.audio_transcript.delta', delta: 'd' })?.text).toBe('d');
+    expect(textDeltaOf({ type: 'response.function_call_arguments.delta', response_id: 'resp_2', delta: '{"a"' })).toEqual({ responseId: 'resp_2', text: '{"a"' });
+    expect(responseIdOf({ type: 'response.created', response: { id: 'resp_3' } })).toBe('resp_3');
+    expect(responseIdOf({ type: 'response.created', response: {} })).toBeUndefined();
     expect(textDeltaOf({ type: 'response.output_audio.delta', delta: 'AAAA' })).toBeUndefined();
     expect(textDeltaOf({ type: 'response.output_text.delta', delta: 3 })).toBeUndefined();
   });

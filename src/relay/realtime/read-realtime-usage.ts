@@ -1,32 +1,37 @@
 import { addAudio, type NormalizedUsage } from '../../billing/normalized-usage.js';
 import { isRecord } from '../../convert/shared/is-record.js';
 
-/** The upstream frames the gateway reads (all others are relayed unread). */
-export type RealtimeFrameKind = 'response.created' | 'response.done' | 'text.delta' | 'transcription.completed' | 'session' | undefined;
+const textDeltaTypes = new Set([
+  'response.output_text.delta',
+  'response.text.delta',
+  'response.output_audio_transcript.delta',
+  'response.audio_transcript.delta',
+  // A response cut while it writes a tool call is billed the arguments it wrote too.
+  'response.function_call_arguments.delta',
+]);
 
-const textDeltaTypes = new Set(['response.output_text.delta', 'response.text.delta', 'response.output_audio_transcript.delta', 'response.audio_transcript.delta']);
+/** The two audio delta types as a frame begins when `type` is its first key (OpenAI's serialization). */
+const audioDeltaPrefixes = [Buffer.from('{"type":"response.output_audio.delta"'), Buffer.from('{"type":"response.audio.delta"')];
 
 /**
- * Pure: which kind of frame this is, from its bytes (no parse for the frames the gateway does not read:
- * audio deltas are most of a session's bytes). The kind is a guess the parsed `type` confirms.
+ * Pure: whether a frame is an audio delta — most of a session's bytes, never parsed — by its first bytes
+ * alone. Every other frame is parsed and read by its `type` (a test of the bytes anywhere else could be
+ * fooled by text the client put in the session, its instructions or a response's metadata).
  */
-export function realtimeFrameKind(frame: Buffer): RealtimeFrameKind {
-  if (frame.includes('"response.')) {
-    if (frame.includes('"response.done"')) return 'response.done';
-    if (frame.includes('"response.created"')) return 'response.created';
-    // Audio deltas (most of a session's bytes) are not parsed: only text and transcript ones are counted.
-    if (frame.includes('audio.delta"')) return undefined;
-    if (frame.includes('text.delta"') || frame.includes('transcript.delta"')) return 'text.delta';
-  }
-  if (frame.includes('input_audio_transcription.completed"')) return 'transcription.completed';
-  if (frame.includes('session.created"') || frame.includes('session.updated"')) return 'session';
-  return undefined;
+export function isAudioDeltaFrame(frame: Buffer): boolean {
+  return audioDeltaPrefixes.some((prefix) => frame.length >= prefix.length && frame.compare(prefix, 0, prefix.length, 0, prefix.length) === 0);
 }
 
-/** Pure: a parsed event's text (or transcript) delta, when it is one. */
-export function textDeltaOf(event: unknown): string | undefined {
-  if (!isRecord(event) || typeof event.type !== 'string' || !textDeltaTypes.has(event.type)) return undefined;
-  return typeof event.delta === 'string' ? event.delta : undefined;
+/** Pure: a parsed event's text (or transcript, or tool-call arguments) delta and the response it belongs to, when it is one. */
+export function textDeltaOf(event: unknown): { responseId: string | undefined; text: string } | undefined {
+  if (!isRecord(event) || typeof event.type !== 'string' || !textDeltaTypes.has(event.type) || typeof event.delta !== 'string') return undefined;
+  return { responseId: typeof event.response_id === 'string' ? event.response_id : undefined, text: event.delta };
+}
+
+/** Pure: the id of the response a `response.created` / `response.done` event is about. */
+export function responseIdOf(event: unknown): string | undefined {
+  if (!isRecord(event) || !isRecord(event.response)) return undefined;
+  return typeof event.response.id === 'string' ? event.response.id : undefined;
 }
 
 /**

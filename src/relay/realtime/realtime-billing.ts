@@ -44,8 +44,13 @@ export class RealtimeBilling {
   private hold: string;
   private holds = 1;
   private chain: Promise<unknown> = Promise.resolve();
-  private openResponses = 0;
-  private tally = new TokenTally();
+  /**
+   * The responses under way, by id, each with the text it produced so far (counted locally, for a response
+   * cut before its usage): two at once (out-of-band responses) each keep their own.
+   */
+  private readonly underWay = new Map<string, TokenTally>();
+  /** Deltas of no known response (an upstream that omits `response_id`): the text of whichever is cut. */
+  private unattributed = new TokenTally();
   private responseStartedAt: number;
   private firstTokenAt: number | undefined;
   private finished = false;
@@ -66,31 +71,52 @@ export class RealtimeBilling {
     this.responseStartedAt = services.now();
   }
 
-  responseCreated(): void {
-    if (this.openResponses === 0) this.responseStartedAt = this.services.now();
-    this.openResponses += 1;
+  responseCreated(responseId: string | undefined): void {
+    if (this.underWay.size === 0) this.responseStartedAt = this.services.now();
+    this.underWay.set(responseId ?? `unnamed-${this.underWay.size}`, new TokenTally());
   }
 
-  textDelta(text: string): void {
+  textDelta(responseId: string | undefined, text: string): void {
     this.firstTokenAt ??= this.services.now();
-    this.tally.add(text);
+    (responseId === undefined ? undefined : this.underWay.get(responseId) ?? this.createdLate(responseId))?.add(text) ?? this.unattributed.add(text);
   }
 
   get responseUnderWay(): boolean {
-    return this.openResponses > 0;
+    return this.underWay.size > 0;
   }
 
   /** A response ended: billed from the open hold, then the next hold taken. Resolves false when it could not be. */
-  responseDone(reported: NormalizedUsage | undefined): Promise<boolean> {
-    this.openResponses = Math.max(0, this.openResponses - 1);
-    const tally = this.tally;
-    this.tally = new TokenTally();
+  responseDone(reported: NormalizedUsage | undefined, responseId: string | undefined): Promise<boolean> {
+    const tally = this.takeTally(responseId);
     return this.enqueue(async () => {
       if (this.finished) return false;
-      const usage = reported ?? { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: await tally.total(), reasoning: 0 } };
+      const usage = reported ?? { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: await totalOf(tally), reasoning: 0 } };
       await this.settleHold(usage, reported === undefined ? 'local' : 'upstream', 200, undefined);
       return this.holdNext();
     });
+  }
+
+  /** A delta of a response whose `response.created` was not seen: counted as under way from here. */
+  private createdLate(responseId: string): TokenTally {
+    const tally = new TokenTally();
+    if (this.underWay.size === 0) this.responseStartedAt = this.services.now();
+    this.underWay.set(responseId, tally);
+    return tally;
+  }
+
+  /** The finished response's own text counts, out of those under way (with the unattributed text when it was the last). */
+  private takeTally(responseId: string | undefined): TokenTally[] {
+    const key = responseId !== undefined && this.underWay.has(responseId) ? responseId : this.underWay.keys().next().value;
+    const tallies: TokenTally[] = [];
+    if (key !== undefined) {
+      tallies.push(this.underWay.get(key) ?? new TokenTally());
+      this.underWay.delete(key);
+    }
+    if (this.underWay.size === 0) {
+      tallies.push(this.unattributed);
+      this.unattributed = new TokenTally();
+    }
+    return tallies;
   }
 
   /** The upstream's session names (or, with `null`, drops) the model that transcribes the input audio. */
@@ -165,13 +191,13 @@ export class RealtimeBilling {
 
   /** The session ended: the open hold settled (a response cut mid-way at its local count), once. */
   finish(reason: string | undefined): Promise<unknown> {
-    const cut = this.openResponses > 0;
-    const tally = this.tally;
+    const cut = this.underWay.size > 0;
+    const tally = [...this.underWay.values(), this.unattributed];
     return this.enqueue(async () => {
       if (!this.finished) {
         this.finished = true;
         if (!cut) await this.services.ledger.settle(this.hold, { actualAmount: 0, channelId: this.session.channelId }, this.services.now());
-        else await this.settleHold({ input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: await tally.total(), reasoning: 0 } }, 'local', 499, reason ?? 'the session ended during a response');
+        else await this.settleHold({ input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: await totalOf(tally), reasoning: 0 } }, 'local', 499, reason ?? 'the session ended during a response');
       }
       this.correctWindows();
     });
@@ -253,4 +279,11 @@ interface BilledRow {
   status: number;
   error: string | undefined;
   warnings: string[];
+}
+
+/** The tokens of several text counts together. */
+async function totalOf(tallies: readonly TokenTally[]): Promise<number> {
+  let total = 0;
+  for (const tally of tallies) total += await tally.total();
+  return total;
 }

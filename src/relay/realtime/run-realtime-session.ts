@@ -12,7 +12,7 @@ import type { RelayServices } from '../relay-services.js';
 import { redactSecret } from '../redact-secret.js';
 import { runFailover, type FailoverResult } from '../run-failover.js';
 import { connectRealtimeUpstream } from './connect-realtime-upstream.js';
-import { readRealtimeUsage, realtimeFrameKind, textDeltaOf } from './read-realtime-usage.js';
+import { isAudioDeltaFrame, readRealtimeUsage, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
 import { RealtimeBilling } from './realtime-billing.js';
 import { readTranscriptionUsage, sessionTranscriptionModel } from './read-transcription.js';
 import { readRealtimeHandshake, upgradeProblem } from './realtime-handshake.js';
@@ -104,7 +104,7 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
   }
 
   const upstream = result.value;
-  const refusal = () => callerRefusal(services, handshake.key, model);
+  const refusal = callerRefusalReader(services, handshake.key, model);
   const billing = new RealtimeBilling(services, { requestId, caller, admission, model, upstreamModel, channelId: result.channel.id, ip, attempts: result.attempts, refusal });
   const client = await acceptClient(sessions.server, request, socket, head);
   if (client === undefined) {
@@ -174,6 +174,9 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         }
         closeSocket(upstream, 1000, '');
         closeSocket(client, closeCode, '');
+        // What the upstream sent before it saw the close (a response.done, a transcription) still arrives
+        // and is billed: the session's end is settled once the upstream has closed (or the grace is over).
+        await closedOrAfter(upstream, cancelGraceMs);
         await billing.finish(reason);
         resolve();
       })();
@@ -182,32 +185,34 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
     upstream.on('message', (data: RawData, isBinary: boolean) => {
       const frame = data as Buffer;
       if (client.readyState === WebSocket.OPEN) client.send(isBinary ? frame : withoutSecret(frame, channelKey), { binary: isBinary });
-      if (isBinary) return;
-      const kind = realtimeFrameKind(frame);
-      if (kind === undefined) return;
+      if (isBinary || isAudioDeltaFrame(frame)) return;
       let event: unknown;
       try {
         event = JSON.parse(frame.toString('utf8'));
       } catch {
         return;
       }
+      readUpstreamEvent(event);
+    });
+
+    /** What billing reads of an upstream event, by its `type` (after any ending too: usage still on its way is billed). */
+    const readUpstreamEvent = (event: unknown) => {
       const type = (event as { type?: unknown } | null)?.type;
-      if (kind === 'response.created' && type === 'response.created') billing.responseCreated();
-      else if (kind === 'text.delta') {
-        const delta = textDeltaOf(event);
-        if (delta !== undefined) billing.textDelta(delta);
-      } else if (kind === 'response.done' && type === 'response.done') {
-        void billing.responseDone(readRealtimeUsage(event)).then(
+      if (type === 'response.created') {
+        billing.responseCreated(responseIdOf(event));
+        return;
+      }
+      if (type === 'response.done') {
+        void billing.responseDone(readRealtimeUsage(event), responseIdOf(event)).then(
           (heldAgain) => {
             if (!billing.responseUnderWay) onResponsesDone?.();
             if (!heldAgain && ending === undefined) endRefused(client, requestId, billing.refusal, finish);
           },
           () => finish('the response could not be billed'),
         );
-      } else if (kind === 'session') {
-        const model = sessionTranscriptionModel(event);
-        if (model !== undefined) billing.transcriptionModelSet(model);
-      } else if (kind === 'transcription.completed') {
+        return;
+      }
+      if (type === 'conversation.item.input_audio_transcription.completed') {
         const usage = readTranscriptionUsage(event);
         if (usage === undefined) return;
         void billing.transcriptionDone(usage).then(
@@ -216,16 +221,21 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
           },
           () => finish('the transcription could not be billed'),
         );
+        return;
       }
-    });
-    let accessCheckedAt = 0;
+      const delta = textDeltaOf(event);
+      if (delta !== undefined) {
+        billing.textDelta(delta.responseId, delta.text);
+        return;
+      }
+      const model = sessionTranscriptionModel(event);
+      if (model !== undefined) billing.transcriptionModelSet(model);
+    };
     client.on('message', (data: RawData, isBinary: boolean) => {
       const frame = data as Buffer;
-      // The caller's access asked again before a response is created, and at most once a second otherwise:
-      // a key disabled mid-session buys nothing more.
-      const now = Date.now();
-      if (ending === undefined && (now - accessCheckedAt >= accessCheckMs || (!isBinary && frame.includes('"response.create"')))) {
-        accessCheckedAt = now;
+      // Every frame asks whether the caller may still be served (a lookup, redone only when the catalog
+      // changed or the key's expiry passed): a key disabled mid-session buys nothing more.
+      if (ending === undefined) {
         const refusal = billing.checkAccess();
         if (refusal !== undefined) {
           endRefused(client, requestId, refusal, finish);
@@ -270,12 +280,37 @@ function endRefused(client: WebSocket, requestId: string, refusal: GatewayError 
   end(reason);
 }
 
-/** Why the caller may no longer use `model` (its key or user disabled, expired or limited since the handshake); undefined while it may. */
-function callerRefusal(services: RelayServices, key: string | undefined, model: string): GatewayError | undefined {
-  const again = authenticateToken(services.catalog.snapshot, key, Math.floor(services.now() / 1000));
-  if (!again.ok) return new GatewayError(again.code, again.message);
-  if (!tokenAllowsModel(again.caller, model)) return new GatewayError('model_not_allowed', `This API key may not use model ${model}.`);
-  return undefined;
+/**
+ * Why the caller may no longer use `model` (its key or user disabled, expired or limited since the
+ * handshake); undefined while it may. The answer is kept while the catalog snapshot is the same one and the
+ * key has not expired: nothing else can change it.
+ */
+function callerRefusalReader(services: RelayServices, key: string | undefined, model: string): () => GatewayError | undefined {
+  let checkedSnapshot: unknown;
+  let validUntilSeconds = 0;
+  return () => {
+    const snapshot = services.catalog.snapshot;
+    const nowSeconds = Math.floor(services.now() / 1000);
+    if (snapshot === checkedSnapshot && nowSeconds < validUntilSeconds) return undefined;
+    const again = authenticateToken(snapshot, key, nowSeconds);
+    if (!again.ok) return new GatewayError(again.code, again.message);
+    if (!tokenAllowsModel(again.caller, model)) return new GatewayError('model_not_allowed', `This API key may not use model ${model}.`);
+    checkedSnapshot = snapshot;
+    validUntilSeconds = again.caller.token.expiresAt > 0 ? again.caller.token.expiresAt : Number.POSITIVE_INFINITY;
+    return undefined;
+  };
+}
+
+/** Resolves once `socket` has closed, or after `ms`. */
+function closedOrAfter(socket: WebSocket, ms: number): Promise<void> {
+  if (socket.readyState === WebSocket.CLOSED) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 function closeSocket(socket: WebSocket, code: number, reason: string): void {
