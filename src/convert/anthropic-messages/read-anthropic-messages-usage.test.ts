@@ -29,6 +29,12 @@ describe('readAnthropicMessagesUsage', () => {
     const usage = readAnthropicMessagesUsage({ input_tokens: 43, output_tokens: 1, cache_read_input_tokens: null });
     expect(usage.input).toEqual({ total: 43, cacheRead: 0, cacheWrite: 0 });
   });
+
+  it('reads the web searches Anthropic ran from server_tool_use', () => {
+    expect(readAnthropicMessagesUsage({ input_tokens: 10, output_tokens: 5, server_tool_use: { web_search_requests: 3 } }).webSearches).toBe(3);
+    expect(readAnthropicMessagesUsage({ input_tokens: 10, output_tokens: 5, server_tool_use: { web_search_requests: 0 } }).webSearches).toBeUndefined();
+    expect(readAnthropicMessagesUsage({ input_tokens: 10, output_tokens: 5 }).webSearches).toBeUndefined();
+  });
 });
 
 describe('formatAnthropicMessagesUsage', () => {
@@ -60,9 +66,4 @@ describe('formatAnthropicMessagesUsage', () => {
     expect(back).toEqual(usage);
   });
 
-  it('reads the web searches Anthropic ran from server_tool_use', () => {
-    expect(readAnthropicMessagesUsage({ input_tokens: 10, output_tokens: 5, server_tool_use: { web_search_requests: 3 } }).webSearches).toBe(3);
-    expect(readAnthropicMessagesUsage({ input_tokens: 10, output_tokens: 5, server_tool_use: { web_search_requests: 0 } }).webSearches).toBeUndefined();
-    expect(readAnthropicMessagesUsage({ input_tokens: 10, output_tokens: 5 }).webSearches).toBeUndefined();
-  });
 });
