@@ -73,6 +73,8 @@ export interface ConversionContext {
   now: number;
   /** The model name the client asked for (echoed in responses). */
   requestedModel: string;
+  /** The client's request body, for the settings a Responses answer repeats (instructions, tools, …). */
+  requestEcho?: Readonly<Record<string, unknown>>;
   /**
    * The client's style returns reasoning text only on request and it made none (Gemini without
    * `includeThoughts: true`): reasoning text is left out of the answer, its signatures kept.

@@ -22,6 +22,7 @@ import type { AttemptOutcome } from './run-failover.js';
 import type { TextStyleConverters, TextStyleName } from './text-style.js';
 import type { UsageMeter } from './usage-meter.js';
 import { readBodyChunks } from './read-body-chunks.js';
+import { beginsAnswer, StreamOpening } from './stream-opening.js';
 import { replaysReasoning } from './replays-reasoning.js';
 import { partWithClientToolName, responseWithClientToolNames, toolNameAliases, withToolAliases } from './tool-name-aliases.js';
 import { unpairedToolResult } from './unpaired-tool-result.js';
@@ -113,16 +114,21 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   const encoder = input.clientStreams ? input.inbound.createEncoder(input.context, { includeUsage: input.includeUsage }) : undefined;
   let arrayOpened = false;
   const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.clientHeaders, input.clientFraming === 'json-array' ? 'application/json; charset=utf-8' : sseContentType));
-  const write = (text: string) => {
-    if (text !== '') client.write(text);
-  };
+  // The opening frames wait for the answer's first content: an in-band failure before it fails over.
+  const opening = new StreamOpening((text) => client.write(text));
+  const write = (text: string) => opening.push(text);
+  let failedBeforeAnswer: CanonicalStreamPart | undefined;
   const emit = (parts: CanonicalStreamPart[]) => {
     for (const upstreamPart of parts) {
       const part = aliases === undefined ? upstreamPart : partWithClientToolName(upstreamPart, aliases);
       meterStreamPart(meter, part, services.now);
       if (encoder === undefined) collected.push(part);
-      else if (part.type === 'finish' && part.usage === undefined && meter.upstreamUsage === undefined) finishWithoutUsage = part;
-      else write(frame(encoder.encode(part)));
+      else if (part.type === 'error' && opening.holding) failedBeforeAnswer ??= part;
+      else {
+        if (beginsAnswer(part)) opening.release();
+        if (part.type === 'finish' && part.usage === undefined && meter.upstreamUsage === undefined) finishWithoutUsage = part;
+        else write(frame(encoder.encode(part)));
+      }
     }
   };
   // Gemini clients without alt=sse read a JSON array: each SSE data payload becomes one element.
@@ -147,13 +153,19 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
       heldBytes += chunk.length;
       if (heldBytes > holdLimit) return 'stop';
       sse.push(chunk);
-      return client.flushAndDrain();
+      return failedBeforeAnswer === undefined ? client.flushAndDrain() : 'stop';
     });
     if (heldBytes > holdLimit) throw new UpstreamBodyTooLarge(holdLimit);
+    // Failed in-band before any content: nothing reached the client, so the next channel is tried.
+    if (failedBeforeAnswer !== undefined && !meter.clientAborted) {
+      meter.interruption = undefined;
+      return { kind: 'failed', failure: readInBandFailure([failedBeforeAnswer], input.key) ?? { kind: 'connection', message: 'The upstream failed before answering.' }, upstreamAnswered: true };
+    }
     sse.end();
     // A body that ends mid-answer is an interruption, as a reset is: not a finish to show as whole.
     if (!decoder.complete) throw new StreamEndedMidAnswer();
     emit(decoder.end());
+    opening.release();
     if (finishWithoutUsage !== undefined && encoder !== undefined) {
       write(frame(encoder.encode({ type: 'finish', finishReason: finishWithoutUsage.finishReason, usage: await input.countUsageLocally() })));
     }
@@ -163,6 +175,8 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     meter.interruption = `upstream stream interrupted: ${message}`;
     if (encoder !== undefined) {
       write(frame(encoder.encode({ type: 'error', message: 'The upstream stream was interrupted.', code: 'stream_interrupted' })));
+      // A Responses client reads the usage in its closing `response.failed`: the usage it is billed.
+      if (input.clientStyle === 'openai-responses') write(frame(encoder.encode({ type: 'usage', usage: meter.upstreamUsage ?? (await input.countUsageLocally()) })));
       write(closing(encoder.end(), input.clientFraming, arrayOpened));
     }
     client.end();

@@ -8,6 +8,7 @@ import type { UpstreamSignal } from '../providers/upstream-client.js';
 import { createSseDecoder } from '../streaming/decode-sse.js';
 import { meterStreamPart, meterWholeResponse } from './meter-stream-part.js';
 import { StreamEndedMidAnswer } from './stream-ended-mid-answer.js';
+import { beginsAnswer, StreamOpening } from './stream-opening.js';
 import { readFailureOutcome } from './read-failure-outcome.js';
 import { readInBandFailure } from './read-in-band-failure.js';
 import { failedAttemptFrom } from './read-upstream-error.js';
@@ -79,26 +80,41 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   const jsonArray = input.clientFraming === 'json-array';
   const decoder = input.converters.createDecoder();
   const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.clientHeaders, jsonArray ? 'application/json' : undefined));
-  const write = (text: string) => client.write(text);
+  // The opening events wait for the answer's first content: an in-band failure before it fails over.
+  const opening = new StreamOpening((text) => client.write(text));
+  const write = (text: string) => opening.push(text);
+  let failedBeforeAnswer: CanonicalStreamPart | undefined;
   let elements = 0;
   const sse = createSseDecoder({
     maxEventBytes: services.settings.maxStreamEventBytes,
     onEvent(event) {
+      if (failedBeforeAnswer !== undefined) return;
+      for (const part of decoder.push(event)) {
+        meterStreamPart(meter, part, services.now);
+        if (part.type === 'error' && opening.holding) failedBeforeAnswer = part;
+        else if (beginsAnswer(part)) opening.release();
+      }
+      if (failedBeforeAnswer !== undefined) return;
       if (jsonArray) write(`${elements++ === 0 ? '[' : ',\r\n'}${event.data}`);
       else write(event.event === undefined ? `data: ${event.data}\n\n` : `event: ${event.event}\ndata: ${event.data}\n\n`);
-      for (const part of decoder.push(event)) meterStreamPart(meter, part, services.now);
     },
   });
   const closeArray = () => (!jsonArray ? '' : elements === 0 ? '[]' : ']');
   try {
     await readBodyChunks(response.body, (chunk) => {
       sse.push(chunk);
-      return client.flushAndDrain();
+      return failedBeforeAnswer === undefined ? client.flushAndDrain() : 'stop';
     });
+    // Failed in-band before any content: nothing reached the client, so the next channel is tried.
+    if (failedBeforeAnswer !== undefined && !meter.clientAborted) {
+      meter.interruption = undefined;
+      return { kind: 'failed', failure: readInBandFailure([failedBeforeAnswer], input.key) ?? { kind: 'connection', message: 'The upstream failed before answering.' }, upstreamAnswered: true };
+    }
     sse.end();
     // Cut mid-answer: the decoder's closing usage would be the interim one (Anthropic's message_start).
     if (!decoder.complete) throw new StreamEndedMidAnswer();
     for (const part of decoder.end()) meterStreamPart(meter, part, services.now);
+    opening.release();
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (meter.clientAborted || !meter.committed) return readFailureOutcome(error, meter, status);
@@ -109,7 +125,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
     return { kind: 'served', value: { status }, status };
   }
   if (jsonArray) write(closeArray());
-  else if (!meter.committed) write('');
+  else if (!meter.committed) client.write('');
   client.end();
   return { kind: 'served', value: { status }, status };
 }

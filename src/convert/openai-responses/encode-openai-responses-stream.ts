@@ -58,6 +58,7 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
       output: final ? items : [],
       usage: final && usage !== undefined ? formatOpenaiResponsesUsage(usage) : null,
       completedAt: fields.status === 'completed' ? context.now : null,
+      request: context.requestEcho,
       ...fields,
     });
   }

@@ -11,15 +11,21 @@ export interface OpenaiResponsesEnvelopeFields {
   error: { code: string; message: string } | null;
   /** Unix seconds; null until the response is done. */
   completedAt: number | null;
+  /** The client's request, whose settings the Response object repeats (ConversionContext.requestEcho). */
+  request?: Readonly<Record<string, unknown>> | undefined;
 }
 
+/** The request settings a Response object repeats as the client sent them (those the gateway applies). */
+const echoedSettings = ['instructions', 'max_output_tokens', 'parallel_tool_calls', 'reasoning', 'temperature', 'text', 'tool_choice', 'tools', 'top_p', 'truncation', 'user', 'metadata'] as const;
+
 /**
- * The Response object a Responses client receives, in the key order OpenAI sends. The echoed request settings
- * (instructions, tools, temperature …) are not known to a converter, which sees only the answer: they carry the
- * API's neutral values, as OpenAI's own `response.created` does before settings apply.
+ * The Response object a Responses client receives, in the key order OpenAI sends. The request settings it
+ * repeats (instructions, tools, temperature …) are the client's own where the request is known (given
+ * `request`), else the API's neutral values. `store`, `background` and `previous_response_id` keep theirs:
+ * a converted request is neither stored, nor run in the background, nor continued from a stored one.
  */
 export function formatOpenaiResponsesEnvelope(fields: OpenaiResponsesEnvelopeFields): Record<string, unknown> {
-  return {
+  const envelope: Record<string, unknown> = {
     id: fields.id,
     object: 'response',
     created_at: fields.createdAt,
@@ -46,4 +52,12 @@ export function formatOpenaiResponsesEnvelope(fields: OpenaiResponsesEnvelopeFie
     user: null,
     metadata: {},
   };
+  const request = fields.request;
+  if (request !== undefined) {
+    for (const setting of echoedSettings) {
+      const value = request[setting];
+      if (value !== undefined && value !== null) envelope[setting] = value;
+    }
+  }
+  return envelope;
 }

@@ -27,6 +27,7 @@ export function formatOpenaiResponsesResponse(response: CanonicalResponse, conte
       incompleteDetails: outcome.value.incompleteDetails,
       error: failed ? { code: 'server_error', message: `the upstream failed (${response.finishReason.raw ?? 'no reason given'})` } : null,
       completedAt: outcome.value.status === 'completed' ? context.now : null,
+      request: context.requestEcho,
     }),
     warnings: [...outcome.warnings, ...output.warnings],
   };

@@ -94,6 +94,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
     newId: (prefix) => `${prefix}${randomUUID().replaceAll('-', '').slice(0, 24)}`,
     now: Math.floor(services.now() / 1000),
     requestedModel: inbound.model,
+    ...(inbound.style === 'openai-responses' ? { requestEcho: inbound.body } : {}),
     // Gemini returns thought text only when asked (thinkingConfig.includeThoughts).
     omitReasoningText: inbound.style === 'gemini' && inbound.canonical().reasoning?.includeThoughts !== true,
   };

@@ -3,7 +3,7 @@ import { replyFor, streamErrorEvent, type WireStyle } from '../fakes/scripted-ve
 import { callerKey, modelOf, startBillingFixture, type BillingFixture } from '../billing-edges/billing-fixture.js';
 import { booked, J, parseSse } from '../responses-api/responses-support.js';
 
-/** The usage a Responses client reads on response.failed must be the usage it is billed. */
+/** From the Responses audit: the usage a Responses client reads on response.failed (an in-band error, or a body that ends mid-answer) is the usage it is billed. */
 let fixture: BillingFixture;
 beforeAll(async () => {
   fixture = await startBillingFixture({ tokenQuota: 100_000_000, userQuota: 100_000_000 });

@@ -1,3 +1,8 @@
+/**
+ * From the Responses audit: a converted Responses stream (Chat, Anthropic, Gemini upstreams) keeps the
+ * invariants a strict reader checks — event order, `sequence_number` from 0 without gaps, item ids and
+ * indexes, function-call arguments, reasoning summaries — and the openai SDK's helpers read it.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replyFor, streamErrorEvent, type Answer, type WireStyle } from '../fakes/scripted-vendor-wire.js';
 import { callerKey, modelOf, startBillingFixture, type BillingFixture } from '../billing-edges/billing-fixture.js';

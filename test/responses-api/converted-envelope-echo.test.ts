@@ -3,8 +3,9 @@ import { replyFor, type WireStyle } from '../fakes/scripted-vendor-wire.js';
 import { modelOf, startBillingFixture, type BillingFixture } from '../billing-edges/billing-fixture.js';
 
 /**
- * OpenAI's Response object echoes the request's settings (protocols.md §8: "plus the echoed request fields
- * (instructions, tools, tool_choice, temperature, top_p, reasoning, text, truncation, metadata, ...)").
+ * From the Responses audit: OpenAI's Response object echoes the request's settings (protocols.md §8: "plus
+ * the echoed request fields (instructions, tools, tool_choice, temperature, top_p, reasoning, text,
+ * truncation, metadata, ...)"), and so does a converted one.
  */
 let fixture: BillingFixture;
 beforeAll(async () => {
