@@ -13,6 +13,8 @@ export interface ReservationEstimateInput {
   quotaPerUnit: number;
   /** For per-call models: how many calls (e.g. images) the request asks for. Default 1. */
   calls?: number;
+  /** Web searches the request lets its upstream run (priced at `webSearch`). Default 0. */
+  webSearches?: number;
 }
 
 /**
@@ -43,6 +45,7 @@ export function estimateReservation(input: ReservationEstimateInput): number {
   const usage: NormalizedUsage = {
     input: { total: promptTokens, cacheRead: asRead ? promptTokens : 0, cacheWrite: asWrite ? promptTokens : 0, cacheWrite1h: as1hWrite ? promptTokens : 0, audio: asAudio ? promptTokens : 0 },
     output: { total: outputTokens, reasoning: 0, audio: audioOutput ? outputTokens : 0 },
+    ...(input.webSearches !== undefined && input.webSearches > 0 ? { webSearches: input.webSearches } : {}),
   };
   return computeCharge(usage, price, input.groupRatio, input.quotaPerUnit, input.calls);
 }

@@ -20,6 +20,8 @@ export interface AdmissionInput extends PromptTokens {
   maxOutputTokens: number | undefined;
   /** Per-call models: how many calls (images) the request is. */
   calls?: number;
+  /** Web searches the request lets its upstream run, reserved at the `web_search` price. */
+  webSearches?: number | undefined;
   /** The price to bill at when the route prices the request itself (a video task's size and length); else the model's. */
   price?: PriceRecord | undefined;
   ip: string;
@@ -67,6 +69,7 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
         groupRatio,
         quotaPerUnit: settings.quotaPerUnit,
         calls,
+        webSearches: input.webSearches ?? 0,
       })
     : 0;
 

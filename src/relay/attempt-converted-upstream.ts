@@ -23,6 +23,7 @@ import type { TextStyleConverters, TextStyleName } from './text-style.js';
 import type { UsageMeter } from './usage-meter.js';
 import { readBodyChunks } from './read-body-chunks.js';
 import { beginsAnswer, StreamOpening } from './stream-opening.js';
+import { eventBoundFor } from './stream-event-bound.js';
 import { replaysReasoning } from './replays-reasoning.js';
 import { partWithClientToolName, responseWithClientToolNames, toolNameAliases, withToolAliases } from './tool-name-aliases.js';
 import { unpairedToolResult } from './unpaired-tool-result.js';
@@ -123,7 +124,9 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
       const part = aliases === undefined ? upstreamPart : partWithClientToolName(upstreamPart, aliases);
       meterStreamPart(meter, part, services.now);
       if (encoder === undefined) collected.push(part);
-      else if (part.type === 'error' && opening.holding) failedBeforeAnswer ??= part;
+      // Once failed before the answer nothing more goes out (one event may decode to error + finish).
+      else if (failedBeforeAnswer !== undefined) continue;
+      else if (part.type === 'error' && opening.holding) failedBeforeAnswer = part;
       else {
         if (beginsAnswer(part)) opening.release();
         if (part.type === 'finish' && part.usage === undefined && meter.upstreamUsage === undefined) finishWithoutUsage = part;
@@ -144,7 +147,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     }
     return out;
   };
-  const sse = createSseDecoder({ maxEventBytes: services.settings.maxStreamEventBytes, onEvent: (event) => emit(decoder.push(event)) });
+  const sse = createSseDecoder({ maxEventBytes: eventBoundFor(input.upstreamStyle, services.settings.maxStreamEventBytes, response.body.wholeLimitBytes), onEvent: (event) => emit(decoder.push(event)) });
   // A non-streaming client's answer is held whole before it is sent: bounded as a whole-body read is.
   const holdLimit = encoder === undefined ? response.body.wholeLimitBytes : Number.POSITIVE_INFINITY;
   let heldBytes = 0;
@@ -156,10 +159,11 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
       return failedBeforeAnswer === undefined ? client.flushAndDrain() : 'stop';
     });
     if (heldBytes > holdLimit) throw new UpstreamBodyTooLarge(holdLimit);
-    // Failed in-band before any content: nothing reached the client, so the next channel is tried.
-    if (failedBeforeAnswer !== undefined && !meter.clientAborted) {
+    // Failed in-band before any content: nothing reached the client, so the next channel is tried — and,
+    // should none answer, the client gets an error and is charged nothing (nothing was delivered).
+    if (failedBeforeAnswer !== undefined && !meter.clientAborted && !meter.committed) {
       meter.interruption = undefined;
-      return { kind: 'failed', failure: readInBandFailure([failedBeforeAnswer], input.key) ?? { kind: 'connection', message: 'The upstream failed before answering.' }, upstreamAnswered: true };
+      return { kind: 'failed', failure: readInBandFailure([failedBeforeAnswer], input.key) ?? { kind: 'connection', message: 'The upstream failed before answering.' } };
     }
     sse.end();
     // A body that ends mid-answer is an interruption, as a reset is: not a finish to show as whole.

@@ -9,6 +9,7 @@ import { createSseDecoder } from '../streaming/decode-sse.js';
 import { meterStreamPart, meterWholeResponse } from './meter-stream-part.js';
 import { StreamEndedMidAnswer } from './stream-ended-mid-answer.js';
 import { beginsAnswer, StreamOpening } from './stream-opening.js';
+import { eventBoundFor } from './stream-event-bound.js';
 import { readFailureOutcome } from './read-failure-outcome.js';
 import { readInBandFailure } from './read-in-band-failure.js';
 import { failedAttemptFrom } from './read-upstream-error.js';
@@ -86,11 +87,13 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   let failedBeforeAnswer: CanonicalStreamPart | undefined;
   let elements = 0;
   const sse = createSseDecoder({
-    maxEventBytes: services.settings.maxStreamEventBytes,
+    maxEventBytes: eventBoundFor(input.style, services.settings.maxStreamEventBytes, response.body.wholeLimitBytes),
     onEvent(event) {
       if (failedBeforeAnswer !== undefined) return;
       for (const part of decoder.push(event)) {
         meterStreamPart(meter, part, services.now);
+        // Once failed before the answer nothing more is released (one event may decode to error + finish).
+        if (failedBeforeAnswer !== undefined) continue;
         if (part.type === 'error' && opening.holding) failedBeforeAnswer = part;
         else if (beginsAnswer(part)) opening.release();
       }
@@ -105,10 +108,11 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
       sse.push(chunk);
       return failedBeforeAnswer === undefined ? client.flushAndDrain() : 'stop';
     });
-    // Failed in-band before any content: nothing reached the client, so the next channel is tried.
-    if (failedBeforeAnswer !== undefined && !meter.clientAborted) {
+    // Failed in-band before any content: nothing reached the client, so the next channel is tried — and,
+    // should none answer, the client gets an error and is charged nothing (nothing was delivered).
+    if (failedBeforeAnswer !== undefined && !meter.clientAborted && !meter.committed) {
       meter.interruption = undefined;
-      return { kind: 'failed', failure: readInBandFailure([failedBeforeAnswer], input.key) ?? { kind: 'connection', message: 'The upstream failed before answering.' }, upstreamAnswered: true };
+      return { kind: 'failed', failure: readInBandFailure([failedBeforeAnswer], input.key) ?? { kind: 'connection', message: 'The upstream failed before answering.' } };
     }
     sse.end();
     // Cut mid-answer: the decoder's closing usage would be the interim one (Anthropic's message_start).
@@ -152,7 +156,7 @@ async function collectWholeAnswer(
     }
   };
   const sse = createSseDecoder({
-    maxEventBytes: services.settings.maxStreamEventBytes,
+    maxEventBytes: eventBoundFor(input.style, services.settings.maxStreamEventBytes, body.wholeLimitBytes),
     onEvent(event) {
       try {
         events.push(JSON.parse(event.data));
@@ -185,3 +189,4 @@ async function collectWholeAnswer(
   sendWholeAnswer(input.reply, status, input.clientHeaders, 'application/json', JSON.stringify(merge(events)));
   return { kind: 'served', value: { status }, status };
 }
+

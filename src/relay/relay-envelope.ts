@@ -27,6 +27,8 @@ export interface RelayPlan extends PromptTokens {
   maxOutputTokens: number | undefined;
   /** Per-call models: how many calls (images) the request is; 1 unless set. */
   calls?: number;
+  /** Web searches the request lets its upstream run (a declared search tool): reserved at the model's `web_search` price. */
+  webSearches?: number;
   /** The price when the route chose it (video tasks: by size and length); else the model's own. */
   price?: PriceRecord;
   /** Channel types able to serve it; undefined = any. */
@@ -81,7 +83,7 @@ export async function runRelayEnvelope(
       : { group: caller.group, model, pinnedChannelId: plan.pinnedChannelId ?? caller.pinnedChannelId, pinKeepsGroup, channelTypes: plan.channelTypes };
   authorizeModel(services, caller, query);
 
-  const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, maxOutputTokens: plan.maxOutputTokens, calls: plan.calls, price: plan.price, ip: request.ip });
+  const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, maxOutputTokens: plan.maxOutputTokens, calls: plan.calls, webSearches: plan.webSearches, price: plan.price, ip: request.ip });
   const meter = new UsageMeter();
   const abort = new ClientAbortSignal();
   const onClientClose = () => {

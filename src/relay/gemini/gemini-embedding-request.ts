@@ -39,8 +39,8 @@ function collectParts(content: unknown, path: string, prompt: PromptText): void 
   if (typeof content !== 'object' || Array.isArray(content)) throw invalidParameter(path, 'must be a Content object with parts');
   const { parts } = content as { parts?: unknown };
   if (!Array.isArray(parts) || parts.length === 0) throw invalidParameter(`${path}.parts`, 'must be a non-empty array');
-  for (const part of parts) {
-    if (part === null || typeof part !== 'object') continue;
+  for (const [index, part] of parts.entries()) {
+    if (part === null || typeof part !== 'object' || Array.isArray(part)) throw invalidParameter(`${path}.parts.${index}`, 'must be a Part object (text, inlineData or fileData)');
     const { text, inlineData, fileData } = part as { text?: unknown; inlineData?: unknown; fileData?: unknown };
     if (typeof text === 'string') prompt.texts.push(text);
     if (inlineData != null || fileData != null) prompt.extraTokens += estimatedTokensPerImage;

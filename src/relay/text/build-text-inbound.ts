@@ -44,12 +44,25 @@ function responsesPassthroughBody(rawBody: Buffer | undefined, body: Record<stri
 }
 
 /** A Gemini body for the upstream: the output limit the reservation covers set in its generation config when the client named none. */
-function geminiPassthroughBody(rawBody: Buffer | undefined, body: Record<string, unknown>, outputLimit: number | undefined): string | Buffer {
-  if (outputLimit === undefined) return rawBody ?? JSON.stringify(body);
+function geminiPassthroughBody(rawBody: Buffer | undefined, body: Record<string, unknown>, upstreamModel: string, outputLimit: number | undefined): string | Buffer {
+  const imageSize = imageSizeFor(upstreamModel, body.generationConfig);
+  if (outputLimit === undefined && imageSize === undefined) return rawBody ?? JSON.stringify(body);
   const snake = isObject(body.generation_config) && !isObject(body.generationConfig);
   if (snake) return JSON.stringify({ ...body, generation_config: { ...(body.generation_config as Record<string, unknown>), max_output_tokens: outputLimit } });
-  const config = isObject(body.generationConfig) ? body.generationConfig : {};
-  return JSON.stringify({ ...body, generationConfig: { ...config, maxOutputTokens: outputLimit } });
+  const config: Record<string, unknown> = { ...(isObject(body.generationConfig) ? body.generationConfig : {}) };
+  if (outputLimit !== undefined) config.maxOutputTokens = outputLimit;
+  if (imageSize !== undefined) config.imageConfig = { ...(config.imageConfig as Record<string, unknown>), imageSize };
+  return JSON.stringify({ ...body, generationConfig: config });
+}
+
+/** The Gemini image models that make only 1K images (spec §4.5: only gemini-3-pro-image-preview makes 2K). */
+const oneKImageModels = /^gemini-(2\.5|3\.1)-flash-image/i;
+
+/** `1K` when the client asked a larger image of a model that makes only 1K ones (spec §4.5: they fall back to 1K); else undefined. */
+function imageSizeFor(upstreamModel: string, generationConfig: unknown): string | undefined {
+  if (!oneKImageModels.test(upstreamModel) || !isObject(generationConfig) || !isObject(generationConfig.imageConfig)) return undefined;
+  const size = generationConfig.imageConfig.imageSize;
+  return typeof size === 'string' && size.toUpperCase() !== '1K' ? '1K' : undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -125,6 +138,6 @@ export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffe
     rawBody,
     includeUsage: false,
     clientFraming: framing,
-    passthroughBody: (_upstreamModel, outputLimit) => geminiPassthroughBody(rawBody, body, outputLimit),
+    passthroughBody: (upstreamModel, outputLimit) => geminiPassthroughBody(rawBody, body, upstreamModel, outputLimit),
   };
 }

@@ -16,6 +16,7 @@ import { runRelayEnvelope } from '../relay-envelope.js';
 import { countUsageLocally } from '../settle-request.js';
 import type { RelayServices } from '../relay-services.js';
 import type { TextStyleName } from '../text-style.js';
+import { declaredWebSearches } from './declared-web-searches.js';
 import { textStyles } from './text-styles.js';
 
 /** A text-generation request as its inbound style parsed it. */
@@ -109,6 +110,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
       estimatedPromptTokens: inbound.estimatedPromptTokens,
       countPromptTokens: inbound.countPromptTokens,
       maxOutputTokens: reservedOutputTokens(services, inbound),
+      webSearches: declaredWebSearches(inbound.style, inbound.body),
       channelTypes: channelTypesFor(services, inbound, request),
       logStyle: inbound.style,
       warnings: inbound.warnings,
