@@ -78,7 +78,8 @@ export class RealtimeBilling {
 
   textDelta(responseId: string | undefined, text: string): void {
     this.firstTokenAt ??= this.services.now();
-    (responseId === undefined ? undefined : this.underWay.get(responseId) ?? this.createdLate(responseId))?.add(text) ?? this.unattributed.add(text);
+    const tally = responseId === undefined ? this.unattributed : (this.underWay.get(responseId) ?? this.createdLate(responseId));
+    tally.add(text);
   }
 
   get responseUnderWay(): boolean {
