@@ -79,7 +79,8 @@ describe('tencent-vod poll probes', () => {
     const task = await gateway.gateway.services.database.db.selectFrom('tasks').select('channel_id').where('public_id', '=', id).executeTakeFirstOrThrow();
     const channels = gateway.gateway.services.catalog.snapshot.channels;
     expect(task.channel_id).toBe(channels.find((channel) => channel.name === 'second')?.id);
-    expect(channels.find((channel) => channel.name === 'first')?.status).not.toBe('enabled');
+    // The channel is disabled off the request's path (relay-services.ts: never awaited): wait for it.
+    await vi.waitFor(() => expect(gateway.gateway.services.catalog.snapshot.channels.find((channel) => channel.name === 'first')?.status).not.toBe('enabled'), { timeout: 5000, interval: 20 });
     // And the task of the second channel (whose key carries a trailing space) polls and completes.
     vod.advance(await upstreamIdOf(id), { status: 'FINISH' });
     await poll();
