@@ -41,6 +41,8 @@ export interface FormatRequestOptions {
   defaultMaxOutputTokens?: number;
   /** Chat Completions: send earlier turns' reasoning text back as `reasoning_content` (relay/replays-reasoning.ts). */
   replayReasoning?: boolean;
+  /** Chat Completions: the channel's `settings.max_tokens_field`, the field the output limit goes in (chat-output-limit-field.ts). */
+  outputLimitField?: unknown;
 }
 
 /** Pure, stateful stream transform: upstream wire events in, canonical parts out. */

@@ -74,6 +74,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     formatted = input.upstream.formatRequest({ ...request, stream: streamsUpstream, ...limited }, input.upstreamModel, {
       defaultMaxOutputTokens: outputLimit,
       replayReasoning: replaysReasoning(input.channel, input.upstreamModel),
+      outputLimitField: input.channel.settings.max_tokens_field,
     });
   } catch (error) {
     // The request's fault, before any upstream call: a 400, not a channel failure.

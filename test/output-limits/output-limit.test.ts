@@ -121,3 +121,22 @@ describe('an output limit of 0 on passthrough', () => {
     expect(gemini.status).toBe(400);
   });
 });
+
+describe("a Chat channel's settings.max_tokens_field", () => {
+  let named: BillingFixture;
+  beforeAll(async () => {
+    named = await startBillingFixture({ tokenQuota: 100_000_000, userQuota: 100_000_000, channelSettings: { 'openai-chat': { max_tokens_field: 'max_completion_tokens' } } });
+  });
+  afterAll(async () => named?.close());
+
+  it('names the field the output limit goes in, pass-through and converted', async () => {
+    const send = (path: string, body: Record<string, unknown>) =>
+      fetch(`${named.gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${callerKey}` }, body: JSON.stringify(body) }).then((response) => response.arrayBuffer());
+    await send('/v1/chat/completions', { model: modelOf['openai-chat'], messages: [{ role: 'user', content: promptText }] });
+    const passthrough = named.primary['openai-chat'].requests.at(-1)!.body as Record<string, unknown>;
+    expect({ max_completion_tokens: passthrough.max_completion_tokens, max_tokens: passthrough.max_tokens }).toEqual({ max_completion_tokens: budget, max_tokens: undefined });
+    await send('/v1/responses', { model: modelOf['openai-chat'], input: promptText, max_output_tokens: 300 });
+    const converted = named.primary['openai-chat'].requests.at(-1)!.body as Record<string, unknown>;
+    expect({ max_completion_tokens: converted.max_completion_tokens, max_tokens: converted.max_tokens }).toEqual({ max_completion_tokens: 300, max_tokens: undefined });
+  });
+});

@@ -3,7 +3,10 @@ import type { Converted } from '../../canonical/conversion.js';
 import { chatOutputLimitField } from './chat-output-limit-field.js';
 import { formatOpenaiChatMessages, type FormatOpenaiChatMessagesOptions } from './format-openai-chat-messages.js';
 
-export type FormatOpenaiChatRequestOptions = FormatOpenaiChatMessagesOptions;
+export type FormatOpenaiChatRequestOptions = FormatOpenaiChatMessagesOptions & {
+  /** The channel's `settings.max_tokens_field` (chat-output-limit-field.ts); unset, chosen by the model's name. */
+  outputLimitField?: unknown;
+};
 
 const defaultOptions: FormatOpenaiChatRequestOptions = { assistantReasoning: 'omit' };
 
@@ -68,7 +71,7 @@ export function formatOpenaiChatRequest(
     if (request.toolChoice !== undefined) body.tool_choice = formatToolChoice(request.toolChoice);
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
-  if (request.maxOutputTokens !== undefined) body[chatOutputLimitField(upstreamModel)] = request.maxOutputTokens;
+  if (request.maxOutputTokens !== undefined) body[chatOutputLimitField(upstreamModel, options.outputLimitField)] = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.topK !== undefined) warnings.push(`topK (${request.topK}) has no Chat Completions parameter; dropped`);

@@ -131,7 +131,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
       if (upstreamStyle === inbound.style) {
         if (inbound.style === 'openai-chat') {
           const askForStreamUsage = inbound.stream && !inbound.includeUsage && channel.settings.stream_usage !== false;
-          const limit = outputLimit === undefined ? undefined : { field: chatOutputLimitField(upstreamModel), tokens: outputLimit };
+          const limit = outputLimit === undefined ? undefined : { field: chatOutputLimitField(upstreamModel, channel.settings.max_tokens_field), tokens: outputLimit };
           return attemptOpenaiUpstream({
             upstreamPath: openaiEndpoints.chat.upstreamPath,
             upstreamBody: buildUpstreamBody(inbound.rawBody, inbound.body, upstreamModel, askForStreamUsage, true, limit),

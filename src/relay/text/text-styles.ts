@@ -29,7 +29,8 @@ import type { TextStyleConverters, TextStyleName } from '../text-style.js';
 export const textStyles: Record<TextStyleName, TextStyleConverters> = {
   'openai-chat': {
     parseRequest: parseOpenaiChatRequest,
-    formatRequest: (request, upstreamModel, options) => formatOpenaiChatRequest(request, upstreamModel, { assistantReasoning: options?.replayReasoning === true ? 'reasoning_content' : 'omit' }),
+    formatRequest: (request, upstreamModel, options) =>
+      formatOpenaiChatRequest(request, upstreamModel, { assistantReasoning: options?.replayReasoning === true ? 'reasoning_content' : 'omit', outputLimitField: options?.outputLimitField }),
     parseResponse: parseOpenaiChatResponse,
     formatResponse: formatOpenaiChatResponse,
     createDecoder: createOpenaiChatStreamDecoder,
