@@ -116,6 +116,20 @@ describe('billing of image answers on the Gemini route', () => {
     expect((await lastReservation()).amount - plain).toBeGreaterThanOrEqual(150);
   });
 
+  it('a model-turn image (the earlier output sent back to edit) is counted in the reservation estimate as a user-turn one is', async () => {
+    const ref = { inlineData: { mimeType: 'image/png', data: Buffer.alloc(30_000, 1).toString('base64') } };
+    const turns = (image: boolean) => [
+      { role: 'user', parts: [{ text: 'A red bicycle' }] },
+      { role: 'model', parts: image ? [{ text: 'Here it is.' }, ref] : [{ text: 'Here it is.' }] },
+      { role: 'user', parts: [{ text: 'Make it blue' }] },
+    ];
+    gemini.enqueue(imageAnswer('AAAA'));
+    await call(`/v1beta/models/${flash}:generateContent`, { ...prompt(), contents: turns(false) });
+    const without = (await lastReservation()).amount;
+    gemini.enqueue(imageAnswer('AAAA'));
+    await call(`/v1beta/models/${flash}:generateContent`, { ...prompt(), contents: turns(true) });
+    expect((await lastReservation()).amount - without).toBeGreaterThanOrEqual(150);
+  });
 });
 
 describe('inline image data relayed intact', () => {

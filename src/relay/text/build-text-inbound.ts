@@ -3,6 +3,7 @@ import type { Converted, InvalidWireRequest } from '../../canonical/conversion.j
 import { GatewayError } from '../../errors/gateway-error.js';
 import { collectChatPromptText } from '../openai/collect-prompt-text.js';
 import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
+import { estimatedTokensPerImage } from '../count-tokens.js';
 import { collectCanonicalPromptText } from './collect-canonical-prompt-text.js';
 import type { TextInbound } from './run-text-relay.js';
 import type { TextStyleName } from '../text-style.js';
@@ -126,12 +127,16 @@ export function buildParsedInbound(style: 'anthropic-messages' | 'openai-respons
 export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffer | undefined, model: string, stream: boolean, framing: 'sse' | 'json-array'): TextInbound {
   const parsed = parseClientBody('gemini', body);
   const canonical: CanonicalRequest = { ...parsed.value, model, stream };
+  const promptText = collectCanonicalPromptText(canonical);
+  // Media in the model's own turns (an image it made, sent back to edit) reaches a Gemini upstream though
+  // the canonical form drops it: counted as images are everywhere.
+  promptText.extraTokens += modelTurnMediaParts(body) * estimatedTokensPerImage;
   return {
     style: 'gemini',
     model,
     stream,
     canonical: () => canonical,
-    ...estimatePromptTokens(collectCanonicalPromptText(canonical)),
+    ...estimatePromptTokens(promptText),
     maxOutputTokens: canonical.maxOutputTokens,
     warnings: [...parsed.warnings],
     body,
@@ -140,4 +145,14 @@ export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffe
     clientFraming: framing,
     passthroughBody: (upstreamModel, outputLimit) => geminiPassthroughBody(rawBody, body, upstreamModel, outputLimit),
   };
+}
+
+/** The `inlineData` / `fileData` parts of a Gemini body's `model` turns. */
+function modelTurnMediaParts(body: Record<string, unknown>): number {
+  let parts = 0;
+  for (const content of Array.isArray(body.contents) ? body.contents : []) {
+    if (!isObject(content) || content.role !== 'model' || !Array.isArray(content.parts)) continue;
+    for (const part of content.parts) if (isObject(part) && (isObject(part.inlineData) || isObject(part.fileData) || isObject(part.inline_data) || isObject(part.file_data))) parts += 1;
+  }
+  return parts;
 }
