@@ -22,7 +22,7 @@ import type { AttemptOutcome } from './run-failover.js';
 import type { TextStyleConverters, TextStyleName } from './text-style.js';
 import type { UsageMeter } from './usage-meter.js';
 import { readBodyChunks } from './read-body-chunks.js';
-import { beginsAnswer, StreamOpening } from './stream-opening.js';
+import { StreamOpening } from './stream-opening.js';
 import { eventBoundFor } from './stream-event-bound.js';
 import { replaysReasoning } from './replays-reasoning.js';
 import { partWithClientToolName, responseWithClientToolNames, toolNameAliases, withToolAliases } from './tool-name-aliases.js';
@@ -119,17 +119,12 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   // The opening frames wait for the answer's first content: an in-band failure before it fails over.
   const opening = new StreamOpening((text) => client.write(text));
   const write = (text: string) => opening.push(text);
-  let failedBeforeAnswer: CanonicalStreamPart | undefined;
   const emit = (parts: CanonicalStreamPart[]) => {
     for (const upstreamPart of parts) {
       const part = aliases === undefined ? upstreamPart : partWithClientToolName(upstreamPart, aliases);
       meterStreamPart(meter, part, services.now);
       if (encoder === undefined) collected.push(part);
-      // Once failed before the answer nothing more goes out (one event may decode to error + finish).
-      else if (failedBeforeAnswer !== undefined) continue;
-      else if (part.type === 'error' && opening.holding) failedBeforeAnswer = part;
-      else {
-        if (beginsAnswer(part)) opening.release();
+      else if (opening.admit(part)) {
         if (part.type === 'finish' && part.usage === undefined && meter.upstreamUsage === undefined) finishWithoutUsage = part;
         else write(frame(encoder.encode(part)));
       }
@@ -157,15 +152,11 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
       heldBytes += chunk.length;
       if (heldBytes > holdLimit) return 'stop';
       sse.push(chunk);
-      return failedBeforeAnswer === undefined ? client.flushAndDrain() : 'stop';
+      return opening.failed ? 'stop' : client.flushAndDrain();
     });
     if (heldBytes > holdLimit) throw new UpstreamBodyTooLarge(holdLimit);
-    // Failed in-band before any content: nothing reached the client, so the next channel is tried — and,
-    // should none answer, the client gets an error and is charged nothing (nothing was delivered).
-    if (failedBeforeAnswer !== undefined && !meter.clientAborted && !meter.committed) {
-      meter.interruption = undefined;
-      return { kind: 'failed', failure: readInBandFailure([failedBeforeAnswer], input.key) ?? { kind: 'connection', message: 'The upstream failed before answering.' } };
-    }
+    const failedBeforeAnswer = opening.failedOutcome(meter, input.key);
+    if (failedBeforeAnswer !== undefined) return failedBeforeAnswer;
     sse.end();
     // A body that ends mid-answer is an interruption, as a reset is: not a finish to show as whole.
     if (!decoder.complete) throw new StreamEndedMidAnswer();

@@ -8,7 +8,7 @@ import type { UpstreamSignal } from '../providers/upstream-client.js';
 import { createSseDecoder } from '../streaming/decode-sse.js';
 import { meterStreamPart, meterWholeResponse } from './meter-stream-part.js';
 import { StreamEndedMidAnswer } from './stream-ended-mid-answer.js';
-import { beginsAnswer, StreamOpening } from './stream-opening.js';
+import { StreamOpening } from './stream-opening.js';
 import { eventBoundFor } from './stream-event-bound.js';
 import { readFailureOutcome } from './read-failure-outcome.js';
 import { readInBandFailure } from './read-in-band-failure.js';
@@ -84,20 +84,16 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   // The opening events wait for the answer's first content: an in-band failure before it fails over.
   const opening = new StreamOpening((text) => client.write(text));
   const write = (text: string) => opening.push(text);
-  let failedBeforeAnswer: CanonicalStreamPart | undefined;
   let elements = 0;
   const sse = createSseDecoder({
     maxEventBytes: eventBoundFor(input.style, services.settings.maxStreamEventBytes, response.body.wholeLimitBytes),
     onEvent(event) {
-      if (failedBeforeAnswer !== undefined) return;
+      if (opening.failed) return;
       for (const part of decoder.push(event)) {
         meterStreamPart(meter, part, services.now);
-        // Once failed before the answer nothing more is released (one event may decode to error + finish).
-        if (failedBeforeAnswer !== undefined) continue;
-        if (part.type === 'error' && opening.holding) failedBeforeAnswer = part;
-        else if (beginsAnswer(part)) opening.release();
+        opening.admit(part);
       }
-      if (failedBeforeAnswer !== undefined) return;
+      if (opening.failed) return;
       if (jsonArray) write(`${elements++ === 0 ? '[' : ',\r\n'}${event.data}`);
       else write(event.event === undefined ? `data: ${event.data}\n\n` : `event: ${event.event}\ndata: ${event.data}\n\n`);
     },
@@ -106,14 +102,10 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   try {
     await readBodyChunks(response.body, (chunk) => {
       sse.push(chunk);
-      return failedBeforeAnswer === undefined ? client.flushAndDrain() : 'stop';
+      return opening.failed ? 'stop' : client.flushAndDrain();
     });
-    // Failed in-band before any content: nothing reached the client, so the next channel is tried — and,
-    // should none answer, the client gets an error and is charged nothing (nothing was delivered).
-    if (failedBeforeAnswer !== undefined && !meter.clientAborted && !meter.committed) {
-      meter.interruption = undefined;
-      return { kind: 'failed', failure: readInBandFailure([failedBeforeAnswer], input.key) ?? { kind: 'connection', message: 'The upstream failed before answering.' } };
-    }
+    const failedBeforeAnswer = opening.failedOutcome(meter, input.key);
+    if (failedBeforeAnswer !== undefined) return failedBeforeAnswer;
     sse.end();
     // Cut mid-answer: the decoder's closing usage would be the interim one (Anthropic's message_start).
     if (!decoder.complete) throw new StreamEndedMidAnswer();

@@ -1,4 +1,7 @@
 import type { CanonicalStreamPart } from '../canonical/canonical-stream-part.js';
+import { readInBandFailure } from './read-in-band-failure.js';
+import type { AttemptOutcome } from './run-failover.js';
+import type { UsageMeter } from './usage-meter.js';
 
 /**
  * The opening of a relayed stream — what is written before the answer's first content (Anthropic's
@@ -9,12 +12,29 @@ import type { CanonicalStreamPart } from '../canonical/canonical-stream-part.js'
  */
 export class StreamOpening {
   private held: string[] | undefined = [];
+  /** The in-band error that came before any content: from then on nothing goes out. */
+  private failedWith: Extract<CanonicalStreamPart, { type: 'error' }> | undefined;
 
   constructor(private readonly write: (text: string) => void) {}
 
-  /** Still holding: no content has come yet. */
-  get holding(): boolean {
-    return this.held !== undefined;
+  /** The upstream failed before its answer began: stop reading, the attempt fails over. */
+  get failed(): boolean {
+    return this.failedWith !== undefined;
+  }
+
+  /**
+   * Reads a part on its way out: whether it may go to the client. An error before any content is kept
+   * (and nothing goes out after it: one event may decode to error + finish); the answer's first content
+   * releases what was held.
+   */
+  admit(part: CanonicalStreamPart): boolean {
+    if (this.failedWith !== undefined) return false;
+    if (part.type === 'error' && this.held !== undefined) {
+      this.failedWith = part;
+      return false;
+    }
+    if (part.type !== 'start' && part.type !== 'error' && part.type !== 'usage') this.release();
+    return true;
   }
 
   push(text: string): void {
@@ -30,9 +50,15 @@ export class StreamOpening {
     this.held = undefined;
     for (const text of held) this.write(text);
   }
-}
 
-/** Pure: whether a part is (or ends) the answer itself, after which the opening is released. */
-export function beginsAnswer(part: CanonicalStreamPart): boolean {
-  return part.type !== 'start' && part.type !== 'error' && part.type !== 'usage';
+  /**
+   * The attempt's outcome when it failed before its answer and nothing reached the client: a failure the
+   * next channel is tried after — and, should none answer, the client gets an error and is charged nothing
+   * (nothing was delivered). Undefined otherwise.
+   */
+  failedOutcome(meter: UsageMeter, key: string): AttemptOutcome<{ status: number }> | undefined {
+    if (this.failedWith === undefined || meter.clientAborted || meter.committed) return undefined;
+    meter.interruption = undefined;
+    return { kind: 'failed', failure: readInBandFailure([this.failedWith], key) ?? { kind: 'connection', message: 'The upstream failed before answering.' } };
+  }
 }

@@ -44,14 +44,18 @@ export function readRealtimeUsage(event: unknown): NormalizedUsage | undefined {
   if (!isRecord(event) || event.type !== 'response.done' || !isRecord(event.response)) return undefined;
   const usage = event.response.usage;
   if (!isRecord(usage)) return undefined;
-  const count = (value: unknown) => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
-  const input = count(usage.input_tokens);
-  const output = count(usage.output_tokens);
+  const input = tokenCountOf(usage.input_tokens);
+  const output = tokenCountOf(usage.output_tokens);
   if (input === undefined || output === undefined) return undefined;
   const inputDetails = isRecord(usage.input_token_details) ? usage.input_token_details : {};
-  const cached = Math.min(input, count(inputDetails.cached_tokens) ?? 0);
-  const cachedAudio = isRecord(inputDetails.cached_tokens_details) ? (count(inputDetails.cached_tokens_details.audio_tokens) ?? 0) : 0;
-  const audioIn = Math.max(0, (count(inputDetails.audio_tokens) ?? 0) - cachedAudio);
-  const audioOut = isRecord(usage.output_token_details) ? (count(usage.output_token_details.audio_tokens) ?? 0) : 0;
+  const cached = Math.min(input, tokenCountOf(inputDetails.cached_tokens) ?? 0);
+  const cachedAudio = isRecord(inputDetails.cached_tokens_details) ? (tokenCountOf(inputDetails.cached_tokens_details.audio_tokens) ?? 0) : 0;
+  const audioIn = Math.max(0, (tokenCountOf(inputDetails.audio_tokens) ?? 0) - cachedAudio);
+  const audioOut = isRecord(usage.output_token_details) ? (tokenCountOf(usage.output_token_details.audio_tokens) ?? 0) : 0;
   return addAudio({ input: { total: input, cacheRead: cached, cacheWrite: 0 }, output: { total: output, reasoning: 0 } }, audioIn, audioOut);
+}
+
+/** Pure: a reported token count — a non-negative safe integer — or undefined. */
+export function tokenCountOf(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }

@@ -1,5 +1,6 @@
 import { addAudio, type NormalizedUsage } from '../../billing/normalized-usage.js';
 import { isRecord } from '../../convert/shared/is-record.js';
+import { tokenCountOf } from './read-realtime-usage.js';
 
 /**
  * What a finished input-audio transcription reports (protocols.md §9,
@@ -18,13 +19,12 @@ export function readTranscriptionUsage(event: unknown): TranscriptionUsage | und
     const seconds = usage.seconds;
     return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? { kind: 'duration', seconds } : undefined;
   }
-  const count = (value: unknown) => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
-  const input = count(usage.input_tokens);
-  const output = count(usage.output_tokens);
+  const input = tokenCountOf(usage.input_tokens);
+  const output = tokenCountOf(usage.output_tokens);
   if (input === undefined || output === undefined) return undefined;
   const details = isRecord(usage.input_token_details) ? usage.input_token_details : undefined;
   // Without a split, the transcription's input is all audio (what it transcribes).
-  const audio = details === undefined ? input : (count(details.audio_tokens) ?? Math.max(0, input - (count(details.text_tokens) ?? 0)));
+  const audio = details === undefined ? input : (tokenCountOf(details.audio_tokens) ?? Math.max(0, input - (tokenCountOf(details.text_tokens) ?? 0)));
   return { kind: 'tokens', usage: addAudio({ input: { total: input, cacheRead: 0, cacheWrite: 0 }, output: { total: output, reasoning: 0 } }, audio, 0) };
 }
 

@@ -1,5 +1,6 @@
 import type { CanonicalRequest } from '../../canonical/canonical-request.js';
 import type { Converted, InvalidWireRequest } from '../../canonical/conversion.js';
+import { isRecord } from '../../convert/shared/is-record.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { collectChatPromptText } from '../openai/collect-prompt-text.js';
 import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
@@ -48,9 +49,9 @@ function responsesPassthroughBody(rawBody: Buffer | undefined, body: Record<stri
 function geminiPassthroughBody(rawBody: Buffer | undefined, body: Record<string, unknown>, upstreamModel: string, outputLimit: number | undefined): string | Buffer {
   const imageSize = imageSizeFor(upstreamModel, body.generationConfig);
   if (outputLimit === undefined && imageSize === undefined) return rawBody ?? JSON.stringify(body);
-  const snake = isObject(body.generation_config) && !isObject(body.generationConfig);
+  const snake = isRecord(body.generation_config) && !isRecord(body.generationConfig);
   if (snake) return JSON.stringify({ ...body, generation_config: { ...(body.generation_config as Record<string, unknown>), max_output_tokens: outputLimit } });
-  const config: Record<string, unknown> = { ...(isObject(body.generationConfig) ? body.generationConfig : {}) };
+  const config: Record<string, unknown> = { ...(isRecord(body.generationConfig) ? body.generationConfig : {}) };
   if (outputLimit !== undefined) config.maxOutputTokens = outputLimit;
   if (imageSize !== undefined) config.imageConfig = { ...(config.imageConfig as Record<string, unknown>), imageSize };
   return JSON.stringify({ ...body, generationConfig: config });
@@ -61,13 +62,9 @@ const oneKImageModels = /^gemini-(2\.5|3\.1)-flash-image/i;
 
 /** `1K` when the client asked a larger image of a model that makes only 1K ones (spec §4.5: they fall back to 1K); else undefined. */
 function imageSizeFor(upstreamModel: string, generationConfig: unknown): string | undefined {
-  if (!oneKImageModels.test(upstreamModel) || !isObject(generationConfig) || !isObject(generationConfig.imageConfig)) return undefined;
+  if (!oneKImageModels.test(upstreamModel) || !isRecord(generationConfig) || !isRecord(generationConfig.imageConfig)) return undefined;
   const size = generationConfig.imageConfig.imageSize;
   return typeof size === 'string' && size.toUpperCase() !== '1K' ? '1K' : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -151,8 +148,8 @@ export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffe
 function modelTurnMediaParts(body: Record<string, unknown>): number {
   let parts = 0;
   for (const content of Array.isArray(body.contents) ? body.contents : []) {
-    if (!isObject(content) || content.role !== 'model' || !Array.isArray(content.parts)) continue;
-    for (const part of content.parts) if (isObject(part) && (isObject(part.inlineData) || isObject(part.fileData) || isObject(part.inline_data) || isObject(part.file_data))) parts += 1;
+    if (!isRecord(content) || content.role !== 'model' || !Array.isArray(content.parts)) continue;
+    for (const part of content.parts) if (isRecord(part) && (isRecord(part.inlineData) || isRecord(part.fileData) || isRecord(part.inline_data) || isRecord(part.file_data))) parts += 1;
   }
   return parts;
 }

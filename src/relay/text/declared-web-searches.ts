@@ -1,3 +1,4 @@
+import { isRecord } from '../../convert/shared/is-record.js';
 import type { TextStyleName } from '../text-style.js';
 
 /** Searches reserved for a search tool that names no cap of its own. */
@@ -11,9 +12,9 @@ export const defaultReservedWebSearches = 5;
  */
 export function declaredWebSearches(style: TextStyleName, body: Record<string, unknown>): number {
   if (style !== 'anthropic-messages' && style !== 'openai-responses') return 0;
-  const tools = Array.isArray(body.tools) ? body.tools : [];
-  const search = tools.find((tool): tool is Record<string, unknown> => typeof tool === 'object' && tool !== null && typeof (tool as { type?: unknown }).type === 'string' && ((tool as { type: string }).type.startsWith('web_search')));
-  if (search === undefined) return 0;
+  const tools: unknown[] = Array.isArray(body.tools) ? body.tools : [];
+  const search = tools.find((tool) => isRecord(tool) && typeof tool.type === 'string' && tool.type.startsWith('web_search'));
+  if (!isRecord(search)) return 0;
   const cap = style === 'anthropic-messages' ? search.max_uses : body.max_tool_calls;
   return typeof cap === 'number' && Number.isSafeInteger(cap) && cap >= 0 ? cap : defaultReservedWebSearches;
 }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { CanonicalRequest } from '../../canonical/canonical-request.js';
 import type { ConversionContext } from '../../canonical/conversion.js';
 import { chatOutputLimitField } from '../../convert/openai-chat/chat-output-limit-field.js';
+import { isRecord } from '../../convert/shared/is-record.js';
 import { upstreamTextStyleOf } from '../../providers/build-provider-request.js';
 import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
 import { candidateChannels } from '../../routing/select-channel.js';
@@ -71,9 +72,7 @@ function reservedOutputTokens(services: RelayServices, inbound: TextInbound): nu
 /** A Gemini body's `generationConfig.candidateCount` (or the snake_case spelling Google also reads). */
 function geminiCandidateCount(body: Record<string, unknown>): unknown {
   const config = body.generationConfig ?? body.generation_config;
-  if (typeof config !== 'object' || config === null) return undefined;
-  const fields = config as Record<string, unknown>;
-  return fields.candidateCount ?? fields.candidate_count;
+  return isRecord(config) ? (config.candidateCount ?? config.candidate_count) : undefined;
 }
 
 function channelTypesFor(services: RelayServices, inbound: TextInbound, request: FastifyRequest): ReadonlySet<string> {
