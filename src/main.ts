@@ -33,6 +33,7 @@ import { TasksRepository } from './storage/tasks-repository.js';
 import { TokensRepository } from './storage/tokens-repository.js';
 import { TaskEngine } from './tasks/task-engine.js';
 import { UsersRepository } from './storage/users-repository.js';
+import { LocalResponseMemory, type ResponseMemory } from './relay/responses/response-memory.js';
 
 export interface StartOptions {
   environment: Environment;
@@ -120,6 +121,11 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     now,
     onError: (error) => process.stderr.write(`deleting old rows failed: ${String(error)}\n`),
   });
+  const responseMemoryOptions = { maxEntries: 50_000, ttlMs: 72 * 3600_000, now, onError: (error: unknown) => process.stderr.write(`response memory (Redis): ${String(error)}\n`) };
+  const responses: ResponseMemory =
+    environment.redisUrl === undefined
+      ? new LocalResponseMemory(responseMemoryOptions)
+      : (await import('./relay/responses/redis-response-memory.js')).createRedisResponseMemory(environment.redisUrl, responseMemoryOptions);
   const health = new ChannelHealth({ failureThreshold: 3, cooldownMs: 30_000 });
   const inFlight = new InFlightRequests();
   const relay: RelayServices = {
@@ -130,6 +136,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     rateLimiter,
     logWriter,
     inFlight,
+    responses,
     settings: { maxStreamEventBytes: 8 * 1024 * 1024 },
     disableChannel: (channelId, reason) => {
       void repositories.channels
@@ -193,6 +200,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
       await retention.stop();
       await upstream.close();
       await rateLimiter.close();
+      await responses.close();
       await catalog.stop();
       await database.close();
     },

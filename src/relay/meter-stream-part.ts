@@ -8,24 +8,27 @@ import type { UsageMeter } from './usage-meter.js';
  */
 export function meterWholeResponse(meter: UsageMeter, response: CanonicalResponse, now: () => number): void {
   meter.firstTokenAt = now();
+  meter.responseId = response.id;
   if (response.usage !== undefined) {
     meter.upstreamUsage = response.usage;
-    return;
-  }
-  for (const part of response.content) {
-    if (part.type === 'tool-call') {
-      meter.outputTally.add(part.name);
-      meter.outputTally.add(part.arguments);
-    } else {
-      meter.outputTally.add(part.text);
+  } else {
+    for (const part of response.content) {
+      if (part.type === 'tool-call') {
+        meter.outputTally.add(part.name);
+        meter.outputTally.add(part.arguments);
+      } else {
+        meter.outputTally.add(part.text);
+      }
     }
   }
+  meter.onAnswerComplete?.();
 }
 
 /** Reads what billing needs from a canonical part: reported usage, produced text, the first token. */
 export function meterStreamPart(meter: UsageMeter, part: CanonicalStreamPart, now: () => number): void {
   switch (part.type) {
     case 'start':
+      meter.responseId = part.id;
       if (part.inputUsage !== undefined) meter.reportedInput = part.inputUsage;
       return;
     case 'usage':
@@ -33,6 +36,7 @@ export function meterStreamPart(meter: UsageMeter, part: CanonicalStreamPart, no
       return;
     case 'finish':
       if (part.usage !== undefined) meter.upstreamUsage = part.usage;
+      meter.onAnswerComplete?.();
       return;
     case 'text-delta':
     case 'reasoning-delta':

@@ -35,6 +35,13 @@ export interface RelayPlan extends PromptTokens {
   channelTypes?: ReadonlySet<string>;
   /** The one channel that may serve it (a remix goes where its video is), else the caller's pin, if any. */
   pinnedChannelId?: number;
+  /** The channel tried first while it can serve (it holds the stored response the request continues). */
+  preferredChannelId?: number | undefined;
+  /**
+   * Told when an attempt's answer is complete — its final usage read, before its last bytes reach the client
+   * (a client may send its next request the moment they do) — with the channel that made it.
+   */
+  onAnswered?: ((channel: ChannelRecord, meter: UsageMeter) => void) | undefined;
   /** The log's `style` column. */
   logStyle: string;
   /** Conversion warnings gathered before and during the attempts (the log keeps them). */
@@ -81,6 +88,7 @@ export async function runRelayEnvelope(
     plan.channelTypes === undefined
       ? { group: caller.group, model, pinnedChannelId: plan.pinnedChannelId ?? caller.pinnedChannelId, pinKeepsGroup }
       : { group: caller.group, model, pinnedChannelId: plan.pinnedChannelId ?? caller.pinnedChannelId, pinKeepsGroup, channelTypes: plan.channelTypes };
+  if (plan.preferredChannelId !== undefined) query.preferredChannelId = plan.preferredChannelId;
   authorizeModel(services, caller, query);
 
   const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, maxOutputTokens: plan.maxOutputTokens, calls: plan.calls, webSearches: plan.webSearches, price: plan.price, ip: request.ip });
@@ -125,6 +133,10 @@ export async function runRelayEnvelope(
         attemptNumber += 1;
         // A failed attempt never reached the client; the next one's answer is the one billed.
         if (attemptNumber > 1) meter.startNextAttempt();
+        if (plan.onAnswered !== undefined) {
+          const onAnswered = plan.onAnswered;
+          meter.onAnswerComplete = () => onAnswered(channel, meter);
+        }
         const outcome = await attempt(channel, key, tools);
         if (outcome.kind === 'served' || outcome.upstreamAnswered === true) upstreamAnswered = true;
         // Kept in case no later attempt produces anything: then this one's output is what the request cost.

@@ -5,6 +5,7 @@ import type { LogWriter } from '../logging/log-writer.js';
 import type { UpstreamClient } from '../providers/upstream-client.js';
 import type { ChannelHealth } from '../routing/channel-health.js';
 import type { InFlightRequests } from './in-flight-requests.js';
+import type { ResponseMemory } from './responses/response-memory.js';
 
 export interface RelaySettings {
   /** Largest single SSE event accepted from an upstream. */
@@ -21,6 +22,8 @@ export interface RelayServices {
   logWriter: LogWriter;
   /** Requests not yet settled and logged; shutdown waits for them. */
   inFlight: InFlightRequests;
+  /** Stored Responses answers: where each is, whose, and how much context it holds. */
+  responses: ResponseMemory;
   settings: RelaySettings;
   /** Disables a channel whose account is dead (when its auto_disable allows); never awaited on the hot path. */
   disableChannel(channelId: number, reason: string): void;

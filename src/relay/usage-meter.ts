@@ -31,6 +31,10 @@ export class UsageMeter {
   clientAborted = false;
   /** Why the response ended early, when it did. */
   interruption: string | undefined;
+  /** The answer's id as the upstream gave it (a stored Responses answer is continued by it). */
+  responseId: string | undefined;
+  /** Called once the answer is complete (its final usage read), before its end reaches the client. */
+  onAnswerComplete: (() => void) | undefined;
 
   /**
    * What the attempt so far produced, set apart: an attempt that failed in-band after its upstream answered
@@ -61,5 +65,6 @@ export class UsageMeter {
     this.deliveredCalls = undefined;
     this.unreportedOutputTokens = 0;
     this.interruption = undefined;
+    this.responseId = undefined;
   }
 }

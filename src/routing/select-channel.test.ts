@@ -79,6 +79,14 @@ describe('selectChannel', () => {
     expect(selectChannel(channels, { ...query, pinnedChannelId: 2, pinKeepsGroup: true }, () => 0)).toBeUndefined();
     expect(selectChannel(channels, { ...query, pinnedChannelId: 1, pinKeepsGroup: true }, () => 0)?.id).toBe(1);
   });
+
+  it('chooses the preferred channel (the one holding a stored response) over priority and cooldown while it is a candidate', () => {
+    const channels = [channel(1, { priority: 10 }), channel(2, { priority: 0 }), channel(3, { groups: ['vip'] })];
+    expect(selectChannel(channels, { ...query, preferredChannelId: 2, coolingDown: new Set([2]) }, () => 0)?.id).toBe(2);
+    // Tried already, or outside the caller's group: the usual choice.
+    expect(selectChannel(channels, { ...query, preferredChannelId: 2, excluded: new Set([2]) }, () => 0)?.id).toBe(1);
+    expect(selectChannel(channels, { ...query, preferredChannelId: 3 }, () => 0)?.id).toBe(1);
+  });
 });
 
 describe('candidateChannels with channel types', () => {

@@ -16,6 +16,11 @@ export interface ChannelQuery {
   pinKeepsGroup?: boolean;
   /** Channel types that can serve this request (embeddings only reach OpenAI-compatible channels); undefined = any. */
   channelTypes?: ReadonlySet<string>;
+  /**
+   * The channel holding the state the request continues (a stored Responses answer): chosen first while it
+   * is still a candidate, whatever its priority or cooldown — another channel's account would not know it.
+   */
+  preferredChannelId?: number;
 }
 
 type CandidateQuery = Pick<ChannelQuery, 'group' | 'model' | 'pinnedChannelId' | 'pinKeepsGroup' | 'channelTypes'>;
@@ -73,6 +78,10 @@ function scanCandidates(channels: readonly ChannelRecord[], query: CandidateQuer
  */
 export function selectChannel(channels: readonly ChannelRecord[], query: ChannelQuery, random: () => number): ChannelRecord | undefined {
   const open = candidateChannels(channels, query).filter((channel) => !query.excluded.has(channel.id));
+  if (query.preferredChannelId !== undefined) {
+    const preferred = open.find((channel) => channel.id === query.preferredChannelId);
+    if (preferred !== undefined) return preferred;
+  }
   const healthy = open.filter((channel) => !query.coolingDown.has(channel.id));
   const pool = healthy.length > 0 ? healthy : open;
   if (pool.length === 0) return undefined;

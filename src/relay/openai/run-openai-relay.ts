@@ -5,6 +5,7 @@ import { mappingLoopFailure } from '../mapping-loop-failure.js';
 import { runRelayEnvelope } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
 import { invalidRequestFrom, requireObjectBody } from '../validate-body.js';
+import { continuationIdsOf, recallContinuation, withContext } from '../responses/continued-response.js';
 import { attemptOpenaiUpstream } from './attempt-openai-upstream.js';
 import { buildUpstreamBody } from './build-upstream-body.js';
 import type { OpenaiEndpoint } from './openai-endpoints.js';
@@ -30,6 +31,9 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
   const model = `${baseModel}${endpoint.billingSuffix ?? ''}`;
   const stream = endpoint.streams && body.stream === true;
   const clientWantsUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
+  // Compaction of a stored response reads it back: on the channel that holds it, with its context reserved.
+  const continued = endpoint.name === 'responses-compact' ? await recallContinuation(services.responses, continuationIdsOf(body), request.caller?.user.id ?? 0) : undefined;
+  const prompt = withContext(estimatePromptTokens(endpoint.promptText(body)), continued?.contextTokens ?? 0);
 
   await runRelayEnvelope(
     services,
@@ -38,7 +42,9 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
     {
       model,
       stream,
-      ...estimatePromptTokens(endpoint.promptText(body)),
+      estimatedPromptTokens: prompt.estimatedPromptTokens,
+      countPromptTokens: prompt.countPromptTokens,
+      preferredChannelId: continued?.channelId,
       maxOutputTokens: endpoint.maxOutputTokens(body),
       channelTypes: openaiChannelTypes,
       logStyle: endpoint.forwardsModel === false ? endpoint.name : `openai-${endpoint.name}`,

@@ -13,10 +13,13 @@ import { attemptOpenaiUpstream } from '../openai/attempt-openai-upstream.js';
 import { buildUpstreamBody } from '../openai/build-upstream-body.js';
 import { openaiEndpoints } from '../openai/openai-endpoints.js';
 import type { PromptTokens } from '../estimate-prompt-tokens.js';
-import { runRelayEnvelope } from '../relay-envelope.js';
+import { runRelayEnvelope, type RelayPlan } from '../relay-envelope.js';
 import { countUsageLocally } from '../settle-request.js';
 import type { RelayServices } from '../relay-services.js';
 import type { TextStyleName } from '../text-style.js';
+import { continuationIdsOf, recallContinuation, rememberAnswer, withContext } from '../responses/continued-response.js';
+import type { UsageMeter } from '../usage-meter.js';
+import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { declaredWebSearches } from './declared-web-searches.js';
 import { textStyles } from './text-styles.js';
 
@@ -86,6 +89,33 @@ function channelTypesFor(services: RelayServices, inbound: TextInbound, request:
 }
 
 /**
+ * A Responses request that continues stored state (`previous_response_id`, `conversation`) goes to the
+ * channel holding it and reserves the context the upstream reads back; a stored answer a Responses channel
+ * serves is remembered for the turn that continues it.
+ */
+async function planContinuation(services: RelayServices, inbound: TextInbound, request: FastifyRequest): Promise<PromptTokens & Pick<RelayPlan, 'preferredChannelId' | 'onAnswered'>> {
+  const { body } = inbound;
+  const ids = continuationIdsOf(body);
+  const userId = request.caller?.user.id ?? 0;
+  const known = await recallContinuation(services.responses, ids, userId);
+  const prompt = withContext(inbound, known?.contextTokens ?? 0);
+  const onAnswered = (channel: ChannelRecord, meter: UsageMeter) => {
+    // Only a Responses channel stores what the client was given: a converted answer's id is the gateway's own.
+    if (upstreamTextStyleOf(channel) !== 'openai-responses') return;
+    const usage = meter.upstreamUsage;
+    // Without a usage report, what this turn sent (its history included) is what the next one reads back at least.
+    const contextTokens = usage === undefined ? prompt.estimatedPromptTokens : usage.input.total + usage.output.total;
+    rememberAnswer(services.responses, ids, body.store !== false, { responseId: meter.responseId, channelId: channel.id, userId, contextTokens });
+  };
+  return {
+    estimatedPromptTokens: prompt.estimatedPromptTokens,
+    countPromptTokens: prompt.countPromptTokens,
+    preferredChannelId: known?.channelId,
+    onAnswered,
+  };
+}
+
+/**
  * Text generation in any style to any text channel (issue #5): same style → passthrough (bytes, with model
  * mapping and auth only); otherwise through the canonical model, part by part.
  */
@@ -99,6 +129,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
     omitReasoningText: inbound.style === 'gemini' && inbound.canonical().reasoning?.includeThoughts !== true,
   };
   const inboundConverters = textStyles[inbound.style];
+  const continued = inbound.style === 'openai-responses' ? await planContinuation(services, inbound, request) : undefined;
   await runRelayEnvelope(
     services,
     request,
@@ -106,8 +137,10 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
     {
       model: inbound.model,
       stream: inbound.stream,
-      estimatedPromptTokens: inbound.estimatedPromptTokens,
-      countPromptTokens: inbound.countPromptTokens,
+      estimatedPromptTokens: continued?.estimatedPromptTokens ?? inbound.estimatedPromptTokens,
+      countPromptTokens: continued?.countPromptTokens ?? inbound.countPromptTokens,
+      preferredChannelId: continued?.preferredChannelId,
+      onAnswered: continued?.onAnswered,
       maxOutputTokens: reservedOutputTokens(services, inbound),
       webSearches: declaredWebSearches(inbound.style, inbound.body),
       channelTypes: channelTypesFor(services, inbound, request),

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { continuationIdsOf, recallContinuation, rememberAnswer, withContext } from './continued-response.js';
+import { LocalResponseMemory } from './response-memory.js';
+
+const memory = () => new LocalResponseMemory({ maxEntries: 100, ttlMs: 60_000, now: () => 0 });
+
+describe('continuationIdsOf', () => {
+  it('reads previous_response_id and a conversation given as an id or as { id }', () => {
+    expect(continuationIdsOf({ previous_response_id: 'resp_1', conversation: 'conv_1' })).toEqual({ previousResponseId: 'resp_1', conversationId: 'conv_1' });
+    expect(continuationIdsOf({ conversation: { id: 'conv_2' } })).toEqual({ previousResponseId: undefined, conversationId: 'conv_2' });
+    expect(continuationIdsOf({ previous_response_id: '', conversation: 3 })).toEqual({ previousResponseId: undefined, conversationId: undefined });
+  });
+});
+
+describe('recallContinuation', () => {
+  it("answers the caller's own entry, the larger history when both ids are known, and nothing for unknown ids", async () => {
+    const known = memory();
+    known.remember('resp_1', { channelId: 1, userId: 7, contextTokens: 50 });
+    known.remember('conv_1', { channelId: 2, userId: 7, contextTokens: 80 });
+    expect(await recallContinuation(known, { previousResponseId: 'resp_1', conversationId: undefined }, 7)).toMatchObject({ channelId: 1 });
+    expect(await recallContinuation(known, { previousResponseId: 'resp_1', conversationId: 'conv_1' }, 7)).toMatchObject({ channelId: 2, contextTokens: 80 });
+    expect(await recallContinuation(known, { previousResponseId: 'resp_x', conversationId: undefined }, 7)).toBeUndefined();
+  });
+
+  it("refuses another user's response or conversation as not found, naming the field", async () => {
+    const known = memory();
+    known.remember('resp_1', { channelId: 1, userId: 8, contextTokens: 50 });
+    known.remember('conv_1', { channelId: 1, userId: 8, contextTokens: 50 });
+    const refusal = (ids: Parameters<typeof recallContinuation>[1]) => recallContinuation(known, ids, 7).catch((error: unknown) => error as GatewayError);
+    expect(await refusal({ previousResponseId: 'resp_1', conversationId: undefined })).toMatchObject({ status: 400, param: 'previous_response_id' });
+    expect(await refusal({ previousResponseId: undefined, conversationId: 'conv_1' })).toMatchObject({ status: 400, param: 'conversation' });
+  });
+});
+
+describe('rememberAnswer', () => {
+  it('remembers a stored answer by its id and by its conversation; an unstored one by its conversation only', async () => {
+    const known = memory();
+    rememberAnswer(known, { previousResponseId: undefined, conversationId: 'conv_1' }, false, { responseId: 'resp_1', channelId: 3, userId: 7, contextTokens: 40 });
+    expect(await known.recall('resp_1')).toBeUndefined();
+    expect(await known.recall('conv_1')).toEqual({ channelId: 3, userId: 7, contextTokens: 40 });
+    rememberAnswer(known, { previousResponseId: undefined, conversationId: undefined }, true, { responseId: 'resp_2', channelId: 4, userId: 7, contextTokens: 60 });
+    expect(await known.recall('resp_2')).toEqual({ channelId: 4, userId: 7, contextTokens: 60 });
+  });
+});
+
+describe('withContext', () => {
+  it('adds the history to both the estimate and the exact count', async () => {
+    const prompt = withContext({ estimatedPromptTokens: 10, countPromptTokens: () => Promise.resolve(8) }, 100);
+    expect(prompt.estimatedPromptTokens).toBe(110);
+    expect(await prompt.countPromptTokens()).toBe(108);
+  });
+});
