@@ -46,6 +46,20 @@ export interface Admission extends PromptTokens {
 }
 
 /**
+ * The reservation, or the 402 of a request whose limits multiply past any amount the books can hold (a
+ * candidate count of 1e15, a search cap of 2^53): no balance could cover it, and the arithmetic would
+ * otherwise fail as a 500.
+ */
+function reservationOrRefusal(estimate: Parameters<typeof estimateReservation>[0]): number {
+  try {
+    return estimateReservation(estimate);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new GatewayError('insufficient_quota', 'Insufficient quota: no balance can cover this request (its limits allow more than 2^53 quota units).');
+  }
+}
+
+/**
  * Price → rate limit → reserve (issue #4). Throws the GatewayError the client gets: 400 for an unpriced
  * model, 429 with Retry-After and x-ratelimit-* headers, 402 when the token or the wallet is short.
  * Once this returns, the caller must settle the reservation whatever happens (settle-request.ts).
@@ -61,7 +75,7 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
   const groupRatio = snapshot.groupRatios.get(input.caller.group) ?? 1;
   const calls = input.calls ?? 1;
   const reservedAmount = isPriced(price)
-    ? estimateReservation({
+    ? reservationOrRefusal({
         promptTokens: input.estimatedPromptTokens,
         maxOutputTokens,
         defaultMaxOutputTokens: outputBudget,

@@ -97,7 +97,14 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     } catch (error) {
       return readFailureOutcome(error, meter, status);
     }
-    const parsed = input.upstream.parseResponse(json);
+    let parsed: ReturnType<TextStyleConverters['parseResponse']>;
+    try {
+      parsed = input.upstream.parseResponse(json);
+    } catch (error) {
+      // A 200 whose body is no answer of its style: the channel's fault, tried elsewhere (a 502 if none
+      // answers), and, as a 2xx error document, charged nothing — nothing in it can be shown or billed.
+      return { kind: 'failed', failure: { kind: 'status', status: 502, message: `the upstream's answer could not be read: ${(error as Error).message}` } };
+    }
     input.warnings.push(...parsed.warnings);
     const answer = aliases === undefined ? parsed.value : responseWithClientToolNames(parsed.value, aliases);
     meterWholeResponse(meter, answer, services.now);

@@ -83,7 +83,8 @@ export const geminiGenerationConfigSchema = z
     topK: z.number().optional(),
     // 0 is proto3's "unset": Gemini would apply no limit at all, beyond what was reserved.
     maxOutputTokens: z.number().int().positive().max(maxOutputTokensLimit).optional(),
-    candidateCount: z.number().int().optional(),
+    // Google generates 1 to 8 candidates (0: unset).
+    candidateCount: z.number().int().min(0).max(8).optional(),
     stopSequences: z.array(z.string()).optional(),
     seed: z.number().int().optional(),
     presencePenalty: z.number().optional(),

@@ -119,10 +119,10 @@ describe('createOpenaiChatStreamDecoder', () => {
       chunk({}, 'tool_calls'),
     );
     expect(parts.slice(1, 3)).toEqual([
-      { type: 'tool-call-start', index: 0, id: 'call_chatcmpl-1_0', name: 'f' },
+      { type: 'tool-call-start', index: 0, id: 'call_0_chatcmpl1', name: 'f' },
       { type: 'tool-call-delta', index: 0, argumentsDelta: '{"x":1}' },
     ]);
-    expect(warnings).toEqual(['tool call 0 came without an id; call_chatcmpl-1_0 given']);
+    expect(warnings).toEqual(['tool call 0 came without an id; call_0_chatcmpl1 given']);
   });
 
   it('does not start the response on Azure’s opening prompt_filter_results chunk, which has no id', () => {

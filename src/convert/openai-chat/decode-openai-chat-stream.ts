@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { generatedCallId } from './generated-call-id.js';
 import type { NormalizedUsage } from '../../billing/normalized-usage.js';
 import type { CanonicalFinishReason } from '../../canonical/canonical-response.js';
 import type { CanonicalStreamPart, StreamDecoder } from '../../canonical/conversion.js';
@@ -57,7 +58,7 @@ export function createOpenaiChatStreamDecoder(): StreamDecoder {
     const index = nextToolCallIndex++;
     call.index = index;
     if (call.id === undefined) {
-      call.id = `call_${responseId}_${index}`;
+      call.id = generatedCallId(responseId, index);
       warnings.push(`tool call ${index} came without an id; ${call.id} given`);
     }
     parts.push({ type: 'tool-call-start', index, id: call.id, name });

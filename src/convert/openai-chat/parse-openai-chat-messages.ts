@@ -126,7 +126,8 @@ function parseToolCalls(toolCalls: OpenaiChatToolCall[], path: string, warnings:
     if (call.function === undefined) return refuse(`${path}[${index}].function`, `Missing required parameter: '${path}[${index}].function'`);
     const { name, arguments: args } = call.function;
     names.set(call.id, name);
-    parts.push({ type: 'tool-call', id: call.id, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) });
+    // "" (a call that takes no arguments, as some compatible servers answer it) is replayed as {}.
+    parts.push({ type: 'tool-call', id: call.id, name, arguments: typeof args === 'string' ? args || '{}' : JSON.stringify(args) });
   }
   return parts;
 }

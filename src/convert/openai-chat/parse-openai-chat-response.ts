@@ -3,6 +3,7 @@ import type { CanonicalAssistantPart } from '../../canonical/canonical-request.j
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
 import type { Converted } from '../../canonical/conversion.js';
 import { mapOpenaiChatFinishReason } from './map-openai-chat-finish-reason.js';
+import { generatedCallId } from './generated-call-id.js';
 import { readOpenaiChatUsage } from './read-openai-chat-usage.js';
 
 /** What we read of a `chat.completion` body; everything else is named in a warning or ignored. */
@@ -23,7 +24,16 @@ const responseSchema = z
               reasoning_content: z.string().nullish(),
               reasoning: z.string().nullish(),
               tool_calls: z
-                .array(z.object({ id: z.string(), type: z.string().nullish(), function: z.object({ name: z.string(), arguments: z.string().nullish() }).passthrough() }).passthrough())
+                .array(
+                  z
+                    .object({
+                      // Some compatibles leave out the id, or send the arguments as an object: read as the stream decoder reads them.
+                      id: z.string().nullish(),
+                      type: z.string().nullish(),
+                      function: z.object({ name: z.string(), arguments: z.union([z.string(), z.record(z.unknown())]).nullish() }).passthrough(),
+                    })
+                    .passthrough(),
+                )
                 .nullish(),
               annotations: z.array(z.unknown()).nullish(),
               audio: z.unknown(),
@@ -40,7 +50,7 @@ const responseSchema = z
 
 type WireMessage = z.infer<typeof responseSchema>['choices'][number]['message'];
 
-function readContent(message: WireMessage, warnings: string[]): CanonicalAssistantPart[] {
+function readContent(message: WireMessage, responseId: string, warnings: string[]): CanonicalAssistantPart[] {
   const content: CanonicalAssistantPart[] = [];
   const reasoning = message.reasoning_content ?? message.reasoning;
   if (reasoning !== null && reasoning !== undefined && reasoning !== '') content.push({ type: 'reasoning', text: reasoning });
@@ -52,13 +62,20 @@ function readContent(message: WireMessage, warnings: string[]): CanonicalAssista
     } else warnings.push(`a ${JSON.stringify(part.type)} content part of the answer cannot be carried; dropped`);
   }
   if (message.refusal !== null && message.refusal !== undefined && message.refusal !== '') content.push({ type: 'text', text: message.refusal, refusal: true });
-  for (const call of message.tool_calls ?? []) {
+  for (const [index, call] of (message.tool_calls ?? []).entries()) {
     if (call.type !== null && call.type !== undefined && call.type !== 'function') {
       warnings.push(`a ${JSON.stringify(call.type)} tool call cannot be carried; dropped`);
       continue;
     }
+    let id = call.id;
+    if (id === null || id === undefined || id === '') {
+      id = generatedCallId(responseId, index);
+      warnings.push(`tool call ${index} came without an id; ${id} given`);
+    }
+    const wireArguments = call.function.arguments;
     // A call without arguments ("" or none, from some compatibles) takes none: {}, as OpenAI sends it.
-    content.push({ type: 'tool-call', id: call.id, name: call.function.name, arguments: call.function.arguments || '{}' });
+    const args = typeof wireArguments === 'string' || wireArguments === null || wireArguments === undefined ? wireArguments || '{}' : JSON.stringify(wireArguments);
+    content.push({ type: 'tool-call', id, name: call.function.name, arguments: args });
   }
   if (message.annotations !== null && message.annotations !== undefined && message.annotations.length > 0) {
     warnings.push(`${message.annotations.length} annotation(s) (citations) cannot be carried; dropped`);
@@ -84,7 +101,7 @@ export function parseOpenaiChatResponse(body: unknown): Converted<CanonicalRespo
     id: wire.id ?? '',
     model: wire.model ?? '',
     created: wire.created ?? 0,
-    content: choice === undefined ? [] : readContent(choice.message, warnings),
+    content: choice === undefined ? [] : readContent(choice.message, wire.id ?? '', warnings),
     finishReason: mapOpenaiChatFinishReason(choice?.finish_reason),
     usage,
   };

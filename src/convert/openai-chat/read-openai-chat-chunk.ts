@@ -35,7 +35,9 @@ const number = (value: unknown): number | undefined => (typeof value === 'number
 function readToolCall(value: unknown): OpenaiChatToolCallDelta {
   const call = isObject(value) ? value : {};
   const fn = isObject(call.function) ? call.function : {};
-  return { index: number(call.index), id: text(call.id), name: text(fn.name), arguments: text(fn.arguments) };
+  // Some compatibles send the arguments as an object rather than JSON text.
+  const args = isObject(fn.arguments) ? JSON.stringify(fn.arguments) : text(fn.arguments);
+  return { index: number(call.index), id: text(call.id), name: text(fn.name), arguments: args };
 }
 
 function readChoice(value: unknown): OpenaiChatChunkChoice {

@@ -84,6 +84,8 @@ export function createOpenaiResponsesStreamDecoder(): StreamDecoder {
     if (state.ended) return;
     state.ended = true;
     if (state.custom) parts.push({ type: 'tool-call-delta', index: state.toolIndex, argumentsDelta: customInputClosing });
+    // A call that takes no arguments ("" from some compatible servers) takes {}, as OpenAI sends it.
+    else if (state.sent === '') parts.push({ type: 'tool-call-delta', index: state.toolIndex, argumentsDelta: '{}' });
     parts.push({ type: 'tool-call-end', index: state.toolIndex });
   }
 

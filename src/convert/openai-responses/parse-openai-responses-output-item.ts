@@ -61,7 +61,8 @@ export function parseOpenaiResponsesOutputItem(item: TypedObject, path: string):
     case 'function_call': {
       const parsed = openaiResponsesFunctionCallItemSchema.safeParse(item);
       if (!parsed.success) return refuse(parsed.error);
-      return { value: [{ type: 'tool-call', id: parsed.data.call_id, name: parsed.data.name, arguments: parsed.data.arguments }], warnings };
+      // "" (some compatible servers, and clients replaying them) is a call that takes no arguments: {}.
+      return { value: [{ type: 'tool-call', id: parsed.data.call_id, name: parsed.data.name, arguments: parsed.data.arguments || '{}' }], warnings };
     }
     case 'custom_tool_call': {
       const parsed = openaiResponsesCustomToolCallItemSchema.safeParse(item);
