@@ -2,7 +2,8 @@
  * Web searches run by the upstream's server-side search tool are billed each at the model's `web_search`
  * price, on top of the tokens (docs/behaviour.md "Billing"): Anthropic's `server_tool_use.web_search_requests`
  * (cumulative in `message_delta`, or on a whole message) and OpenAI Responses' `web_search_call` output
- * items (in `response.completed`, or a whole response). Through the official SDKs on pass-through channels,
+ * items (in `response.completed`, or a whole response), and Gemini grounding's `groundingMetadata.webSearchQueries`
+ * (per unique query on Gemini 3, once per grounded prompt before). Through the official SDKs on pass-through channels,
  * where the search tools go (a converted request does not carry them); the log row counts the searches.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,5 +79,42 @@ describe('OpenAI Responses web searches', () => {
     fixture.primary['openai-responses'].enqueue({ json: response('completed', [searchCall('ws_9'), message], usage) });
     const { row, charged } = await booked(fixture, () => fixture.sdk.openai.responses.create({ model: modelOf['openai-responses'], input: 'Weather?', tools: [{ type: 'web_search' }], max_output_tokens: 300 }));
     expect({ searches: Number(row.web_search_calls), charged }).toEqual({ searches: 1, charged: expectedCharge({ input: 1200, output: 40 }) + perSearch });
+  });
+});
+
+describe('Gemini Google Search grounding', () => {
+  const chunk = (modelVersion: string, parts: unknown[], extra: Record<string, unknown> = {}, usageMetadata?: unknown) => ({
+    data: { candidates: [{ content: { role: 'model', parts }, index: 0, ...extra }], modelVersion, responseId: 'gr_1', ...(usageMetadata === undefined ? {} : { usageMetadata }) },
+  });
+  const usageMetadata = { promptTokenCount: 300, candidatesTokenCount: 25, totalTokenCount: 325 };
+  const grounded = (modelVersion: string, queries: string[]) => ({
+    crlf: true,
+    sse: [
+      chunk(modelVersion, [{ text: 'It is ' }]),
+      chunk(modelVersion, [{ text: 'sunny.' }], { finishReason: 'STOP', groundingMetadata: { webSearchQueries: queries, groundingChunks: [{ web: { uri: 'https://example.com', title: 'example' } }] } }, usageMetadata),
+    ],
+  });
+  const config = { tools: [{ googleSearch: {} }] };
+
+  it('Gemini 3, streamed: each unique non-empty query is billed (Google ignores empty ones)', async () => {
+    fixture.primary.gemini.enqueue(grounded('gemini-3-flash-preview', ['', 'weather paris', 'paris forecast', 'weather paris']));
+    const { row, charged } = await booked(fixture, async () => {
+      let text = '';
+      for await (const part of await fixture.sdk.gemini.models.generateContentStream({ model: modelOf.gemini, contents: 'Weather in Paris?', config })) text += part.text ?? '';
+      return text;
+    });
+    expect({ searches: Number(row.web_search_calls), charged }).toEqual({ searches: 2, charged: expectedCharge({ input: 300, output: 25 }) + 2 * perSearch });
+  });
+
+  it('Gemini 2.5, whole: a grounded prompt is billed once, however many queries it ran', async () => {
+    fixture.primary.gemini.enqueue(grounded('gemini-2.5-flash', ['weather paris', 'paris forecast', 'paris tomorrow']));
+    const { row, charged } = await booked(fixture, () => fixture.sdk.gemini.models.generateContent({ model: modelOf.gemini, contents: 'Weather?', config }));
+    expect({ searches: Number(row.web_search_calls), charged }).toEqual({ searches: 1, charged: expectedCharge({ input: 300, output: 25 }) + perSearch });
+  });
+
+  it('an answer that ran no search costs no search', async () => {
+    fixture.primary.gemini.enqueue(grounded('gemini-3-flash-preview', []));
+    const { row, charged } = await booked(fixture, () => fixture.sdk.gemini.models.generateContent({ model: modelOf.gemini, contents: 'Hi', config }));
+    expect({ searches: Number(row.web_search_calls), charged }).toEqual({ searches: 0, charged: expectedCharge({ input: 300, output: 25 }) });
   });
 });

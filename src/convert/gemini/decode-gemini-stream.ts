@@ -6,7 +6,8 @@ import { makeGeminiToolCallId } from './make-gemini-tool-call-id.js';
 import { mapGeminiFinishReason } from './map-gemini-finish-reason.js';
 import { readGeminiCreateTime } from './read-gemini-create-time.js';
 import { readThoughtSignature } from './read-thought-signature.js';
-import { readGeminiUsage } from './read-gemini-usage.js';
+import { countGroundingSearches, groundingQueriesOf } from './count-grounding-searches.js';
+import { readGeminiUsage, withGroundingSearches } from './read-gemini-usage.js';
 
 /**
  * Gemini `streamGenerateContent?alt=sse` events → canonical parts, chunk by chunk. Each event is a whole
@@ -28,6 +29,9 @@ export function createGeminiStreamDecoder(): StreamDecoder {
   let failed = false;
   let usage: NormalizedUsage | undefined;
   let usageKey = '';
+  /** Google searches the answer ran (grounding), billed with its final usage. */
+  const searchQueries = new Set<string>();
+  let modelVersion: string | undefined;
 
   const warnOnce = (warning: string) => {
     if (!warnings.includes(warning)) warnings.push(warning);
@@ -118,6 +122,8 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       }
       if ((chunk.candidates?.length ?? 0) > 1) warnOnce('several candidates: only the first is carried');
       const candidate = chunk.candidates?.[0];
+      modelVersion ??= chunk.modelVersion ?? undefined;
+      for (const query of groundingQueriesOf(candidate?.groundingMetadata)) searchQueries.add(query);
       for (const wirePart of candidate?.content?.parts ?? []) part(out, wirePart);
       if (candidate?.finishReason !== undefined) finishRaw = candidate.finishReason;
       if (chunk.promptFeedback?.blockReason !== undefined) blockReason = chunk.promptFeedback.blockReason;
@@ -144,7 +150,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
         : finishRaw === undefined && blockReason !== undefined
           ? { unified: 'content_filter' as const, raw: blockReason }
           : mapGeminiFinishReason(finishRaw, toolCalls > 0);
-      out.push({ type: 'finish', finishReason, usage });
+      out.push({ type: 'finish', finishReason, usage: usage === undefined ? undefined : withGroundingSearches(usage, countGroundingSearches(searchQueries, modelVersion)) });
       return out;
     },
     get complete() {

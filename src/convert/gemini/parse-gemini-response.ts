@@ -1,3 +1,4 @@
+import type { NormalizedUsage } from '../../billing/normalized-usage.js';
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
 import type { Converted } from '../../canonical/conversion.js';
 import { geminiResponseSchema } from './gemini-wire-schema.js';
@@ -5,7 +6,8 @@ import { makeGeminiToolCallId } from './make-gemini-tool-call-id.js';
 import { mapGeminiFinishReason } from './map-gemini-finish-reason.js';
 import { parseGeminiModelParts } from './parse-gemini-model-parts.js';
 import { readGeminiCreateTime } from './read-gemini-create-time.js';
-import { readGeminiUsage } from './read-gemini-usage.js';
+import { countGroundingSearches, groundingQueriesOf } from './count-grounding-searches.js';
+import { readGeminiUsage, withGroundingSearches } from './read-gemini-usage.js';
 
 /**
  * An upstream GenerateContentResponse (ai.google.dev/api/generate-content#generatecontentresponse) →
@@ -40,8 +42,14 @@ export function parseGeminiResponse(body: unknown): Converted<CanonicalResponse>
       created: readGeminiCreateTime(wire.createTime),
       content,
       finishReason: wire.error !== undefined && candidate === undefined ? { unified: 'error', raw: wire.error.status } : finishReason,
-      usage: readGeminiUsage((body as { usageMetadata?: unknown }).usageMetadata),
+      usage: groundedUsage(readGeminiUsage((body as { usageMetadata?: unknown }).usageMetadata), candidate?.groundingMetadata, wire.modelVersion ?? undefined),
     },
     warnings,
   };
+}
+
+/** The usage with the Google searches the answer's grounding ran. */
+function groundedUsage(usage: NormalizedUsage | undefined, groundingMetadata: unknown, modelVersion: string | undefined): NormalizedUsage | undefined {
+  if (usage === undefined) return undefined;
+  return withGroundingSearches(usage, countGroundingSearches(new Set(groundingQueriesOf(groundingMetadata)), modelVersion));
 }

@@ -47,6 +47,11 @@ function audioCount(details: unknown): number {
   return total;
 }
 
+/** Pure: `usage` with the grounding searches an answer ran (billed at the `web_search` price); a copy when there are any. */
+export function withGroundingSearches(usage: NormalizedUsage, searches: number): NormalizedUsage {
+  return searches > 0 ? { ...usage, webSearches: searches } : usage;
+}
+
 export function formatGeminiUsage(usage: NormalizedUsage): Converted<Record<string, number>> {
   const warnings: string[] = [];
   if (usage.input.cacheWrite > 0) {

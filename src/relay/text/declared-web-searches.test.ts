@@ -11,4 +11,10 @@ describe('declaredWebSearches', () => {
     expect(declaredWebSearches('openai-chat', { tools: [{ type: 'web_search' }] })).toBe(0);
     expect(declaredWebSearches('anthropic-messages', {})).toBe(0);
   });
+
+  it('reserves Gemini grounding as Google bills it: once per prompt for 2.x models, the default number of queries for later ones', () => {
+    expect(declaredWebSearches('gemini', { tools: [{ googleSearch: {} }] }, 'gemini-2.5-flash')).toBe(1);
+    expect(declaredWebSearches('gemini', { tools: [{ google_search: {} }] }, 'gemini-3-pro-preview')).toBe(defaultReservedWebSearches);
+    expect(declaredWebSearches('gemini', { tools: [{ functionDeclarations: [] }] }, 'gemini-3-pro-preview')).toBe(0);
+  });
 });

@@ -142,7 +142,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
       preferredChannelId: continued?.preferredChannelId,
       onAnswered: continued?.onAnswered,
       maxOutputTokens: reservedOutputTokens(services, inbound),
-      webSearches: declaredWebSearches(inbound.style, inbound.body),
+      webSearches: declaredWebSearches(inbound.style, inbound.body, inbound.model),
       channelTypes: channelTypesFor(services, inbound, request),
       logStyle: inbound.style,
       warnings: inbound.warnings,
