@@ -12,6 +12,7 @@ export class TokenTally {
   private pendingChars = 0;
   private counted = 0;
   private pieces = 0;
+  private chars = 0;
 
   constructor(private readonly maxPendingChars = 256 * 1024) {}
 
@@ -19,6 +20,7 @@ export class TokenTally {
     if (text === '') return;
     this.pending.push(text);
     this.pendingChars += text.length;
+    this.chars += text.length;
     this.pieces += 1;
     if (this.pendingChars < this.maxPendingChars) return;
     const counter = loadedTokenCounter();
@@ -29,6 +31,11 @@ export class TokenTally {
   /** Whether any text was seen at all. */
   get isEmpty(): boolean {
     return this.pieces === 0;
+  }
+
+  /** The UTF-16 code units seen: at once, without the tokenizer, about as many as the tokens or more. */
+  get charsSeen(): number {
+    return this.chars;
   }
 
   async total(): Promise<number> {

@@ -2,7 +2,8 @@
  * Helpers of the Responses-API tests: reply rewriting and raw SSE parsing. The books each request must
  * leave are checked by `booked` (test/support/booked-request.ts).
  */
-import type { SseEvent, ScriptedReply } from '../fakes/scripted-upstream.js';
+import type { ScriptedReply, ScriptedRequest, SseEvent } from '../fakes/scripted-upstream.js';
+import { responsesStream, responsesWhole, type WireUsage } from '../fakes/scripted-vendor-wire.js';
 export { booked } from '../support/booked-request.js';
 
 export const J = JSON.stringify;
@@ -35,4 +36,27 @@ export function parseSse(text: string): { event: string | undefined; data: any }
     out.push({ event, data: parsed });
   }
   return out;
+}
+
+/**
+ * A Responses upstream that stores the responses it makes, as OpenAI does (unless `store: false`), and
+ * refuses an id it never made with OpenAI's own 400 (`previous_response_not_found`); it answers as asked,
+ * streamed or not, with ids `resp_<name>_<run>_<n>`.
+ */
+export function storingResponsesUpstream(name: string, run: string, answer: (made: number, body: Record<string, unknown>) => { text: string; usage?: WireUsage }) {
+  const stored = new Set<string>();
+  let made = 0;
+  return (request: ScriptedRequest): ScriptedReply => {
+    const body = request.body as Record<string, unknown>;
+    const previous = body.previous_response_id;
+    if (typeof previous === 'string' && !stored.has(previous)) {
+      return { status: 400, json: { error: { message: `Previous response with id '${previous}' not found.`, type: 'invalid_request_error', param: 'previous_response_id', code: 'previous_response_not_found' } } };
+    }
+    made += 1;
+    const id = `resp_${name}_${run}_${made}`;
+    if (body.store !== false) stored.add(id);
+    const { text, usage } = answer(made, body);
+    const reply = { id, text, ...(usage === undefined ? {} : { usage }) };
+    return body.stream === true ? responsesStream(reply) : responsesWhole(reply);
+  };
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ScriptedReply, ScriptedRequest, ScriptedUpstream } from '../fakes/scripted-upstream.js';
-import { errorReply, responsesStream, responsesWhole, type WireUsage } from '../fakes/scripted-vendor-wire.js';
+import type { ScriptedUpstream } from '../fakes/scripted-upstream.js';
+import { errorReply, type WireUsage } from '../fakes/scripted-vendor-wire.js';
+import { storingResponsesUpstream } from './responses-support.js';
 import { expectedCharge, modelOf, startBillingFixture, type BillingFixture } from '../billing-edges/billing-fixture.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { serverUrls } from '../support/test-databases.js';
@@ -16,27 +17,9 @@ import { serverUrls } from '../support/test-databases.js';
 const model = modelOf['openai-responses'];
 const run = randomUUID().slice(0, 8);
 
-/** An upstream's store of responses, answering as it is asked (streamed or not), with `usage`. */
-function storingUpstream(name: string, usage: () => WireUsage) {
-  const stored = new Set<string>();
-  let made = 0;
-  return (request: ScriptedRequest): ScriptedReply => {
-    const body = request.body as Record<string, unknown>;
-    const previous = body.previous_response_id;
-    if (typeof previous === 'string' && !stored.has(previous)) {
-      return { status: 400, json: { error: { message: `Previous response with id '${previous}' not found.`, type: 'invalid_request_error', param: 'previous_response_id', code: 'previous_response_not_found' } } };
-    }
-    made += 1;
-    const id = `resp_${name}_${run}_${made}`;
-    if (body.store !== false) stored.add(id);
-    const answer = { id, text: `answer ${made} from ${name}`, usage: usage() };
-    return body.stream === true ? responsesStream(answer) : responsesWhole(answer);
-  };
-}
-
 function storeOn(fixture: BillingFixture, usage: () => WireUsage = () => ({ input: 10, output: 2 })) {
-  fixture.primary['openai-responses'].setFallback(storingUpstream('primary', usage));
-  fixture.fallback!['openai-responses'].setFallback(storingUpstream('fallback', usage));
+  fixture.primary['openai-responses'].setFallback(storingResponsesUpstream('primary', run, (made) => ({ text: `answer ${made} from primary`, usage: usage() })));
+  fixture.fallback!['openai-responses'].setFallback(storingResponsesUpstream('fallback', run, (made) => ({ text: `answer ${made} from fallback`, usage: usage() })));
 }
 
 /** The primary fails the next request (a 500: the gateway fails over to the fallback, which stores the answer). */

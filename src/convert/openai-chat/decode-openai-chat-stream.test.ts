@@ -72,8 +72,11 @@ describe('createOpenaiChatStreamDecoder', () => {
     ]);
     expect(push(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"a":' } }] }))).toEqual([{ type: 'tool-call-delta', index: 0, argumentsDelta: '{"a":' }]);
     expect(push(chunk({ tool_calls: [{ index: 0, function: { arguments: '1}' } }] }))).toEqual([{ type: 'tool-call-delta', index: 0, argumentsDelta: '1}' }]);
-    expect(push(chunk({}, 'tool_calls'))).toEqual([{ type: 'tool-call-end', index: 0 }]);
+    // The calls end with the stream, not at finish_reason: some compatibles send fragments after it.
+    expect(push(chunk({}, 'tool_calls'))).toEqual([]);
+    expect(push(chunk({ tool_calls: [{ index: 0, function: { arguments: ' ' } }] }))).toEqual([{ type: 'tool-call-delta', index: 0, argumentsDelta: ' ' }]);
     expect(decoder.push({ event: undefined, id: undefined, data: '[DONE]' })).toEqual([
+      { type: 'tool-call-end', index: 0 },
       { type: 'finish', finishReason: { unified: 'tool_calls', raw: 'tool_calls' }, usage: undefined },
     ]);
     expect(decoder.end()).toEqual([]);
@@ -118,11 +121,22 @@ describe('createOpenaiChatStreamDecoder', () => {
       chunk({ tool_calls: [{ index: 0, function: { name: 'f', arguments: ':1}' } }] }),
       chunk({}, 'tool_calls'),
     );
-    expect(parts.slice(1, 3)).toEqual([
-      { type: 'tool-call-start', index: 0, id: 'call_0_chatcmpl1', name: 'f' },
-      { type: 'tool-call-delta', index: 0, argumentsDelta: '{"x":1}' },
-    ]);
-    expect(warnings).toEqual(['tool call 0 came without an id; call_0_chatcmpl1 given']);
+    const start = parts[1] as Extract<(typeof parts)[number], { type: 'tool-call-start' }>;
+    expect(start).toMatchObject({ type: 'tool-call-start', index: 0, name: 'f', id: expect.stringMatching(/^call_0_[a-z0-9]{8}chatcmpl1$/) });
+    expect(parts[2]).toEqual({ type: 'tool-call-delta', index: 0, argumentsDelta: '{"x":1}' });
+    expect(warnings).toEqual([`tool call 0 came without an id; ${start.id} given`]);
+  });
+
+  it('gives a call whose id repeats one already used in the answer an id of its own', () => {
+    const { parts, warnings } = decodeData(
+      chunk({ tool_calls: [{ index: 0, id: 'call_0', function: { name: 'a', arguments: '{}' } }] }),
+      chunk({ tool_calls: [{ index: 1, id: 'call_0', function: { name: 'b', arguments: '{}' } }] }),
+      chunk({}, 'tool_calls'),
+    );
+    const ids = parts.flatMap((part) => (part.type === 'tool-call-start' ? [part.id] : []));
+    expect(ids[0]).toBe('call_0');
+    expect(ids[1]).toMatch(/^call_1_[a-z0-9]{8}chatcmpl1$/);
+    expect(warnings).toEqual([`tool call 1 repeated the id call_0; ${ids[1]} given`]);
   });
 
   it('does not start the response on Azure’s opening prompt_filter_results chunk, which has no id', () => {

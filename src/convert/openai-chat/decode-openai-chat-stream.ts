@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { generatedCallId } from './generated-call-id.js';
+import { generatedCallId, newCallIdNonce } from './generated-call-id.js';
 import type { NormalizedUsage } from '../../billing/normalized-usage.js';
 import type { CanonicalFinishReason } from '../../canonical/canonical-response.js';
 import type { CanonicalStreamPart, StreamDecoder } from '../../canonical/conversion.js';
@@ -23,9 +23,10 @@ interface ToolCallState {
 }
 
 /**
- * Upstream Chat Completions SSE events → canonical parts, each chunk as it arrives. Tool calls end when a
- * `finish_reason` arrives (Chat has no per-call end and calls may interleave); `finish` goes out at
- * `[DONE]` or `end()`, after the usage-only chunk that `stream_options.include_usage` adds.
+ * Upstream Chat Completions SSE events → canonical parts, each chunk as it arrives. Tool calls end with
+ * the stream (Chat has no per-call end, calls may interleave, and some compatibles send argument fragments
+ * after the `finish_reason`); they and `finish` go out at `[DONE]` or `end()`, after the usage-only chunk
+ * that `stream_options.include_usage` adds.
  */
 export function createOpenaiChatStreamDecoder(): StreamDecoder {
   const warnings: string[] = [];
@@ -40,6 +41,9 @@ export function createOpenaiChatStreamDecoder(): StreamDecoder {
   let nextToolCallIndex = 0;
   const callsByWireIndex = new Map<number, ToolCallState>();
   const calls: ToolCallState[] = [];
+  /** Ids given so far: a compatible server may repeat one (two parallel calls both `call_0`). */
+  const usedIds = new Set<string>();
+  const nonce = newCallIdNonce();
 
   function warnOnce(key: string, message: string): void {
     if (warned.has(key)) return;
@@ -57,10 +61,12 @@ export function createOpenaiChatStreamDecoder(): StreamDecoder {
   function startToolCall(parts: CanonicalStreamPart[], call: ToolCallState, name: string): void {
     const index = nextToolCallIndex++;
     call.index = index;
-    if (call.id === undefined) {
-      call.id = generatedCallId(responseId, index);
-      warnings.push(`tool call ${index} came without an id; ${call.id} given`);
+    if (call.id === undefined || usedIds.has(call.id)) {
+      const wire = call.id;
+      call.id = generatedCallId(responseId, index, nonce);
+      warnings.push(wire === undefined ? `tool call ${index} came without an id; ${call.id} given` : `tool call ${index} repeated the id ${wire}; ${call.id} given`);
     }
+    usedIds.add(call.id);
     parts.push({ type: 'tool-call-start', index, id: call.id, name });
     if (call.pendingArguments !== '') parts.push({ type: 'tool-call-delta', index, argumentsDelta: call.pendingArguments });
     call.pendingArguments = '';
@@ -117,10 +123,9 @@ export function createOpenaiChatStreamDecoder(): StreamDecoder {
       if (delta.content) parts.push({ type: 'text-delta', text: delta.content });
       if (delta.refusal) parts.push({ type: 'text-delta', text: delta.refusal, refusal: true });
       for (const [position, fragment] of delta.toolCalls.entries()) readToolCall(parts, fragment, position);
-      if (choice.finishReason) {
-        finishReason = mapOpenaiChatFinishReason(choice.finishReason);
-        endToolCalls(parts);
-      }
+      // The calls end with the stream ([DONE] or its end), not here: some compatibles send argument
+      // fragments after the finish_reason.
+      if (choice.finishReason) finishReason = mapOpenaiChatFinishReason(choice.finishReason);
     }
     const chunkUsage = readOpenaiChatUsage(chunk.usage);
     if (chunkUsage !== undefined) {

@@ -3,7 +3,7 @@ import type { CanonicalAssistantPart } from '../../canonical/canonical-request.j
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
 import type { Converted } from '../../canonical/conversion.js';
 import { mapOpenaiChatFinishReason } from './map-openai-chat-finish-reason.js';
-import { generatedCallId } from './generated-call-id.js';
+import { generatedCallId, newCallIdNonce } from './generated-call-id.js';
 import { readOpenaiChatUsage } from './read-openai-chat-usage.js';
 
 /** What we read of a `chat.completion` body; everything else is named in a warning or ignored. */
@@ -62,16 +62,19 @@ function readContent(message: WireMessage, responseId: string, warnings: string[
     } else warnings.push(`a ${JSON.stringify(part.type)} content part of the answer cannot be carried; dropped`);
   }
   if (message.refusal !== null && message.refusal !== undefined && message.refusal !== '') content.push({ type: 'text', text: message.refusal, refusal: true });
+  const usedIds = new Set<string>();
+  const nonce = newCallIdNonce();
   for (const [index, call] of (message.tool_calls ?? []).entries()) {
     if (call.type !== null && call.type !== undefined && call.type !== 'function') {
       warnings.push(`a ${JSON.stringify(call.type)} tool call cannot be carried; dropped`);
       continue;
     }
     let id = call.id;
-    if (id === null || id === undefined || id === '') {
-      id = generatedCallId(responseId, index);
-      warnings.push(`tool call ${index} came without an id; ${id} given`);
+    if (id === null || id === undefined || id === '' || usedIds.has(id)) {
+      id = generatedCallId(responseId, index, nonce);
+      warnings.push(call.id ? `tool call ${index} repeated the id ${call.id}; ${id} given` : `tool call ${index} came without an id; ${id} given`);
     }
+    usedIds.add(id);
     const wireArguments = call.function.arguments;
     // A call without arguments ("" or none, from some compatibles) takes none: {}, as OpenAI sends it.
     const args = typeof wireArguments === 'string' || wireArguments === null || wireArguments === undefined ? wireArguments || '{}' : JSON.stringify(wireArguments);

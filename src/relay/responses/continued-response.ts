@@ -9,13 +9,18 @@ export interface ContinuationIds {
   conversationId: string | undefined;
 }
 
-/** Pure: `previous_response_id` and `conversation` (an id, or `{ id }`) of a Responses body. */
+/** The longest id remembered: OpenAI's are ~50 characters; a client's 4 MB "id" must not become a key. */
+export const maxRememberedIdLength = 256;
+
+const rememberable = (id: unknown): id is string => typeof id === 'string' && id !== '' && id.length <= maxRememberedIdLength;
+
+/** Pure: `previous_response_id` and `conversation` (an id, or `{ id }`) of a Responses body, when they can be remembered. */
 export function continuationIdsOf(body: Record<string, unknown>): ContinuationIds {
   const previous = body.previous_response_id;
   const conversation = isRecord(body.conversation) ? body.conversation.id : body.conversation;
   return {
-    previousResponseId: typeof previous === 'string' && previous !== '' ? previous : undefined,
-    conversationId: typeof conversation === 'string' && conversation !== '' ? conversation : undefined,
+    previousResponseId: rememberable(previous) ? previous : undefined,
+    conversationId: rememberable(conversation) ? conversation : undefined,
   };
 }
 
@@ -59,7 +64,7 @@ export interface ServedAnswer {
  */
 export function rememberAnswer(memory: ResponseMemory, ids: ContinuationIds, stored: boolean, answer: ServedAnswer): void {
   const entry: RememberedResponse = { channelId: answer.channelId, userId: answer.userId, contextTokens: answer.contextTokens };
-  if (stored && answer.responseId !== undefined && answer.responseId !== '') memory.remember(answer.responseId, entry);
+  if (stored && rememberable(answer.responseId)) memory.remember(answer.responseId, entry);
   if (ids.conversationId !== undefined) memory.remember(ids.conversationId, entry);
 }
 

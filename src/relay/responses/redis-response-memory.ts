@@ -5,9 +5,8 @@ const keyPrefix = 'relay:response:';
 
 /**
  * Replicas share what they remember through Redis: a conversation's next turn may reach any replica.
- * Each replica keeps its own entries too, so a turn that comes back to it reads no Redis. Writes are not
- * awaited (they run after the answer); a read that Redis cannot serve is a miss, which the request
- * survives as it would without the memory.
+ * Each replica keeps its own entries too, read when Redis cannot answer (or has lost the entry). Writes are
+ * not awaited (they run before the answer's end reaches the client, off its path).
  */
 export class RedisResponseMemory implements ResponseMemory {
   private readonly local: LocalResponseMemory;
@@ -24,16 +23,18 @@ export class RedisResponseMemory implements ResponseMemory {
     this.redis.set(keyPrefix + id, JSON.stringify(entry), 'PX', this.options.ttlMs).catch(this.options.onError);
   }
 
+  /**
+   * Redis first: a conversation's entry is rewritten by whichever replica served its last turn, so this
+   * replica's copy may be older. Its own copy answers only when Redis cannot.
+   */
   async recall(id: string): Promise<RememberedResponse | undefined> {
-    const known = this.local.peek(id);
-    if (known !== undefined) return known;
     try {
       const entry = parseRememberedResponse(await this.redis.get(keyPrefix + id));
       if (entry !== undefined) this.local.remember(id, entry);
-      return entry;
+      return entry ?? this.local.peek(id);
     } catch (error) {
       this.options.onError(error);
-      return undefined;
+      return this.local.peek(id);
     }
   }
 

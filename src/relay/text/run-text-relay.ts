@@ -103,8 +103,8 @@ async function planContinuation(services: RelayServices, inbound: TextInbound, r
     // Only a Responses channel stores what the client was given: a converted answer's id is the gateway's own.
     if (upstreamTextStyleOf(channel) !== 'openai-responses') return;
     const usage = meter.upstreamUsage;
-    // Without a usage report, what this turn sent (its history included) is what the next one reads back at least.
-    const contextTokens = usage === undefined ? prompt.estimatedPromptTokens : usage.input.total + usage.output.total;
+    // Without a usage report: what this turn sent (its history included) and what it produced, by its characters.
+    const contextTokens = usage === undefined ? prompt.estimatedPromptTokens + meter.outputTally.charsSeen + meter.unreportedOutputTokens : usage.input.total + usage.output.total;
     rememberAnswer(services.responses, ids, body.store !== false, { responseId: meter.responseId, channelId: channel.id, userId, contextTokens });
   };
   return {
