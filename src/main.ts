@@ -34,6 +34,7 @@ import { TokensRepository } from './storage/tokens-repository.js';
 import { TaskEngine } from './tasks/task-engine.js';
 import { UsersRepository } from './storage/users-repository.js';
 import { LocalResponseMemory, type ResponseMemory } from './relay/responses/response-memory.js';
+import { StreamKeepAlive } from './relay/stream-keepalive.js';
 
 export interface StartOptions {
   environment: Environment;
@@ -137,6 +138,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     logWriter,
     inFlight,
     responses,
+    keepAlive: new StreamKeepAlive(environment.streamKeepAliveSeconds * 1000),
     settings: { maxStreamEventBytes: 8 * 1024 * 1024 },
     disableChannel: (channelId, reason) => {
       void repositories.channels
@@ -201,6 +203,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
       await upstream.close();
       await rateLimiter.close();
       await responses.close();
+      relay.keepAlive.close();
       await catalog.stop();
       await database.close();
     },

@@ -15,7 +15,9 @@ import type { RelayServices } from './relay-services.js';
 import { runFailover, type AttemptOutcome, type FailoverResult } from './run-failover.js';
 import { settleRequest } from './settle-request.js';
 import type { TextStyleName } from './text-style.js';
+import type { KeepAliveTarget } from './stream-keepalive.js';
 import { UsageMeter, type ProducedOutput } from './usage-meter.js';
+import type { ClientStreamWriter } from './write-to-client.js';
 
 /** The log style of `/v1/messages`, the one route whose clients read `request-id`. */
 const anthropicLogStyle: TextStyleName = 'anthropic-messages';
@@ -100,6 +102,10 @@ export async function runRelayEnvelope(
     abort.abort();
   };
   reply.raw.on('close', onClientClose);
+  // A stream silent for a keep-alive period gets a ping: the attempt under way tells which writer is its.
+  let openStream: { writer: ClientStreamWriter; beforePing: (() => void) | undefined } | undefined;
+  const unwatch = plan.stream ? services.keepAlive.watch(keepAliveTarget(() => openStream)) : undefined;
+  if (unwatch !== undefined) meter.onStreamOpened = (writer, beforePing) => (openStream = { writer, beforePing });
   let upstreamModel: string | undefined;
   let upstreamAnswered = false;
   let answeredFailure: ProducedOutput | undefined;
@@ -131,6 +137,7 @@ export async function runRelayEnvelope(
       shouldStop: () => meter.clientAborted,
       attempt: async (channel, key) => {
         attemptNumber += 1;
+        openStream = undefined;
         // A failed attempt never reached the client; the next one's answer is the one billed.
         if (attemptNumber > 1) meter.startNextAttempt();
         if (plan.onAnswered !== undefined) {
@@ -138,6 +145,8 @@ export async function runRelayEnvelope(
           meter.onAnswerComplete = () => onAnswered(channel, meter);
         }
         const outcome = await attempt(channel, key, tools);
+        // A failed attempt's writer sent nothing and is done with; the next attempt opens its own.
+        if (outcome.kind === 'failed') openStream = undefined;
         if (outcome.kind === 'served' || outcome.upstreamAnswered === true) upstreamAnswered = true;
         // Kept in case no later attempt produces anything: then this one's output is what the request cost.
         answeredFailure = outcome.kind === 'failed' && outcome.upstreamAnswered === true ? meter.setAsideAttempt() : answeredFailure;
@@ -153,6 +162,7 @@ export async function runRelayEnvelope(
     failure = toGatewayError(error);
     if (!meter.committed && !meter.clientAborted) throw failure;
   } finally {
+    unwatch?.();
     reply.raw.off('close', onClientClose);
     const channelId = result !== undefined && result.kind !== 'no_channel' ? result.channel.id : undefined;
     const settlement = await settleRequest(services, { requestId: request.id, admission, meter, upstreamAnswered, channelId: result?.kind === 'served' ? channelId : undefined });
@@ -182,6 +192,21 @@ export async function runRelayEnvelope(
     );
   }
   return charged;
+}
+
+/** The keep-alive's view of a request's stream: the writer of its attempt under way, if it opened one. */
+function keepAliveTarget(current: () => { writer: ClientStreamWriter; beforePing: (() => void) | undefined } | undefined): KeepAliveTarget {
+  return {
+    get writes() {
+      return current()?.writer.writes ?? -1;
+    },
+    ping() {
+      const stream = current();
+      if (stream === undefined) return;
+      stream.beforePing?.();
+      stream.writer.ping();
+    },
+  };
 }
 
 /** Failed requests answer with the upstream's own error body when the style allows it, else our envelope. */

@@ -6,6 +6,7 @@ import type { UpstreamClient } from '../providers/upstream-client.js';
 import type { ChannelHealth } from '../routing/channel-health.js';
 import type { InFlightRequests } from './in-flight-requests.js';
 import type { ResponseMemory } from './responses/response-memory.js';
+import type { StreamKeepAlive } from './stream-keepalive.js';
 
 export interface RelaySettings {
   /** Largest single SSE event accepted from an upstream. */
@@ -24,6 +25,8 @@ export interface RelayServices {
   inFlight: InFlightRequests;
   /** Stored Responses answers: where each is, whose, and how much context it holds. */
   responses: ResponseMemory;
+  /** Pings client streams that fall silent (STREAM_KEEPALIVE_SECONDS). */
+  keepAlive: StreamKeepAlive;
   settings: RelaySettings;
   /** Disables a channel whose account is dead (when its auto_disable allows); never awaited on the hot path. */
   disableChannel(channelId: number, reason: string): void;

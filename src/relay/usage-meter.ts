@@ -1,5 +1,6 @@
 import type { NormalizedUsage } from '../billing/normalized-usage.js';
 import { TokenTally } from './token-tally.js';
+import type { ClientStreamWriter } from './write-to-client.js';
 
 /** What one attempt produced, as the meter counted it. */
 export interface ProducedOutput {
@@ -35,6 +36,11 @@ export class UsageMeter {
   responseId: string | undefined;
   /** Called once the answer is complete (its final usage read), before its end reaches the client. */
   onAnswerComplete: (() => void) | undefined;
+  /**
+   * Told of the attempt's SSE stream to the client once it exists, with what must go out before a
+   * keep-alive ping (the opening held back: stream-opening.ts); the envelope pings it when it falls silent.
+   */
+  onStreamOpened: ((writer: ClientStreamWriter, beforePing?: () => void) => void) | undefined;
 
   /**
    * What the attempt so far produced, set apart: an attempt that failed in-band after its upstream answered

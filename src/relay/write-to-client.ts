@@ -52,6 +52,8 @@ export class ClientStreamWriter {
   private readonly pending: (string | Uint8Array)[] = [];
   private needsDrain = false;
   private corked = false;
+  /** Grows with every flush that sent something (the keep-alive reads it: stream-keepalive.ts). */
+  writes = 0;
 
   constructor(
     private readonly reply: FastifyReply,
@@ -78,6 +80,7 @@ export class ClientStreamWriter {
   flush(): void {
     const count = this.pending.length;
     if (count === 0) return;
+    this.writes += 1;
     this.corkUntilImmediate();
     const raw = this.reply.raw;
     for (let index = 0; index < count; index++) if (!raw.write(this.pending[index]!)) this.needsDrain = true;
@@ -101,6 +104,17 @@ export class ClientStreamWriter {
     this.corkUntilImmediate();
     if (last === undefined) this.reply.raw.end();
     else this.reply.raw.end(last);
+  }
+
+  /**
+   * An SSE comment, which every SSE reader skips, sent at once: keeps a silent stream's connection alive
+   * through proxies that cut idle ones. Commits the response if nothing did yet. Nothing once it ended.
+   */
+  ping(): void {
+    const raw = this.reply.raw;
+    if (raw.destroyed || raw.writableEnded) return;
+    this.write(': keep-alive\n\n');
+    this.flush();
   }
 
   private commit(): void {

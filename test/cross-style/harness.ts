@@ -35,12 +35,14 @@ export interface CrossStyleFixture {
   close(): Promise<void>;
 }
 
-export async function startCrossStyleFixture(): Promise<CrossStyleFixture> {
+/** `env`: extra environment for the gateway (STREAM_KEEPALIVE_SECONDS …). */
+export async function startCrossStyleFixture(env: Record<string, string> = {}): Promise<CrossStyleFixture> {
   const upstream = await startScriptedUpstream();
   const channel = (name: string, type: 'openai' | 'anthropic' | 'gemini', models: string[], settings: Record<string, unknown> = {}) => ({
     name, type, base_url: upstream.url, key: `up-${name}`, models, groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings,
   });
   const gateway = await startTestGateway({
+    env,
     config: {
       prices: Object.fromEntries(Object.values(M).map((model) => [model, { input: 1, output: 2 }])),
       channels: [
