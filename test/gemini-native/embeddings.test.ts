@@ -56,6 +56,18 @@ describe('Gemini embeddings through @google/genai', () => {
     expect(fixture.primary.gemini.requests.length).toBe(calls);
   });
 
+  it('a batch request naming another model than the path → 400 naming it (Gemini requires them equal; it would be priced as the path model), nothing charged, no upstream call', async () => {
+    const calls = fixture.primary.gemini.requests.length;
+    const before = await fixture.balances();
+    const content = { parts: [{ text: 'hi' }] };
+    const answer = await geminiRaw(fixture.gateway.url, `/v1beta/models/${modelOf.gemini}:batchEmbedContents`, { requests: [{ model: `models/${modelOf.gemini}`, content }, { model: 'models/gemini-embedding-001-premium', content }] });
+    expect(answer.status).toBe(400);
+    expect(answer.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', message: expect.stringContaining('requests.1.model') });
+    expect(fixture.primary.gemini.requests.length).toBe(calls);
+    await fixture.settled();
+    expect(await fixture.balances()).toEqual(before);
+  });
+
   it('a model only a non-Gemini channel serves is not sent there (503); an upstream error comes back in Google\'s envelope, free', async () => {
     const error = await fixture.sdk.gemini.models.embedContent({ model: modelOf['openai-chat'], contents: 'x' }).catch((caught: unknown) => caught);
     expect((error as ApiError).status).toBe(503);

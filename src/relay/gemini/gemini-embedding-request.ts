@@ -8,9 +8,11 @@ export type GeminiEmbeddingAction = 'embedContent' | 'batchEmbedContents';
 /**
  * Pure: checks an embedding body and reads what it embeds (every `text` part, each counted alone; media parts
  * at 1000 tokens each, as images are counted everywhere).
- * A batch needs at least one request, each with a `content`; throws the 400 naming the field.
+ * A batch needs at least one request, each with a `content`, and any `model` a request names must be the
+ * path's (`models/<name>`), as Gemini requires: the batch is routed and priced by the path's model, and an
+ * upstream that honoured another would serve it at this one's price. Throws the 400 naming the field.
  */
-export function readGeminiEmbeddingText(action: GeminiEmbeddingAction, body: Record<string, unknown>): PromptText {
+export function readGeminiEmbeddingText(action: GeminiEmbeddingAction, body: Record<string, unknown>, model: string): PromptText {
   const prompt: PromptText = { texts: [], extraTokens: 0 };
   if (action === 'embedContent') {
     collectParts(body.content, 'content', prompt);
@@ -22,6 +24,10 @@ export function readGeminiEmbeddingText(action: GeminiEmbeddingAction, body: Rec
   if (!Array.isArray(requests) || requests.length === 0) throw invalidParameter('requests', 'must be a non-empty array of embedContent requests');
   for (const [index, request] of requests.entries()) {
     if (request === null || typeof request !== 'object' || Array.isArray(request)) throw invalidParameter(`requests.${index}`, 'must be an object');
+    const named = (request as Record<string, unknown>).model;
+    if (named !== undefined && named !== null && named !== `models/${model}` && named !== model) {
+      throw invalidParameter(`requests.${index}.model`, `must be the model of the path, models/${model}`);
+    }
     collectParts((request as Record<string, unknown>).content, `requests.${index}.content`, prompt);
     collectTitle(request as Record<string, unknown>, prompt);
   }

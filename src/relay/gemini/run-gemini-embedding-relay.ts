@@ -17,7 +17,7 @@ const geminiChannelTypes: ReadonlySet<string> = new Set(['gemini']);
  * charge is the embedded text counted locally at the input price, as for OpenAI embeddings without usage.
  */
 export function runGeminiEmbeddingRelay(services: RelayServices, action: GeminiEmbeddingAction, model: string, body: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-  const prompt = readGeminiEmbeddingText(action, body);
+  const prompt = readGeminiEmbeddingText(action, body, model);
   return services.inFlight.track(() =>
     runRelayEnvelope(
       services,
