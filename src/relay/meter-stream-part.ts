@@ -21,7 +21,7 @@ export function meterWholeResponse(meter: UsageMeter, response: CanonicalRespons
       }
     }
   }
-  meter.onAnswerComplete?.();
+  meter.onAnswerNoted?.();
 }
 
 /** Reads what billing needs from a canonical part: reported usage, produced text, the first token. */
@@ -29,6 +29,7 @@ export function meterStreamPart(meter: UsageMeter, part: CanonicalStreamPart, no
   switch (part.type) {
     case 'start':
       meter.responseId = part.id;
+      meter.onAnswerNoted?.();
       if (part.inputUsage !== undefined) meter.reportedInput = part.inputUsage;
       return;
     case 'usage':
@@ -36,7 +37,7 @@ export function meterStreamPart(meter: UsageMeter, part: CanonicalStreamPart, no
       return;
     case 'finish':
       if (part.usage !== undefined) meter.upstreamUsage = part.usage;
-      meter.onAnswerComplete?.();
+      meter.onAnswerNoted?.();
       return;
     case 'text-delta':
     case 'reasoning-delta':

@@ -40,8 +40,9 @@ export interface RelayPlan extends PromptTokens {
   /** The channel tried first while it can serve (it holds the stored response the request continues). */
   preferredChannelId?: number | undefined;
   /**
-   * Told when an attempt's answer is complete — its final usage read, before its last bytes reach the client
-   * (a client may send its next request the moment they do) — with the channel that made it.
+   * Told when an attempt's answer has an id (its opening event) and again when it is complete — its final
+   * usage read, before its last bytes reach the client (a client may send its next request the moment they
+   * do) — with the channel that made it.
    */
   onAnswered?: ((channel: ChannelRecord, meter: UsageMeter) => void) | undefined;
   /** The log's `style` column. */
@@ -142,7 +143,7 @@ export async function runRelayEnvelope(
         if (attemptNumber > 1) meter.startNextAttempt();
         if (plan.onAnswered !== undefined) {
           const onAnswered = plan.onAnswered;
-          meter.onAnswerComplete = () => onAnswered(channel, meter);
+          meter.onAnswerNoted = () => onAnswered(channel, meter);
         }
         const outcome = await attempt(channel, key, tools);
         // A failed attempt's writer sent nothing and is done with; the next attempt opens its own.

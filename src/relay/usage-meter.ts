@@ -34,8 +34,11 @@ export class UsageMeter {
   interruption: string | undefined;
   /** The answer's id as the upstream gave it (a stored Responses answer is continued by it). */
   responseId: string | undefined;
-  /** Called once the answer is complete (its final usage read), before its end reaches the client. */
-  onAnswerComplete: (() => void) | undefined;
+  /**
+   * Called when the answer's id is known (its opening event) and again once the answer is complete (its
+   * final usage read), each time before what it read reaches the client.
+   */
+  onAnswerNoted: (() => void) | undefined;
   /**
    * Told of the attempt's SSE stream to the client once it exists, with what must go out before a
    * keep-alive ping (the opening held back: stream-opening.ts); the envelope pings it when it falls silent.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptedUpstream } from '../fakes/scripted-upstream.js';
-import { errorReply, type WireUsage } from '../fakes/scripted-vendor-wire.js';
+import { errorReply, responsesStream, type WireUsage } from '../fakes/scripted-vendor-wire.js';
 import { storingResponsesUpstream } from './responses-support.js';
 import { expectedCharge, modelOf, startBillingFixture, type BillingFixture } from '../billing-edges/billing-fixture.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
@@ -75,6 +75,17 @@ describe('stored responses: continued on the channel that holds them', () => {
     const stored = await openai.responses.create({ model, input: 'stored' });
     const servedBy = (await fixture.logs()).at(-1).channel_id;
     expect(await fixture.gateway.gateway.services.relay.responses.recall(stored.id)).toMatchObject({ channelId: Number(servedBy), contextTokens: 12 });
+  });
+
+  it('a streamed answer cut before response.completed is remembered from its opening event (the upstream may have stored it)', async () => {
+    failPrimaryOnce(fixture);
+    const id = `resp_cut_${run}`;
+    const cut = responsesStream({ id, text: 'partial answer', usage: { input: 10, output: 2 } }, { terminal: false });
+    fixture.fallback!['openai-responses'].enqueue({ ...cut, ending: 'reset' });
+    const streamed = await fetch(`${fixture.gateway.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${fixture.sdk.openai.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, input: 'a question', stream: true }) });
+    expect(await streamed.text()).toContain(id);
+    await fixture.settled();
+    expect(await fixture.gateway.gateway.services.relay.responses.recall(id)).toMatchObject({ channelId: fixture.channelIds['fallback-openai-responses'] });
   });
 
   it("another user's response id is refused as unknown: 400 naming previous_response_id, no upstream call, nothing charged", async () => {
