@@ -16,6 +16,7 @@ import { runFailover, type AttemptOutcome, type FailoverResult } from './run-fai
 import { settleRequest } from './settle-request.js';
 import type { TextStyleName } from './text-style.js';
 import type { KeepAliveTarget } from './stream-keepalive.js';
+import type { StreamOpening } from './stream-opening.js';
 import { UsageMeter, type ProducedOutput } from './usage-meter.js';
 import type { ClientStreamWriter } from './write-to-client.js';
 
@@ -104,9 +105,9 @@ export async function runRelayEnvelope(
   };
   reply.raw.on('close', onClientClose);
   // A stream silent for a keep-alive period gets a ping: the attempt under way tells which writer is its.
-  let openStream: { writer: ClientStreamWriter; beforePing: (() => void) | undefined } | undefined;
-  const unwatch = plan.stream ? services.keepAlive.watch(keepAliveTarget(() => openStream)) : undefined;
-  if (unwatch !== undefined) meter.onStreamOpened = (writer, beforePing) => (openStream = { writer, beforePing });
+  let openStream: OpenStream | undefined;
+  const unwatch = plan.stream ? services.keepAlive.watch(keepAliveTarget(meter, () => openStream)) : undefined;
+  if (unwatch !== undefined) meter.onStreamOpened = (writer, opening) => (openStream = { writer, opening });
   let upstreamModel: string | undefined;
   let upstreamAnswered = false;
   let answeredFailure: ProducedOutput | undefined;
@@ -195,8 +196,18 @@ export async function runRelayEnvelope(
   return charged;
 }
 
-/** The keep-alive's view of a request's stream: the writer of its attempt under way, if it opened one. */
-function keepAliveTarget(current: () => { writer: ClientStreamWriter; beforePing: (() => void) | undefined } | undefined): KeepAliveTarget {
+interface OpenStream {
+  writer: ClientStreamWriter;
+  opening: StreamOpening | undefined;
+}
+
+/**
+ * The keep-alive's view of a request's stream: the writer of its attempt under way, if it opened one. It
+ * pings only once the upstream has spoken — something reached the client, or an opening is held (sent
+ * first) — since a ping commits the response: an upstream that sent its headers and then nothing must still
+ * time out and fail over (504 → the next channel), charged nothing.
+ */
+function keepAliveTarget(meter: UsageMeter, current: () => OpenStream | undefined): KeepAliveTarget {
   return {
     get writes() {
       return current()?.writer.writes ?? -1;
@@ -204,7 +215,8 @@ function keepAliveTarget(current: () => { writer: ClientStreamWriter; beforePing
     ping() {
       const stream = current();
       if (stream === undefined) return;
-      stream.beforePing?.();
+      if (!meter.committed && stream.opening?.holding !== true) return;
+      stream.opening?.release();
       stream.writer.ping();
     },
   };

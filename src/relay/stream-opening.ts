@@ -17,6 +17,11 @@ export class StreamOpening {
 
   constructor(private readonly write: (text: string) => void) {}
 
+  /** Whether events are held back: the upstream has spoken, but nothing reached the client yet. */
+  get holding(): boolean {
+    return this.held !== undefined && this.held.length > 0;
+  }
+
   /** The upstream failed before its answer began: stop reading, the attempt fails over. */
   get failed(): boolean {
     return this.failedWith !== undefined;

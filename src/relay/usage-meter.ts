@@ -1,5 +1,6 @@
 import type { NormalizedUsage } from '../billing/normalized-usage.js';
 import { TokenTally } from './token-tally.js';
+import type { StreamOpening } from './stream-opening.js';
 import type { ClientStreamWriter } from './write-to-client.js';
 
 /** What one attempt produced, as the meter counted it. */
@@ -40,10 +41,10 @@ export class UsageMeter {
    */
   onAnswerNoted: (() => void) | undefined;
   /**
-   * Told of the attempt's SSE stream to the client once it exists, with what must go out before a
-   * keep-alive ping (the opening held back: stream-opening.ts); the envelope pings it when it falls silent.
+   * Told of the attempt's SSE stream to the client once it exists, with its held opening if it has one
+   * (stream-opening.ts); the envelope pings it when it falls silent — once the upstream has spoken.
    */
-  onStreamOpened: ((writer: ClientStreamWriter, beforePing?: () => void) => void) | undefined;
+  onStreamOpened: ((writer: ClientStreamWriter, opening?: StreamOpening) => void) | undefined;
 
   /**
    * What the attempt so far produced, set apart: an attempt that failed in-band after its upstream answered

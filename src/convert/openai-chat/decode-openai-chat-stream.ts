@@ -13,6 +13,9 @@ const errorSchema = z.object({ error: z.object({ message: z.string().nullish(), 
 interface ToolCallState {
   /** Canonical index, given when the call starts (calls are numbered in the order they appear). */
   index: number | undefined;
+  /** The id the upstream gave it, which its later fragments may repeat. */
+  wireId: string | undefined;
+  /** The id it goes out with: the wire's, or one made when the wire gave none or one already used. */
   id: string | undefined;
   name: string | undefined;
   /** Argument fragments that came before the name (some compatibles); sent right after the start. */
@@ -76,12 +79,15 @@ export function createOpenaiChatStreamDecoder(): StreamDecoder {
     const wireIndex = fragment.index ?? position;
     let call = callsByWireIndex.get(wireIndex);
     // Some compatibles number every parallel call 0 and tell them apart by id only.
-    if (call === undefined || (fragment.id && call.id !== undefined && fragment.id !== call.id)) {
-      call = { index: undefined, id: undefined, name: undefined, pendingArguments: '', sawArguments: false, ended: false };
+    if (call === undefined || (fragment.id && call.wireId !== undefined && fragment.id !== call.wireId)) {
+      call = { index: undefined, wireId: undefined, id: undefined, name: undefined, pendingArguments: '', sawArguments: false, ended: false };
       callsByWireIndex.set(wireIndex, call);
       calls.push(call);
     }
-    if (fragment.id) call.id ??= fragment.id;
+    if (fragment.id && call.wireId === undefined) {
+      call.wireId = fragment.id;
+      call.id ??= fragment.id;
+    }
     if (fragment.name) call.name ??= fragment.name;
     const argumentsDelta = fragment.arguments ?? '';
     if (argumentsDelta !== '') call.sawArguments = true;
