@@ -1,8 +1,8 @@
 /**
- * A compatible Chat server that gives two parallel calls the same id (the case 1911f5c handles) AND repeats
- * the id on every fragment of a call (as several compatibles do). The decoder renames the second call on its
- * first fragment, and then compares the later fragments' wire id (call_0) with the NEW id: they differ, so
- * each later fragment of the second call opens a new, nameless call (decode-openai-chat-stream.ts readToolCall).
+ * A compatible Chat server that gives two parallel calls the same id AND repeats the id on every fragment
+ * of a call (as several compatibles do). The decoder renames the second call on its first fragment; its
+ * later fragments, which repeat the wire id, must still join it (they were compared with the new id and each
+ * opened a new, nameless call: found by the review of session 24's changes).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { M, startCrossStyleFixture, type CrossStyleFixture } from './harness.js';
