@@ -60,6 +60,14 @@ describe('createGeminiStreamDecoder', () => {
     expect(finish?.type === 'finish' && finish.usage).toMatchObject({ input: { total: 2112, cacheRead: 2048, cacheWrite: 0 }, output: { total: 78, reasoning: 65 } });
   });
 
+  it('bills grounding searches with the usage of the chunk that carries them, so an answer cut before its finish still bills them', () => {
+    const decoder = createGeminiStreamDecoder();
+    const chunk = (extra: Record<string, unknown>) => ({ event: undefined, id: undefined, data: JSON.stringify({ modelVersion: 'gemini-3-flash-preview', responseId: 'r1', ...extra }) });
+    decoder.push(chunk({ candidates: [{ content: { role: 'model', parts: [{ text: 'It is' }] } }] }));
+    const parts = decoder.push(chunk({ candidates: [{ content: { role: 'model', parts: [{ text: ' sunny' }] }, groundingMetadata: { webSearchQueries: ['weather', '', 'forecast'] } }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 3, totalTokenCount: 13 } }));
+    expect(parts.find((part) => part.type === 'usage')).toMatchObject({ usage: { input: { total: 10 }, output: { total: 3 }, webSearches: 2 } });
+  });
+
   it('keeps function-call ids Gemini sends and makes unique stable ones when it sends none', () => {
     const parallel = decodeBody(toSseBody(readRecordedChunks('google-parallel-tool-calls')), 64).parts;
     expect(parallel.filter((part) => part.type === 'tool-call-start').map((part) => part.type === 'tool-call-start' && part.id)).toEqual(['lpndqlku', 'm6rogicj']);

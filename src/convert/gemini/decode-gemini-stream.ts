@@ -130,8 +130,9 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       // The usage object of the JSON itself, not zod's copy, is what `raw` keeps.
       const next = readGeminiUsage((json as { usageMetadata?: unknown }).usageMetadata);
       if (next !== undefined) {
-        const key = JSON.stringify([next.input, next.output]);
-        if (key !== usageKey) out.push({ type: 'usage', usage: next });
+        const key = JSON.stringify([next.input, next.output, searchQueries.size]);
+        // With the searches run so far: an answer cut after its grounding still bills them.
+        if (key !== usageKey) out.push({ type: 'usage', usage: withGroundingSearches(next, countGroundingSearches(searchQueries, modelVersion)) });
         usage = next;
         usageKey = key;
       }
