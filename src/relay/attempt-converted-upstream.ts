@@ -125,7 +125,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.clientHeaders, input.clientFraming === 'json-array' ? 'application/json; charset=utf-8' : sseContentType));
   // The opening frames wait for the answer's first content: an in-band failure before it fails over.
   const opening = new StreamOpening((text) => client.write(text));
-  if (encoder !== undefined && input.clientFraming === 'sse') meter.onStreamOpened?.(client, opening);
+  if (encoder !== undefined && input.clientFraming === 'sse') meter.stream?.open(client, opening);
   const write = (text: string) => opening.push(text);
   const emit = (parts: CanonicalStreamPart[]) => {
     for (const upstreamPart of parts) {

@@ -83,7 +83,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.clientHeaders, jsonArray ? 'application/json' : undefined));
   // The opening events wait for the answer's first content: an in-band failure before it fails over.
   const opening = new StreamOpening((text) => client.write(text));
-  if (!jsonArray) meter.onStreamOpened?.(client, opening);
+  if (!jsonArray) meter.stream?.open(client, opening);
   const write = (text: string) => opening.push(text);
   let elements = 0;
   const sse = createSseDecoder({

@@ -15,10 +15,8 @@ import type { RelayServices } from './relay-services.js';
 import { runFailover, type AttemptOutcome, type FailoverResult } from './run-failover.js';
 import { settleRequest } from './settle-request.js';
 import type { TextStyleName } from './text-style.js';
-import type { KeepAliveTarget } from './stream-keepalive.js';
-import type { StreamOpening } from './stream-opening.js';
+import { ClientStreamSlot } from './client-stream-slot.js';
 import { UsageMeter, type ProducedOutput } from './usage-meter.js';
-import type { ClientStreamWriter } from './write-to-client.js';
 
 /** The log style of `/v1/messages`, the one route whose clients read `request-id`. */
 const anthropicLogStyle: TextStyleName = 'anthropic-messages';
@@ -104,10 +102,12 @@ export async function runRelayEnvelope(
     abort.abort();
   };
   reply.raw.on('close', onClientClose);
-  // A stream silent for a keep-alive period gets a ping: the attempt under way tells which writer is its.
-  let openStream: OpenStream | undefined;
-  const unwatch = plan.stream ? services.keepAlive.watch(keepAliveTarget(meter, () => openStream)) : undefined;
-  if (unwatch !== undefined) meter.onStreamOpened = (writer, opening) => (openStream = { writer, opening });
+  // A stream silent for a keep-alive period gets a ping: the attempt under way puts its writer in the slot.
+  const slot = plan.stream && services.keepAlive.enabled ? new ClientStreamSlot(meter) : undefined;
+  if (slot !== undefined) {
+    meter.stream = slot;
+    services.keepAlive.watch(slot);
+  }
   let upstreamModel: string | undefined;
   let upstreamAnswered = false;
   let answeredFailure: ProducedOutput | undefined;
@@ -139,7 +139,7 @@ export async function runRelayEnvelope(
       shouldStop: () => meter.clientAborted,
       attempt: async (channel, key) => {
         attemptNumber += 1;
-        openStream = undefined;
+        slot?.close();
         // A failed attempt never reached the client; the next one's answer is the one billed.
         if (attemptNumber > 1) meter.startNextAttempt();
         if (plan.onAnswered !== undefined) {
@@ -148,7 +148,7 @@ export async function runRelayEnvelope(
         }
         const outcome = await attempt(channel, key, tools);
         // A failed attempt's writer sent nothing and is done with; the next attempt opens its own.
-        if (outcome.kind === 'failed') openStream = undefined;
+        if (outcome.kind === 'failed') slot?.close();
         if (outcome.kind === 'served' || outcome.upstreamAnswered === true) upstreamAnswered = true;
         // Kept in case no later attempt produces anything: then this one's output is what the request cost.
         answeredFailure = outcome.kind === 'failed' && outcome.upstreamAnswered === true ? meter.setAsideAttempt() : answeredFailure;
@@ -164,7 +164,7 @@ export async function runRelayEnvelope(
     failure = toGatewayError(error);
     if (!meter.committed && !meter.clientAborted) throw failure;
   } finally {
-    unwatch?.();
+    if (slot !== undefined) services.keepAlive.unwatch(slot);
     reply.raw.off('close', onClientClose);
     const channelId = result !== undefined && result.kind !== 'no_channel' ? result.channel.id : undefined;
     const settlement = await settleRequest(services, { requestId: request.id, admission, meter, upstreamAnswered, channelId: result?.kind === 'served' ? channelId : undefined });
@@ -194,32 +194,6 @@ export async function runRelayEnvelope(
     );
   }
   return charged;
-}
-
-interface OpenStream {
-  writer: ClientStreamWriter;
-  opening: StreamOpening | undefined;
-}
-
-/**
- * The keep-alive's view of a request's stream: the writer of its attempt under way, if it opened one. It
- * pings only once the upstream has spoken — something reached the client, or an opening is held (sent
- * first) — since a ping commits the response: an upstream that sent its headers and then nothing must still
- * time out and fail over (504 → the next channel), charged nothing.
- */
-function keepAliveTarget(meter: UsageMeter, current: () => OpenStream | undefined): KeepAliveTarget {
-  return {
-    get writes() {
-      return current()?.writer.writes ?? -1;
-    },
-    ping() {
-      const stream = current();
-      if (stream === undefined) return;
-      if (!meter.committed && stream.opening?.holding !== true) return;
-      stream.opening?.release();
-      stream.writer.ping();
-    },
-  };
 }
 
 /** Failed requests answer with the upstream's own error body when the style allows it, else our envelope. */

@@ -4,7 +4,7 @@ import { StreamKeepAlive } from './stream-keepalive.js';
 afterEach(() => vi.useRealTimers());
 
 function target() {
-  const stream = { writes: 0, pings: 0, ping: () => (stream.pings += 1) };
+  const stream = { writes: 0, pings: 0, keepAliveIndex: -1, writesAtTick: 0, ping: () => (stream.pings += 1) };
   return stream;
 }
 
@@ -24,17 +24,36 @@ describe('StreamKeepAlive', () => {
     expect(busy.pings).toBe(0);
   });
 
+  it('keeps its list whole when streams leave out of order', () => {
+    vi.useFakeTimers();
+    const keepAlive = new StreamKeepAlive(1000);
+    const streams = [target(), target(), target(), target()];
+    for (const stream of streams) keepAlive.watch(stream);
+    keepAlive.unwatch(streams[1]!);
+    keepAlive.unwatch(streams[0]!);
+    keepAlive.unwatch(streams[0]!);
+    expect(keepAlive.size).toBe(2);
+    vi.advanceTimersByTime(1000);
+    expect(streams.map((stream) => stream.pings)).toEqual([0, 0, 1, 1]);
+    keepAlive.unwatch(streams[3]!);
+    keepAlive.unwatch(streams[2]!);
+    expect(keepAlive.size).toBe(0);
+    keepAlive.close();
+  });
+
   it('stops pinging once unwatched; close() stops its one timer', () => {
     vi.useFakeTimers();
     const keepAlive = new StreamKeepAlive(1000);
     const stream = target();
-    const stop = keepAlive.watch(stream);
+    keepAlive.watch(stream);
     vi.advanceTimersByTime(1000);
-    stop();
+    keepAlive.unwatch(stream);
     vi.advanceTimersByTime(5000);
     expect(stream.pings).toBe(1);
     expect(keepAlive.size).toBe(0);
-    keepAlive.watch(target())();
+    const another = target();
+    keepAlive.watch(another);
+    keepAlive.unwatch(another);
     expect(vi.getTimerCount()).toBe(1);
     keepAlive.close();
     expect(vi.getTimerCount()).toBe(0);
@@ -44,7 +63,7 @@ describe('StreamKeepAlive', () => {
     vi.useFakeTimers();
     const keepAlive = new StreamKeepAlive(0);
     const stream = target();
-    keepAlive.watch(stream)();
+    keepAlive.watch(stream);
     vi.advanceTimersByTime(60_000);
     expect(stream.pings).toBe(0);
     expect(vi.getTimerCount()).toBe(0);

@@ -4,6 +4,9 @@ export interface KeepAliveTarget {
   readonly writes: number;
   /** Sends a ping (an SSE comment), whatever is held back. */
   ping(): void;
+  /** The keep-alive's own bookkeeping: where the target is in its list (-1: not watched) and its writes at the last tick. */
+  keepAliveIndex: number;
+  writesAtTick: number;
 }
 
 /**
@@ -12,28 +15,44 @@ export interface KeepAliveTarget {
  * whose upstream is thinking. One timer for all streams (made when the first is watched, then kept: making
  * and clearing one per stream would cost every stream at one connection more than the ticks ever do): at
  * each tick a stream whose write count has not moved since the previous tick has been silent for one to
- * two periods, and gets a ping. Nothing per chunk beyond a counter.
+ * two periods, and gets a ping. Per stream: an array slot (swap-removed), no hashing, no closure.
  */
 export class StreamKeepAlive {
-  private readonly watched = new Map<KeepAliveTarget, number>();
+  private readonly watched: KeepAliveTarget[] = [];
   private timer: NodeJS.Timeout | undefined;
 
   /** `periodMs` 0 turns the pings off. */
   constructor(private readonly periodMs: number) {}
 
-  /** Starts watching `target`; the returned function stops it (call it when the stream ends). */
-  watch(target: KeepAliveTarget): () => void {
-    if (this.periodMs <= 0) return noop;
-    this.watched.set(target, target.writes);
+  get enabled(): boolean {
+    return this.periodMs > 0;
+  }
+
+  /** Starts watching `target` until {@link unwatch} (call it when the stream ends). */
+  watch(target: KeepAliveTarget): void {
+    if (this.periodMs <= 0 || target.keepAliveIndex >= 0) return;
+    target.writesAtTick = target.writes;
+    target.keepAliveIndex = this.watched.length;
+    this.watched.push(target);
     if (this.timer === undefined) {
       this.timer = setInterval(() => this.tick(), this.periodMs);
       this.timer.unref();
     }
-    return () => this.unwatch(target);
+  }
+
+  unwatch(target: KeepAliveTarget): void {
+    const index = target.keepAliveIndex;
+    if (index < 0) return;
+    const last = this.watched.pop() as KeepAliveTarget;
+    if (last !== target) {
+      this.watched[index] = last;
+      last.keepAliveIndex = index;
+    }
+    target.keepAliveIndex = -1;
   }
 
   get size(): number {
-    return this.watched.size;
+    return this.watched.length;
   }
 
   /** Stops the timer (the gateway's shutdown). */
@@ -42,16 +61,10 @@ export class StreamKeepAlive {
     this.timer = undefined;
   }
 
-  private unwatch(target: KeepAliveTarget): void {
-    this.watched.delete(target);
-  }
-
   private tick(): void {
-    for (const [target, writesAtLastTick] of this.watched) {
-      if (target.writes === writesAtLastTick) target.ping();
-      this.watched.set(target, target.writes);
+    for (const target of this.watched) {
+      if (target.writes === target.writesAtTick) target.ping();
+      target.writesAtTick = target.writes;
     }
   }
 }
-
-const noop = (): void => undefined;

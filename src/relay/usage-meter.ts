@@ -1,7 +1,6 @@
 import type { NormalizedUsage } from '../billing/normalized-usage.js';
 import { TokenTally } from './token-tally.js';
-import type { StreamOpening } from './stream-opening.js';
-import type { ClientStreamWriter } from './write-to-client.js';
+import type { ClientStreamSlot } from './client-stream-slot.js';
 
 /** What one attempt produced, as the meter counted it. */
 export interface ProducedOutput {
@@ -41,10 +40,10 @@ export class UsageMeter {
    */
   onAnswerNoted: (() => void) | undefined;
   /**
-   * Told of the attempt's SSE stream to the client once it exists, with its held opening if it has one
-   * (stream-opening.ts); the envelope pings it when it falls silent — once the upstream has spoken.
+   * A streaming request's client stream, for keep-alive pings: each attempt that opens its SSE stream to
+   * the client puts its writer (and held opening) here (client-stream-slot.ts).
    */
-  onStreamOpened: ((writer: ClientStreamWriter, opening?: StreamOpening) => void) | undefined;
+  stream: ClientStreamSlot | undefined;
 
   /**
    * What the attempt so far produced, set apart: an attempt that failed in-band after its upstream answered

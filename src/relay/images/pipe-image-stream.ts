@@ -20,7 +20,7 @@ import { ClientStreamWriter, streamResponseHeaders } from '../write-to-client.js
 export async function pipeImageStream(input: PipeStreamInput & { outputBudgetPerImage: number }): Promise<PipeStreamResult> {
   const { reply, meter } = input;
   const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.headers));
-  meter.onStreamOpened?.(client);
+  meter.stream?.open(client);
   const images = new CompletedImages(input.outputBudgetPerImage);
 
   const decoder = createSseDecoder({

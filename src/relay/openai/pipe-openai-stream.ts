@@ -42,7 +42,7 @@ export type PipeStreamResult = { kind: 'completed' } | { kind: 'failed_before_fi
 export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStreamResult> {
   const { reply, meter } = input;
   const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.headers));
-  meter.onStreamOpened?.(client);
+  meter.stream?.open(client);
   let sawDone = false;
 
   // Events not parsed yet: needed only if the upstream never reports usage.
