@@ -3,10 +3,11 @@
  * nothing in the prompt estimate (reservation) and in the local count billed when the upstream reports no
  * usage, while the very same attachment from an Anthropic / Responses / Gemini client counts 1000 tokens, as images do
  * (docs/behaviour.md "Billing": "plus 4 tokens per message and 1000 per image"; Gemini embeddings: "each
- * media part … as 1000 tokens, as images are everywhere"). Now each counts 1000, on every path.
+ * media part … as 1000 tokens, as images are everywhere"). Now each counts 1000, on every path — and an
+ * inline PDF 3,000 a page (session 24: a 100-page PDF reserved 1,000 tokens).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { modelOf, startBillingFixture, type BillingFixture } from '../billing-edges/billing-fixture.js';
+import { expectedCharge, modelOf, startBillingFixture, type BillingFixture } from '../billing-edges/billing-fixture.js';
 import { replyFor } from '../fakes/scripted-vendor-wire.js';
 import { booked } from '../support/booked-request.js';
 
@@ -50,5 +51,32 @@ describe('Chat client attachments → Gemini upstream that reports no usage (loc
     const withAudio = await chatRow([{ type: 'text', text: 'Transcribe' }, { type: 'input_audio', input_audio: { data: WAV, format: 'wav' } }]);
     expect(withAudio.inputTokens - text.inputTokens).toBeGreaterThanOrEqual(1000);
     expect(withAudio.reserved - text.reserved).toBeGreaterThan(0);
+  });
+});
+
+/** A minimal PDF of `pages` pages (page objects and the page tree's /Count). */
+function pdfOf(pages: number): string {
+  const kids = Array.from({ length: pages }, (_, index) => `${index + 3} 0 R`).join(' ');
+  const objects = Array.from({ length: pages }, (_, index) => `${index + 3} 0 obj\n<< /Type /Page /Parent 2 0 R >>\nendobj\n`).join('');
+  return Buffer.from(`%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [${kids}] /Count ${pages} >>\nendobj\n${objects}%%EOF\n`, 'latin1').toString('base64');
+}
+
+describe('a PDF is estimated by its pages (3,000 tokens each), not a flat 1,000', () => {
+  it('a 30-page PDF from an Anthropic client and from a Chat client reserves its 90,000 tokens, and is counted so without usage', async () => {
+    const pdf = pdfOf(30);
+    const text = await chatRow([{ type: 'text', text: 'Summarize' }]);
+    const chat = await chatRow([{ type: 'text', text: 'Summarize' }, { type: 'file', file: { filename: 'a.pdf', file_data: `data:application/pdf;base64,${pdf}` } }]);
+    expect(chat.reserved - text.reserved).toBeGreaterThanOrEqual(expectedCharge({ input: 90_000, output: 0 }));
+    expect(chat.inputTokens - text.inputTokens).toBeGreaterThanOrEqual(90_000);
+    noUsage();
+    const { row } = await booked(fixture, () =>
+      fixture.sdk.anthropic.messages.create({
+        model: modelOf.gemini, max_tokens: 16,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarize' }, { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf } }] }],
+      }),
+    );
+    const reservation = (await fixture.reservations()).find((r) => r.id === row.request_id)!;
+    expect(reservation.amount).toBeGreaterThanOrEqual(expectedCharge({ input: 90_000, output: 16 }));
+    expect(Number(row.input_tokens)).toBeGreaterThanOrEqual(90_000);
   });
 });

@@ -1,4 +1,5 @@
 import { estimatedTokensPerImage, tokensPerMessage } from '../count-tokens.js';
+import { estimatedFileTokens } from '../estimate-attachment-tokens.js';
 
 export interface PromptText {
   /** Texts counted one by one, their counts summed: separate inputs (a prompt array) are not one text. */
@@ -21,16 +22,24 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
     else if (Array.isArray(content)) {
       for (const part of content) {
         if (part === null || typeof part !== 'object') continue;
-        const { type, text } = part as Record<string, unknown>;
+        const { type, text, file } = part as Record<string, unknown>;
         if (typeof text === 'string') parts.push(text);
-        // An image, a file (PDF) or an audio clip: each at the flat estimate the canonical path uses.
-        else if (type === 'image_url' || type === 'input_image' || type === 'file' || type === 'input_audio') extraTokens += estimatedTokensPerImage;
+        // A file: an inline PDF by its pages, as the canonical path counts it.
+        else if (type === 'file') extraTokens += estimatedFileTokens(fileDataOf(file));
+        // An image or an audio clip: each at the flat estimate the canonical path uses.
+        else if (type === 'image_url' || type === 'input_image' || type === 'input_audio') extraTokens += estimatedTokensPerImage;
       }
     }
     if (Array.isArray(toolCalls)) parts.push(JSON.stringify(toolCalls));
   }
   if (Array.isArray(body.tools)) parts.push(JSON.stringify(body.tools));
   return { texts: [parts.join('\n')], extraTokens };
+}
+
+/** A Chat `file` part's inline data (`file_data`, a data URL), when it has one. */
+function fileDataOf(file: unknown): string | undefined {
+  const data = file !== null && typeof file === 'object' ? (file as Record<string, unknown>).file_data : undefined;
+  return typeof data === 'string' ? data : undefined;
 }
 
 /**

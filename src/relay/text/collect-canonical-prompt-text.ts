@@ -1,6 +1,7 @@
 import type { CanonicalRequest } from '../../canonical/canonical-request.js';
 import { estimatedTokensPerImage, tokensPerMessage } from '../count-tokens.js';
 import type { PromptText } from '../openai/collect-prompt-text.js';
+import { estimatedFileTokens } from '../estimate-attachment-tokens.js';
 
 /** The text of a canonical request that the model reads, for local token counts and estimates. */
 export function collectCanonicalPromptText(request: CanonicalRequest): PromptText {
@@ -15,8 +16,10 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
           texts.push(part.text);
           break;
         case 'image':
-        case 'file':
           extraTokens += estimatedTokensPerImage;
+          break;
+        case 'file':
+          extraTokens += estimatedFileTokens(part.source, part.mediaType);
           break;
         case 'tool-call':
           texts.push(part.name, part.arguments);
