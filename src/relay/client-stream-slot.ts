@@ -5,9 +5,9 @@ import type { ClientStreamWriter } from './write-to-client.js';
 /**
  * A streaming request's client stream as the keep-alive sees it: the writer of the attempt under way, once
  * it opened one (with its held opening, if any). It pings only once the upstream has spoken — something
- * reached the client, or an opening is held (sent first) — since a ping commits the response: an upstream
- * that sent its headers and then nothing must still time out and fail over (504 → the next channel),
- * charged nothing. A class, not a literal with a getter and closures: one per streaming request.
+ * reached the client, an opening is held (sent first), or the answer began — since a ping commits the
+ * response: an upstream that sent its headers and then nothing must still time out and fail over (504 →
+ * the next channel), charged nothing. A class, not a literal with a getter and closures: one per streaming request.
  */
 export class ClientStreamSlot implements KeepAliveTarget {
   private writer: ClientStreamWriter | undefined = undefined;
@@ -36,8 +36,12 @@ export class ClientStreamSlot implements KeepAliveTarget {
   ping(): void {
     const writer = this.writer;
     if (writer === undefined) return;
-    if (!this.committed.committed && this.opening?.holding !== true) return;
-    this.opening?.release();
+    // The upstream has spoken: bytes went out, an opening is held, or the answer began (a Gemini client's
+    // reasoning or a tool call still being streamed encodes to nothing until later).
+    const opening = this.opening;
+    if (!this.committed.committed && opening?.holding !== true && opening?.released !== true) return;
+    if (writer.closed) return;
+    opening?.release();
     writer.ping();
   }
 }

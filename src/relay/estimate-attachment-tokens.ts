@@ -9,29 +9,45 @@ import { estimatedTokensPerImage } from './count-tokens.js';
  */
 export const estimatedTokensPerPdfPage = 3000;
 
+/** The most `/Type` keys read, and the most pages counted: no real PDF comes near either. */
+const maxTypeKeys = 100_000;
+const maxPages = 2_000;
+
 /**
- * Pure: the pages of a PDF, from its page objects (`/Type /Page`), else the largest page-tree `/Count`; a
- * PDF that hides both in compressed object streams is counted a page per 50 KB. At least 1. Searched in
- * the bytes (native `indexOf`, windows of a few hundred bytes): linear in the file, whatever it holds.
+ * Pure: the pages of a PDF, or undefined when it does not show them: the most of its page objects
+ * (`/Type /Page`, each object counted once: an incremental update appends a new copy of every page it
+ * touches), a linearized file's `/N` and the largest page-tree `/Count`. A PDF whose page objects are
+ * compressed in object streams may show none, and is then left to the flat estimate rather than guessed
+ * from its size (a scan is a few pages of many megabytes); its object streams are not inflated. Searched in the bytes (native `indexOf`, bounded windows and
+ * counts): linear in the file, and bounded whatever it holds.
  */
-export function countPdfPages(pdf: Buffer): number {
-  let pages = 0;
+export function countPdfPages(pdf: Buffer): number | undefined {
+  const pageObjects = new Set<string>();
   let largestCount = 0;
-  // A real page tree has few nodes; a body made of them must not cost a window read each.
   let treesRead = 0;
-  for (let at = pdf.indexOf(typeKey); at >= 0; at = pdf.indexOf(typeKey, at + typeKey.length)) {
+  let keys = 0;
+  for (let at = pdf.indexOf(typeKey); at >= 0 && keys < maxTypeKeys; at = pdf.indexOf(typeKey, at + typeKey.length)) {
+    keys += 1;
     let next = at + typeKey.length;
     while (next < pdf.length && isPdfWhitespace(pdf[next]!)) next += 1;
     if (!startsWithAt(pdf, next, pageName)) continue;
     const after = pdf[next + pageName.length];
     if (after === 0x73 /* s: /Pages, the page tree */) {
+      // A real page tree has few nodes; a body made of them must not cost a window read each.
       if (treesRead++ >= 256) continue;
       const window = pdf.subarray(Math.max(0, at - 256), next + 256).toString('latin1');
       for (const match of window.matchAll(/\/Count\s+(\d{1,7})/g)) largestCount = Math.max(largestCount, Number(match[1]));
-    } else if (after === undefined || !isLetter(after)) pages += 1;
+    } else if (after === undefined || !isLetter(after)) {
+      // The object this dictionary belongs to: `N G obj` shortly before it (else its own position).
+      const before = pdf.subarray(Math.max(0, at - 128), at).toString('latin1');
+      const header = /(\d+)\s+\d+\s+obj(?![\s\S]*\bobj)/.exec(before);
+      pageObjects.add(header?.[1] ?? `@${at}`);
+    }
   }
-  if (pages > 0) return pages;
-  return largestCount > 0 ? largestCount : Math.max(1, Math.ceil(pdf.length / 50_000));
+  const linearized = Number(/\/Linearized\s[^>]{0,256}?\/N\s+(\d{1,6})/.exec(pdf.subarray(0, 2048).toString('latin1'))?.[1] ?? 0);
+  // Page objects in the clear may be a few rewritten by an update, the rest compressed: the largest count wins.
+  const pages = Math.max(pageObjects.size, linearized, largestCount);
+  return pages > 0 ? Math.min(pages, maxPages) : undefined;
 }
 
 const typeKey = Buffer.from('/Type', 'latin1');
@@ -45,12 +61,14 @@ const isPdfWhitespace = (byte: number): boolean => byte === 0x20 || byte === 0x0
 const isLetter = (byte: number): boolean => (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a);
 
 /**
- * The reservation's estimate of an attached file: a PDF given inline (base64, or a `data:` URL) by its pages;
- * anything else, or a PDF only linked, at the flat estimate images have.
+ * The reservation's estimate of an attached file: a PDF given inline (base64 — a Chat `file_data` without a
+ * `data:` prefix is one, as the Chat parser reads it — or a `data:` URL) by its pages when it shows them;
+ * anything else, a PDF that hides its pages, or a PDF only linked, at the flat estimate images have.
  */
 export function estimatedFileTokens(source: CanonicalMediaSource | string | undefined, mediaType?: string): number {
-  const inline = typeof source === 'string' ? parseDataUrl(source) : source?.kind === 'base64' ? source : undefined;
+  const inline = typeof source === 'string' ? (parseDataUrl(source) ?? { mediaType: 'application/pdf', data: source }) : source?.kind === 'base64' ? source : undefined;
   const type = inline?.mediaType ?? mediaType;
   if (inline === undefined || type === undefined || !/^application\/pdf\b/i.test(type)) return estimatedTokensPerImage;
-  return Math.max(estimatedTokensPerImage, countPdfPages(Buffer.from(inline.data, 'base64')) * estimatedTokensPerPdfPage);
+  const pages = countPdfPages(Buffer.from(inline.data, 'base64'));
+  return pages === undefined ? estimatedTokensPerImage : Math.max(estimatedTokensPerImage, pages * estimatedTokensPerPdfPage);
 }

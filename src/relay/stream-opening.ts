@@ -22,6 +22,11 @@ export class StreamOpening {
     return this.held !== undefined && this.held.length > 0;
   }
 
+  /** Whether the answer began (what was held went out, or would have: it may have encoded to nothing). */
+  get released(): boolean {
+    return this.held === undefined;
+  }
+
   /** The upstream failed before its answer began: stop reading, the attempt fails over. */
   get failed(): boolean {
     return this.failedWith !== undefined;

@@ -110,9 +110,13 @@ export class ClientStreamWriter {
    * An SSE comment, which every SSE reader skips, sent at once: keeps a silent stream's connection alive
    * through proxies that cut idle ones. Commits the response if nothing did yet. Nothing once it ended.
    */
+  /** Whether the client's response can take no more (ended, or its connection gone). */
+  get closed(): boolean {
+    return this.reply.raw.destroyed || this.reply.raw.writableEnded;
+  }
+
   ping(): void {
-    const raw = this.reply.raw;
-    if (raw.destroyed || raw.writableEnded) return;
+    if (this.closed) return;
     this.write(': keep-alive\n\n');
     this.flush();
   }
