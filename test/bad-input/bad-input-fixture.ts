@@ -85,7 +85,6 @@ export async function startBadInputFixture(): Promise<BadInputFixture> {
       ],
     },
   });
-  const { db } = gateway.gateway.services.database;
   return {
     gateway,
     url: gateway.url,
@@ -93,18 +92,22 @@ export async function startBadInputFixture(): Promise<BadInputFixture> {
     anthropic,
     gemini,
     upstreamCalls: () => openai.requests.length + anthropic.requests.length + gemini.requests.length,
-    async balances() {
-      await gateway.settled();
-      const tokens = await db.selectFrom('tokens').select(['name', 'remain_quota', 'used_quota']).orderBy('name').execute();
-      const users = await db.selectFrom('users').select(['username', 'quota', 'used_quota']).orderBy('username').execute();
-      const open = await db.selectFrom('quota_reservations').select(['id']).where('state', '=', 'reserved').execute();
-      return { tokens: tokens.map((row) => ({ ...row })), users: users.map((row) => ({ ...row })), openReservations: open.length };
-    },
+    balances: () => readBalances(gateway),
     async close() {
       await gateway.close();
       await Promise.all([openai.close(), anthropic.close(), gemini.close()]);
     },
   };
+}
+
+/** Every token's and user's balance and the reservations left open, once the gateway settled what it served. */
+export async function readBalances(gateway: TestGateway): Promise<{ tokens: unknown[]; users: unknown[]; openReservations: number }> {
+  await gateway.settled();
+  const { db } = gateway.gateway.services.database;
+  const tokens = await db.selectFrom('tokens').select(['name', 'remain_quota', 'used_quota']).orderBy('name').execute();
+  const users = await db.selectFrom('users').select(['username', 'quota', 'used_quota']).orderBy('username').execute();
+  const open = await db.selectFrom('quota_reservations').select(['id']).where('state', '=', 'reserved').execute();
+  return { tokens: tokens.map((row) => ({ ...row })), users: users.map((row) => ({ ...row })), openReservations: open.length };
 }
 
 export type Style = 'openai' | 'anthropic' | 'gemini' | 'api' | 'task' | 'mj';

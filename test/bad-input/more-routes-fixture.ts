@@ -10,7 +10,7 @@ import { startFakeOpenaiUpstream, type FakeOpenaiUpstream } from '../fakes/fake-
 import { startFakeObjectStore, type FakeObjectStore } from '../fakes/fake-object-store.js';
 import { startScriptedUpstream, type ScriptedRequest, type ScriptedReply, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
-import { keys } from './bad-input-fixture.js';
+import { keys, readBalances } from './bad-input-fixture.js';
 
 export { keys };
 
@@ -88,7 +88,6 @@ export async function startMoreRoutesFixture(): Promise<MoreRoutesFixture> {
       ],
     },
   });
-  const { db } = gateway.gateway.services.database;
   return {
     gateway,
     url: gateway.url,
@@ -98,13 +97,7 @@ export async function startMoreRoutesFixture(): Promise<MoreRoutesFixture> {
     scripted,
     s3,
     upstreamCalls: () => openai.requests.length + anthropic.requests.length + gemini.requests.length + scripted.requests.length,
-    async balances() {
-      await gateway.settled();
-      const tokens = await db.selectFrom('tokens').select(['name', 'remain_quota', 'used_quota']).orderBy('name').execute();
-      const users = await db.selectFrom('users').select(['username', 'quota', 'used_quota']).orderBy('username').execute();
-      const open = await db.selectFrom('quota_reservations').select(['id']).where('state', '=', 'reserved').execute();
-      return { tokens: tokens.map((row) => ({ ...row })), users: users.map((row) => ({ ...row })), openReservations: open.length };
-    },
+    balances: () => readBalances(gateway),
     async close() {
       await gateway.close();
       await Promise.all([openai.close(), anthropic.close(), gemini.close(), scripted.close(), s3.close()]);

@@ -12,7 +12,7 @@ import { startFakeTencentVodUpstream, type FakeTencentVodUpstream } from '../fak
 import { startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { startFakeObjectStore, type FakeObjectStore } from '../fakes/fake-object-store.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
-import { keys } from './bad-input-fixture.js';
+import { keys, readBalances } from './bad-input-fixture.js';
 
 export { expectEnvelope, keys, send, withoutCharge } from './bad-input-fixture.js';
 
@@ -100,12 +100,10 @@ export async function startTaskRoutesFixture(): Promise<TaskRoutesFixture> {
     openai, images, mj, suno, video, kling, vod, s3,
     upstreamCalls: () => openai.requests.length + images.requests.length + mj.requests.length + suno.requests.length + video.requests.length + kling.requests.length + vod.requests.length,
     async balances() {
-      await gateway.settled();
-      const tokens = await db.selectFrom('tokens').select(['name', 'remain_quota', 'used_quota']).orderBy('name').execute();
-      const users = await db.selectFrom('users').select(['username', 'quota', 'used_quota']).orderBy('username').execute();
-      const open = await db.selectFrom('quota_reservations').select(['id']).where('state', '=', 'reserved').execute();
+      // Settled first (readBalances waits for it): the task rows are read after.
+      const balances = await readBalances(gateway);
       const tasks = await db.selectFrom('tasks').select(['id']).execute();
-      return { tokens: tokens.map((row) => ({ ...row })), users: users.map((row) => ({ ...row })), openReservations: open.length, tasks: tasks.length };
+      return { ...balances, tasks: tasks.length };
     },
     async close() {
       await gateway.close();
