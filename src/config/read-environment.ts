@@ -16,6 +16,8 @@ export interface Environment {
   streamingTimeoutSeconds: number;
   /** Seconds of silence toward a streaming client after which it gets an SSE comment; 0 = never. */
   streamKeepAliveSeconds: number;
+  /** Seconds an answer whose client left is read on for its usage report, once produced whole; 0 = abort at once. */
+  usageWaitSeconds: number;
   /** Seconds between polls of the catalog version when no Redis carries invalidations. */
   syncFrequencySeconds: number;
   connectTimeoutSeconds: number;
@@ -87,6 +89,7 @@ export function readEnvironment(env: Record<string, string | undefined>): Enviro
     // Timeouts of 0 would be "none" to undici: a stalled upstream would hold its stream and reservation forever.
     streamingTimeoutSeconds: integerSetting(env, 'STREAMING_TIMEOUT', 300, { minimum: 1 }),
     streamKeepAliveSeconds: integerSetting(env, 'STREAM_KEEPALIVE_SECONDS', 20, { maximum: 3600 }),
+    usageWaitSeconds: integerSetting(env, 'USAGE_WAIT_SECONDS', 5, { maximum: 300 }),
     // 0 turns the polling off: a single instance, or one whose Redis carries every change.
     syncFrequencySeconds: integerSetting(env, 'SYNC_FREQUENCY', 5),
     connectTimeoutSeconds: integerSetting(env, 'RELAY_CONNECT_TIMEOUT', 10, { minimum: 1 }),

@@ -91,6 +91,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   if (status >= 400) return failedAttemptFrom(response, input.key);
 
   if (!streamsUpstream) {
+    meter.wholeAnswerArriving();
     let json: unknown;
     try {
       json = await response.body.json();
@@ -108,6 +109,8 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     input.warnings.push(...parsed.warnings);
     const answer = aliases === undefined ? parsed.value : responseWithClientToolNames(parsed.value, aliases);
     meterWholeResponse(meter, answer, services.now);
+    // Read on after its client left (for its usage): there is no one to send it to.
+    if (meter.clientAborted) return { kind: 'served', value: { status }, status };
     // A 200 whose answer says it failed (Responses `status: "failed"`) is not shown as a whole answer.
     const failure = readFailedAnswer(answer, json, input.key);
     if (failure !== undefined) return { kind: 'failed', failure, upstreamAnswered: true };

@@ -56,6 +56,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   if (status >= 400) return failedAttemptFrom(response, input.key);
   const contentType = response.contentType;
   if (!contentType.includes('text/event-stream')) {
+    meter.wholeAnswerArriving();
     let bytes: Buffer;
     try {
       bytes = await response.body.bytes();
@@ -71,6 +72,8 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
       // Not JSON we understand: the client still gets it as sent, and billing counts its prompt alone.
       meter.firstTokenAt = services.now();
     }
+    // Read on after its client left (for its usage): there is no one to send it to.
+    if (meter.clientAborted) return { kind: 'served', value: { status }, status };
     meter.committed = true;
     sendWholeAnswer(reply, status, input.clientHeaders, contentType || 'application/json', bytes);
     return { kind: 'served', value: { status }, status };

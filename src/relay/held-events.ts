@@ -13,16 +13,21 @@ export class HeldEvents {
   private raw: string[] = [];
   /** Characters or bytes held. */
   size = 0;
+  /** The last event added (as held: its text, or its bytes as a one-byte string), kept after a drain. */
+  last: string | undefined;
 
   addText(text: string): void {
     this.texts.push(text);
     this.size += text.length;
+    this.last = text;
   }
 
   /** A copy of bytes[start, end). */
   addRange(bytes: Buffer, start: number, end: number): void {
-    this.raw.push(bytes.toString('latin1', start, end));
+    const copy = bytes.toString('latin1', start, end);
+    this.raw.push(copy);
     this.size += end - start;
+    this.last = copy;
   }
 
   /** Each held event's text, then forgets them all. */

@@ -96,9 +96,18 @@ export async function runRelayEnvelope(
   const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, maxOutputTokens: plan.maxOutputTokens, calls: plan.calls, webSearches: plan.webSearches, price: plan.price, ip: request.ip });
   const meter = new UsageMeter();
   const abort = new ClientAbortSignal();
+  let usageWait: NodeJS.Timeout | undefined;
   const onClientClose = () => {
     if (reply.raw.writableFinished) return;
     meter.clientAborted = true;
+    // An answer produced whole but for its usage report is read on for it, within a bound; else the
+    // upstream call ends now, so an abandoned answer stops costing.
+    const waitMs = services.settings.usageWaitMs;
+    if (waitMs > 0 && meter.upstreamUsage === undefined && meter.answerProduced?.() === true) {
+      meter.waitingForUsage = true;
+      usageWait = setTimeout(() => abort.abort(), waitMs);
+      return;
+    }
     abort.abort();
   };
   reply.raw.on('close', onClientClose);
@@ -166,6 +175,7 @@ export async function runRelayEnvelope(
   } finally {
     if (slot !== undefined) services.keepAlive.unwatch(slot);
     reply.raw.off('close', onClientClose);
+    clearTimeout(usageWait);
     const channelId = result !== undefined && result.kind !== 'no_channel' ? result.channel.id : undefined;
     const settlement = await settleRequest(services, { requestId: request.id, admission, meter, upstreamAnswered, channelId: result?.kind === 'served' ? channelId : undefined });
     charged = settlement.charged;

@@ -11,6 +11,11 @@ import type { StreamKeepAlive } from './stream-keepalive.js';
 export interface RelaySettings {
   /** Largest single SSE event accepted from an upstream. */
   maxStreamEventBytes: number;
+  /**
+   * How long an answer whose client left is read on for its usage report, once the upstream produced the
+   * whole answer (USAGE_WAIT_SECONDS); 0: the upstream call is aborted at once.
+   */
+  usageWaitMs: number;
 }
 
 /** What the relay pipeline needs, built once in main.ts. */

@@ -30,6 +30,15 @@ export class UsageMeter {
   /** Something went to the client: from here on nothing may be retried. */
   committed = false;
   clientAborted = false;
+  /**
+   * Whether the upstream has produced its whole answer and only its usage report is still to come (a
+   * stream whose finish was read, a non-streamed answer whose 2xx arrived). A client that leaves then is
+   * waited out for that report (USAGE_WAIT_SECONDS): reading on costs the upstream nothing more, and its
+   * report — reasoning, cache reads — is what it bills, where a local count of the visible text is not.
+   */
+  answerProduced: (() => boolean) | undefined;
+  /** The client left while the answer's usage report was still to come: the upstream is read on for it. */
+  waitingForUsage = false;
   /** Why the response ended early, when it did. */
   interruption: string | undefined;
   /** The answer's id as the upstream gave it (a stored Responses answer is continued by it). */
@@ -44,6 +53,16 @@ export class UsageMeter {
    * the client puts its writer (and held opening) here (client-stream-slot.ts).
    */
   stream: ClientStreamSlot | undefined;
+
+  /** Whether the upstream's answer is read no further: its client left, and no usage report is awaited. */
+  stopsReading(): boolean {
+    return this.clientAborted && !(this.waitingForUsage && this.upstreamUsage === undefined);
+  }
+
+  /** A non-streamed answer's 2xx arrived: the upstream produced it whole, only its body is still to come. */
+  wholeAnswerArriving(): void {
+    this.answerProduced = answerArrived;
+  }
 
   /**
    * What the attempt so far produced, set apart: an attempt that failed in-band after its upstream answered
@@ -75,5 +94,8 @@ export class UsageMeter {
     this.unreportedOutputTokens = 0;
     this.interruption = undefined;
     this.responseId = undefined;
+    this.answerProduced = undefined;
   }
 }
+
+const answerArrived = () => true;

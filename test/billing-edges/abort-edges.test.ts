@@ -8,8 +8,9 @@ import { buildClientRequest, expectedCharge, modelOf, promptTokensExact, readSse
  * complete; an upstream that stalls mid-stream until STREAMING_TIMEOUT. Both read raw HTTP: the first
  * aborts at a precise point of the body, the second reads what arrived before the gateway ended it.
  * Rule (docs/behaviour.md "Billing"): "when an upstream answered (2xx), the prompt plus the produced text
- * counted locally … else nothing"; a client that leaves while a non-streamed body is still coming is
- * charged its prompt, as a stream left before its first event is.
+ * counted locally … else nothing"; a client that leaves while a non-streamed body is still coming, and
+ * the body does not come within USAGE_WAIT_SECONDS, is charged its prompt, as a stream left before its
+ * first event is.
  */
 let fixture: BillingFixture | undefined;
 afterEach(async () => {
@@ -28,7 +29,8 @@ describe('a client that leaves a non-streamed request after the upstream answere
   for (const client of styles) {
     for (const upstream of styles) {
       it(`${client} client → ${upstream} upstream: the prompt is billed (2xx answered), as for a stream left before its first event`, async () => {
-        fixture = await startBillingFixture({ tokenQuota: 10_000_000, userQuota: 10_000_000 });
+        // The gateway reads on for the body's usage (usage-wait.test.ts) for USAGE_WAIT_SECONDS, then gives up.
+        fixture = await startBillingFixture({ tokenQuota: 10_000_000, userQuota: 10_000_000, env: { USAGE_WAIT_SECONDS: '1' } });
         fixture.primary[upstream].enqueue(headersThenHang(upstream));
         const controller = new AbortController();
         const request = buildClientRequest(fixture.gateway.url, client, modelOf[upstream], false, 100, controller.signal);

@@ -80,6 +80,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   }
 
   // Non-streaming answers are complete JSON documents: read whole (to learn usage), then sent as received.
+  meter.wholeAnswerArriving();
   let bytes: Buffer;
   try {
     bytes = await response.body.bytes();
@@ -91,6 +92,8 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   meter.firstTokenAt = services.now();
   if (input.readWholeAnswer === undefined) noteNonStreamUsage(bytes, meter);
   else input.readWholeAnswer(bytes, meter, contentType);
+  // Read on after its client left (for its usage): there is no one to send it to.
+  if (meter.clientAborted) return { kind: 'served', value: { status }, status };
   meter.committed = true;
   sendWholeAnswer(reply, status, input.clientHeaders, contentType === '' ? 'application/json' : contentType, bytes);
   return { kind: 'served', value: { status }, status };

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { UsageMeter } from '../usage-meter.js';
 import { pipeOpenaiStream } from './pipe-openai-stream.js';
@@ -143,5 +143,37 @@ describe('mayCarryUsage', () => {
     expect(mayCarryUsage('{"usage" : {"prompt_tokens":1}}')).toBe(true);
     expect(mayCarryUsage('{"usage":null,"x":{"usage":{"a":1}}}')).toBe(true);
     expect(mayCarryUsage('{"type":"usage","usage":{}}')).toBe(true);
+  });
+});
+
+describe('givesFinishReason', () => {
+  it('is true only for a "finish_reason" key whose value is a string', async () => {
+    const { givesFinishReason } = await import('./pipe-openai-stream.js');
+    expect(givesFinishReason('{"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"usage":null}')).toBe(true);
+    expect(givesFinishReason('{"choices":[{"delta":{}, "finish_reason" : "length"}]}')).toBe(true);
+    expect(givesFinishReason('{"choices":[{"delta":{"content":"Hi"},"finish_reason":null}]}')).toBe(false);
+    expect(givesFinishReason('{"choices":[{"delta":{"content":"Hi"}}]}')).toBe(false);
+    // Inside the model's text the quotes are escaped: no key.
+    expect(givesFinishReason('{"choices":[{"delta":{"content":"the \\"finish_reason\\":\\"stop\\" field"},"finish_reason":null}]}')).toBe(false);
+    expect(givesFinishReason('{"choices":[{"delta":{"content":"\\"finish_reason\\""},"finish_reason":"tool_calls"}]}')).toBe(true);
+  });
+});
+
+describe('pipeOpenaiStream, a client gone at the finish', () => {
+  it('tells the meter the answer is produced once the last event read gave its finish_reason, and not before', async () => {
+    const meter = new UsageMeter();
+    const seen: boolean[] = [];
+    const body = new PassThrough();
+    const piped = pipeOpenaiStream({ body, reply: recordingReply().reply, headers: {}, meter, clientWantsUsage: true, maxEventBytes: 1 << 20, now: () => 1 });
+    const step = async (frame: string) => {
+      body.write(frame);
+      await new Promise((resolve) => setImmediate(resolve));
+      seen.push(meter.answerProduced?.() === true);
+    };
+    await step('data: {"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":null}\n\n');
+    await step('data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}\n\n');
+    body.end('data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":9}}\n\ndata: [DONE]\n\n');
+    await piped;
+    expect(seen).toEqual([false, true]);
   });
 });

@@ -51,6 +51,8 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
   const countHeldPastLimit = () => {
     if (held.size >= heldTextLimit) countHeld();
   };
+  // The answer is whole once the last event read gave a finish_reason: only the usage-only chunk is to come.
+  meter.answerProduced = () => held.last !== undefined && givesFinishReason(held.last);
 
   /** Parses an event for its usage and text; returns whether the client gets it. */
   const inspect = (data: string): boolean => {
@@ -136,11 +138,12 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
       const ending = await readBodyChunks(input.body, (chunk) => {
         push(chunk);
         const drained = client.flushAndDrain();
-        return meter.clientAborted ? 'stop' : drained;
+        return meter.clientAborted && meter.stopsReading() ? 'stop' : drained;
       });
-      if (ending === 'ended' && !meter.clientAborted) {
+      if (ending === 'ended') {
+        // (Also when the client left and the body was read on for its usage: its last event may be unframed.)
         endOfStream();
-        if (!sawDone && meter.upstreamUsage === undefined) throw new StreamEndedMidAnswer();
+        if (!meter.clientAborted && !sawDone && meter.upstreamUsage === undefined) throw new StreamEndedMidAnswer();
       }
     } catch (error) {
       // Told in-band after the events already decoded.
@@ -220,6 +223,23 @@ function mayCarryUsageIn(bytes: Buffer, start: number, end: number, keys: UsageK
     index += 1;
     while (index < end && bytes[index] === 0x20) index += 1;
     if (!(end - index >= 4 && bytes[index] === 0x6e && bytes[index + 1] === 0x75 && bytes[index + 2] === 0x6c && bytes[index + 3] === 0x6c)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether an event (as held: text, or UTF-8 bytes as a one-byte string — the key and its value are ASCII)
+ * gives a choice's finish_reason: `"finish_reason"` followed by a string, not `null`. A chunk that could
+ * only say so inside the model's text escapes its quotes.
+ */
+export function givesFinishReason(data: string): boolean {
+  for (let at = data.indexOf('"finish_reason"'); at !== -1; at = data.indexOf('"finish_reason"', at + 15)) {
+    let index = at + 15;
+    while (data.charCodeAt(index) === 0x20) index += 1;
+    if (data.charCodeAt(index) !== 0x3a) continue;
+    index += 1;
+    while (data.charCodeAt(index) === 0x20) index += 1;
+    if (data.charCodeAt(index) === 0x22) return true;
   }
   return false;
 }
