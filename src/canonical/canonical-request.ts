@@ -59,7 +59,8 @@ export interface CanonicalToolResultPart {
   toolCallId: string;
   /** Gemini needs the function name on a result; other styles only the id. */
   name?: string;
-  content: (CanonicalTextPart | CanonicalImagePart)[];
+  /** What the tool returned: text, images, and files (a PDF a tool read, as Claude Code's Read returns one). */
+  content: (CanonicalTextPart | CanonicalImagePart | CanonicalFilePart)[];
   isError?: boolean;
 }
 

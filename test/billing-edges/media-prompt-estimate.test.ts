@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedCharge, modelOf, startBillingFixture, type BillingFixture } from '../billing-edges/billing-fixture.js';
 import { replyFor } from '../fakes/scripted-vendor-wire.js';
 import { booked } from '../support/booked-request.js';
+import { classicPdf } from './pdf-builders.js';
 
 const PDF = Buffer.from('%PDF-1.4 '.padEnd(30_000, 'x')).toString('base64');
 const WAV = Buffer.from('RIFF'.padEnd(30_000, 'a')).toString('base64');
@@ -54,16 +55,9 @@ describe('Chat client attachments → Gemini upstream that reports no usage (loc
   });
 });
 
-/** A minimal PDF of `pages` pages (page objects and the page tree's /Count). */
-function pdfOf(pages: number): string {
-  const kids = Array.from({ length: pages }, (_, index) => `${index + 3} 0 R`).join(' ');
-  const objects = Array.from({ length: pages }, (_, index) => `${index + 3} 0 obj\n<< /Type /Page /Parent 2 0 R >>\nendobj\n`).join('');
-  return Buffer.from(`%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [${kids}] /Count ${pages} >>\nendobj\n${objects}%%EOF\n`, 'latin1').toString('base64');
-}
-
 describe('a PDF is estimated by its pages (3,000 tokens each), not a flat 1,000', () => {
   it('a 30-page PDF from an Anthropic client and from a Chat client reserves its 90,000 tokens, and is counted so without usage', async () => {
-    const pdf = pdfOf(30);
+    const pdf = classicPdf(30).toString('base64');
     const text = await chatRow([{ type: 'text', text: 'Summarize' }]);
     const chat = await chatRow([{ type: 'text', text: 'Summarize' }, { type: 'file', file: { filename: 'a.pdf', file_data: `data:application/pdf;base64,${pdf}` } }]);
     expect(chat.reserved - text.reserved).toBeGreaterThanOrEqual(expectedCharge({ input: 90_000, output: 0 }));

@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 
+/** A minimal classic PDF of `pages` pages: page objects and the page tree's /Count, all in sight. */
+export function classicPdf(pages: number): Buffer {
+  const kids = Array.from({ length: pages }, (_, index) => `${index + 3} 0 R`).join(' ');
+  const objects = Array.from({ length: pages }, (_, index) => `${index + 3} 0 obj\n<< /Type /Page /Parent 2 0 R >>\nendobj\n`).join('');
+  return Buffer.from(`%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [${kids}] /Count ${pages} >>\nendobj\n${objects}%%EOF\n`, 'latin1');
+}
+
 /**
  * A PDF 1.5 whose catalog, page tree and page objects live in a compressed object stream (/Type /ObjStm),
  * as pdfTeX (TeX Live's default \pdfobjcompresslevel=2), Word, Acrobat "reduce size" and qpdf write them;

@@ -46,6 +46,58 @@ describe('media in tool results and documents reach the upstream; gateway-made o
     expect(output.output).toEqual([{ type: 'input_text', text: 'radar:' }, { type: 'input_image', image_url: `data:image/png;base64,${PNG}` }]);
   });
 
+  const withPdfResult = (model: string) => ({
+    model, max_tokens: 100, tools: [wTool],
+    messages: [
+      { role: 'user' as const, content: 'Read the forecast file' },
+      { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 'toolu_P', name: 'get_weather', input: { location: 'Paris' } }] },
+      { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'toolu_P', content: [{ type: 'text' as const, text: 'forecast.pdf:' }, { type: 'document' as const, source: { type: 'base64' as const, media_type: 'application/pdf' as const, data: PDF } }] }] },
+    ],
+  });
+
+  it('anthropic client tool_result with a PDF document (as Claude Code reads one) → gemini-3 functionResponse.parts, responses input_file, chat: dropped and said', async () => {
+    fixture.upstream.enqueue(replyFor('gemini', { text: 'ok', stop: 'stop', usage: { input: 1, output: 1 } }, false));
+    await fixture.anthropic.messages.create(withPdfResult(M.gemini3));
+    const geminiTurn = fixture.upstream.requests.at(-1)!.body.contents.at(-1);
+    expect(geminiTurn.parts[0].functionResponse).toMatchObject({ response: { output: 'forecast.pdf:' }, parts: [{ inlineData: { mimeType: 'application/pdf', data: PDF } }] });
+    fixture.upstream.enqueue(replyFor('openai-responses', { text: 'ok', stop: 'stop', usage: { input: 1, output: 1 } }, false));
+    await fixture.anthropic.messages.create(withPdfResult(M.responses));
+    const output = fixture.upstream.requests.at(-1)!.body.input.find((i: any) => i.type === 'function_call_output');
+    expect(output.output).toEqual([{ type: 'input_text', text: 'forecast.pdf:' }, { type: 'input_file', file_data: `data:application/pdf;base64,${PDF}` }]);
+    fixture.upstream.enqueue(replyFor('openai-chat', { text: 'ok', stop: 'stop', usage: { input: 1, output: 1 } }, false));
+    await fixture.anthropic.messages.create(withPdfResult(M.chat));
+    const tool = fixture.upstream.requests.at(-1)!.body.messages.find((m: any) => m.role === 'tool');
+    expect(tool.content).toBe('forecast.pdf:');
+    expect(JSON.stringify((await fixture.lastLog()).warnings)).toContain('cannot hold files; file dropped from the result of toolu_P');
+  });
+
+  it('openai-responses client function_call_output with an input_file → anthropic tool_result document; gemini client functionResponse PDF part → anthropic too', async () => {
+    fixture.upstream.enqueue(replyFor('anthropic', { text: 'ok', stop: 'stop', usage: { input: 1, output: 1 } }, false));
+    await fixture.openai.responses.create({
+      model: M.anthropic,
+      tools: [{ type: 'function', name: 'get_weather', parameters: weatherTool.parameters, strict: false }],
+      input: [
+        { role: 'user', content: 'Read the forecast file' },
+        { type: 'function_call', call_id: 'call_P', name: 'get_weather', arguments: '{"location":"Paris"}' },
+        { type: 'function_call_output', call_id: 'call_P', output: [{ type: 'input_text', text: 'forecast.pdf:' }, { type: 'input_file', filename: 'forecast.pdf', file_data: `data:application/pdf;base64,${PDF}` }] },
+      ],
+    });
+    const fromResponses = fixture.upstream.requests.at(-1)!.body.messages.at(-1).content[0];
+    expect(fromResponses).toMatchObject({ type: 'tool_result', tool_use_id: 'call_P', content: [{ type: 'text', text: 'forecast.pdf:' }, { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF }, title: 'forecast.pdf' }] });
+    fixture.upstream.enqueue(replyFor('anthropic', { text: 'ok', stop: 'stop', usage: { input: 1, output: 1 } }, false));
+    await fixture.gemini.models.generateContent({
+      model: M.anthropic,
+      config: { tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: weatherTool.parameters }] }] },
+      contents: [
+        { role: 'user', parts: [{ text: 'Read the forecast file' }] },
+        { role: 'model', parts: [{ functionCall: { id: 'fc_P', name: 'get_weather', args: { location: 'Paris' } } }] },
+        { role: 'user', parts: [{ functionResponse: { id: 'fc_P', name: 'get_weather', response: { output: 'forecast.pdf:' }, parts: [{ inlineData: { mimeType: 'application/pdf', data: PDF } }] } }] },
+      ],
+    });
+    const fromGemini = fixture.upstream.requests.at(-1)!.body.messages.at(-1).content[0];
+    expect(fromGemini).toMatchObject({ type: 'tool_result', content: [{ type: 'text', text: 'forecast.pdf:' }, { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF } }] });
+  });
+
   it('anthropic client PDF document → gemini inlineData, openai-chat file part, openai-responses input_file', async () => {
     const body = (model: string) => ({ model, max_tokens: 50, messages: [{ role: 'user' as const, content: [{ type: 'document' as const, source: { type: 'base64' as const, media_type: 'application/pdf' as const, data: PDF } }, { type: 'text' as const, text: 'Summarize' }] }] });
     fixture.upstream.enqueue(replyFor('gemini', { text: 'ok', stop: 'stop', usage: { input: 1, output: 1 } }, false));

@@ -122,9 +122,8 @@ function formatFile(part: CanonicalFilePart, path: string, warnings: string[]): 
 }
 
 function formatToolResult(part: CanonicalToolResultPart, path: string, warnings: string[]): WireBlock {
-  const content = part.content.flatMap((inner, index) =>
-    inner.type === 'text' ? (inner.text === '' ? [] : [{ type: 'text', text: inner.text }]) : formatImage(inner, `${path}.content.${index}`, warnings),
-  );
+  // Anthropic's tool_result holds text, images and documents, as a user turn does.
+  const content = part.content.flatMap((inner, index) => formatUserPart(inner, `${path}.content.${index}`, warnings));
   return {
     type: 'tool_result',
     tool_use_id: anthropicToolUseId(part.toolCallId),

@@ -156,7 +156,7 @@ function parseToolResult(block: Block, path: Path, toolNames: ReadonlyMap<string
   const blocks: Block[] = typeof wireContent === 'string' ? [{ type: 'text', text: wireContent }] : (wireContent ?? []);
   for (const [index, inner] of blocks.entries()) {
     const innerPath = [...path, 'content', index];
-    const parsed = inner.type === 'text' ? parseText(inner, innerPath, warnings) : inner.type === 'image' ? parseImage(inner, innerPath, warnings) : undefined;
+    const parsed = inner.type === 'text' || inner.type === 'image' || inner.type === 'document' ? parseUserBlock(inner, innerPath, warnings) : undefined;
     if (parsed === undefined) {
       warnings.push(`${innerPath.join('.')}: a '${inner.type}' block in a tool result is not carried: dropped`);
       continue;

@@ -5,8 +5,8 @@ import type { GeminiWirePart } from './format-gemini-model-parts.js';
 /**
  * A canonical tool result → a Gemini `functionResponse` part, the inverse of `parseGeminiFunctionResponse`:
  * text that is a JSON object is sent as that object; other text as `{output}`, or `{error}` for a failed
- * call (FunctionResponse.response in @google/genai). Images go in `functionResponse.parts`, which only
- * Gemini 3 accepts; for older models they follow as plain parts of the same turn.
+ * call (FunctionResponse.response in @google/genai). Images and files (a PDF) go in `functionResponse.parts`,
+ * which only Gemini 3 accepts; for older models they follow as plain parts of the same turn.
  */
 export function formatGeminiToolResult(
   result: CanonicalToolResultPart,
@@ -15,7 +15,9 @@ export function formatGeminiToolResult(
   warnings: string[],
 ): GeminiWirePart[] {
   const text = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
-  const media = result.content.flatMap((part) => (part.type === 'image' ? [formatGeminiMedia(part.source, undefined, 'image/jpeg', warnings)] : []));
+  const media = result.content.flatMap((part) =>
+    part.type === 'image' ? [formatGeminiMedia(part.source, undefined, 'image/jpeg', warnings)] : part.type === 'file' ? [formatGeminiMedia(part.source, part.mediaType, 'application/pdf', warnings)] : [],
+  );
   let response: Record<string, unknown>;
   if (result.isError === true) response = { error: text };
   else if (text === '') response = {};
@@ -24,7 +26,7 @@ export function formatGeminiToolResult(
   const functionResponse = { id: result.toolCallId, name, response };
   if (media.length === 0) return [{ functionResponse }];
   if (mediaInFunctionResponse) return [{ functionResponse: { ...functionResponse, parts: media } }];
-  warnings.push(`tool result ${result.toolCallId}: images sent beside the functionResponse (functionResponse.parts needs Gemini 3)`);
+  warnings.push(`tool result ${result.toolCallId}: media sent beside the functionResponse (functionResponse.parts needs Gemini 3)`);
   return [{ functionResponse }, ...media];
 }
 

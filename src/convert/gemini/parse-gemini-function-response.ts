@@ -1,4 +1,4 @@
-import type { CanonicalImagePart, CanonicalTextPart, CanonicalToolResultPart } from '../../canonical/canonical-request.js';
+import type { CanonicalToolResultPart } from '../../canonical/canonical-request.js';
 import type { GeminiFunctionResponse } from './gemini-wire-schema.js';
 import { isGeminiFileUri } from './is-gemini-file-uri.js';
 
@@ -6,7 +6,7 @@ import { isGeminiFileUri } from './is-gemini-file-uri.js';
  * A Gemini `functionResponse` → a canonical tool result. Gemini's `response` is an object; its documented
  * convention (FunctionResponse.response in @google/genai) is an `output` key for the result and an `error`
  * key for a failure, which become the text and `isError`. Any other object is kept whole as JSON text.
- * Media in `parts` (Gemini 3) become images; other media cannot be carried.
+ * Media in `parts` (Gemini 3) become images, or files (a PDF); a Gemini Files API URI cannot be carried.
  */
 export function parseGeminiFunctionResponse(
   functionResponse: GeminiFunctionResponse,
@@ -14,7 +14,7 @@ export function parseGeminiFunctionResponse(
   name: string,
   warnings: string[],
 ): CanonicalToolResultPart {
-  const content: (CanonicalTextPart | CanonicalImagePart)[] = [];
+  const content: CanonicalToolResultPart['content'] = [];
   const response = functionResponse.response;
   const keys = response === undefined ? [] : Object.keys(response);
   let isError = false;
@@ -26,12 +26,15 @@ export function parseGeminiFunctionResponse(
     content.push({ type: 'text', text: JSON.stringify(response) });
   }
   for (const part of functionResponse.parts ?? []) {
-    if (part.inlineData?.mimeType.startsWith('image/') === true) {
-      content.push({ type: 'image', source: { kind: 'base64', mediaType: part.inlineData.mimeType, data: part.inlineData.data } });
-    } else if (part.fileData?.mimeType?.startsWith('image/') === true && !isGeminiFileUri(part.fileData.fileUri)) {
-      content.push({ type: 'image', source: { kind: 'url', url: part.fileData.fileUri } });
+    const { inlineData, fileData } = part;
+    if (inlineData !== undefined) {
+      const source = { kind: 'base64' as const, mediaType: inlineData.mimeType, data: inlineData.data };
+      content.push(inlineData.mimeType.startsWith('image/') ? { type: 'image', source } : { type: 'file', source, mediaType: inlineData.mimeType });
+    } else if (fileData !== undefined && !isGeminiFileUri(fileData.fileUri)) {
+      const source = { kind: 'url' as const, url: fileData.fileUri };
+      content.push(fileData.mimeType?.startsWith('image/') === true ? { type: 'image', source } : { type: 'file', source, ...(fileData.mimeType === undefined ? {} : { mediaType: fileData.mimeType }) });
     } else {
-      warnings.push(`functionResponse ${name}: a media part that cannot be carried in a tool result (not an image, or a file only Gemini can read) was dropped`);
+      warnings.push(`functionResponse ${name}: a media part that cannot be carried in a tool result (a file only Gemini can read) was dropped`);
     }
   }
   return { type: 'tool-result', toolCallId, name, content, ...(isError ? { isError } : {}) };

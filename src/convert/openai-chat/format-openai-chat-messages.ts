@@ -110,7 +110,8 @@ function formatToolResult(result: CanonicalToolResultPart, path: string, warning
   const texts: CanonicalTextPart[] = [];
   for (const part of result.content) {
     if (part.type === 'text') texts.push(part);
-    else warnings.push(`${path}: Chat Completions tool messages cannot hold images; image dropped from the result of ${result.toolCallId}`);
+    else if (part.type === 'image') warnings.push(`${path}: Chat Completions tool messages cannot hold images; image dropped from the result of ${result.toolCallId}`);
+    else warnings.push(`${path}: Chat Completions tool messages cannot hold files; file dropped from the result of ${result.toolCallId}`);
   }
   if (result.isError === true) warnings.push(`${path}: the error flag of the result of ${result.toolCallId} has no Chat Completions field`);
   const [only] = texts;

@@ -39,14 +39,7 @@ function parseUserContent(content: string | TypedObject[], basePath: string, war
 }
 
 function parseToolOutput(output: string | TypedObject[], basePath: string, warnings: string[]): CanonicalToolResultPart['content'] | InvalidWireRequest {
-  const parts = parseUserContent(output, basePath, warnings);
-  if ('invalid' in parts) return parts;
-  const content: CanonicalToolResultPart['content'] = [];
-  for (const part of parts) {
-    if (part.type === 'file') warnings.push(`${basePath}: a file in a tool result cannot be carried to other API styles; dropped`);
-    else content.push(part);
-  }
-  return content;
+  return parseUserContent(output, basePath, warnings);
 }
 
 /**

@@ -27,7 +27,8 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
         case 'tool-result':
           for (const inner of part.content) {
             if (inner.type === 'text') texts.push(inner.text);
-            else extraTokens += estimatedTokensPerImage;
+            else if (inner.type === 'image') extraTokens += estimatedTokensPerImage;
+            else extraTokens += estimatedFileTokens(inner.source, inner.mediaType);
           }
           break;
       }
