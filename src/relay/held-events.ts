@@ -13,7 +13,10 @@ export class HeldEvents {
   private raw: string[] = [];
   /** Characters or bytes held. */
   size = 0;
-  /** The last event added (as held: its text, or its bytes as a one-byte string), kept after a drain. */
+  /**
+   * The last event read (as held: its text, or its bytes as a one-byte string), kept after a drain. A stream
+   * sets it for the events it parses rather than holds, too.
+   */
   last: string | undefined;
 
   addText(text: string): void {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScriptedReply, SseEvent } from '../fakes/scripted-upstream.js';
 import { chatStream, replyFor, type WireStyle, type WireUsage } from '../fakes/scripted-vendor-wire.js';
-import { settledRow } from '../support/booked-request.js';
 import { buildClientRequest, expectedCharge, modelOf, promptText, promptTokensExact, startBillingFixture, styles, tokens, type BillingFixture } from './billing-fixture.js';
+import { chatLeftAtFinish, rowOf } from './usage-wait-helpers.js';
 
 /**
  * A client that leaves once the upstream has produced its whole answer, before the answer's usage report
@@ -26,27 +26,9 @@ const wordsText = words.join('');
 const billedReport = expectedCharge({ input: reported.input, cacheRead: reported.cacheRead, output: reported.output });
 const billedLocally = (text: string) => expectedCharge({ input: promptTokensExact(), output: tokens(text) });
 
-/** The openai SDK's streamed chat, left at the finish_reason (breaking the loop aborts the request). */
-async function chatLeftAtFinish(current: BillingFixture): Promise<string> {
-  const stream = await current.sdk.openai.chat.completions.create({ model: modelOf['openai-chat'], messages: [{ role: 'user', content: promptText }], stream: true, stream_options: { include_usage: true } });
-  let text = '';
-  for await (const chunk of stream) {
-    text += chunk.choices[0]?.delta.content ?? '';
-    if (chunk.choices[0]?.finish_reason) break;
-  }
-  return text;
-}
-
 /** The chat stream of `words` with `reported`, one event per write, `delayMs` apart (so the client's leaving lands between the finish and the usage). */
 function chatStreamApart(delayMs: number): ScriptedReply {
   return { ...chatStream({ text: words, usage: reported }), delayMs };
-}
-
-async function rowOf(current: BillingFixture, logsBefore: number) {
-  // A client abort settles after the socket closes: give the gateway a moment before waiting on it.
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  const row = await settledRow(current, logsBefore);
-  return { status: row.status, source: row.usage_source, input: row.input_tokens, output: row.output_tokens, quota: row.quota };
 }
 
 describe('a streaming client that leaves at the finish_reason is billed the usage report that follows it', () => {

@@ -30,6 +30,8 @@ export interface OpenaiAttemptInput {
   /** The client asked for a stream (false when not given: the endpoints that answer one document). */
   stream?: boolean;
   clientWantsUsage?: boolean;
+  /** A streamed answer of one choice: its finish_reason ends it (a client leaving then is waited out for the usage). */
+  singleChoice?: boolean;
   reply: FastifyReply;
   meter: UsageMeter;
   signal: UpstreamSignal;
@@ -71,6 +73,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
       headers: input.clientHeaders,
       meter,
       clientWantsUsage: input.clientWantsUsage === true,
+      singleChoice: input.singleChoice === true,
       maxEventBytes: services.settings.maxStreamEventBytes,
       now: services.now,
     });

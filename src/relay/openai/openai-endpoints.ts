@@ -29,6 +29,8 @@ export interface OpenaiEndpoint {
   promptText(body: Record<string, unknown>): PromptText;
   /** The client's output budget; undefined = none given (the configured default applies); 0 = no output. */
   maxOutputTokens(body: Record<string, unknown>): number | undefined;
+  /** How many choices one streamed answer holds (`n`, …); 1 unless set. */
+  choicesMade?(body: Record<string, unknown>): number;
 }
 
 const positiveInteger = z.number().int().nonnegative();
@@ -130,6 +132,7 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     promptText: collectChatPromptText,
     // Both given: the larger, since an upstream may read either (DeepSeek and most compatible servers read only max_tokens).
     maxOutputTokens: (body) => largerLimit(optionalNumber(body.max_completion_tokens), optionalNumber(body.max_tokens)),
+    choicesMade: (body) => optionalNumber(body.n) ?? 1,
   },
   completions: {
     name: 'completions',
@@ -139,6 +142,7 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     promptText: (body) => collectInputText(body.prompt),
     // Per completion, for every completion made: max(n, best_of) of them for each prompt of a list.
     maxOutputTokens: (body) => (optionalNumber(body.max_tokens) ?? 16) * completionsMade(body),
+    choicesMade: completionsMade,
   },
   embeddings: {
     name: 'embeddings',

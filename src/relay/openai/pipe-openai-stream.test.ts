@@ -156,6 +156,8 @@ describe('givesFinishReason', () => {
     // Inside the model's text the quotes are escaped: no key.
     expect(givesFinishReason('{"choices":[{"delta":{"content":"the \\"finish_reason\\":\\"stop\\" field"},"finish_reason":null}]}')).toBe(false);
     expect(givesFinishReason('{"choices":[{"delta":{"content":"\\"finish_reason\\""},"finish_reason":"tool_calls"}]}')).toBe(true);
+    // Some compatible servers send "" on every chunk: no finish.
+    expect(givesFinishReason('{"choices":[{"delta":{"content":"Hi"},"finish_reason":""}]}')).toBe(false);
   });
 });
 
@@ -164,7 +166,7 @@ describe('pipeOpenaiStream, a client gone at the finish', () => {
     const meter = new UsageMeter();
     const seen: boolean[] = [];
     const body = new PassThrough();
-    const piped = pipeOpenaiStream({ body, reply: recordingReply().reply, headers: {}, meter, clientWantsUsage: true, maxEventBytes: 1 << 20, now: () => 1 });
+    const piped = pipeOpenaiStream({ body, reply: recordingReply().reply, headers: {}, meter, clientWantsUsage: true, singleChoice: true, maxEventBytes: 1 << 20, now: () => 1 });
     const step = async (frame: string) => {
       body.write(frame);
       await new Promise((resolve) => setImmediate(resolve));
@@ -175,5 +177,16 @@ describe('pipeOpenaiStream, a client gone at the finish', () => {
     body.end('data: {"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":9}}\n\ndata: [DONE]\n\n');
     await piped;
     expect(seen).toEqual([false, true]);
+  });
+
+  it('never tells it so for an answer of several choices (another may still be generating)', async () => {
+    const meter = new UsageMeter();
+    const body = new PassThrough();
+    const piped = pipeOpenaiStream({ body, reply: recordingReply().reply, headers: {}, meter, clientWantsUsage: true, singleChoice: false, maxEventBytes: 1 << 20, now: () => 1 });
+    body.write('data: {"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}],"usage":null}\n\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(meter.answerProduced).toBeUndefined();
+    body.end('data: [DONE]\n\n');
+    await piped;
   });
 });

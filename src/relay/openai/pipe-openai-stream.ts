@@ -18,6 +18,11 @@ export interface PipeStreamInput {
   meter: UsageMeter;
   /** The client asked for `stream_options.include_usage`; otherwise the usage-only chunk we asked for is dropped. */
   clientWantsUsage: boolean;
+  /**
+   * The answer has one choice: its finish_reason ends it, so a client that leaves after it is waited out
+   * for the usage chunk. With more, another choice may still be generating: never waited for.
+   */
+  singleChoice?: boolean;
   maxEventBytes: number;
   now(): number;
 }
@@ -51,11 +56,13 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
   const countHeldPastLimit = () => {
     if (held.size >= heldTextLimit) countHeld();
   };
-  // The answer is whole once the last event read gave a finish_reason: only the usage-only chunk is to come.
-  meter.answerProduced = () => held.last !== undefined && givesFinishReason(held.last);
+  // One choice is whole once the last event read gave its finish_reason: only the usage-only chunk is to come.
+  if (input.singleChoice === true) meter.answerProduced = () => held.last !== undefined && givesFinishReason(held.last);
 
   /** Parses an event for its usage and text; returns whether the client gets it. */
   const inspect = (data: string): boolean => {
+    // The last event read, held or not (a one-event answer's finish comes with its first text).
+    held.last = data;
     let usageOnly = false;
     let chunk: Record<string, unknown> | undefined;
     try {
@@ -229,7 +236,7 @@ function mayCarryUsageIn(bytes: Buffer, start: number, end: number, keys: UsageK
 
 /**
  * Whether an event (as held: text, or UTF-8 bytes as a one-byte string — the key and its value are ASCII)
- * gives a choice's finish_reason: `"finish_reason"` followed by a string, not `null`. A chunk that could
+ * gives a choice's finish_reason: `"finish_reason"` followed by a non-empty string, not `null` or `""`. A chunk that could
  * only say so inside the model's text escapes its quotes.
  */
 export function givesFinishReason(data: string): boolean {
@@ -239,7 +246,8 @@ export function givesFinishReason(data: string): boolean {
     if (data.charCodeAt(index) !== 0x3a) continue;
     index += 1;
     while (data.charCodeAt(index) === 0x20) index += 1;
-    if (data.charCodeAt(index) === 0x22) return true;
+    // A string, and not the empty one.
+    if (data.charCodeAt(index) === 0x22 && data.charCodeAt(index + 1) !== 0x22) return true;
   }
   return false;
 }

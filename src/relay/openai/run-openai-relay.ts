@@ -64,6 +64,7 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
         upstreamBody: buildUpstreamBody(request.rawBody, body, endpoint.forwardsModel === false ? undefined : mapping.upstreamModel, askForStreamUsage, endpoint.streams),
         stream,
         clientWantsUsage,
+        singleChoice: (endpoint.choicesMade?.(body) ?? 1) === 1,
         reply,
         meter: tools.meter,
         signal: tools.signal,

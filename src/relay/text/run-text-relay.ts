@@ -169,6 +169,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
             upstreamBody: buildUpstreamBody(inbound.rawBody, inbound.body, upstreamModel, askForStreamUsage, true, limit),
             stream: inbound.stream,
             clientWantsUsage: inbound.includeUsage,
+            singleChoice: (openaiEndpoints.chat.choicesMade?.(inbound.body) ?? 1) === 1,
             ...common,
           });
         }
