@@ -1,3 +1,4 @@
+import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { countPdfPages, estimatedFileTokens, estimatedTokensPerPdfPage } from './estimate-attachment-tokens.js';
 import { estimatedTokensPerImage } from './count-tokens.js';
@@ -29,6 +30,60 @@ describe('countPdfPages', () => {
 
   it('stays bounded on a body made of nothing but keys', () => {
     expect(countPdfPages(Buffer.from('/Type /Page '.repeat(500_000), 'latin1'))).toBeLessThanOrEqual(2000);
+  });
+});
+
+/**
+ * An object stream (ISO 32000-1 §7.5.7) holding `objects` (number → dictionary), Flate-compressed, as
+ * writers lay out its dictionary: `indirectLength` points /Length at another object (pdfTeX), else it is
+ * given in place, with the keys in another order (qpdf, Word).
+ */
+function objectStream(number: number, objects: [number, string][], indirectLength: boolean): string {
+  let header = '';
+  let body = '';
+  for (const [objectNumber, text] of objects) {
+    header += `${objectNumber} ${body.length} `;
+    body += `${text}\n`;
+  }
+  const data = deflateSync(Buffer.from(header + body, 'latin1')).toString('latin1');
+  const dictionary = indirectLength
+    ? `<</Type/ObjStm/N ${objects.length}/First ${header.length}/Length ${number + 1} 0 R/Filter/FlateDecode>>`
+    : `<< /Type /ObjStm /Length ${data.length} /Filter /FlateDecode /N ${objects.length} /First ${header.length} >>`;
+  return `${number} 0 obj\n${dictionary}\nstream\r\n${data}\r\nendstream\nendobj\n${indirectLength ? `${number + 1} 0 obj\n${data.length}\nendobj\n` : ''}`;
+}
+
+const pageObjects = (from: number, count: number, extra = ''): [number, string][] =>
+  Array.from({ length: count }, (_, index): [number, string] => [from + index, `<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]${extra}>>`]);
+
+describe('countPdfPages, objects in compressed object streams', () => {
+  it('counts the page objects of object streams, however their dictionary is laid out', () => {
+    for (const indirectLength of [true, false]) {
+      // No page tree /Count anywhere: the pages are known only from the page objects inside the streams.
+      const file = `%PDF-1.5\n${objectStream(100, pageObjects(3, 25), indirectLength)}${objectStream(200, pageObjects(28, 12), indirectLength)}%%EOF\n`;
+      expect(countPdfPages(Buffer.from(file, 'latin1'))).toBe(37);
+    }
+  });
+
+  it('counts a page once when an incremental update re-wrote it in a new object stream', () => {
+    const original = objectStream(100, pageObjects(3, 10), false);
+    const update = objectStream(200, pageObjects(3, 10, '/Annots[300 0 R]'), false);
+    expect(countPdfPages(Buffer.from(`%PDF-1.5\n${original}%%EOF\n${update}%%EOF\n`, 'latin1'))).toBe(10);
+  });
+
+  it("reads the page tree's /Count inside an object stream", () => {
+    const file = `%PDF-1.5\n${objectStream(100, [[1, '<</Type/Catalog/Pages 2 0 R>>'], [2, '<</Type/Pages/Count 140/Kids[3 0 R]>>'], ...pageObjects(3, 1)], true)}%%EOF\n`;
+    expect(countPdfPages(Buffer.from(file, 'latin1'))).toBe(140);
+  });
+
+  it('leaves a corrupt stream, one with a predictor, and a stream inflating past the bound out of sight (the flat estimate then applies)', () => {
+    const corrupt = `%PDF-1.5\n1 0 obj\n<</Type/ObjStm/N 3/First 12/Length 40/Filter/FlateDecode>>\nstream\n${'z'.repeat(40)}\nendstream\nendobj\n`;
+    expect(countPdfPages(Buffer.from(corrupt, 'latin1'))).toBeUndefined();
+    const predicted = objectStream(100, pageObjects(3, 5), false).replace('/First', '/DecodeParms<</Predictor 12/Columns 4>>/First');
+    expect(countPdfPages(Buffer.from(`%PDF-1.5\n${predicted}`, 'latin1'))).toBeUndefined();
+    // 4.5 MB of pages deflate to a few KB: inflated only as far as the bound.
+    const bomb = deflateSync(Buffer.from('<</Type/Page>>\n'.repeat(300_000), 'latin1')).toString('latin1');
+    const file = `%PDF-1.5\n1 0 obj\n<</Type/ObjStm/N 1/First 4/Length ${bomb.length}/Filter/FlateDecode>>\nstream\n${bomb}\nendstream\nendobj\n`;
+    expect(countPdfPages(Buffer.from(file, 'latin1'))).toBeUndefined();
   });
 });
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedCharge, modelOf, startBillingFixture, type BillingFixture } from '../billing-edges/billing-fixture.js';
 import { replyFor } from '../fakes/scripted-vendor-wire.js';
 import { booked } from '../support/booked-request.js';
-import { classicPdf } from './pdf-builders.js';
+import { classicPdf, objectStreamPdf } from './pdf-builders.js';
 
 const PDF = Buffer.from('%PDF-1.4 '.padEnd(30_000, 'x')).toString('base64');
 const WAV = Buffer.from('RIFF'.padEnd(30_000, 'a')).toString('base64');
@@ -72,5 +72,21 @@ describe('a PDF is estimated by its pages (3,000 tokens each), not a flat 1,000'
     const reservation = (await fixture.reservations()).find((r) => r.id === row.request_id)!;
     expect(reservation.amount).toBeGreaterThanOrEqual(expectedCharge({ input: 90_000, output: 16 }));
     expect(Number(row.input_tokens)).toBeGreaterThanOrEqual(90_000);
+  });
+});
+
+describe('a PDF whose pages sit in compressed object streams (pdfTeX, Word, qpdf) is estimated by its pages too', () => {
+  it('a 40-page one from an Anthropic client reserves its 120,000 tokens, and is counted so without usage', async () => {
+    const pdf = objectStreamPdf(40).toString('base64');
+    noUsage();
+    const { row } = await booked(fixture, () =>
+      fixture.sdk.anthropic.messages.create({
+        model: modelOf.gemini, max_tokens: 16,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarize' }, { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf } }] }],
+      }),
+    );
+    const reservation = (await fixture.reservations()).find((r) => r.id === row.request_id)!;
+    expect(reservation.amount).toBeGreaterThanOrEqual(expectedCharge({ input: 120_000, output: 16 }));
+    expect(Number(row.input_tokens)).toBeGreaterThanOrEqual(120_000);
   });
 });
