@@ -13,35 +13,47 @@ export const estimatedTokensPerPdfPage = 3000;
 /** The most `/Type` keys read, and the most pages counted: no real PDF comes near either. */
 const maxTypeKeys = 100_000;
 const maxPages = 2_000;
-/** Object streams inflated, and the bytes they may inflate to in all: a PDF's dictionaries are far smaller. */
+/** Object streams inflated per PDF: a PDF's dictionaries fit in far fewer. */
 const maxObjectStreams = 256;
-const maxInflatedBytes = 4 * 1024 * 1024;
+/** How far back from a page's `/Type` its `N G obj` header is looked for (Acrobat writes `/Type` last). */
+const headerLookBack = 4096;
+
+/**
+ * What the page counts of one request may inflate in all, however many PDFs it carries: object streams
+ * inflate to at most this many bytes, after which the rest stay out of sight (the flat estimate).
+ */
+export class PdfScanBudget {
+  constructor(public inflatedBytes = 2 * 1024 * 1024) {}
+}
 
 /** What the page count has read so far, over the file and its object streams. */
 interface PageTally {
   /** Page objects by object number (an incremental update appends a new copy of every page it touches). */
   pageObjects: Set<string>;
+  /** The page tree's root `/Count` (its `/Pages` node without `/Parent`), the largest if updates wrote several. */
+  rootCount: number | undefined;
+  /** The largest `/Count` of any page-tree node: the pages at least, when the root is out of sight. */
   largestCount: number;
   treesRead: number;
   keys: number;
 }
 
 /**
- * Pure: the pages of a PDF, or undefined when it does not show them: the most of its page objects
- * (`/Type /Page`, each object counted once), a linearized file's `/N` and the largest page-tree `/Count`.
- * Objects compressed in object streams (`/Type /ObjStm`, as pdfTeX, Word and qpdf write them) are read
- * too: each Flate stream inflated, at most {@link maxObjectStreams} of them and {@link maxInflatedBytes}
- * in all. A PDF that still shows no page is left to the flat estimate rather than guessed from its size
- * (a scan is a few pages of many megabytes). Searched in the bytes (native `indexOf`, bounded windows and
- * counts): linear in the file, and bounded whatever it holds.
+ * Pure: the pages of a PDF, or undefined when it does not show them. The page tree's root `/Count` when
+ * it is in sight (or a linearized file's `/N`), else the most of its page objects (`/Type /Page`, each
+ * object counted once) and any page-tree node's `/Count`. Objects compressed in object streams
+ * (`/Type /ObjStm`, as pdfTeX, Word and qpdf write them) are read too: each Flate stream inflated once, at
+ * most {@link maxObjectStreams} of them, within the request's {@link PdfScanBudget}. A PDF that still
+ * shows no page is left to the flat estimate rather than guessed from its size (a scan is a few pages of
+ * many megabytes). Searched in the bytes (native `indexOf`, bounded windows and counts): linear in the
+ * file, and bounded whatever it holds.
  */
-export function countPdfPages(pdf: Buffer): number | undefined {
-  const tally: PageTally = { pageObjects: new Set(), largestCount: 0, treesRead: 0, keys: 0 };
+export function countPdfPages(pdf: Buffer, budget = new PdfScanBudget()): number | undefined {
+  const tally: PageTally = { pageObjects: new Set(), rootCount: undefined, largestCount: 0, treesRead: 0, keys: 0 };
   scanPageKeys(pdf, tally, objectHeaderBefore(pdf));
-  for (const stream of objectStreams(pdf)) scanPageKeys(stream.objects, tally, stream.objectAt);
+  for (const stream of objectStreams(pdf, budget)) scanPageKeys(stream.objects, tally, stream.objectAt);
   const linearized = Number(/\/Linearized\s[^>]{0,256}?\/N\s+(\d{1,6})/.exec(pdf.subarray(0, 2048).toString('latin1'))?.[1] ?? 0);
-  // Page objects in the clear may be a few rewritten by an update, the rest compressed: the largest count wins.
-  const pages = Math.max(tally.pageObjects.size, linearized, tally.largestCount);
+  const pages = tally.rootCount ?? (linearized > 0 ? linearized : Math.max(tally.pageObjects.size, tally.largestCount));
   return pages > 0 ? Math.min(pages, maxPages) : undefined;
 }
 
@@ -54,40 +66,85 @@ function scanPageKeys(bytes: Buffer, tally: PageTally, objectAt: (at: number) =>
     if (!startsWithAt(bytes, next, pageName)) continue;
     const after = bytes[next + pageName.length];
     if (after === 0x73 /* s: /Pages, the page tree */) {
-      // A real page tree has few nodes; a body made of them must not cost a window read each.
+      // A real page tree has few nodes; a body made of them must not cost a dictionary read each.
       if (tally.treesRead++ >= 256) continue;
-      const window = bytes.subarray(Math.max(0, at - 256), next + 256).toString('latin1');
-      for (const match of window.matchAll(/\/Count\s+(\d{1,7})/g)) tally.largestCount = Math.max(tally.largestCount, Number(match[1]));
+      const node = dictionaryAround(bytes, at);
+      const count = node === undefined ? undefined : /\/Count\s+(\d{1,7})\b/.exec(node)?.[1];
+      if (node === undefined || count === undefined) continue;
+      tally.largestCount = Math.max(tally.largestCount, Number(count));
+      if (!/\/Parent\b/.test(node)) tally.rootCount = Math.max(tally.rootCount ?? 0, Number(count));
     } else if (after === undefined || !isLetter(after)) {
       tally.pageObjects.add(objectAt(at));
     }
   }
 }
 
-/** In the file itself: the object whose `N G obj` header is shortly before a position (else the position). */
+/**
+ * The text of the innermost dictionary holding position `at` (from its `<<` to its matching `>>`), looked
+ * for within 1 KB before and 4 KB after it; undefined when none is found there. Only a node's own keys
+ * are read: in an object stream objects sit back to back, and a neighbour's `/Count` (an outline's) is
+ * not the page tree's.
+ */
+function dictionaryAround(bytes: Buffer, at: number): string | undefined {
+  const lowest = Math.max(0, at - 1024);
+  for (let open = lastIndexWithin(bytes, dictionaryOpen, at, lowest); open >= 0; open = open === 0 ? -1 : lastIndexWithin(bytes, dictionaryOpen, open - 1, lowest)) {
+    const close = matchingClose(bytes, open, Math.min(bytes.length, at + 4096));
+    if (close === undefined) return undefined;
+    if (close > at) return bytes.subarray(open, close).toString('latin1');
+  }
+  return undefined;
+}
+
+/** The position just after the `>>` closing the dictionary opened at `open`, if it closes before `limit`. */
+function matchingClose(bytes: Buffer, open: number, limit: number): number | undefined {
+  let depth = 0;
+  for (let index = open; index + 1 < limit; index += 1) {
+    if (bytes[index] === 0x3c && bytes[index + 1] === 0x3c) {
+      depth += 1;
+      index += 1;
+    } else if (bytes[index] === 0x3e && bytes[index + 1] === 0x3e) {
+      depth -= 1;
+      index += 1;
+      if (depth === 0) return index + 1;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * In the file itself: the object whose `N G obj` header comes before a position (else the position). Asked
+ * for positions in ascending order, each search covers only the bytes since the one before, so a file of
+ * nothing but keys costs one pass, not one window per key.
+ */
 function objectHeaderBefore(pdf: Buffer): (at: number) => string {
+  let searchedTo = 0;
+  let keyword = -1;
   return (at) => {
-    const before = pdf.subarray(Math.max(0, at - 128), at).toString('latin1');
-    return /(\d+)\s+\d+\s+obj(?![\s\S]*\bobj)/.exec(before)?.[1] ?? `@${at}`;
+    const found = lastIndexWithin(pdf, objKeyword, at, Math.max(searchedTo, at - headerLookBack));
+    if (found >= 0) keyword = found;
+    searchedTo = at;
+    // Not inside an object's header, or an `endobj` came between: no object is known.
+    if (keyword < 0 || at - keyword > headerLookBack || (keyword >= 3 && pdf.toString('latin1', keyword - 3, keyword) === 'end')) return `@${at}`;
+    return /(\d+)\s+\d+\s+$/.exec(pdf.toString('latin1', Math.max(0, keyword - 32), keyword))?.[1] ?? `@${at}`;
   };
 }
 
 /**
- * The Flate-compressed object streams of a PDF, inflated (within the bounds above), each with the object
+ * The Flate-compressed object streams of a PDF, each inflated once within the budget, with the object
  * number of a position in it: its header lists `number offset` pairs, offsets counted from `/First`.
  */
-function objectStreams(pdf: Buffer): { objects: Buffer; objectAt: (at: number) => string }[] {
+function objectStreams(pdf: Buffer, budget: PdfScanBudget): { objects: Buffer; objectAt: (at: number) => string }[] {
   const streams: { objects: Buffer; objectAt: (at: number) => string }[] = [];
-  let budget = maxInflatedBytes;
-  let seen = 0;
-  for (let at = pdf.indexOf(objStmName); at >= 0 && seen < maxObjectStreams && budget > 0; at = pdf.indexOf(objStmName, at + objStmName.length)) {
-    seen += 1;
-    const dictionaryStart = pdf.lastIndexOf(dictionaryOpen, at);
-    const streamAt = pdf.indexOf(streamKeyword, at);
-    if (dictionaryStart < 0 || at - dictionaryStart > 1024 || streamAt < 0 || streamAt - at > 1024) continue;
+  const inflated = new Set<number>();
+  for (let at = pdf.indexOf(objStmName); at >= 0 && inflated.size < maxObjectStreams && budget.inflatedBytes > 0; at = pdf.indexOf(objStmName, at + objStmName.length)) {
+    const dictionaryStart = lastIndexWithin(pdf, dictionaryOpen, at, at - 1024);
+    const streamAt = indexWithin(pdf, streamKeyword, at, at + 1024);
+    // One stream, however many markers its dictionary holds.
+    if (dictionaryStart < 0 || streamAt < 0 || inflated.has(streamAt)) continue;
+    inflated.add(streamAt);
     const dictionary = pdf.subarray(dictionaryStart, streamAt).toString('latin1');
-    const first = Number(/\/First\s+(\d{1,9})/.exec(dictionary)?.[1] ?? NaN);
-    const count = Number(/\/N\s+(\d{1,9})/.exec(dictionary)?.[1] ?? NaN);
+    const first = Number(/\/First\s+(\d{1,9})\b/.exec(dictionary)?.[1] ?? NaN);
+    const count = Number(/\/N\s+(\d{1,9})\b/.exec(dictionary)?.[1] ?? NaN);
     // Flate alone (the way every writer compresses them), with no predictor to undo.
     if (!/\/Filter\s*(?:\/(?:FlateDecode|Fl)\b|\[\s*\/(?:FlateDecode|Fl)\s*\])/.test(dictionary) || /\/DecodeParms/.test(dictionary) || !(first >= 0) || !(count > 0)) continue;
     let start = streamAt + streamKeyword.length;
@@ -99,12 +156,13 @@ function objectStreams(pdf: Buffer): { objects: Buffer; objectAt: (at: number) =
     if (end < 0) continue;
     let objects: Buffer;
     try {
-      objects = inflateSync(pdf.subarray(start, end), { maxOutputLength: budget });
+      objects = inflateSync(pdf.subarray(start, end), { maxOutputLength: budget.inflatedBytes });
     } catch {
-      // Corrupt, or past the budget: what it holds stays out of sight.
-      continue;
+      // Corrupt, or past what the request may inflate: that stream, and any after it, stay out of sight.
+      budget.inflatedBytes = 0;
+      break;
     }
-    budget -= objects.length;
+    budget.inflatedBytes -= objects.length;
     streams.push({ objects, objectAt: objectAtOffsets(objects, first, Math.min(count, maxTypeKeys)) });
   }
   return streams;
@@ -138,11 +196,26 @@ function objectAtOffsets(objects: Buffer, first: number, count: number): (at: nu
 }
 
 const typeKey = Buffer.from('/Type', 'latin1');
+const objKeyword = Buffer.from('obj', 'latin1');
 const objStmName = Buffer.from('/ObjStm', 'latin1');
 const dictionaryOpen = Buffer.from('<<', 'latin1');
 const streamKeyword = Buffer.from('stream', 'latin1');
 const endstreamKeyword = Buffer.from('endstream', 'latin1');
 const pageName = Buffer.from('/Page', 'latin1');
+/** `bytes.lastIndexOf(needle, from)`, searching no lower than `lowest` (a search never runs the whole file back). */
+function lastIndexWithin(bytes: Buffer, needle: Buffer, from: number, lowest: number): number {
+  const floor = Math.max(0, lowest);
+  if (from < floor) return -1;
+  const found = bytes.subarray(floor, Math.min(bytes.length, from + needle.length)).lastIndexOf(needle);
+  return found < 0 ? -1 : floor + found;
+}
+
+/** `bytes.indexOf(needle, from)`, searching no further than `highest`. */
+function indexWithin(bytes: Buffer, needle: Buffer, from: number, highest: number): number {
+  const found = bytes.subarray(from, Math.min(bytes.length, highest + needle.length)).indexOf(needle);
+  return found < 0 ? -1 : from + found;
+}
+
 const startsWithAt = (bytes: Buffer, at: number, prefix: Buffer): boolean => {
   if (at + prefix.length > bytes.length) return false;
   for (let index = 0; index < prefix.length; index += 1) if (bytes[at + index] !== prefix[index]) return false;
@@ -156,10 +229,10 @@ const isLetter = (byte: number): boolean => (byte >= 0x41 && byte <= 0x5a) || (b
  * `data:` prefix is one, as the Chat parser reads it — or a `data:` URL) by its pages when it shows them;
  * anything else, a PDF that hides its pages, or a PDF only linked, at the flat estimate images have.
  */
-export function estimatedFileTokens(source: CanonicalMediaSource | string | undefined, mediaType?: string): number {
+export function estimatedFileTokens(source: CanonicalMediaSource | string | undefined, mediaType?: string, budget = new PdfScanBudget()): number {
   const inline = typeof source === 'string' ? (parseDataUrl(source) ?? { mediaType: 'application/pdf', data: source }) : source?.kind === 'base64' ? source : undefined;
   const type = inline?.mediaType ?? mediaType;
   if (inline === undefined || type === undefined || !/^application\/pdf\b/i.test(type)) return estimatedTokensPerImage;
-  const pages = countPdfPages(Buffer.from(inline.data, 'base64'));
+  const pages = countPdfPages(Buffer.from(inline.data, 'base64'), budget);
   return pages === undefined ? estimatedTokensPerImage : Math.max(estimatedTokensPerImage, pages * estimatedTokensPerPdfPage);
 }

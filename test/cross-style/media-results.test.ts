@@ -63,7 +63,8 @@ describe('media in tool results and documents reach the upstream; gateway-made o
     fixture.upstream.enqueue(replyFor('openai-responses', { text: 'ok', stop: 'stop', usage: { input: 1, output: 1 } }, false));
     await fixture.anthropic.messages.create(withPdfResult(M.responses));
     const output = fixture.upstream.requests.at(-1)!.body.input.find((i: any) => i.type === 'function_call_output');
-    expect(output.output).toEqual([{ type: 'input_text', text: 'forecast.pdf:' }, { type: 'input_file', file_data: `data:application/pdf;base64,${PDF}` }]);
+    // OpenAI refuses inline file_data without a filename: an untitled document gets a placeholder.
+    expect(output.output).toEqual([{ type: 'input_text', text: 'forecast.pdf:' }, { type: 'input_file', file_data: `data:application/pdf;base64,${PDF}`, filename: 'document.pdf' }]);
     fixture.upstream.enqueue(replyFor('openai-chat', { text: 'ok', stop: 'stop', usage: { input: 1, output: 1 } }, false));
     await fixture.anthropic.messages.create(withPdfResult(M.chat));
     const tool = fixture.upstream.requests.at(-1)!.body.messages.find((m: any) => m.role === 'tool');
@@ -105,10 +106,10 @@ describe('media in tool results and documents reach the upstream; gateway-made o
     expect(fixture.upstream.requests.at(-1)!.body.contents[0].parts[0]).toEqual({ inlineData: { mimeType: 'application/pdf', data: PDF } });
     fixture.upstream.enqueue(replyFor('openai-chat', { text: 'ok', stop: 'stop', usage: { input: 1, output: 1 } }, false));
     await fixture.anthropic.messages.create(body(M.chat));
-    expect(fixture.upstream.requests.at(-1)!.body.messages[0].content[0]).toMatchObject({ type: 'file', file: { file_data: `data:application/pdf;base64,${PDF}` } });
+    expect(fixture.upstream.requests.at(-1)!.body.messages[0].content[0]).toEqual({ type: 'file', file: { file_data: `data:application/pdf;base64,${PDF}`, filename: 'document.pdf' } });
     fixture.upstream.enqueue(replyFor('openai-responses', { text: 'ok', stop: 'stop', usage: { input: 1, output: 1 } }, false));
     await fixture.anthropic.messages.create(body(M.responses));
-    expect(fixture.upstream.requests.at(-1)!.body.input[0].content[0]).toMatchObject({ type: 'input_file', file_data: `data:application/pdf;base64,${PDF}` });
+    expect(fixture.upstream.requests.at(-1)!.body.input[0].content[0]).toEqual({ type: 'input_file', file_data: `data:application/pdf;base64,${PDF}`, filename: 'document.pdf' });
   });
 
   it('openai-responses client replays its own streamed output (text + two calls from an openai-chat upstream) → openai-chat upstream', async () => {

@@ -8,6 +8,7 @@ import type {
   CanonicalUserPart,
 } from '../../canonical/canonical-request.js';
 import type { Converted } from '../../canonical/conversion.js';
+import { placeholderFilename } from '../shared/placeholder-filename.js';
 
 type WireMessage = Record<string, unknown>;
 type WirePart = Record<string, unknown>;
@@ -54,9 +55,8 @@ function formatUserPart(part: CanonicalUserPart, path: string, warnings: string[
         warnings.push(`${path}: Chat Completions takes PDF files, wav or mp3 audio and images, not ${mediaType || 'a file of unknown type'}; dropped`);
         return undefined;
       }
-      const file: Record<string, unknown> = { file_data: toUrl(part.source) };
-      if (part.filename !== undefined) file.filename = part.filename;
-      return { type: 'file', file };
+      // OpenAI refuses inline file_data without a filename (400 "Missing required parameter").
+      return { type: 'file', file: { file_data: toUrl(part.source), filename: part.filename ?? placeholderFilename(mediaType) } };
     }
     default: {
       const unhandled: never = part;

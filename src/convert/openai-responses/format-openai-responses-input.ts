@@ -6,6 +6,7 @@ import type {
   CanonicalUserPart,
 } from '../../canonical/canonical-request.js';
 import type { Converted } from '../../canonical/conversion.js';
+import { placeholderFilename } from '../shared/placeholder-filename.js';
 
 type WireItem = Record<string, unknown>;
 
@@ -33,7 +34,9 @@ function formatUserPart(part: CanonicalUserPart): WireItem {
       const file: WireItem = { type: 'input_file' };
       if (part.source.kind === 'url') file.file_url = part.source.url;
       else file.file_data = formatMediaUrl(part.source);
-      if (part.filename !== undefined) file.filename = part.filename;
+      // OpenAI refuses inline file_data without a filename (400 "Missing required parameter").
+      const filename = part.filename ?? (part.source.kind === 'url' ? undefined : placeholderFilename(part.mediaType ?? part.source.mediaType));
+      if (filename !== undefined) file.filename = filename;
       return file;
     }
     default: {
@@ -83,8 +86,9 @@ function formatAssistantParts(parts: CanonicalAssistantPart[], path: string, war
 
 function formatToolResult(result: CanonicalToolResultPart, path: string, warnings: string[]): WireItem {
   if (result.isError === true) warnings.push(`${path}: the tool result's error flag cannot be carried; sent as a normal result`);
-  const [first, ...rest] = result.content;
-  const output = first === undefined ? '' : first.type === 'text' && rest.length === 0 ? first.text : result.content.map(formatUserPart);
+  const content = result.content.filter((part, index) => carriesToResponses(part, `${path}.content[${index}]`, warnings));
+  const [first, ...rest] = content;
+  const output = first === undefined ? '' : first.type === 'text' && rest.length === 0 ? first.text : content.map(formatUserPart);
   return { type: 'function_call_output', call_id: result.toolCallId, output };
 }
 

@@ -1,5 +1,5 @@
 import { estimatedTokensPerImage, tokensPerMessage } from '../count-tokens.js';
-import { estimatedFileTokens } from '../estimate-attachment-tokens.js';
+import { estimatedFileTokens, PdfScanBudget } from '../estimate-attachment-tokens.js';
 
 export interface PromptText {
   /** Texts counted one by one, their counts summed: separate inputs (a prompt array) are not one text. */
@@ -12,6 +12,8 @@ export interface PromptText {
 export function collectChatPromptText(body: Record<string, unknown>): PromptText {
   const parts: string[] = [];
   let extraTokens = 0;
+  // One inflation budget for every PDF of the request, however many it carries.
+  const budget = new PdfScanBudget();
   const messages = Array.isArray(body.messages) ? body.messages : [];
   for (const message of messages) {
     if (message === null || typeof message !== 'object') continue;
@@ -25,7 +27,7 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
         const { type, text, file } = part as Record<string, unknown>;
         if (typeof text === 'string') parts.push(text);
         // A file: an inline PDF by its pages, as the canonical path counts it.
-        else if (type === 'file') extraTokens += estimatedFileTokens(fileDataOf(file));
+        else if (type === 'file') extraTokens += estimatedFileTokens(fileDataOf(file), undefined, budget);
         // An image or an audio clip: each at the flat estimate the canonical path uses.
         else if (type === 'image_url' || type === 'input_image' || type === 'input_audio') extraTokens += estimatedTokensPerImage;
       }

@@ -1,12 +1,14 @@
 import type { CanonicalRequest } from '../../canonical/canonical-request.js';
 import { estimatedTokensPerImage, tokensPerMessage } from '../count-tokens.js';
 import type { PromptText } from '../openai/collect-prompt-text.js';
-import { estimatedFileTokens } from '../estimate-attachment-tokens.js';
+import { estimatedFileTokens, PdfScanBudget } from '../estimate-attachment-tokens.js';
 
 /** The text of a canonical request that the model reads, for local token counts and estimates. */
 export function collectCanonicalPromptText(request: CanonicalRequest): PromptText {
   const texts: string[] = request.system.map((part) => part.text);
   let extraTokens = 0;
+  // One inflation budget for every PDF of the request, however many it carries.
+  const budget = new PdfScanBudget();
   for (const message of request.messages) {
     extraTokens += tokensPerMessage;
     for (const part of message.content) {
@@ -19,7 +21,7 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
           extraTokens += estimatedTokensPerImage;
           break;
         case 'file':
-          extraTokens += estimatedFileTokens(part.source, part.mediaType);
+          extraTokens += estimatedFileTokens(part.source, part.mediaType, budget);
           break;
         case 'tool-call':
           texts.push(part.name, part.arguments);
@@ -28,7 +30,7 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
           for (const inner of part.content) {
             if (inner.type === 'text') texts.push(inner.text);
             else if (inner.type === 'image') extraTokens += estimatedTokensPerImage;
-            else extraTokens += estimatedFileTokens(inner.source, inner.mediaType);
+            else extraTokens += estimatedFileTokens(inner.source, inner.mediaType, budget);
           }
           break;
       }
