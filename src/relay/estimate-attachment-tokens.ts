@@ -19,11 +19,17 @@ const maxObjectStreams = 256;
 const headerLookBack = 4096;
 
 /**
- * What the page counts of one request may inflate in all, however many PDFs it carries: object streams
- * inflate to at most this many bytes, after which the rest stay out of sight (the flat estimate).
+ * What the page counts of one request may spend in all, however many PDFs it carries. Past any of these,
+ * what is left stays out of sight (those PDFs keep the flat estimate).
  */
 export class PdfScanBudget {
-  constructor(public inflatedBytes = 2 * 1024 * 1024) {}
+  /** Bytes object streams may still inflate to. */
+  inflatedBytes = 2 * 1024 * 1024;
+  /** Object streams that may still fail to inflate (corrupt data) before no more are tried. */
+  failures = 4;
+  /** `/ObjStm` markers, and page-tree dictionaries, that may still be looked at. */
+  markers = 4096;
+  trees = 1024;
 }
 
 /** What the page count has read so far, over the file and its object streams. */
@@ -36,6 +42,7 @@ interface PageTally {
   largestCount: number;
   treesRead: number;
   keys: number;
+  budget: PdfScanBudget;
 }
 
 /**
@@ -45,11 +52,12 @@ interface PageTally {
  * (`/Type /ObjStm`, as pdfTeX, Word and qpdf write them) are read too: each Flate stream inflated once, at
  * most {@link maxObjectStreams} of them, within the request's {@link PdfScanBudget}. A PDF that still
  * shows no page is left to the flat estimate rather than guessed from its size (a scan is a few pages of
- * many megabytes). Searched in the bytes (native `indexOf`, bounded windows and counts): linear in the
- * file, and bounded whatever it holds.
+ * many megabytes). An encrypted PDF's object streams are not read (they are not zlib data). Searched in
+ * the bytes (native `indexOf`, bounded windows and counts): linear in the file, and bounded — per file and
+ * per request — whatever it holds.
  */
 export function countPdfPages(pdf: Buffer, budget = new PdfScanBudget()): number | undefined {
-  const tally: PageTally = { pageObjects: new Set(), rootCount: undefined, largestCount: 0, treesRead: 0, keys: 0 };
+  const tally: PageTally = { pageObjects: new Set(), rootCount: undefined, largestCount: 0, treesRead: 0, keys: 0, budget };
   scanPageKeys(pdf, tally, objectHeaderBefore(pdf));
   for (const stream of objectStreams(pdf, budget)) scanPageKeys(stream.objects, tally, stream.objectAt);
   const linearized = Number(/\/Linearized\s[^>]{0,256}?\/N\s+(\d{1,6})/.exec(pdf.subarray(0, 2048).toString('latin1'))?.[1] ?? 0);
@@ -67,7 +75,8 @@ function scanPageKeys(bytes: Buffer, tally: PageTally, objectAt: (at: number) =>
     const after = bytes[next + pageName.length];
     if (after === 0x73 /* s: /Pages, the page tree */) {
       // A real page tree has few nodes; a body made of them must not cost a dictionary read each.
-      if (tally.treesRead++ >= 256) continue;
+      if (tally.treesRead++ >= 256 || tally.budget.trees <= 0) continue;
+      tally.budget.trees -= 1;
       const node = dictionaryAround(bytes, at);
       const count = node === undefined ? undefined : /\/Count\s+(\d{1,7})\b/.exec(node)?.[1];
       if (node === undefined || count === undefined) continue;
@@ -81,18 +90,24 @@ function scanPageKeys(bytes: Buffer, tally: PageTally, objectAt: (at: number) =>
 
 /**
  * The text of the innermost dictionary holding position `at` (from its `<<` to its matching `>>`), looked
- * for within 1 KB before and 4 KB after it; undefined when none is found there. Only a node's own keys
- * are read: in an object stream objects sit back to back, and a neighbour's `/Count` (an outline's) is
- * not the page tree's.
+ * for within 1 KB before and 4 KB after it (one pass over each); undefined when none is found there. Only
+ * a node's own keys are read: in an object stream objects sit back to back, and a neighbour's `/Count`
+ * (an outline's) is not the page tree's.
  */
 function dictionaryAround(bytes: Buffer, at: number): string | undefined {
-  const lowest = Math.max(0, at - 1024);
-  for (let open = lastIndexWithin(bytes, dictionaryOpen, at, lowest); open >= 0; open = open === 0 ? -1 : lastIndexWithin(bytes, dictionaryOpen, open - 1, lowest)) {
-    const close = matchingClose(bytes, open, Math.min(bytes.length, at + 4096));
-    if (close === undefined) return undefined;
-    if (close > at) return bytes.subarray(open, close).toString('latin1');
+  const opens: number[] = [];
+  for (let index = Math.max(0, at - 1024); index + 1 < at; index += 1) {
+    if (bytes[index] === 0x3c && bytes[index + 1] === 0x3c) {
+      opens.push(index);
+      index += 1;
+    } else if (bytes[index] === 0x3e && bytes[index + 1] === 0x3e) {
+      opens.pop();
+      index += 1;
+    }
   }
-  return undefined;
+  const open = opens.at(-1);
+  const close = open === undefined ? undefined : matchingClose(bytes, open, Math.min(bytes.length, at + 4096));
+  return open === undefined || close === undefined ? undefined : bytes.subarray(open, close).toString('latin1');
 }
 
 /** The position just after the `>>` closing the dictionary opened at `open`, if it closes before `limit`. */
@@ -135,8 +150,11 @@ function objectHeaderBefore(pdf: Buffer): (at: number) => string {
  */
 function objectStreams(pdf: Buffer, budget: PdfScanBudget): { objects: Buffer; objectAt: (at: number) => string }[] {
   const streams: { objects: Buffer; objectAt: (at: number) => string }[] = [];
+  // An encrypted file's streams are ciphertext: nothing to inflate.
+  if (pdf.includes(encryptKey)) return streams;
   const inflated = new Set<number>();
-  for (let at = pdf.indexOf(objStmName); at >= 0 && inflated.size < maxObjectStreams && budget.inflatedBytes > 0; at = pdf.indexOf(objStmName, at + objStmName.length)) {
+  for (let at = pdf.indexOf(objStmName); at >= 0 && inflated.size < maxObjectStreams && budget.inflatedBytes > 0 && budget.failures > 0 && budget.markers > 0; at = pdf.indexOf(objStmName, at + objStmName.length)) {
+    budget.markers -= 1;
     const dictionaryStart = lastIndexWithin(pdf, dictionaryOpen, at, at - 1024);
     const streamAt = indexWithin(pdf, streamKeyword, at, at + 1024);
     // One stream, however many markers its dictionary holds.
@@ -150,17 +168,22 @@ function objectStreams(pdf: Buffer, budget: PdfScanBudget): { objects: Buffer; o
     let start = streamAt + streamKeyword.length;
     if (pdf[start] === 0x0d) start += 1;
     if (pdf[start] === 0x0a) start += 1;
-    // A direct /Length; an indirect one (`12 0 R`) is looked past to `endstream`.
+    // Not a zlib stream (RFC 1950: deflate, and a header check divisible by 31): nothing to try.
+    if (start + 1 >= pdf.length || (pdf[start]! & 0x0f) !== 8 || ((pdf[start]! << 8) | pdf[start + 1]!) % 31 !== 0) continue;
+    // A direct /Length; an indirect one (`12 0 R`) is looked past to `endstream` (no further than a stream
+    // that could still inflate within the budget: compressed, it is no longer than inflated).
     const length = Number(/\/Length\s+(\d{1,10})\b(?!\s+\d+\s+R)/.exec(dictionary)?.[1] ?? NaN);
-    const end = length >= 0 && start + length <= pdf.length ? start + length : pdf.indexOf(endstreamKeyword, start);
+    const end = length >= 0 && start + length <= pdf.length ? start + length : indexWithin(pdf, endstreamKeyword, start, start + budget.inflatedBytes + 1024);
     if (end < 0) continue;
     let objects: Buffer;
     try {
       objects = inflateSync(pdf.subarray(start, end), { maxOutputLength: budget.inflatedBytes });
-    } catch {
-      // Corrupt, or past what the request may inflate: that stream, and any after it, stay out of sight.
-      budget.inflatedBytes = 0;
-      break;
+    } catch (error) {
+      // Past what the request may inflate: nothing more is. Corrupt: this stream stays out of sight, and
+      // after a few such, no more are tried (a crafted one may inflate far before its checksum fails).
+      if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') budget.inflatedBytes = 0;
+      else budget.failures -= 1;
+      continue;
     }
     budget.inflatedBytes -= objects.length;
     streams.push({ objects, objectAt: objectAtOffsets(objects, first, Math.min(count, maxTypeKeys)) });
@@ -198,6 +221,7 @@ function objectAtOffsets(objects: Buffer, first: number, count: number): (at: nu
 const typeKey = Buffer.from('/Type', 'latin1');
 const objKeyword = Buffer.from('obj', 'latin1');
 const objStmName = Buffer.from('/ObjStm', 'latin1');
+const encryptKey = Buffer.from('/Encrypt', 'latin1');
 const dictionaryOpen = Buffer.from('<<', 'latin1');
 const streamKeyword = Buffer.from('stream', 'latin1');
 const endstreamKeyword = Buffer.from('endstream', 'latin1');

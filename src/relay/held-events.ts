@@ -13,24 +13,18 @@ export class HeldEvents {
   private raw: string[] = [];
   /** Characters or bytes held. */
   size = 0;
-  /**
-   * The last event read (as held: its text, or its bytes as a one-byte string), kept after a drain. A stream
-   * sets it for the events it parses rather than holds, too.
-   */
-  last: string | undefined;
 
   addText(text: string): void {
     this.texts.push(text);
     this.size += text.length;
-    this.last = text;
   }
 
-  /** A copy of bytes[start, end). */
-  addRange(bytes: Buffer, start: number, end: number): void {
+  /** Holds a copy of bytes[start, end), and returns it (its bytes as a one-byte string). */
+  addRange(bytes: Buffer, start: number, end: number): string {
     const copy = bytes.toString('latin1', start, end);
     this.raw.push(copy);
     this.size += end - start;
-    this.last = copy;
+    return copy;
   }
 
   /** Each held event's text, then forgets them all. */

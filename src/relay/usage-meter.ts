@@ -33,8 +33,9 @@ export class UsageMeter {
   /**
    * Whether the upstream has produced its whole answer and only its usage report is still to come (a
    * stream whose finish was read, a non-streamed answer whose 2xx arrived). A client that leaves then is
-   * waited out for that report (USAGE_WAIT_SECONDS): reading on costs the upstream nothing more, and its
-   * report — reasoning, cache reads — is what it bills, where a local count of the visible text is not.
+   * waited out for that report (USAGE_WAIT_SECONDS): reading on costs the upstream nothing more (unless it
+   * sent its 2xx before generating), and its report — reasoning, cache reads — is what it bills, where a
+   * local count of the visible text is not.
    */
   answerProduced: (() => boolean) | undefined;
   /** The client left while the answer's usage report was still to come: the upstream is read on for it. */

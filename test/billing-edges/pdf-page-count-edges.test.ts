@@ -4,11 +4,14 @@
  * outline's `/Count` beside the page tree is no page count (a 3-page paper counted 120), a page rewritten
  * by incremental updates counts once (an Acrobat file counted 4×), hybrid files and sub-trees. CPU: what a
  * request may inflate is bounded in all (streams past the bound cost no more), and a stream is inflated
- * once however many markers name it.
+ * once however many markers name it. From the review of the session's diff: a PDF whose object streams
+ * cannot be inflated (an encrypted one) hides neither the other PDFs' pages nor its own file's other streams.
  */
 import { deflateSync } from 'node:zlib';
 import * as zlib from 'node:zlib';
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
+import { objectStreamPdf } from './pdf-builders.js';
 
 /** Counts what inflateSync produced (or was allowed to produce before it threw past its bound). */
 const inflated = { calls: 0, bytes: 0 };
@@ -31,7 +34,9 @@ vi.mock('node:zlib', async (importOriginal) => {
   };
 });
 
-const { countPdfPages, estimatedFileTokens, PdfScanBudget } = await import('../../src/relay/estimate-attachment-tokens.js');
+const { countPdfPages, estimatedFileTokens, estimatedTokensPerPdfPage, PdfScanBudget } = await import('../../src/relay/estimate-attachment-tokens.js');
+const { collectChatPromptText } = await import('../../src/relay/openai/collect-prompt-text.js');
+const { collectCanonicalPromptText } = await import('../../src/relay/text/collect-canonical-prompt-text.js');
 void zlib;
 
 function objectStream(number: number, objects: [number, string][]): string {
@@ -135,5 +140,54 @@ describe('CPU: one budget per request', () => {
     // The first PDFs are counted by their 20 pages; once the budget is spent the rest keep the flat 1,000.
     expect(estimates.slice(0, 2)).toEqual([60_000, 60_000]);
     expect(estimates.at(-1)).toBe(1_000);
+  });
+});
+
+/** objectStreamPdf(pages) as an encrypting writer saves it: the object stream's bytes encrypted (random here), /Encrypt in the trailer. */
+function encryptedObjectStreamPdf(pages: number): Buffer {
+  const plain = objectStreamPdf(pages).toString('latin1');
+  const start = plain.indexOf('stream\n') + 'stream\n'.length;
+  const end = plain.indexOf('\nendstream', start);
+  return Buffer.concat([
+    Buffer.from(plain.slice(0, start), 'latin1'),
+    randomBytes(end - start),
+    Buffer.from(plain.slice(end).replace('/Root 1 0 R', '/Root 1 0 R/Encrypt 1999 0 R'), 'latin1'),
+  ]);
+}
+
+const chatFile = (pdf: Buffer) => ({ type: 'file', file: { filename: 'x.pdf', file_data: `data:application/pdf;base64,${pdf.toString('base64')}` } });
+
+describe('money: one PDF that cannot be inflated does not hide the pages of the others', () => {
+  it('chat request: an encrypted 2-page PDF, then a 40-page pdfTeX paper — the paper is reserved 40 pages', () => {
+    const paper = objectStreamPdf(40);
+    // Alone the paper counts 40 pages.
+    expect(countPdfPages(paper)).toBe(40);
+    const prompt = collectChatPromptText({ messages: [{ role: 'user', content: [chatFile(encryptedObjectStreamPdf(2)), chatFile(paper), { type: 'text', text: 'compare' }] }] });
+    // Now: 1000 + 1000 (+4): the encrypted file's failed inflation set the request's budget to 0.
+    expect(prompt.extraTokens).toBeGreaterThanOrEqual(40 * estimatedTokensPerPdfPage);
+  });
+
+  it('canonical request (Claude Code: an encrypted PDF read earlier in the conversation, a paper read now) — the same', () => {
+    const file = (pdf: Buffer) => ({ type: 'file' as const, source: { kind: 'base64' as const, mediaType: 'application/pdf', data: pdf.toString('base64') }, mediaType: 'application/pdf' });
+    const prompt = collectCanonicalPromptText({
+      model: 'm',
+      stream: false,
+      system: [],
+      tools: [],
+      messages: [
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', content: [file(encryptedObjectStreamPdf(2))] }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'b', content: [file(objectStreamPdf(40))] }] },
+      ],
+    } as never);
+    expect(prompt.extraTokens).toBeGreaterThanOrEqual(40 * estimatedTokensPerPdfPage);
+  });
+
+  it('within one file too: a first object stream that fails does not hide a second one (the doc: "corrupt ... stays out of sight", that stream)', () => {
+    const good = objectStreamPdf(12).toString('latin1');
+    const bad = encryptedObjectStreamPdf(1).toString('latin1');
+    // The bad file's object stream (renumbered 999) first, then the good file's body.
+    const badStream = bad.slice(bad.indexOf('1000 0 obj'), bad.indexOf('endobj', bad.indexOf('1000 0 obj')) + 7).replace('1000 0 obj', '999 0 obj');
+    const pdf = Buffer.from(good.replace('%PDF-1.5\n', `%PDF-1.5\n${badStream}`), 'latin1');
+    expect(countPdfPages(pdf, new PdfScanBudget())).toBe(12);
   });
 });

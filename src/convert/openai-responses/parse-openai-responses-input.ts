@@ -38,10 +38,6 @@ function parseUserContent(content: string | TypedObject[], basePath: string, war
   return parts;
 }
 
-function parseToolOutput(output: string | TypedObject[], basePath: string, warnings: string[]): CanonicalToolResultPart['content'] | InvalidWireRequest {
-  return parseUserContent(output, basePath, warnings);
-}
-
 /**
  * `input` (a string, or items) → canonical turns. System and developer messages join the system prompt
  * (after `instructions`); consecutive assistant-side items (messages, reasoning, function calls) form one
@@ -97,7 +93,8 @@ export function parseOpenaiResponsesInput(input: string | InputItem[]): Converte
     if (type === 'function_call_output' || type === 'custom_tool_call_output') {
       const parsed = toolOutputItemSchema.safeParse(item);
       if (!parsed.success) return toInvalidWireRequest(parsed.error, path);
-      const content = parseToolOutput(parsed.data.output, `${path}.output`, warnings);
+      // A tool's output holds what a user turn may: text, images and files.
+      const content = parseUserContent(parsed.data.output, `${path}.output`, warnings);
       if ('invalid' in content) return content;
       const result: CanonicalToolResultPart = { type: 'tool-result', toolCallId: parsed.data.call_id, content };
       const name = callNames.get(parsed.data.call_id);

@@ -56,13 +56,15 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
   const countHeldPastLimit = () => {
     if (held.size >= heldTextLimit) countHeld();
   };
-  // One choice is whole once the last event read gave its finish_reason: only the usage-only chunk is to come.
-  if (input.singleChoice === true) meter.answerProduced = () => held.last !== undefined && givesFinishReason(held.last);
+  // The last event read, held or parsed (as text, or its bytes as a one-byte string): one choice is whole
+  // once it gave its finish_reason, and only the usage-only chunk is to come.
+  let lastEvent: string | undefined;
+  if (input.singleChoice === true) meter.answerProduced = () => lastEvent !== undefined && givesFinishReason(lastEvent);
 
   /** Parses an event for its usage and text; returns whether the client gets it. */
   const inspect = (data: string): boolean => {
-    // The last event read, held or not (a one-event answer's finish comes with its first text).
-    held.last = data;
+    // (A one-event answer's finish comes with its first text, parsed rather than held.)
+    lastEvent = data;
     let usageOnly = false;
     let chunk: Record<string, unknown> | undefined;
     try {
@@ -92,6 +94,7 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
       }
       if (meter.firstTokenAt !== undefined && !mayCarryUsage(event.data)) {
         held.addText(event.data);
+        lastEvent = event.data;
         countHeldPastLimit();
         forward(event);
         return;
@@ -108,7 +111,7 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
         return true;
       }
       if (meter.firstTokenAt !== undefined && !mayCarryUsageIn(bytes, start, end, usageKeys)) {
-        held.addRange(bytes, start, end);
+        lastEvent = held.addRange(bytes, start, end);
         countHeldPastLimit();
         return true;
       }
