@@ -48,6 +48,7 @@ export interface TextInbound extends PromptTokens {
 
 const textChannelTypes: ReadonlySet<string> = new Set(['openai', 'anthropic', 'gemini']);
 const openaiChannelTypes: ReadonlySet<string> = new Set(['openai']);
+const geminiChannelTypes: ReadonlySet<string> = new Set(['gemini']);
 
 /**
  * Chat requests only a Chat Completions upstream can serve: several choices (`n` > 1) or the legacy
@@ -76,6 +77,24 @@ function reservedOutputTokens(services: RelayServices, inbound: TextInbound): nu
 function geminiCandidateCount(body: Record<string, unknown>): unknown {
   const config = body.generationConfig ?? body.generation_config;
   return isRecord(config) ? (config.candidateCount ?? config.candidate_count) : undefined;
+}
+
+/**
+ * The searches a request's search tool is reserved. Gemini grounding is billed by the generation of the
+ * model that answers: a 2.5 model a channel maps to Gemini 3 is billed per query, not once per prompt, so
+ * each Gemini channel that could serve the request is asked what it sends, and the most searches win.
+ */
+function reservedWebSearches(services: RelayServices, inbound: TextInbound, request: FastifyRequest): number {
+  const asked = declaredWebSearches(inbound.style, inbound.body, inbound.model);
+  if (inbound.style !== 'gemini' || asked === 0) return asked;
+  const caller = request.caller;
+  const query = { group: caller?.group ?? '', model: inbound.model, pinnedChannelId: caller?.pinnedChannelId, channelTypes: geminiChannelTypes };
+  let most = asked;
+  for (const channel of candidateChannels(services.catalog.snapshot.channels, query)) {
+    const mapping = resolveModelMapping(channel.modelMapping, inbound.model);
+    if (mapping.ok) most = Math.max(most, declaredWebSearches('gemini', inbound.body, mapping.upstreamModel));
+  }
+  return most;
 }
 
 function channelTypesFor(services: RelayServices, inbound: TextInbound, request: FastifyRequest): ReadonlySet<string> {
@@ -142,7 +161,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
       preferredChannelId: continued?.preferredChannelId,
       onAnswered: continued?.onAnswered,
       maxOutputTokens: reservedOutputTokens(services, inbound),
-      webSearches: declaredWebSearches(inbound.style, inbound.body, inbound.model),
+      webSearches: reservedWebSearches(services, inbound, request),
       channelTypes: channelTypesFor(services, inbound, request),
       logStyle: inbound.style,
       warnings: inbound.warnings,
