@@ -91,7 +91,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   if (status >= 400) return failedAttemptFrom(response, input.key);
 
   if (!streamsUpstream) {
-    meter.wholeAnswerArriving();
+    meter.wholeAnswerArrived = true;
     let json: unknown;
     try {
       json = await response.body.json();

@@ -56,7 +56,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   if (status >= 400) return failedAttemptFrom(response, input.key);
   const contentType = response.contentType;
   if (!contentType.includes('text/event-stream')) {
-    meter.wholeAnswerArriving();
+    meter.wholeAnswerArrived = true;
     let bytes: Buffer;
     try {
       bytes = await response.body.bytes();

@@ -103,7 +103,7 @@ export async function runRelayEnvelope(
     // An answer produced whole but for its usage report is read on for it, within a bound; else the
     // upstream call ends now, so an abandoned answer stops costing.
     const waitMs = services.settings.usageWaitMs;
-    if (waitMs > 0 && meter.upstreamUsage === undefined && meter.answerProduced?.() === true) {
+    if (waitMs > 0 && meter.upstreamUsage === undefined && meter.answerProduced()) {
       meter.waitingForUsage = true;
       usageWait = setTimeout(() => abort.abort(), waitMs);
       return;

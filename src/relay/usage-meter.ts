@@ -1,5 +1,6 @@
 import type { NormalizedUsage } from '../billing/normalized-usage.js';
 import { TokenTally } from './token-tally.js';
+import { givesFinishReason } from './openai/gives-finish-reason.js';
 import type { ClientStreamSlot } from './client-stream-slot.js';
 
 /** What one attempt produced, as the meter counted it. */
@@ -30,14 +31,14 @@ export class UsageMeter {
   /** Something went to the client: from here on nothing may be retried. */
   committed = false;
   clientAborted = false;
+  /** A non-streamed answer's 2xx arrived: the upstream produced it whole, only its body is still to come. */
+  wholeAnswerArrived = false;
   /**
-   * Whether the upstream has produced its whole answer and only its usage report is still to come (a
-   * stream whose finish was read, a non-streamed answer whose 2xx arrived). A client that leaves then is
-   * waited out for that report (USAGE_WAIT_SECONDS): reading on costs the upstream nothing more (unless it
-   * sent its 2xx before generating), and its report — reasoning, cache reads — is what it bills, where a
-   * local count of the visible text is not.
+   * An OpenAI-style stream of one choice, and the last event it read (held or parsed; its bytes as a
+   * one-byte string): once that event gave the finish_reason, only the usage chunk is still to come.
    */
-  answerProduced: (() => boolean) | undefined;
+  oneChoiceStream = false;
+  lastStreamEvent: string | undefined;
   /** The client left while the answer's usage report was still to come: the upstream is read on for it. */
   waitingForUsage = false;
   /** Why the response ended early, when it did. */
@@ -60,9 +61,15 @@ export class UsageMeter {
     return this.clientAborted && !(this.waitingForUsage && this.upstreamUsage === undefined);
   }
 
-  /** A non-streamed answer's 2xx arrived: the upstream produced it whole, only its body is still to come. */
-  wholeAnswerArriving(): void {
-    this.answerProduced = answerArrived;
+  /**
+   * Whether the upstream has produced its whole answer and only its usage report is still to come (a
+   * one-choice stream whose finish was read, a non-streamed answer whose 2xx arrived). A client that leaves
+   * then is waited out for that report (USAGE_WAIT_SECONDS): reading on costs the upstream nothing more
+   * (unless it sent its 2xx before generating), and its report — reasoning, cache reads — is what it bills,
+   * where a local count of the visible text is not.
+   */
+  answerProduced(): boolean {
+    return this.wholeAnswerArrived || (this.oneChoiceStream && this.lastStreamEvent !== undefined && givesFinishReason(this.lastStreamEvent));
   }
 
   /**
@@ -95,8 +102,7 @@ export class UsageMeter {
     this.unreportedOutputTokens = 0;
     this.interruption = undefined;
     this.responseId = undefined;
-    this.answerProduced = undefined;
+    this.wholeAnswerArrived = false;
+    this.lastStreamEvent = undefined;
   }
 }
-
-const answerArrived = () => true;

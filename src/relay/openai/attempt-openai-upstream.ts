@@ -83,7 +83,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   }
 
   // Non-streaming answers are complete JSON documents: read whole (to learn usage), then sent as received.
-  meter.wholeAnswerArriving();
+  meter.wholeAnswerArrived = true;
   let bytes: Buffer;
   try {
     bytes = await response.body.bytes();

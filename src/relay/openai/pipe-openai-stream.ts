@@ -56,15 +56,13 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
   const countHeldPastLimit = () => {
     if (held.size >= heldTextLimit) countHeld();
   };
-  // The last event read, held or parsed (as text, or its bytes as a one-byte string): one choice is whole
-  // once it gave its finish_reason, and only the usage-only chunk is to come.
-  let lastEvent: string | undefined;
-  if (input.singleChoice === true) meter.answerProduced = () => lastEvent !== undefined && givesFinishReason(lastEvent);
+  // The meter keeps the last event read (usage-meter.ts): one choice is whole once it gave its finish_reason.
+  meter.oneChoiceStream = input.singleChoice === true;
 
   /** Parses an event for its usage and text; returns whether the client gets it. */
   const inspect = (data: string): boolean => {
     // (A one-event answer's finish comes with its first text, parsed rather than held.)
-    lastEvent = data;
+    meter.lastStreamEvent = data;
     let usageOnly = false;
     let chunk: Record<string, unknown> | undefined;
     try {
@@ -94,7 +92,7 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
       }
       if (meter.firstTokenAt !== undefined && !mayCarryUsage(event.data)) {
         held.addText(event.data);
-        lastEvent = event.data;
+        meter.lastStreamEvent = event.data;
         countHeldPastLimit();
         forward(event);
         return;
@@ -111,7 +109,7 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
         return true;
       }
       if (meter.firstTokenAt !== undefined && !mayCarryUsageIn(bytes, start, end, usageKeys)) {
-        lastEvent = held.addRange(bytes, start, end);
+        meter.lastStreamEvent = held.addRange(bytes, start, end);
         countHeldPastLimit();
         return true;
       }
@@ -233,24 +231,6 @@ function mayCarryUsageIn(bytes: Buffer, start: number, end: number, keys: UsageK
     index += 1;
     while (index < end && bytes[index] === 0x20) index += 1;
     if (!(end - index >= 4 && bytes[index] === 0x6e && bytes[index + 1] === 0x75 && bytes[index + 2] === 0x6c && bytes[index + 3] === 0x6c)) return true;
-  }
-  return false;
-}
-
-/**
- * Whether an event (as held: text, or UTF-8 bytes as a one-byte string — the key and its value are ASCII)
- * gives a choice's finish_reason: `"finish_reason"` followed by a non-empty string, not `null` or `""`. A chunk that could
- * only say so inside the model's text escapes its quotes.
- */
-export function givesFinishReason(data: string): boolean {
-  for (let at = data.indexOf('"finish_reason"'); at !== -1; at = data.indexOf('"finish_reason"', at + 15)) {
-    let index = at + 15;
-    while (data.charCodeAt(index) === 0x20) index += 1;
-    if (data.charCodeAt(index) !== 0x3a) continue;
-    index += 1;
-    while (data.charCodeAt(index) === 0x20) index += 1;
-    // A string, and not the empty one.
-    if (data.charCodeAt(index) === 0x22 && data.charCodeAt(index + 1) !== 0x22) return true;
   }
   return false;
 }
