@@ -1,4 +1,5 @@
 import { deflateSync } from 'node:zlib';
+import { objectStreamObject } from '../../test/billing-edges/pdf-builders.js';
 import { describe, expect, it } from 'vitest';
 import { countPdfPages, estimatedFileTokens, estimatedTokensPerPdfPage } from './estimate-attachment-tokens.js';
 import { estimatedTokensPerImage } from './count-tokens.js';
@@ -33,24 +34,7 @@ describe('countPdfPages', () => {
   });
 });
 
-/**
- * An object stream (ISO 32000-1 §7.5.7) holding `objects` (number → dictionary), Flate-compressed, as
- * writers lay out its dictionary: `indirectLength` points /Length at another object (pdfTeX), else it is
- * given in place, with the keys in another order (qpdf, Word).
- */
-function objectStream(number: number, objects: [number, string][], indirectLength: boolean): string {
-  let header = '';
-  let body = '';
-  for (const [objectNumber, text] of objects) {
-    header += `${objectNumber} ${body.length} `;
-    body += `${text}\n`;
-  }
-  const data = deflateSync(Buffer.from(header + body, 'latin1')).toString('latin1');
-  const dictionary = indirectLength
-    ? `<</Type/ObjStm/N ${objects.length}/First ${header.length}/Length ${number + 1} 0 R/Filter/FlateDecode>>`
-    : `<< /Type /ObjStm /Length ${data.length} /Filter /FlateDecode /N ${objects.length} /First ${header.length} >>`;
-  return `${number} 0 obj\n${dictionary}\nstream\r\n${data}\r\nendstream\nendobj\n${indirectLength ? `${number + 1} 0 obj\n${data.length}\nendobj\n` : ''}`;
-}
+const objectStream = objectStreamObject;
 
 const pageObjects = (from: number, count: number, extra = ''): [number, string][] =>
   Array.from({ length: count }, (_, index): [number, string] => [from + index, `<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]${extra}>>`]);

@@ -30,6 +30,18 @@ async function chatRow(content: any[]) {
   return { inputTokens: Number(row.input_tokens), reserved: reservation.amount, usageSource: row.usage_source };
 }
 
+/** An Anthropic client's PDF to the Gemini upstream that reports no usage: its log row and reservation. */
+async function anthropicPdfRow(pdf: string) {
+  noUsage();
+  const { row } = await booked(fixture, () =>
+    fixture.sdk.anthropic.messages.create({
+      model: modelOf.gemini, max_tokens: 16,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarize' }, { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf } }] }],
+    }),
+  );
+  return { row, reservation: (await fixture.reservations()).find((r) => r.id === row.request_id)! };
+}
+
 describe('Chat client attachments → Gemini upstream that reports no usage (local count)', () => {
   it('a PDF file part is counted (like the same PDF from an Anthropic client), not billed as absent', async () => {
     const text = await chatRow([{ type: 'text', text: 'Summarize' }]);
@@ -62,14 +74,7 @@ describe('a PDF is estimated by its pages (3,000 tokens each), not a flat 1,000'
     const chat = await chatRow([{ type: 'text', text: 'Summarize' }, { type: 'file', file: { filename: 'a.pdf', file_data: `data:application/pdf;base64,${pdf}` } }]);
     expect(chat.reserved - text.reserved).toBeGreaterThanOrEqual(expectedCharge({ input: 90_000, output: 0 }));
     expect(chat.inputTokens - text.inputTokens).toBeGreaterThanOrEqual(90_000);
-    noUsage();
-    const { row } = await booked(fixture, () =>
-      fixture.sdk.anthropic.messages.create({
-        model: modelOf.gemini, max_tokens: 16,
-        messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarize' }, { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf } }] }],
-      }),
-    );
-    const reservation = (await fixture.reservations()).find((r) => r.id === row.request_id)!;
+    const { row, reservation } = await anthropicPdfRow(pdf);
     expect(reservation.amount).toBeGreaterThanOrEqual(expectedCharge({ input: 90_000, output: 16 }));
     expect(Number(row.input_tokens)).toBeGreaterThanOrEqual(90_000);
   });
@@ -78,14 +83,7 @@ describe('a PDF is estimated by its pages (3,000 tokens each), not a flat 1,000'
 describe('a PDF whose pages sit in compressed object streams (pdfTeX, Word, qpdf) is estimated by its pages too', () => {
   it('a 40-page one from an Anthropic client reserves its 120,000 tokens, and is counted so without usage', async () => {
     const pdf = objectStreamPdf(40).toString('base64');
-    noUsage();
-    const { row } = await booked(fixture, () =>
-      fixture.sdk.anthropic.messages.create({
-        model: modelOf.gemini, max_tokens: 16,
-        messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarize' }, { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf } }] }],
-      }),
-    );
-    const reservation = (await fixture.reservations()).find((r) => r.id === row.request_id)!;
+    const { row, reservation } = await anthropicPdfRow(pdf);
     expect(reservation.amount).toBeGreaterThanOrEqual(expectedCharge({ input: 120_000, output: 16 }));
     expect(Number(row.input_tokens)).toBeGreaterThanOrEqual(120_000);
   });

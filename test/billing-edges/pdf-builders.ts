@@ -1,6 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 
+/**
+ * One object stream (ISO 32000-1 §7.5.7) as a PDF object: `objects` (number → dictionary), Flate-compressed,
+ * its dictionary laid out as writers do: `indirectLength` points /Length at the next object (pdfTeX, which
+ * then follows), else it is given in place with the keys in another order (qpdf, Word).
+ */
+export function objectStreamObject(number: number, objects: [number, string][], indirectLength = false): string {
+  let header = '';
+  let body = '';
+  for (const [objectNumber, text] of objects) {
+    header += `${objectNumber} ${body.length} `;
+    body += `${text}\n`;
+  }
+  const data = deflateSync(Buffer.from(header + body, 'latin1')).toString('latin1');
+  const dictionary = indirectLength
+    ? `<</Type/ObjStm/N ${objects.length}/First ${header.length}/Length ${number + 1} 0 R/Filter/FlateDecode>>`
+    : `<< /Type /ObjStm /Length ${data.length} /Filter /FlateDecode /N ${objects.length} /First ${header.length} >>`;
+  return `${number} 0 obj\n${dictionary}\nstream\r\n${data}\r\nendstream\nendobj\n${indirectLength ? `${number + 1} 0 obj\n${data.length}\nendobj\n` : ''}`;
+}
+
 /** A minimal classic PDF of `pages` pages: page objects and the page tree's /Count, all in sight. */
 export function classicPdf(pages: number): Buffer {
   const kids = Array.from({ length: pages }, (_, index) => `${index + 3} 0 R`).join(' ');

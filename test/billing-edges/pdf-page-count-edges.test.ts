@@ -11,7 +11,7 @@ import { deflateSync } from 'node:zlib';
 import * as zlib from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { objectStreamPdf } from './pdf-builders.js';
+import { objectStreamObject, objectStreamPdf } from './pdf-builders.js';
 
 /** Counts what inflateSync produced (or was allowed to produce before it threw past its bound). */
 const inflated = { calls: 0, bytes: 0 };
@@ -39,16 +39,7 @@ const { collectChatPromptText } = await import('../../src/relay/openai/collect-p
 const { collectCanonicalPromptText } = await import('../../src/relay/text/collect-canonical-prompt-text.js');
 void zlib;
 
-function objectStream(number: number, objects: [number, string][]): string {
-  let header = '';
-  let body = '';
-  for (const [objectNumber, text] of objects) {
-    header += `${objectNumber} ${body.length} `;
-    body += `${text}\n`;
-  }
-  const data = deflateSync(Buffer.from(header + body, 'latin1')).toString('latin1');
-  return `${number} 0 obj\n<</Type/ObjStm/N ${objects.length}/First ${header.length}/Length ${data.length}/Filter/FlateDecode>>\nstream\n${data}\nendstream\nendobj\n`;
-}
+const objectStream = (number: number, objects: [number, string][]) => objectStreamObject(number, objects);
 const reset = () => {
   inflated.calls = 0;
   inflated.bytes = 0;
