@@ -90,7 +90,8 @@ function scanPageKeys(bytes: Buffer, tally: PageTally, objectAt: (at: number) =>
 
 /**
  * The text of the innermost dictionary holding position `at` (from its `<<` to its matching `>>`), looked
- * for within 1 KB before and 4 KB after it (one pass over each); undefined when none is found there. Only
+ * for within 1 KB before and 4 KB after it (one pass over each: the innermost `<<` still open at `at` is
+ * closed by the first `>>` after it that leaves no deeper one open); undefined when none is found there. Only
  * a node's own keys are read: in an object stream objects sit back to back, and a neighbour's `/Count`
  * (an outline's) is not the page tree's.
  */
@@ -106,14 +107,14 @@ function dictionaryAround(bytes: Buffer, at: number): string | undefined {
     }
   }
   const open = opens.at(-1);
-  const close = open === undefined ? undefined : matchingClose(bytes, open, Math.min(bytes.length, at + 4096));
+  const close = open === undefined ? undefined : closingAfter(bytes, at, Math.min(bytes.length, at + 4096));
   return open === undefined || close === undefined ? undefined : bytes.subarray(open, close).toString('latin1');
 }
 
-/** The position just after the `>>` closing the dictionary opened at `open`, if it closes before `limit`. */
-function matchingClose(bytes: Buffer, open: number, limit: number): number | undefined {
-  let depth = 0;
-  for (let index = open; index + 1 < limit; index += 1) {
+/** The position just after the `>>` that closes the dictionary open at `from`, if it closes before `limit`. */
+function closingAfter(bytes: Buffer, from: number, limit: number): number | undefined {
+  let depth = 1;
+  for (let index = from; index + 1 < limit; index += 1) {
     if (bytes[index] === 0x3c && bytes[index + 1] === 0x3c) {
       depth += 1;
       index += 1;

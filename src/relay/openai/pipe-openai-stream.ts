@@ -146,7 +146,7 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
       const ending = await readBodyChunks(input.body, (chunk) => {
         push(chunk);
         const drained = client.flushAndDrain();
-        return meter.clientAborted && meter.stopsReading() ? 'stop' : drained;
+        return meter.stopsReading() ? 'stop' : drained;
       });
       if (ending === 'ended') {
         // (Also when the client left and the body was read on for its usage: its last event may be unframed.)
