@@ -18,10 +18,21 @@ const tokenCounts = () =>
   pick([0, 1, 2, integer(100), integer(10_000), integer(1_000_000), integer(200_000_000), integer(2 ** 40), Number.MAX_SAFE_INTEGER, integer(Number.MAX_SAFE_INTEGER)]);
 const priceValues = () => pick([0, 1, 2.5, 0.15, 0.075, 3.75, 1.1, 4.4, 1e-7, 3.75e-7, 1e21, 123_456.789, decimal(3, 3), decimal(6, 6), decimal(9, 12), decimal(15, 15), decimal(17, 20)]);
 
-function usageOf(total: number, cacheRead: number, cacheWrite: number, output: number, cacheWrite1h?: number, audioIn?: number, audioOut?: number): NormalizedUsage {
+interface Shares {
+  audioIn?: number;
+  audioOut?: number;
+  imageIn?: number;
+  imageOut?: number;
+}
+
+function usageOf(total: number, cacheRead: number, cacheWrite: number, output: number, cacheWrite1h?: number, shares: Shares = {}): NormalizedUsage {
+  const { audioIn, audioOut, imageIn, imageOut } = shares;
   return {
-    input: { total, cacheRead, cacheWrite, ...(cacheWrite1h === undefined ? {} : { cacheWrite1h }), ...(audioIn === undefined ? {} : { audio: audioIn }) },
-    output: { total: output, reasoning: 0, ...(audioOut === undefined ? {} : { audio: audioOut }) },
+    input: {
+      total, cacheRead, cacheWrite,
+      ...(cacheWrite1h === undefined ? {} : { cacheWrite1h }), ...(audioIn === undefined ? {} : { audio: audioIn }), ...(imageIn === undefined ? {} : { image: imageIn }),
+    },
+    output: { total: output, reasoning: 0, ...(audioOut === undefined ? {} : { audio: audioOut }), ...(imageOut === undefined ? {} : { image: imageOut }) },
   };
 }
 
@@ -50,12 +61,17 @@ describe('computeChargeFast', () => {
               ...(random() < 0.2 ? { cacheWrite1h: priceValues() } : {}),
               ...(random() < 0.2 ? { audioInput: priceValues() } : {}),
               ...(random() < 0.2 ? { audioOutput: priceValues() } : {}),
+              ...(random() < 0.2 ? { imageInput: priceValues() } : {}),
+              ...(random() < 0.2 ? { imageOutput: priceValues() } : {}),
               ...(random() < 0.2 ? { webSearch: priceValues() } : {}),
             };
       const ratio = pick([1, 0, 0.5, 1.1, 2, 0.333, decimal(4, 3), decimal(16, 18)]);
       const perUnit = pick([500_000, 1, 1_000_000, 0.5, decimal(7, 2)]);
       const calls = pick([1, 0, 4, integer(100)]);
-      const usage = usageOf(tokenCounts(), pick([0, 0, tokenCounts()]), pick([0, 0, tokenCounts()]), tokenCounts(), pick([undefined, 0, tokenCounts()]), pick([undefined, undefined, 0, tokenCounts()]), pick([undefined, undefined, 0, tokenCounts()]));
+      const share = () => pick([undefined, undefined, 0, tokenCounts()]);
+      const usage = usageOf(tokenCounts(), pick([0, 0, tokenCounts()]), pick([0, 0, tokenCounts()]), tokenCounts(), pick([undefined, 0, tokenCounts()]), {
+        audioIn: share(), audioOut: share(), imageIn: share(), imageOut: share(),
+      });
       const searches = pick([undefined, undefined, 0, 1, integer(30), tokenCounts()]);
       if (searches !== undefined) usage.webSearches = searches;
       const result = computeChargeFast(usage, price, ratio, perUnit, calls);

@@ -27,10 +27,12 @@ export function computeChargeFast(usage: NormalizedUsage, price: PriceRecord, gr
   const outputPrice = decimalOf(price.output ?? 0);
   const audioInputPrice = price.audioInput === undefined ? inputPrice : decimalOf(price.audioInput);
   const audioOutputPrice = price.audioOutput === undefined ? outputPrice : decimalOf(price.audioOutput);
+  const imageInputPrice = price.imageInput === undefined ? inputPrice : decimalOf(price.imageInput);
+  const imageOutputPrice = price.imageOutput === undefined ? outputPrice : decimalOf(price.imageOutput);
   const searchPrice = price.webSearch === undefined ? { units: 0, scale: 0 } : decimalOf(price.webSearch);
   if (
     inputPrice === undefined || cacheReadPrice === undefined || cacheWritePrice === undefined || cacheWrite1hPrice === undefined || outputPrice === undefined ||
-    audioInputPrice === undefined || audioOutputPrice === undefined || searchPrice === undefined
+    audioInputPrice === undefined || audioOutputPrice === undefined || imageInputPrice === undefined || imageOutputPrice === undefined || searchPrice === undefined
   ) {
     return undefined;
   }
@@ -39,25 +41,34 @@ export function computeChargeFast(usage: NormalizedUsage, price: PriceRecord, gr
   const reportedAudioIn = usage.input.audio ?? 0;
   const outputTotal = usage.output.total;
   const reportedAudioOut = usage.output.audio ?? 0;
+  const reportedImageIn = usage.input.image ?? 0;
+  const reportedImageOut = usage.output.image ?? 0;
   const webSearches = usage.webSearches ?? 0;
-  if (!isCount(inputTotal) || !isCount(cacheRead) || !isCount(cacheWrite) || !isCount(reported1h) || !isCount(reportedAudioIn) || !isCount(outputTotal) || !isCount(reportedAudioOut) || !isCount(webSearches)) {
+  if (!isCount(inputTotal) || !isCount(cacheRead) || !isCount(cacheWrite) || !isCount(reported1h) || !isCount(reportedAudioIn) || !isCount(outputTotal) || !isCount(reportedAudioOut) || !isCount(reportedImageIn) || !isCount(reportedImageOut) || !isCount(webSearches)) {
     return undefined;
   }
   const plainInput = Math.max(0, inputTotal - cacheRead - cacheWrite);
   const cacheWrite1h = Math.min(reported1h, cacheWrite);
   const audioIn = Math.min(reportedAudioIn, plainInput);
   const audioOut = Math.min(reportedAudioOut, outputTotal);
+  const imageIn = Math.min(reportedImageIn, plainInput - audioIn);
+  const imageOut = Math.min(reportedImageOut, outputTotal - audioOut);
 
-  // Σ tokens × price, each term brought to the largest scale of the eight prices.
-  const scale = Math.max(inputPrice.scale, cacheReadPrice.scale, cacheWritePrice.scale, cacheWrite1hPrice.scale, outputPrice.scale, audioInputPrice.scale, audioOutputPrice.scale, searchPrice.scale);
+  // Σ tokens × price, each term brought to the largest scale of the ten prices.
+  const scale = Math.max(
+    inputPrice.scale, cacheReadPrice.scale, cacheWritePrice.scale, cacheWrite1hPrice.scale, outputPrice.scale,
+    audioInputPrice.scale, audioOutputPrice.scale, imageInputPrice.scale, imageOutputPrice.scale, searchPrice.scale,
+  );
   let tokenCost: number | undefined = 0;
-  tokenCost = add(tokenCost, term(plainInput - audioIn, inputPrice, scale));
+  tokenCost = add(tokenCost, term(plainInput - audioIn - imageIn, inputPrice, scale));
   tokenCost = add(tokenCost, term(audioIn, audioInputPrice, scale));
+  tokenCost = add(tokenCost, term(imageIn, imageInputPrice, scale));
   tokenCost = add(tokenCost, term(cacheRead, cacheReadPrice, scale));
   tokenCost = add(tokenCost, term(cacheWrite - cacheWrite1h, cacheWritePrice, scale));
   tokenCost = add(tokenCost, term(cacheWrite1h, cacheWrite1hPrice, scale));
-  tokenCost = add(tokenCost, term(outputTotal - audioOut, outputPrice, scale));
+  tokenCost = add(tokenCost, term(outputTotal - audioOut - imageOut, outputPrice, scale));
   tokenCost = add(tokenCost, term(audioOut, audioOutputPrice, scale));
+  tokenCost = add(tokenCost, term(imageOut, imageOutputPrice, scale));
   // Searches are priced each, tokens per million: a search costs a million tokens' worth of its price.
   if (webSearches > 0) tokenCost = add(tokenCost, multiply(term(webSearches, searchPrice, scale), 1_000_000));
   const units = multiply(multiply(tokenCost, ratio.units), perUnit.units);

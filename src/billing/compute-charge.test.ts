@@ -71,6 +71,26 @@ describe('computeCharge', () => {
     expect(computeCharge(usage({ total: 1200, audio: 1000 }, { total: 350, audio: 300 }), price, 1, quotaPerUnit)).toBe(3250);
   });
 
+  it('bills image input and output tokens at the image prices, beside audio, and the rest at the text prices', () => {
+    // gemini-3-pro-image style: $2 in, $12 out, $120 per million image out; an image input at $4 (say).
+    // 5,000 in = 1,000 cached + 4,000 plain (1,500 audio, 2,000 image, 500 text); 1,500 out (1,120 image, 100 audio, 280 text).
+    const price: PriceRecord = { model: 'image', input: 2, output: 12, cacheRead: 0.2, audioInput: 8, audioOutput: 30, imageInput: 4, imageOutput: 120 };
+    // 500×2 + 1,500×8 + 2,000×4 + 1,000×0.2 + 280×12 + 100×30 + 1,120×120 = 1,000 + 12,000 + 8,000 + 200 + 3,360 + 3,000 + 134,400
+    //   = 161,960 → $0.16196 → × 500,000 = 80,980.
+    const charged = computeCharge(usage({ total: 5000, cacheRead: 1000, audio: 1500, image: 2000 }, { total: 1500, audio: 100, image: 1120 }), price, 1, quotaPerUnit);
+    expect(charged).toBe(80_980);
+    // Without image prices the same images cost text: 2,500×2 + 1,500×8 + 200 + 1,400×12 + 3,000 = 37,000 → 18,500.
+    const { imageInput: _in, imageOutput: _out, ...textOnly } = price;
+    expect(computeCharge(usage({ total: 5000, cacheRead: 1000, audio: 1500, image: 2000 }, { total: 1500, audio: 100, image: 1120 }), textOnly, 1, quotaPerUnit)).toBe(18_500);
+  });
+
+  it('never bills more images than what audio leaves of the plain input or the output', () => {
+    const price: PriceRecord = { model: 'image', input: 1, output: 2, audioInput: 10, audioOutput: 20, imageInput: 100, imageOutput: 200 };
+    // Plain input 1,000: 600 audio, images reported 5,000 → 400. Output 300: 100 audio, images reported 900 → 200.
+    // 600×10 + 400×100 + 100×20 + 200×200 = 6,000 + 40,000 + 2,000 + 40,000 = 88,000 → 44,000.
+    expect(computeCharge(usage({ total: 1000, audio: 600, image: 5000 }, { total: 300, audio: 100, image: 900 }), price, 1, quotaPerUnit)).toBe(44_000);
+  });
+
   it('never bills more audio than the plain input or the output holds', () => {
     const price: PriceRecord = { model: 'realtime', input: 5, output: 20, cacheRead: 2.5, audioInput: 40, audioOutput: 80 };
     // Audio reported 9,000 of 1,000 plain input and 5,000 of 100 output: 1,000×40 + 1,000×2.5 + 100×80 = 50,500 → 25,250.

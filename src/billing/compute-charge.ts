@@ -21,7 +21,9 @@ export function isPriced(price: PriceRecord | undefined): boolean {
  *   cache prices fall back to the input price (the 1-hour write price to the write price first), a
  *   missing output price to 0. Audio tokens (`usage.input.audio`, a part of the plain input, and
  *   `usage.output.audio`, a part of the output) take the `audioInput` and `audioOutput` prices, falling
- *   back to the input and output prices. Web searches the upstream ran (`usage.webSearches`) are added at
+ *   back to the input and output prices; image tokens (`usage.input.image`, `usage.output.image`, each
+ *   clamped to what audio leaves of its side) take the `imageInput` and `imageOutput` prices, with the same
+ *   fallbacks. Web searches the upstream ran (`usage.webSearches`) are added at
  *   the `webSearch` price each (site currency per search; unset, they are not billed).
  *
  * Rounding rule: the cost is computed exactly — every price and ratio is taken at the decimal value it is
@@ -57,16 +59,20 @@ export function computeChargeExact(usage: NormalizedUsage, price: PriceRecord, g
   const audioIn = Math.min(count(usage.input.audio ?? 0, 'input.audio'), plainInput);
   const outputTotal = count(usage.output.total, 'output.total');
   const audioOut = Math.min(count(usage.output.audio ?? 0, 'output.audio'), outputTotal);
+  const imageIn = Math.min(count(usage.input.image ?? 0, 'input.image'), plainInput - audioIn);
+  const imageOut = Math.min(count(usage.output.image ?? 0, 'output.image'), outputTotal - audioOut);
   const cacheWritePrice = price.cacheWrite === undefined ? inputPrice : exactDecimal(price.cacheWrite, 'cacheWrite');
   const outputPrice = exactDecimal(price.output ?? 0, 'output');
   const tokenCost = sum([
-    times(plainInput - audioIn, inputPrice),
+    times(plainInput - audioIn - imageIn, inputPrice),
     times(audioIn, price.audioInput === undefined ? inputPrice : exactDecimal(price.audioInput, 'audioInput')),
+    times(imageIn, price.imageInput === undefined ? inputPrice : exactDecimal(price.imageInput, 'imageInput')),
     times(cacheRead, price.cacheRead === undefined ? inputPrice : exactDecimal(price.cacheRead, 'cacheRead')),
     times(cacheWrite - cacheWrite1h, cacheWritePrice),
     times(cacheWrite1h, price.cacheWrite1h === undefined ? cacheWritePrice : exactDecimal(price.cacheWrite1h, 'cacheWrite1h')),
-    times(outputTotal - audioOut, outputPrice),
+    times(outputTotal - audioOut - imageOut, outputPrice),
     times(audioOut, price.audioOutput === undefined ? outputPrice : exactDecimal(price.audioOutput, 'audioOutput')),
+    times(imageOut, price.imageOutput === undefined ? outputPrice : exactDecimal(price.imageOutput, 'imageOutput')),
   ]);
   const perMillionTokens: Decimal = { units: 1n, scale: 6 };
   // Web searches are priced each, not per million: their cost joins the tokens' at the same scale.

@@ -38,6 +38,23 @@ describe('estimateReservation', () => {
     expect(worst).toBe(reserved);
   });
 
+  it('prices the output limit as image output when that is the dearest output rate, so an image answer stays covered', () => {
+    // gemini-2.5-flash-image style: $0.30 in, $2.50 out, $30 per million image tokens out.
+    const price: PriceRecord = { model: 'flash-image', input: 0.3, output: 2.5, imageOutput: 30 };
+    // 1,000×0.3 + 1,290×30 = 39,000 → 19,500.
+    const reserved = estimateReservation({ ...base, promptTokens: 1000, maxOutputTokens: 1290, price });
+    expect(reserved).toBe(19_500);
+    expect(computeCharge({ input: { total: 1000, cacheRead: 0, cacheWrite: 0 }, output: { total: 1290, reasoning: 0, image: 1290 } }, price, 1, 500_000)).toBe(reserved);
+  });
+
+  it('prices the prompt as images when image input is the dearest input rate, and takes the dearer of audio and image output', () => {
+    const price: PriceRecord = { model: 'mixed', input: 5, output: 10, audioInput: 8, imageInput: 12, audioOutput: 40, imageOutput: 30 };
+    // 1,000×12 + 500×40 = 32,000 → 16,000.
+    expect(estimateReservation({ ...base, promptTokens: 1000, maxOutputTokens: 500, price })).toBe(16_000);
+    // The other way round: audio input dearest, image output dearest: 1,000×20 + 500×50 = 45,000 → 22,500.
+    expect(estimateReservation({ ...base, promptTokens: 1000, maxOutputTokens: 500, price: { ...price, audioInput: 20, imageOutput: 50 } })).toBe(22_500);
+  });
+
   it('keeps the text rates when the audio prices are cheaper', () => {
     const price: PriceRecord = { model: 'odd', input: 5, output: 20, audioInput: 1, audioOutput: 2 };
     // 1,000×5 + 500×20 = 15,000 → 7,500.

@@ -24,9 +24,9 @@ export interface ReservationEstimateInput {
  *
  * The prompt is priced at the dearest input-side rate: a cache write can cost more than plain input
  * (Anthropic bills 5-minute writes at 1.25× and 1-hour writes at 2× the input price), and an estimate
- * that assumed plain input would then fall short of the settled charge. Likewise audio: the prompt is priced
- * as audio when audio input is the dearest rate, and the output limit as audio when audio output costs more
- * than text (a prompt of text can still be answered in audio).
+ * that assumed plain input would then fall short of the settled charge. Likewise audio and images: the
+ * prompt is priced as audio (or images) when that is the dearest rate, and the output limit at the dearest of
+ * the text, audio and image output prices (a prompt of text can still be answered in audio or an image).
  */
 export function estimateReservation(input: ReservationEstimateInput): number {
   const { price, promptTokens } = input;
@@ -35,16 +35,30 @@ export function estimateReservation(input: ReservationEstimateInput): number {
   const writeRate = price.cacheWrite ?? plainRate;
   const write1hRate = price.cacheWrite1h ?? writeRate;
   const audioRate = price.audioInput ?? plainRate;
-  const dearest = Math.max(plainRate, readRate, writeRate, write1hRate, audioRate);
+  const imageRate = price.imageInput ?? plainRate;
+  const dearest = Math.max(plainRate, readRate, writeRate, write1hRate, audioRate, imageRate);
   const asAudio = audioRate === dearest && audioRate > plainRate;
-  const as1hWrite = !asAudio && write1hRate === dearest && write1hRate > plainRate;
-  const asWrite = as1hWrite || (!asAudio && writeRate === dearest && writeRate > plainRate);
-  const asRead = !asAudio && !asWrite && readRate === dearest && readRate > plainRate;
+  const asImage = !asAudio && imageRate === dearest && imageRate > plainRate;
+  const asPlainPart = asAudio || asImage;
+  const as1hWrite = !asPlainPart && write1hRate === dearest && write1hRate > plainRate;
+  const asWrite = as1hWrite || (!asPlainPart && writeRate === dearest && writeRate > plainRate);
+  const asRead = !asPlainPart && !asWrite && readRate === dearest && readRate > plainRate;
   const outputTokens = input.maxOutputTokens ?? input.defaultMaxOutputTokens;
-  const audioOutput = (price.audioOutput ?? 0) > (price.output ?? 0);
+  const textOutputRate = price.output ?? 0;
+  const audioOutputRate = price.audioOutput ?? textOutputRate;
+  const imageOutputRate = price.imageOutput ?? textOutputRate;
+  const audioOutput = audioOutputRate > textOutputRate && audioOutputRate >= imageOutputRate;
+  const imageOutput = !audioOutput && imageOutputRate > textOutputRate;
   const usage: NormalizedUsage = {
-    input: { total: promptTokens, cacheRead: asRead ? promptTokens : 0, cacheWrite: asWrite ? promptTokens : 0, cacheWrite1h: as1hWrite ? promptTokens : 0, audio: asAudio ? promptTokens : 0 },
-    output: { total: outputTokens, reasoning: 0, audio: audioOutput ? outputTokens : 0 },
+    input: {
+      total: promptTokens,
+      cacheRead: asRead ? promptTokens : 0,
+      cacheWrite: asWrite ? promptTokens : 0,
+      cacheWrite1h: as1hWrite ? promptTokens : 0,
+      audio: asAudio ? promptTokens : 0,
+      image: asImage ? promptTokens : 0,
+    },
+    output: { total: outputTokens, reasoning: 0, audio: audioOutput ? outputTokens : 0, image: imageOutput ? outputTokens : 0 },
     ...(input.webSearches !== undefined && input.webSearches > 0 ? { webSearches: input.webSearches } : {}),
   };
   return computeCharge(usage, price, input.groupRatio, input.quotaPerUnit, input.calls);

@@ -5,10 +5,12 @@
  * price); absent where the vendor has no such split. `input.audio` is the part of the plain input (neither
  * a cache read nor a write) that was audio, and `output.audio` the part of `output.total` that was audio:
  * both billed at the model's audio prices where it has them; absent where the vendor reports no audio.
+ * `input.image` and `output.image` are the image parts, likewise (the model's image prices); a plain input
+ * token is audio, image or text, never two of them.
  */
 export interface NormalizedUsage {
-  input: { total: number; cacheRead: number; cacheWrite: number; cacheWrite1h?: number; audio?: number };
-  output: { total: number; reasoning: number; audio?: number };
+  input: { total: number; cacheRead: number; cacheWrite: number; cacheWrite1h?: number; audio?: number; image?: number };
+  output: { total: number; reasoning: number; audio?: number; image?: number };
   /** Web searches the upstream's server-side search tool ran (billed per search at the `webSearch` price); absent when none were reported. */
   webSearches?: number;
   raw?: unknown;
@@ -35,6 +37,20 @@ export function addAudio(usage: NormalizedUsage, audioInput: number, audioOutput
   return usage;
 }
 
+/**
+ * Pure: `usage` with the image shares a vendor reported, each clamped to what is left of its side once audio
+ * is taken out (image input to the plain input, image output to the output); zero shares are left out.
+ * Mutates and returns `usage`.
+ */
+export function addImages(usage: NormalizedUsage, imageInput: number, imageOutput: number): NormalizedUsage {
+  const plainInput = Math.max(0, usage.input.total - usage.input.cacheRead - usage.input.cacheWrite);
+  const input = Math.min(imageInput, plainInput - (usage.input.audio ?? 0));
+  const output = Math.min(imageOutput, usage.output.total - (usage.output.audio ?? 0));
+  if (input > 0) usage.input.image = input;
+  if (output > 0) usage.output.image = output;
+  return usage;
+}
+
 /** Pure: two usages added, every count (an optional share absent on both stays absent). */
 export function sumUsage(a: NormalizedUsage, b: NormalizedUsage): NormalizedUsage {
   const sum: NormalizedUsage = {
@@ -44,9 +60,13 @@ export function sumUsage(a: NormalizedUsage, b: NormalizedUsage): NormalizedUsag
   const cacheWrite1h = share(a.input.cacheWrite1h, b.input.cacheWrite1h);
   const audioIn = share(a.input.audio, b.input.audio);
   const audioOut = share(a.output.audio, b.output.audio);
+  const imageIn = share(a.input.image, b.input.image);
+  const imageOut = share(a.output.image, b.output.image);
   if (cacheWrite1h !== undefined) sum.input.cacheWrite1h = cacheWrite1h;
   if (audioIn !== undefined) sum.input.audio = audioIn;
   if (audioOut !== undefined) sum.output.audio = audioOut;
+  if (imageIn !== undefined) sum.input.image = imageIn;
+  if (imageOut !== undefined) sum.output.image = imageOut;
   const webSearches = share(a.webSearches, b.webSearches);
   if (webSearches !== undefined) sum.webSearches = webSearches;
   return sum;

@@ -31,6 +31,7 @@ prices:
   dall-e-3: { per_call: 0.04 }
   claude-sonnet-4-5: { input: 3, cache_write: 3.75, cache_write_1h: 6 }
   gpt-realtime: { input: 4, output: 16, audio_input: 32, audio_output: 64 }
+  gemini-image: { input: 2, output: 12, image_input: 4, image_output: 120 }
 channels:
   - { name: openai-main, type: openai, base_url: "https://api.openai.com/", key: sk-upstream-1, models: [gpt-4o-mini], priority: 2 }
   - { name: flaky, type: openai, base_url: "https://flaky.example", keys: [sk-f1, sk-f2], models: [gpt-4o-mini] }
@@ -108,6 +109,7 @@ for (const { dialect, available } of allDialects) {
       expect(await repositories.pricing.listPrices()).toEqual([
         { model: 'claude-sonnet-4-5', input: 3, cacheWrite: 3.75, cacheWrite1h: 6 },
         { model: 'dall-e-3', perCall: 0.04 },
+        { model: 'gemini-image', input: 2, output: 12, imageInput: 4, imageOutput: 120 },
         { model: 'gpt-4o-mini', input: 0.15, output: 0.6 },
         { model: 'gpt-realtime', input: 4, output: 16, audioInput: 32, audioOutput: 64 },
       ]);

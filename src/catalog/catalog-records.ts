@@ -78,6 +78,10 @@ export interface PriceRecord {
   audioInput?: number;
   /** Audio output tokens; unset, they are billed as output. */
   audioOutput?: number;
+  /** Image input tokens (gpt-image models' input images, Gemini's image input); unset, they are billed as input. */
+  imageInput?: number;
+  /** Image output tokens (Gemini's image models, gpt-image); unset, they are billed as output. */
+  imageOutput?: number;
   /** Each web search the upstream ran for the request (Anthropic's and OpenAI's server-side search tool); unset, they are not billed. */
   webSearch?: number;
   perCall?: number;

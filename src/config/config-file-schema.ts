@@ -24,6 +24,10 @@ export const priceSchema = z
     audio_input: priceValue.optional(),
     /** Audio output tokens; unset, they are billed at `output`. */
     audio_output: priceValue.optional(),
+    /** Image input tokens (gpt-image's input images); unset, they are billed at `input`. */
+    image_input: priceValue.optional(),
+    /** Image output tokens (Gemini's image models, gpt-image); unset, they are billed at `output`. */
+    image_output: priceValue.optional(),
     /** Each web search the upstream ran (server-side search tools), per call; unset, searches are not billed. */
     web_search: priceValue.optional(),
     per_call: priceValue.optional(),

@@ -18,6 +18,7 @@ prices:
   dall-e-3: { per_call: 0.04 }
   claude-sonnet-4-5: { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75, cache_write_1h: 6 }
   gpt-realtime: { input: 4, output: 16, audio_input: 32, audio_output: 64 }
+  gemini-image: { input: 2, output: 12, image_input: 4, image_output: 120 }
 channels:
   - name: openai-main
     type: openai
@@ -78,6 +79,7 @@ describe('loadConfigFile', () => {
         'dall-e-3': { per_call: 0.04 },
         'claude-sonnet-4-5': { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75, cache_write_1h: 6 },
         'gpt-realtime': { input: 4, output: 16, audio_input: 32, audio_output: 64 },
+        'gemini-image': { input: 2, output: 12, image_input: 4, image_output: 120 },
       },
       users: [{ username: 'alice', password: 'secret', role: 'user', group: 'default', quota: 1000000, enabled: true }],
       tokens: [{ name: 'alice-laptop', user: 'alice', key: tokenKey, group: 'default', quota: 500000, model_limits: ['gpt-4o-mini'], expires_at: 0, rate_limit: { rpm: 60, tpm: 200000 } }],

@@ -29,11 +29,11 @@ describe('sqliteLogRowSink', () => {
   const full: LogRow = {
     request_id: 'req-full', created_at: 1_700_000_000_123, user_id: 7, token_id: 9, token_name: 'ci', channel_id: 3, model: 'gpt-4o-mini', upstream_model: 'gpt-4o-mini-2024',
     style: 'openai-chat', path: '/v1/chat/completions', is_stream: 1, status: 200, input_tokens: 11, cache_read_tokens: 2, cache_write_tokens: 1, cache_write_1h_tokens: 1, audio_input_tokens: 4, output_tokens: 5,
-    reasoning_tokens: 3, audio_output_tokens: 2, web_search_calls: 1, quota: 1234, latency_ms: 42, first_token_ms: 17, attempts: '[{"channelId":3}]', warnings: '["lossy"]', usage_source: 'upstream', ip: '10.0.0.1', error: null,
+    reasoning_tokens: 3, audio_output_tokens: 2, image_input_tokens: 3, image_output_tokens: 1, web_search_calls: 1, quota: 1234, latency_ms: 42, first_token_ms: 17, attempts: '[{"channelId":3}]', warnings: '["lossy"]', usage_source: 'upstream', ip: '10.0.0.1', error: null,
   };
 
   it('writes every column of every row, reading back as the query builder wrote them', async () => {
-    const sparse: LogRow = { request_id: 'req-sparse', created_at: 5, style: 'anthropic-messages', path: '/v1/messages', is_stream: 0, status: 402, input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, audio_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, audio_output_tokens: 0, web_search_calls: 0, quota: 0, latency_ms: 1, attempts: '[]', warnings: '[]', usage_source: 'none', error: 'Insufficient quota' };
+    const sparse: LogRow = { request_id: 'req-sparse', created_at: 5, style: 'anthropic-messages', path: '/v1/messages', is_stream: 0, status: 402, input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, audio_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, audio_output_tokens: 0, image_input_tokens: 0, image_output_tokens: 0, web_search_calls: 0, quota: 0, latency_ms: 1, attempts: '[]', warnings: '[]', usage_source: 'none', error: 'Insufficient quota' };
     await sink().insertMany([full, sparse]);
     const page = await new LogsRepository(database.db).list({}, { page: 1, pageSize: 10 });
     expect(page.total).toBe(2);

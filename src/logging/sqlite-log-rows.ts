@@ -6,7 +6,7 @@ import type { LogRowSink } from './log-writer.js';
 /** Every column a log row may carry, in the order of the prepared statement's parameters. */
 const columns = [
   'request_id', 'created_at', 'user_id', 'token_id', 'token_name', 'channel_id', 'model', 'upstream_model', 'style', 'path', 'is_stream', 'status',
-  'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cache_write_1h_tokens', 'audio_input_tokens', 'output_tokens', 'reasoning_tokens', 'audio_output_tokens', 'web_search_calls', 'quota', 'latency_ms', 'first_token_ms',
+  'input_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cache_write_1h_tokens', 'audio_input_tokens', 'output_tokens', 'reasoning_tokens', 'audio_output_tokens', 'image_input_tokens', 'image_output_tokens', 'web_search_calls', 'quota', 'latency_ms', 'first_token_ms',
   'attempts', 'warnings', 'usage_source', 'ip', 'error',
 ] as const satisfies readonly (keyof LogRow)[];
 
@@ -37,7 +37,7 @@ function insertRow(insert: Statement, row: LogRow): void {
   insert.run(
     row.request_id, row.created_at, row.user_id ?? null, row.token_id ?? null, row.token_name ?? null, row.channel_id ?? null, row.model ?? null,
     row.upstream_model ?? null, row.style, row.path, row.is_stream, row.status, row.input_tokens, row.cache_read_tokens, row.cache_write_tokens,
-    row.cache_write_1h_tokens, row.audio_input_tokens, row.output_tokens, row.reasoning_tokens, row.audio_output_tokens, row.web_search_calls, row.quota, row.latency_ms, row.first_token_ms ?? null, row.attempts, row.warnings, row.usage_source,
+    row.cache_write_1h_tokens, row.audio_input_tokens, row.output_tokens, row.reasoning_tokens, row.audio_output_tokens, row.image_input_tokens, row.image_output_tokens, row.web_search_calls, row.quota, row.latency_ms, row.first_token_ms ?? null, row.attempts, row.warnings, row.usage_source,
     row.ip ?? null, row.error ?? null,
   );
 }

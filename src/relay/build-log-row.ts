@@ -48,6 +48,8 @@ export function buildLogRow(facts: RelayLogFacts): LogRow {
     output_tokens: facts.usage.output.total,
     reasoning_tokens: facts.usage.output.reasoning,
     audio_output_tokens: facts.usage.output.audio ?? 0,
+    image_input_tokens: facts.usage.input.image ?? 0,
+    image_output_tokens: facts.usage.output.image ?? 0,
     web_search_calls: facts.usage.webSearches ?? 0,
     quota: facts.charged,
     latency_ms: Math.max(0, facts.finishedAt - facts.startedAt),

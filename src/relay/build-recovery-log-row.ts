@@ -2,7 +2,7 @@ import type { RecoveredReservation } from '../billing/quota-ledger.js';
 import type { LogRow } from '../storage/logs-repository.js';
 
 /** The token columns of a log row that records money without a request behind it (a recovery, a refund). */
-export const noTokens = { input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, audio_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, audio_output_tokens: 0, web_search_calls: 0 } as const;
+export const noTokens = { input_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, audio_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, audio_output_tokens: 0, image_input_tokens: 0, image_output_tokens: 0, web_search_calls: 0 } as const;
 
 /**
  * Pure: the log row of a request whose instance stopped before settling it, written when start-up

@@ -44,7 +44,10 @@ export async function countUsageLocally(admission: Pick<Admission, 'countPromptT
   const [promptTokens, outputTokens] = await Promise.all([reported === undefined ? admission.countPromptTokens() : 0, meter.outputTally.total()]);
   // The input the upstream reported before its answer (its cache reads and writes with it) is what it bills.
   const input = reported === undefined ? { total: promptTokens, cacheRead: 0, cacheWrite: 0 } : { ...reported };
-  return { input, output: { total: outputTokens + meter.unreportedOutputTokens, reasoning: 0 } };
+  const output: NormalizedUsage['output'] = { total: outputTokens + meter.unreportedOutputTokens, reasoning: 0 };
+  // Unreported output is images (their budget): billed at the image output price.
+  if (meter.unreportedOutputTokens > 0) output.image = meter.unreportedOutputTokens;
+  return { input, output };
 }
 
 /** The calls asked for, or fewer when the answer delivered fewer (never more: the reservation covers those asked for). */

@@ -78,6 +78,8 @@ export interface PricesTable {
   cache_write_1h: number | null;
   audio_input: number | null;
   audio_output: number | null;
+  image_input: number | null;
+  image_output: number | null;
   web_search: number | null;
   per_call: number | null;
   per_second: number | null;
@@ -134,6 +136,10 @@ export interface LogsTable {
   reasoning_tokens: number;
   /** Of output_tokens, the audio ones (billed at the audio output price). */
   audio_output_tokens: number;
+  /** Of the plain input tokens, the image ones (billed at the image input price). */
+  image_input_tokens: number;
+  /** Of output_tokens, the image ones (billed at the image output price). */
+  image_output_tokens: number;
   /** Web searches the upstream ran for the request (billed at the web_search price). */
   web_search_calls: number;
   quota: number;

@@ -16,6 +16,8 @@ export class PricingRepository {
       if (row.cache_write_1h !== null) price.cacheWrite1h = Number(row.cache_write_1h);
       if (row.audio_input !== null) price.audioInput = Number(row.audio_input);
       if (row.audio_output !== null) price.audioOutput = Number(row.audio_output);
+      if (row.image_input !== null) price.imageInput = Number(row.image_input);
+      if (row.image_output !== null) price.imageOutput = Number(row.image_output);
       if (row.web_search !== null) price.webSearch = Number(row.web_search);
       if (row.per_call !== null) price.perCall = Number(row.per_call);
       if (row.per_second !== null) price.perSecond = Number(row.per_second);
@@ -32,6 +34,8 @@ export class PricingRepository {
       cache_write_1h: price.cacheWrite1h ?? null,
       audio_input: price.audioInput ?? null,
       audio_output: price.audioOutput ?? null,
+      image_input: price.imageInput ?? null,
+      image_output: price.imageOutput ?? null,
       web_search: price.webSearch ?? null,
       per_call: price.perCall ?? null,
       per_second: price.perSecond ?? null,

@@ -12,6 +12,7 @@ import { cacheWrite1hMigration } from './migrations/009-cache-write-1h.js';
 import { tasksMigration } from './migrations/010-tasks.js';
 import { audioPricesMigration } from './migrations/011-audio-prices.js';
 import { webSearchPricesMigration } from './migrations/012-web-search-prices.js';
+import { imagePricesMigration } from './migrations/013-image-prices.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -28,6 +29,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '010-tasks': tasksMigration(dialect),
     '011-audio-prices': audioPricesMigration(),
     '012-web-search-prices': webSearchPricesMigration(),
+    '013-image-prices': imagePricesMigration(),
   };
 }
 

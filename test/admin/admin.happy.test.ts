@@ -177,7 +177,7 @@ for (const { dialect, available } of allDialects) {
 
     it('creates, reads, updates and deletes prices keyed by model name, including names with a slash', async () => {
       const created = await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'gpt-4o', input: 2.5, output: 10 } });
-      expect(created.body.data).toEqual({ model: 'gpt-4o', input: 2.5, output: 10, cache_read: null, cache_write: null, cache_write_1h: null, audio_input: null, audio_output: null, web_search: null, per_call: null, per_second: null });
+      expect(created.body.data).toEqual({ model: 'gpt-4o', input: 2.5, output: 10, cache_read: null, cache_write: null, cache_write_1h: null, audio_input: null, audio_output: null, image_input: null, image_output: null, web_search: null, per_call: null, per_second: null });
       expect(gateway.gateway.services.catalog.snapshot.prices.get('gpt-4o')).toMatchObject({ input: 2.5, output: 10 });
 
       const slashed = await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'meta-llama/Llama-3-70b', per_call: 0.01 } });
@@ -185,7 +185,7 @@ for (const { dialect, available } of allDialects) {
       expect((await callAdmin(gateway, 'GET', '/api/admin/prices/meta-llama%2FLlama-3-70b')).body.data.per_call).toBe(0.01);
 
       const updated = await callAdmin(gateway, 'PUT', '/api/admin/prices/gpt-4o', { body: { cache_read: 1.25, output: null } });
-      expect(updated.body.data).toEqual({ model: 'gpt-4o', input: 2.5, output: null, cache_read: 1.25, cache_write: null, cache_write_1h: null, audio_input: null, audio_output: null, web_search: null, per_call: null, per_second: null });
+      expect(updated.body.data).toEqual({ model: 'gpt-4o', input: 2.5, output: null, cache_read: 1.25, cache_write: null, cache_write_1h: null, audio_input: null, audio_output: null, image_input: null, image_output: null, web_search: null, per_call: null, per_second: null });
 
       const claude = await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'claude-cached', input: 3, cache_write: 3.75, cache_write_1h: 6 } });
       expect(claude.body.data).toMatchObject({ cache_write: 3.75, cache_write_1h: 6 });
@@ -202,6 +202,16 @@ for (const { dialect, available } of allDialects) {
       expect(audioCleared.body.data).toMatchObject({ audio_input: 32, audio_output: null });
       expect(gateway.gateway.services.catalog.snapshot.prices.get('gpt-realtime')?.audioOutput).toBeUndefined();
       expect((await callAdmin(gateway, 'DELETE', '/api/admin/prices/gpt-realtime')).status).toBe(200);
+
+      const painter = await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'gemini-image', input: 2, output: 12, image_output: 120 } });
+      expect(painter.body.data).toMatchObject({ image_input: null, image_output: 120 });
+      const imageIn = await callAdmin(gateway, 'PUT', '/api/admin/prices/gemini-image', { body: { image_input: 4 } });
+      expect(imageIn.body.data).toMatchObject({ image_input: 4, image_output: 120 });
+      expect(gateway.gateway.services.catalog.snapshot.prices.get('gemini-image')).toMatchObject({ imageInput: 4, imageOutput: 120 });
+      const imageCleared = await callAdmin(gateway, 'PUT', '/api/admin/prices/gemini-image', { body: { image_output: null } });
+      expect(imageCleared.body.data).toMatchObject({ image_input: 4, image_output: null });
+      expect(gateway.gateway.services.catalog.snapshot.prices.get('gemini-image')?.imageOutput).toBeUndefined();
+      expect((await callAdmin(gateway, 'DELETE', '/api/admin/prices/gemini-image')).status).toBe(200);
 
       const searching = await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'claude-searching', input: 3, output: 15, web_search: 0.01 } });
       expect(searching.body.data).toMatchObject({ web_search: 0.01 });

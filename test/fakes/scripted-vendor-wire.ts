@@ -25,6 +25,10 @@ export interface WireUsage {
   audioIn?: number;
   /** Chat and Gemini: of the output, the audio tokens (`completion_tokens_details.audio_tokens`; an `AUDIO` entry of `candidatesTokensDetails`). */
   audioOut?: number;
+  /** Chat and Gemini: of the uncached input, the image tokens (`prompt_tokens_details.image_tokens`; an `IMAGE` entry of `promptTokensDetails`). */
+  imageIn?: number;
+  /** Chat (OpenRouter) and Gemini: of the output, the image tokens (`completion_tokens_details.image_tokens`; an `IMAGE` entry of `candidatesTokensDetails`). */
+  imageOut?: number;
 }
 
 export interface ToolCall {
@@ -98,8 +102,10 @@ function chatUsage(u: WireUsage) {
     prompt_tokens: u.input,
     completion_tokens: u.output,
     total_tokens: u.input + u.output,
-    prompt_tokens_details: { cached_tokens: u.cacheRead ?? 0, audio_tokens: u.audioIn ?? 0, ...(u.cacheWrite ? { cache_write_tokens: u.cacheWrite } : {}) },
-    completion_tokens_details: { reasoning_tokens: u.reasoning ?? 0, audio_tokens: u.audioOut ?? 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: u.cacheRead ?? 0, audio_tokens: u.audioIn ?? 0, ...(u.cacheWrite ? { cache_write_tokens: u.cacheWrite } : {}), ...(u.imageIn ? { image_tokens: u.imageIn } : {}) },
+    completion_tokens_details: {
+      reasoning_tokens: u.reasoning ?? 0, audio_tokens: u.audioOut ?? 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0, ...(u.imageOut ? { image_tokens: u.imageOut } : {}),
+    },
   };
 }
 
@@ -209,10 +215,19 @@ function geminiUsage(u: WireUsage) {
     candidatesTokenCount: u.output - reasoning,
     totalTokenCount: u.input + u.output,
     ...(u.cacheRead ? { cachedContentTokenCount: u.cacheRead } : {}),
-    promptTokensDetails: u.audioIn ? [{ modality: 'TEXT', tokenCount: u.input - u.audioIn }, { modality: 'AUDIO', tokenCount: u.audioIn }] : [{ modality: 'TEXT', tokenCount: u.input }],
-    ...(u.audioOut ? { candidatesTokensDetails: [{ modality: 'TEXT', tokenCount: u.output - reasoning - u.audioOut }, { modality: 'AUDIO', tokenCount: u.audioOut }] } : {}),
+    promptTokensDetails: modalities(u.input, u.audioIn, u.imageIn),
+    ...(u.audioOut || u.imageOut ? { candidatesTokensDetails: modalities(u.output - reasoning, u.audioOut, u.imageOut) } : {}),
     ...(reasoning > 0 ? { thoughtsTokenCount: reasoning } : {}),
   };
+}
+
+/** A `ModalityTokenCount` list: the text, then the audio and image entries there are. */
+function modalities(total: number, audio = 0, image = 0) {
+  return [
+    { modality: 'TEXT', tokenCount: total - audio - image },
+    ...(audio ? [{ modality: 'AUDIO', tokenCount: audio }] : []),
+    ...(image ? [{ modality: 'IMAGE', tokenCount: image }] : []),
+  ];
 }
 
 /** One response per thought / text fragment, the function calls in one, then a closing empty-text response with finishReason and usage; `\r\n` framing. */

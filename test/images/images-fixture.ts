@@ -17,17 +17,38 @@ export const priceMilli = {
   'dall-e-3': { perCall: 40 },
   'img-alias': { perCall: 55 },
   'gpt-image-1': { input: 5000, output: 40000 },
+  /** Text and image tokens at their own prices (gpt-image-1.5's list: $5 / $8 in, $10 / $32 out). */
+  'gpt-image-1.5': { input: 5000, output: 10000, imageInput: 8000, imageOutput: 32000 },
 } as const;
 
 const quotaPerUnit = 500_000n;
 
-/** docs/behaviour.md "Billing": exact, rounded half up, a non-zero cost below one unit is 1. */
-export function expectedCharge(model: keyof typeof priceMilli, usage: { images?: number; input?: number; output?: number }): number {
+/** The config file's price for a model of {@link priceMilli}. */
+function configPrice(price: (typeof priceMilli)[keyof typeof priceMilli]): Record<string, number> {
+  if ('perCall' in price) return { per_call: price.perCall / 1000 };
+  const text = { input: price.input / 1000, output: price.output / 1000 };
+  return 'imageInput' in price ? { ...text, image_input: price.imageInput / 1000, image_output: price.imageOutput / 1000 } : text;
+}
+
+/**
+ * docs/behaviour.md "Billing": exact, rounded half up, a non-zero cost below one unit is 1. `input` and
+ * `output` are totals; `imageIn` and `imageOut` the image tokens among them (at the image prices, where the
+ * model has them).
+ */
+export function expectedCharge(model: keyof typeof priceMilli, usage: { images?: number; input?: number; output?: number; imageIn?: number; imageOut?: number }): number {
   const price = priceMilli[model];
+  const imageIn = BigInt(usage.imageIn ?? 0);
+  const imageOut = BigInt(usage.imageOut ?? 0);
+  const imageInput = 'imageInput' in price ? price.imageInput : 'input' in price ? price.input : 0;
+  const imageOutput = 'imageOutput' in price ? price.imageOutput : 'output' in price ? price.output : 0;
   const [numerator, denominator] =
     'perCall' in price
       ? [BigInt(price.perCall) * quotaPerUnit * BigInt(usage.images ?? 1), 1000n]
-      : [(BigInt(usage.input ?? 0) * BigInt(price.input) + BigInt(usage.output ?? 0) * BigInt(price.output)) * quotaPerUnit, 1000n * 1_000_000n];
+      : [
+          ((BigInt(usage.input ?? 0) - imageIn) * BigInt(price.input) + imageIn * BigInt(imageInput) + (BigInt(usage.output ?? 0) - imageOut) * BigInt(price.output) + imageOut * BigInt(imageOutput)) *
+            quotaPerUnit,
+          1000n * 1_000_000n,
+        ];
   if (numerator === 0n) return 0;
   const rounded = (2n * numerator + denominator) / (2n * denominator);
   return Number(rounded === 0n ? 1n : rounded);
@@ -64,11 +85,9 @@ export async function startImagesFixture(): Promise<ImagesFixture> {
     dialect: 'sqlite',
     config: {
       retry_times: 1,
-      prices: Object.fromEntries(
-        Object.entries(priceMilli).map(([model, price]) => [model, 'perCall' in price ? { per_call: price.perCall / 1000 } : { input: price.input / 1000, output: price.output / 1000 }]),
-      ),
+      prices: Object.fromEntries(Object.entries(priceMilli).map(([model, price]) => [model, configPrice(price)])),
       channels: [
-        { ...channel, name: 'img-up', base_url: img.url, key: 'sk-up-img', models: ['dall-e-2', 'dall-e-3', 'gpt-image-1', 'img-alias'], priority: 10, model_mapping: { 'img-alias': 'gpt-image-upstream' } },
+        { ...channel, name: 'img-up', base_url: img.url, key: 'sk-up-img', models: ['dall-e-2', 'dall-e-3', 'gpt-image-1', 'gpt-image-1.5', 'img-alias'], priority: 10, model_mapping: { 'img-alias': 'gpt-image-upstream' } },
         { ...channel, name: 'spare-up', base_url: spare.url, key: 'sk-up-spare', models: ['dall-e-3'], priority: 0, model_mapping: {} },
         { ...channel, type: 'anthropic' as const, name: 'claude-up', base_url: claude.url, key: 'sk-ant-up', models: ['claude-only'], priority: 0, model_mapping: {} },
       ],
@@ -169,6 +188,6 @@ export function useImagesFixture(): ImagesFixture {
  * The output tokens one gpt-image-1 image is reserved and (without usage) billed at when the request names
  * no quality or size: the larger of the model's output budget and OpenAI's largest `high` image (6,240).
  */
-export function gptImagePerImageBudget(f: ImagesFixture): number {
-  return Math.max(f.gateway.gateway.services.catalog.snapshot.outputBudgetFor('gpt-image-1'), 6240);
+export function gptImagePerImageBudget(f: ImagesFixture, model = 'gpt-image-1'): number {
+  return Math.max(f.gateway.gateway.services.catalog.snapshot.outputBudgetFor(model), 6240);
 }

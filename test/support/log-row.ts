@@ -23,6 +23,8 @@ export function logRow(overrides: Partial<LogRow> = {}): LogRow {
     output_tokens: 5,
     reasoning_tokens: 0,
     audio_output_tokens: 0,
+    image_input_tokens: 0,
+    image_output_tokens: 0,
     web_search_calls: 0,
     quota: 100,
     latency_ms: 50,

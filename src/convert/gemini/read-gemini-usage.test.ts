@@ -18,6 +18,18 @@ describe('readGeminiUsage', () => {
     expect((usage?.input.total ?? 0) + (usage?.output.total ?? 0)).toBe(wire.totalTokenCount);
   });
 
+  it("reads the IMAGE entries beside the AUDIO ones: an image model's picture is image output", () => {
+    const wire = {
+      promptTokenCount: 1600, candidatesTokenCount: 1300, totalTokenCount: 2900, cachedContentTokenCount: 300,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: 42 }, { modality: 'IMAGE', tokenCount: 1290 }, { modality: 'AUDIO', tokenCount: 268 }],
+      cacheTokensDetails: [{ modality: 'IMAGE', tokenCount: 258 }, { modality: 'TEXT', tokenCount: 42 }],
+      candidatesTokensDetails: [{ modality: 'IMAGE', tokenCount: 1290 }, { modality: 'TEXT', tokenCount: 10 }],
+    };
+    expect(readGeminiUsage(wire)).toMatchObject({ input: { total: 1600, cacheRead: 300, audio: 268, image: 1032 }, output: { total: 1300, image: 1290 } });
+    // Without image entries the shape is as before.
+    expect(readGeminiUsage({ promptTokenCount: 10, candidatesTokenCount: 5 })).toEqual({ input: { total: 10, cacheRead: 0, cacheWrite: 0 }, output: { total: 5, reasoning: 0 }, raw: { promptTokenCount: 10, candidatesTokenCount: 5 } });
+  });
+
   it('reads the AUDIO entries: prompt audio less cached audio, and candidates audio', () => {
     const wire = {
       promptTokenCount: 1000, candidatesTokenCount: 300, totalTokenCount: 1300, cachedContentTokenCount: 400,

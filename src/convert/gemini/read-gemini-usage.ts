@@ -1,4 +1,4 @@
-import { addAudio, type NormalizedUsage } from '../../billing/normalized-usage.js';
+import { addAudio, addImages, type NormalizedUsage } from '../../billing/normalized-usage.js';
 import { isRecord } from '../shared/is-record.js';
 import type { Converted } from '../../canonical/conversion.js';
 import { geminiUsageMetadataSchema } from './gemini-wire-schema.js';
@@ -9,7 +9,8 @@ import { geminiUsageMetadataSchema } from './gemini-wire-schema.js';
  * `thoughtsTokenCount`, so output = candidates + thoughts. `toolUsePromptTokenCount` (results of Google's
  * own tools fed back to the model) is outside the prompt count but billed as input, so input adds it.
  * The `AUDIO` entries of `promptTokensDetails` (less those of `cacheTokensDetails`) and of
- * `candidatesTokensDetails` are the audio shares, billed at the audio prices.
+ * `candidatesTokensDetails` are the audio shares, billed at the audio prices; their `IMAGE` entries likewise
+ * the image shares (an image model's picture: 1,290 tokens at 1K), billed at the image prices.
  */
 function count(value: number | undefined): number {
   return value !== undefined && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
@@ -29,20 +30,22 @@ export function readGeminiUsage(usageMetadata: unknown): NormalizedUsage | undef
     output: { total: count(usage.candidatesTokenCount) + reasoning, reasoning },
     raw: usageMetadata,
   };
-  const audioIn = Math.max(0, audioCount(usage.promptTokensDetails) - audioCount(usage.cacheTokensDetails));
-  return addAudio(normalized, audioIn, audioCount(usage.candidatesTokensDetails));
+  const audioIn = Math.max(0, modalityCount(usage.promptTokensDetails, 'AUDIO') - modalityCount(usage.cacheTokensDetails, 'AUDIO'));
+  addAudio(normalized, audioIn, modalityCount(usage.candidatesTokensDetails, 'AUDIO'));
+  const imageIn = Math.max(0, modalityCount(usage.promptTokensDetails, 'IMAGE') - modalityCount(usage.cacheTokensDetails, 'IMAGE'));
+  return addImages(normalized, imageIn, modalityCount(usage.candidatesTokensDetails, 'IMAGE'));
 }
 
 /**
- * The `AUDIO` tokens of a `ModalityTokenCount` list (ai.google.dev/api/generate-content#ModalityTokenCount),
- * read leniently: relays write an empty list as `null`, and a malformed list must cost only the audio
+ * The tokens of one modality in a `ModalityTokenCount` list (ai.google.dev/api/generate-content#ModalityTokenCount),
+ * read leniently: relays write an empty list as `null`, and a malformed list must cost only the modality
  * split, never the counts beside it.
  */
-function audioCount(details: unknown): number {
+function modalityCount(details: unknown, modality: 'AUDIO' | 'IMAGE'): number {
   if (!Array.isArray(details)) return 0;
   let total = 0;
   for (const detail of details) {
-    if (isRecord(detail) && detail.modality === 'AUDIO' && typeof detail.tokenCount === 'number') total += count(detail.tokenCount);
+    if (isRecord(detail) && detail.modality === modality && typeof detail.tokenCount === 'number') total += count(detail.tokenCount);
   }
   return total;
 }

@@ -46,6 +46,15 @@ describe('formatOpenaiChatUsage', () => {
     expect(formatOpenaiChatUsage({ input: { total: 5, cacheRead: 0, cacheWrite: 0 }, output: { total: 1, reasoning: 0 } }).prompt_tokens_details).toEqual({ cached_tokens: 0 });
   });
 
+  it("reads image_tokens in either details (OpenAI's prompt images, OpenRouter's image models) and writes them back", () => {
+    const wire = { prompt_tokens: 1500, completion_tokens: 1400, prompt_tokens_details: { cached_tokens: 0, image_tokens: 1105 }, completion_tokens_details: { reasoning_tokens: 100, image_tokens: 1290 } };
+    const usage = readOpenaiChatUsage(wire);
+    expect(usage).toMatchObject({ input: { total: 1500, image: 1105 }, output: { total: 1400, reasoning: 100, image: 1290 } });
+    const written = formatOpenaiChatUsage(usage ?? { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 } });
+    expect(written.prompt_tokens_details).toEqual({ cached_tokens: 0, image_tokens: 1105 });
+    expect(written.completion_tokens_details).toEqual({ reasoning_tokens: 100, image_tokens: 1290 });
+  });
+
   it('writes audio_tokens only when there was audio, and reads back what it wrote', () => {
     const usage = { input: { total: 900, cacheRead: 200, cacheWrite: 0, audio: 700 }, output: { total: 300, reasoning: 0, audio: 250 } };
     const wire = formatOpenaiChatUsage(usage);

@@ -94,7 +94,12 @@ export class CompletedImages {
   applyTo(meter: UsageMeter): void {
     meter.deliveredCalls = this.completed;
     const budget = this.unreported * this.outputBudgetPerImage;
-    if (this.usage !== undefined) meter.upstreamUsage = { input: this.usage.input, output: { ...this.usage.output, total: this.usage.output.total + budget } };
+    // The budget of an image without usage is image output, as the reported images' output is.
+    if (this.usage !== undefined) {
+      const output = { ...this.usage.output, total: this.usage.output.total + budget };
+      if (budget > 0) output.image = (output.image ?? 0) + budget;
+      meter.upstreamUsage = { input: this.usage.input, output };
+    }
     else meter.unreportedOutputTokens = budget;
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readImagesAnswer } from './read-images-answer.js';
+import { readImageUsage, readImagesAnswer } from './read-images-answer.js';
 
 describe('readImagesAnswer', () => {
   it('counts the images in data and keeps usage as sent', () => {
@@ -14,6 +14,15 @@ describe('readImagesAnswer', () => {
     expect(readImagesAnswer(Buffer.from('{"created":1}'))).toEqual(unknown);
     expect(readImagesAnswer(Buffer.from('[1,2]'))).toEqual(unknown);
     expect(readImagesAnswer(Buffer.from('null'))).toEqual(unknown);
+  });
+
+  it("bills an Images answer's output tokens as image output, unless its details split them", () => {
+    // gpt-image-1: "output_tokens: the number of image tokens in the output image"; input split into text and image.
+    const gptImage1 = readImageUsage({ total_tokens: 4410, input_tokens: 250, output_tokens: 4160, input_tokens_details: { text_tokens: 50, image_tokens: 200 } });
+    expect(gptImage1).toMatchObject({ input: { total: 250, image: 200 }, output: { total: 4160, image: 4160 } });
+    const split = readImageUsage({ input_tokens: 50, output_tokens: 4200, input_tokens_details: { text_tokens: 50, image_tokens: 0 }, output_tokens_details: { image_tokens: 4160, text_tokens: 40 } });
+    expect(split?.output).toMatchObject({ total: 4200, image: 4160 });
+    expect(split?.input.image).toBeUndefined();
   });
 
   it('knows an error document sent with a 2xx', () => {

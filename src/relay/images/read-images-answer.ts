@@ -31,8 +31,17 @@ export function readImagesAnswer(answer: Buffer): ImagesAnswer {
 /**
  * An image answer's `usage` as normalized usage; undefined when there is none — or when it counts nothing
  * at all (`{}`), which no image that was made can cost: such an image is billed as one without usage.
+ * Its `output_tokens` are "the number of image tokens in the output image" (OpenAI's ImagesUsage): all of
+ * them image output, unless `output_tokens_details.image_tokens` splits them (newer gpt-image models).
  */
 export function readImageUsage(usage: unknown): NormalizedUsage | undefined {
   const read = readOpenaiUsage(usage);
-  return read === undefined || (read.input.total === 0 && read.output.total === 0) ? undefined : read;
+  if (read === undefined || (read.input.total === 0 && read.output.total === 0)) return undefined;
+  if (read.output.image === undefined && !reportsImageOutput(usage) && read.output.total > 0) read.output.image = read.output.total;
+  return read;
+}
+
+function reportsImageOutput(usage: unknown): boolean {
+  const details = (usage as { output_tokens_details?: unknown }).output_tokens_details;
+  return details !== null && typeof details === 'object' && typeof (details as { image_tokens?: unknown }).image_tokens === 'number';
 }

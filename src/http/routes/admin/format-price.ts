@@ -11,6 +11,8 @@ export function formatPrice(price: PriceRecord) {
     cache_write_1h: price.cacheWrite1h ?? null,
     audio_input: price.audioInput ?? null,
     audio_output: price.audioOutput ?? null,
+    image_input: price.imageInput ?? null,
+    image_output: price.imageOutput ?? null,
     web_search: price.webSearch ?? null,
     per_call: price.perCall ?? null,
     per_second: price.perSecond ?? null,

@@ -7,7 +7,7 @@ const atLeastOnePrice = (body: Record<string, unknown>) => Object.entries(body).
 /** The config file's price fields plus the model they price. */
 export const createPriceBodySchema = priceSchema
   .extend({ model: z.string().min(1).max(191) })
-  .refine(atLeastOnePrice, { message: 'give at least one of input, output, cache_read, cache_write, cache_write_1h, audio_input, audio_output, web_search, per_call, per_second' });
+  .refine(atLeastOnePrice, { message: 'give at least one of input, output, cache_read, cache_write, cache_write_1h, audio_input, audio_output, image_input, image_output, web_search, per_call, per_second' });
 
 const clearablePrice = priceValue.nullable().optional();
 
@@ -21,6 +21,8 @@ export const updatePriceBodySchema = z
     cache_write_1h: clearablePrice,
     audio_input: clearablePrice,
     audio_output: clearablePrice,
+    image_input: clearablePrice,
+    image_output: clearablePrice,
     web_search: clearablePrice,
     per_call: clearablePrice,
     per_second: clearablePrice,
@@ -41,6 +43,8 @@ export function mergePrice(current: PriceRecord, body: PriceBody): PriceRecord {
     cacheWrite1h: pick(body.cache_write_1h, current.cacheWrite1h),
     audioInput: pick(body.audio_input, current.audioInput),
     audioOutput: pick(body.audio_output, current.audioOutput),
+    imageInput: pick(body.image_input, current.imageInput),
+    imageOutput: pick(body.image_output, current.imageOutput),
     webSearch: pick(body.web_search, current.webSearch),
     perCall: pick(body.per_call, current.perCall),
     perSecond: pick(body.per_second, current.perSecond),

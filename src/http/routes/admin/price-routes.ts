@@ -16,7 +16,7 @@ const tag = 'prices';
 const modelParameter = { model: { type: 'string' as const, description: 'The model name (URL-encode a `/` as %2F).' } };
 
 function hasAnyPrice(price: PriceRecord): boolean {
-  return [price.input, price.output, price.cacheRead, price.cacheWrite, price.cacheWrite1h, price.audioInput, price.audioOutput, price.webSearch, price.perCall, price.perSecond].some((value) => value !== undefined);
+  return [price.input, price.output, price.cacheRead, price.cacheWrite, price.cacheWrite1h, price.audioInput, price.audioOutput, price.imageInput, price.imageOutput, price.webSearch, price.perCall, price.perSecond].some((value) => value !== undefined);
 }
 
 /** /api/admin/prices: model prices, keyed by model name. */
