@@ -7,7 +7,7 @@ import { modelOf, quotaPerUnit, sendWithSdk, startBillingFixture, styles, type B
  * $120 per million image tokens against $12 for text; gemini-2.5-flash-image $30 against $2.50). A gateway
  * that bills every output token at the text price undercharges each image ten times over. An upstream that
  * reports image tokens (Gemini's `IMAGE` modality entries, Chat's `image_tokens` details as OpenRouter
- * sends them) is charged those at `image_input` / `image_output`, the rest as before, whatever the client's
+ * sends them, Responses' `image_tokens` details) is charged those at `image_input` / `image_output`, the rest as before, whatever the client's
  * style, and the log row records the image counts.
  */
 const price = { input: 2, output: 12, cache_read: 0.2, cache_write: 2, image_input: 4, image_output: 120 };
@@ -22,7 +22,7 @@ function expected(): number {
   return Number((2n * numerator + denominator) / (2n * denominator));
 }
 
-const imageUpstreams: WireStyle[] = ['gemini', 'openai-chat'];
+const imageUpstreams: WireStyle[] = ['gemini', 'openai-chat', 'openai-responses'];
 
 describe('image tokens are billed at the image prices', () => {
   let fixture: BillingFixture;
@@ -55,5 +55,18 @@ describe('image tokens are billed at the image prices', () => {
         });
       }
     }
+  }
+
+  // From the image-prices audit: the decoder took each chunk's report whole, so a closing chunk whose
+  // usageMetadata (same counts) left out candidatesTokensDetails billed the picture as text.
+  for (const stream of [true, false]) {
+    it(`a Gemini stream detailing its IMAGE tokens on an earlier chunk only keeps them (${stream ? 'stream' : 'whole'})`, async () => {
+      const closing: WireUsage = { input: 1500, cacheRead: 300, imageIn: 1000, output: 1400 };
+      fixture.primary.gemini.enqueue(replyAsAsked('gemini', { text: ['Here', ' it is'], usage: closing }, { usageAt: (index) => (index === 1 ? usage : undefined) }));
+      expect(await sendWithSdk(fixture.sdk, 'gemini', modelOf.gemini, stream, 2000)).toBe('Here it is');
+      await fixture.settled();
+      const row = (await fixture.logs()).at(-1);
+      expect({ quota: Number(row.quota), imageOut: Number(row.image_output_tokens) }).toEqual({ quota: expected(), imageOut: 1290 });
+    });
   }
 });

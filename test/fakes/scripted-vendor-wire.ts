@@ -25,9 +25,9 @@ export interface WireUsage {
   audioIn?: number;
   /** Chat and Gemini: of the output, the audio tokens (`completion_tokens_details.audio_tokens`; an `AUDIO` entry of `candidatesTokensDetails`). */
   audioOut?: number;
-  /** Chat and Gemini: of the uncached input, the image tokens (`prompt_tokens_details.image_tokens`; an `IMAGE` entry of `promptTokensDetails`). */
+  /** Chat, Responses and Gemini: of the uncached input, the image tokens (`prompt_tokens_details.image_tokens`; `input_tokens_details.image_tokens`; an `IMAGE` entry of `promptTokensDetails`). */
   imageIn?: number;
-  /** Chat (OpenRouter) and Gemini: of the output, the image tokens (`completion_tokens_details.image_tokens`; an `IMAGE` entry of `candidatesTokensDetails`). */
+  /** Chat (OpenRouter), Responses and Gemini: of the output, the image tokens (`completion_tokens_details.image_tokens`; `output_tokens_details.image_tokens`; an `IMAGE` entry of `candidatesTokensDetails`). */
   imageOut?: number;
 }
 
@@ -262,7 +262,13 @@ export function geminiStream(answer: Answer, options: StreamOptions = {}): Scrip
 // ---------- OpenAI Responses ----------
 
 function responsesUsage(u: WireUsage) {
-  return { input_tokens: u.input, input_tokens_details: { cached_tokens: u.cacheRead ?? 0 }, output_tokens: u.output, output_tokens_details: { reasoning_tokens: u.reasoning ?? 0 }, total_tokens: u.input + u.output };
+  return {
+    input_tokens: u.input,
+    input_tokens_details: { cached_tokens: u.cacheRead ?? 0, ...(u.imageIn ? { image_tokens: u.imageIn } : {}) },
+    output_tokens: u.output,
+    output_tokens_details: { reasoning_tokens: u.reasoning ?? 0, ...(u.imageOut ? { image_tokens: u.imageOut } : {}) },
+    total_tokens: u.input + u.output,
+  };
 }
 
 function responsesOutput(answer: Answer): Record<string, unknown>[] {

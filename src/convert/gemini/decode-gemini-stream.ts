@@ -7,7 +7,7 @@ import { mapGeminiFinishReason } from './map-gemini-finish-reason.js';
 import { readGeminiCreateTime } from './read-gemini-create-time.js';
 import { readThoughtSignature } from './read-thought-signature.js';
 import { countGroundingSearches, groundingQueriesOf } from './count-grounding-searches.js';
-import { readGeminiUsage, withGroundingSearches } from './read-gemini-usage.js';
+import { keepEarlierShares, readGeminiUsage, withGroundingSearches } from './read-gemini-usage.js';
 
 /**
  * Gemini `streamGenerateContent?alt=sse` events → canonical parts, chunk by chunk. Each event is a whole
@@ -128,7 +128,9 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       if (candidate?.finishReason !== undefined) finishRaw = candidate.finishReason;
       if (chunk.promptFeedback?.blockReason !== undefined) blockReason = chunk.promptFeedback.blockReason;
       // The usage object of the JSON itself, not zod's copy, is what `raw` keeps.
-      const next = readGeminiUsage((json as { usageMetadata?: unknown }).usageMetadata);
+      const usageMetadata = (json as { usageMetadata?: unknown }).usageMetadata;
+      const reported = readGeminiUsage(usageMetadata);
+      const next = reported === undefined ? undefined : keepEarlierShares(reported, usage, usageMetadata);
       if (next !== undefined) {
         const key = JSON.stringify([next.input, next.output, searchQueries.size]);
         // With the searches run so far: an answer cut after its grounding still bills them.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatGeminiUsage, readGeminiUsage } from './read-gemini-usage.js';
+import { formatGeminiUsage, keepEarlierShares, readGeminiUsage } from './read-gemini-usage.js';
 
 describe('readGeminiUsage', () => {
   it('keeps cached tokens inside the input, adds thoughts to the output and tool-use prompts to the input', () => {
@@ -59,5 +59,26 @@ describe('readGeminiUsage', () => {
     expect(value).toEqual({ promptTokenCount: 2100, candidatesTokenCount: 12, totalTokenCount: 2150, cachedContentTokenCount: 1800, thoughtsTokenCount: 38 });
     expect(warnings).toEqual([]);
     expect(readGeminiUsage(value)).toEqual({ ...usage, raw: value });
+  });
+});
+
+describe('keepEarlierShares', () => {
+  const earlier = readGeminiUsage({
+    promptTokenCount: 1500, candidatesTokenCount: 1400,
+    promptTokensDetails: [{ modality: 'TEXT', tokenCount: 200 }, { modality: 'IMAGE', tokenCount: 1000 }, { modality: 'AUDIO', tokenCount: 300 }],
+    candidatesTokensDetails: [{ modality: 'TEXT', tokenCount: 110 }, { modality: 'IMAGE', tokenCount: 1290 }],
+  });
+
+  it('keeps the shares of a side whose modality list a later report leaves out', () => {
+    const metadata = { promptTokenCount: 1500, candidatesTokenCount: 1400 };
+    expect(keepEarlierShares(readGeminiUsage(metadata)!, earlier, metadata)).toMatchObject({ input: { audio: 300, image: 1000 }, output: { image: 1290 } });
+  });
+
+  it('believes a list that is present, and clamps what it keeps to the new totals', () => {
+    const metadata = { promptTokenCount: 1500, candidatesTokenCount: 800, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 1500 }] };
+    const kept = keepEarlierShares(readGeminiUsage(metadata)!, earlier, metadata);
+    expect(kept.input).not.toHaveProperty('image');
+    expect(kept.input).not.toHaveProperty('audio');
+    expect(kept.output.image).toBe(800);
   });
 });

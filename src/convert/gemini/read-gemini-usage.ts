@@ -50,6 +50,26 @@ function modalityCount(details: unknown, modality: 'AUDIO' | 'IMAGE'): number {
   return total;
 }
 
+/**
+ * Pure: `next`, a later report of the same streamed answer, with the audio and image shares of `earlier`
+ * on each side whose modality list `usageMetadata` leaves out (a stream may detail its usage on some chunks
+ * only, and usage is cumulative, so a share once reported stays). A list that is present is believed, even
+ * without such entries. Mutates and returns `next`; the shares are clamped as {@link addAudio} and
+ * {@link addImages} clamp them.
+ */
+export function keepEarlierShares(next: NormalizedUsage, earlier: NormalizedUsage | undefined, usageMetadata: unknown): NormalizedUsage {
+  if (earlier === undefined || !isRecord(usageMetadata)) return next;
+  if (!Array.isArray(usageMetadata.promptTokensDetails)) {
+    addAudio(next, earlier.input.audio ?? 0, 0);
+    addImages(next, earlier.input.image ?? 0, 0);
+  }
+  if (!Array.isArray(usageMetadata.candidatesTokensDetails)) {
+    addAudio(next, 0, earlier.output.audio ?? 0);
+    addImages(next, 0, earlier.output.image ?? 0);
+  }
+  return next;
+}
+
 /** Pure: `usage` with the grounding searches an answer ran (billed at the `web_search` price); a copy when there are any. */
 export function withGroundingSearches(usage: NormalizedUsage, searches: number): NormalizedUsage {
   return searches > 0 ? { ...usage, webSearches: searches } : usage;

@@ -14,3 +14,13 @@ describe('countWebSearchCalls', () => {
     expect(withWebSearches(usage(), 0)).not.toHaveProperty('webSearches');
   });
 });
+
+describe('readOpenaiResponsesUsage', () => {
+  it('reads image_tokens in either details as the image shares, clamped to the uncached input and the output', () => {
+    const usage = { input_tokens: 1500, output_tokens: 1400, input_tokens_details: { cached_tokens: 300, image_tokens: 1000 }, output_tokens_details: { reasoning_tokens: 0, image_tokens: 1290 } };
+    expect(readOpenaiResponsesUsage(usage)).toMatchObject({ input: { total: 1500, cacheRead: 300, image: 1000 }, output: { total: 1400, image: 1290 } });
+    const overstated = { input_tokens: 100, output_tokens: 10, input_tokens_details: { cached_tokens: 60, image_tokens: 99 }, output_tokens_details: { image_tokens: 99 } };
+    expect(readOpenaiResponsesUsage(overstated)).toMatchObject({ input: { image: 40 }, output: { image: 10 } });
+    expect(readOpenaiResponsesUsage({ input_tokens: 10, output_tokens: 2 })).toEqual({ input: { total: 10, cacheRead: 0, cacheWrite: 0 }, output: { total: 2, reasoning: 0 }, raw: { input_tokens: 10, output_tokens: 2 } });
+  });
+});

@@ -1,4 +1,4 @@
-import type { NormalizedUsage } from '../../billing/normalized-usage.js';
+import { addImages, type NormalizedUsage } from '../../billing/normalized-usage.js';
 
 /** A Responses `usage` object (openai-node `ResponseUsage`). */
 export interface OpenaiResponsesUsage {
@@ -22,7 +22,8 @@ function field(object: unknown, key: string): unknown {
 /**
  * Wire `usage` → normalized, keeping the wire object in `raw`; undefined when absent (`null` on the
  * `response.created` and `response.in_progress` events). The details are clamped so that the normalized
- * invariants hold even when a compatible vendor reports them inconsistently.
+ * invariants hold even when a compatible vendor reports them inconsistently. `image_tokens` in either details
+ * are the image shares (billed at the image prices).
  */
 export function readOpenaiResponsesUsage(usage: unknown): NormalizedUsage | undefined {
   if (usage === null || typeof usage !== 'object') return undefined;
@@ -31,8 +32,12 @@ export function readOpenaiResponsesUsage(usage: unknown): NormalizedUsage | unde
   const output = count(field(usage, 'output_tokens'));
   const cacheRead = Math.min(count(field(inputDetails, 'cached_tokens')), input);
   const cacheWrite = Math.min(count(field(inputDetails, 'cache_write_tokens')), input - cacheRead);
-  const reasoning = Math.min(count(field(field(usage, 'output_tokens_details'), 'reasoning_tokens')), output);
-  return { input: { total: input, cacheRead, cacheWrite }, output: { total: output, reasoning }, raw: usage };
+  const outputDetails = field(usage, 'output_tokens_details');
+  const reasoning = Math.min(count(field(outputDetails, 'reasoning_tokens')), output);
+  const normalized: NormalizedUsage = { input: { total: input, cacheRead, cacheWrite }, output: { total: output, reasoning }, raw: usage };
+  const imageIn = count(field(inputDetails, 'image_tokens'));
+  const imageOut = count(field(outputDetails, 'image_tokens'));
+  return imageIn + imageOut === 0 ? normalized : addImages(normalized, imageIn, imageOut);
 }
 
 /** Pure: how many web searches a response's output items ran (`web_search_call` items, each one search OpenAI bills). */

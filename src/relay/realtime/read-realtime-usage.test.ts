@@ -45,6 +45,14 @@ describe('readRealtimeUsage', () => {
     expect(readRealtimeUsage({ type: 'response.done', response: { usage: unsplit } })).toEqual({ input: { total: 1000, cacheRead: 600, cacheWrite: 0, audio: 400 }, output: { total: 10, reasoning: 0, audio: 10 } });
   });
 
+  it('reads the uncached image input beside the audio (gpt-realtime bills input images above text)', () => {
+    const usage = {
+      input_tokens: 2000, output_tokens: 20,
+      input_token_details: { text_tokens: 300, audio_tokens: 900, image_tokens: 800, cached_tokens: 700, cached_tokens_details: { audio_tokens: 400, image_tokens: 300 } },
+    };
+    expect(readRealtimeUsage({ type: 'response.done', response: { usage } })).toEqual({ input: { total: 2000, cacheRead: 700, cacheWrite: 0, audio: 500, image: 500 }, output: { total: 20, reasoning: 0 } });
+  });
+
   it('never reads more cached tokens than input tokens', () => {
     expect(readRealtimeUsage({ type: 'response.done', response: { usage: { input_tokens: 5, output_tokens: 1, input_token_details: { cached_tokens: 50 } } } })?.input.cacheRead).toBe(5);
   });

@@ -1,4 +1,4 @@
-import { addAudio, type NormalizedUsage } from '../../billing/normalized-usage.js';
+import { addAudio, addImages, type NormalizedUsage } from '../../billing/normalized-usage.js';
 import { isRecord } from '../../convert/shared/is-record.js';
 
 const textDeltaTypes = new Set([
@@ -38,7 +38,8 @@ export function responseIdOf(event: unknown): string | undefined {
  * Pure: the usage a `response.done` reports (protocols.md §9): `input_tokens` (cached ones read from
  * `input_token_details.cached_tokens`), `output_tokens`, and the audio among them
  * (`input_token_details.audio_tokens` less the cached audio of `cached_tokens_details.audio_tokens`,
- * `output_token_details.audio_tokens`). Undefined when it reports none or of another shape.
+ * `output_token_details.audio_tokens`), and the images (`input_token_details.image_tokens` less
+ * `cached_tokens_details.image_tokens`). Undefined when it reports none or of another shape.
  */
 export function readRealtimeUsage(event: unknown): NormalizedUsage | undefined {
   if (!isRecord(event) || event.type !== 'response.done' || !isRecord(event.response)) return undefined;
@@ -49,10 +50,11 @@ export function readRealtimeUsage(event: unknown): NormalizedUsage | undefined {
   if (input === undefined || output === undefined) return undefined;
   const inputDetails = isRecord(usage.input_token_details) ? usage.input_token_details : {};
   const cached = Math.min(input, tokenCountOf(inputDetails.cached_tokens) ?? 0);
-  const cachedAudio = isRecord(inputDetails.cached_tokens_details) ? (tokenCountOf(inputDetails.cached_tokens_details.audio_tokens) ?? 0) : 0;
-  const audioIn = Math.max(0, (tokenCountOf(inputDetails.audio_tokens) ?? 0) - cachedAudio);
+  const cachedDetails = isRecord(inputDetails.cached_tokens_details) ? inputDetails.cached_tokens_details : {};
+  const uncached = (name: 'audio_tokens' | 'image_tokens') => Math.max(0, (tokenCountOf(inputDetails[name]) ?? 0) - (tokenCountOf(cachedDetails[name]) ?? 0));
   const audioOut = isRecord(usage.output_token_details) ? (tokenCountOf(usage.output_token_details.audio_tokens) ?? 0) : 0;
-  return addAudio({ input: { total: input, cacheRead: cached, cacheWrite: 0 }, output: { total: output, reasoning: 0 } }, audioIn, audioOut);
+  const usageWithAudio = addAudio({ input: { total: input, cacheRead: cached, cacheWrite: 0 }, output: { total: output, reasoning: 0 } }, uncached('audio_tokens'), audioOut);
+  return addImages(usageWithAudio, uncached('image_tokens'), 0);
 }
 
 /** Pure: a reported token count — a non-negative safe integer — or undefined. */
