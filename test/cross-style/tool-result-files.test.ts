@@ -159,4 +159,22 @@ describe('wire shapes', () => {
     expect(lastBody().messages.find((m: any) => m.role === 'tool').content).toBe('recorded:');
     expect(JSON.stringify((await fixture.lastLog()).warnings)).toContain('cannot hold files');
   });
+
+  it('a text file a tool returned reaches a chat upstream as text, as in a user turn (gemini and responses clients)', async () => {
+    const csv = 'city,temp\nParis,21\n';
+    const data = Buffer.from(csv).toString('base64');
+    ok('openai-chat');
+    await fixture.gemini.models.generateContent(geminiTurn(M.chat, [{ inlineData: { mimeType: 'text/csv', data } }]));
+    expect(lastBody().messages.find((m: any) => m.role === 'tool').content).toEqual([{ type: 'text', text: 'recorded:' }, { type: 'text', text: csv }]);
+    expect(JSON.stringify((await fixture.lastLog()).warnings)).not.toContain('cannot hold files');
+    ok('openai-chat');
+    const tools = [{ type: 'function' as const, name: 'get_weather', parameters: weatherTool.parameters, strict: false }];
+    const input = [
+      { role: 'user', content: 'Read' },
+      { type: 'function_call', call_id: 'call_T', name: 'get_weather', arguments: '{"location":"Paris"}' },
+      { type: 'function_call_output', call_id: 'call_T', output: [{ type: 'input_file', filename: 'notes.txt', file_data: `data:text/plain;base64,${Buffer.from('sunny').toString('base64')}` }] },
+    ];
+    await fixture.openai.responses.create({ model: M.chat, tools, input: input as any });
+    expect(lastBody().messages.find((m: any) => m.role === 'tool').content).toBe('sunny');
+  });
 });

@@ -1,5 +1,6 @@
 import type {
   CanonicalAssistantPart,
+  CanonicalFilePart,
   CanonicalImagePart,
   CanonicalMediaSource,
   CanonicalMessage,
@@ -34,6 +35,12 @@ function formatImage(part: CanonicalImagePart): WirePart {
   return { type: 'image_url', image_url: imageUrl };
 }
 
+/** The text of an inline `text/*` file (plain text, Markdown, CSV…): Chat has no file part for it, so it travels as text. */
+function inlineText(part: CanonicalFilePart): string | undefined {
+  const mediaType = part.mediaType ?? (part.source.kind === 'base64' ? part.source.mediaType : undefined) ?? '';
+  return part.source.kind === 'base64' && mediaType.startsWith('text/') ? Buffer.from(part.source.data, 'base64').toString('utf8') : undefined;
+}
+
 function formatUserPart(part: CanonicalUserPart, path: string, warnings: string[]): WirePart | undefined {
   switch (part.type) {
     case 'text':
@@ -50,7 +57,8 @@ function formatUserPart(part: CanonicalUserPart, path: string, warnings: string[
       const audioFormat = audioFormats[mediaType];
       if (audioFormat !== undefined) return { type: 'input_audio', input_audio: { data: part.source.data, format: audioFormat } };
       // Plain text travels as text; Chat's `file` parts take PDFs only, and refuse other types with a 400.
-      if (mediaType.startsWith('text/')) return { type: 'text', text: Buffer.from(part.source.data, 'base64').toString('utf8') };
+      const text = inlineText(part);
+      if (text !== undefined) return { type: 'text', text };
       if (mediaType !== 'application/pdf') {
         warnings.push(`${path}: Chat Completions takes PDF files, wav or mp3 audio and images, not ${mediaType || 'a file of unknown type'}; dropped`);
         return undefined;
@@ -111,7 +119,12 @@ function formatToolResult(result: CanonicalToolResultPart, path: string, warning
   for (const part of result.content) {
     if (part.type === 'text') texts.push(part);
     else if (part.type === 'image') warnings.push(`${path}: Chat Completions tool messages cannot hold images; image dropped from the result of ${result.toolCallId}`);
-    else warnings.push(`${path}: Chat Completions tool messages cannot hold files; file dropped from the result of ${result.toolCallId}`);
+    else {
+      // A text file a tool returned (a source file, a CSV) is text to the model, as it is in a user turn.
+      const text = inlineText(part);
+      if (text !== undefined) texts.push({ type: 'text', text });
+      else warnings.push(`${path}: Chat Completions tool messages cannot hold files; file dropped from the result of ${result.toolCallId}`);
+    }
   }
   if (result.isError === true) warnings.push(`${path}: the error flag of the result of ${result.toolCallId} has no Chat Completions field`);
   const [only] = texts;
