@@ -18,6 +18,7 @@ import type { AttemptOutcome } from './run-failover.js';
 import type { TextStyleConverters } from './text-style.js';
 import type { UsageMeter } from './usage-meter.js';
 import { readBodyChunks, type ChunkSource } from './read-body-chunks.js';
+import { endsResponsesMessage } from './responses/ends-responses-message.js';
 import { ClientStreamWriter, sendWholeAnswer, streamResponseHeaders } from './write-to-client.js';
 
 export interface PassthroughAttemptInput {
@@ -83,6 +84,10 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   if (merge !== undefined) return collectWholeAnswer(input, response.body, status, merge);
   const jsonArray = input.clientFraming === 'json-array';
   const decoder = input.converters.createDecoder();
+  // A Responses stream is whole once its message is finished: a client that leaves then is waited out for
+  // `response.completed` (usage-meter.ts). Anthropic and Gemini report usage with their finish.
+  const responses = input.style === 'openai-responses';
+  if (responses) meter.answerEndsWith = endsResponsesMessage;
   const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.clientHeaders, jsonArray ? 'application/json' : undefined));
   // The opening events wait for the answer's first content: an in-band failure before it fails over.
   const opening = new StreamOpening((text) => client.write(text));
@@ -93,6 +98,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
     maxEventBytes: eventBoundFor(input.style, services.settings.maxStreamEventBytes, response.body.wholeLimitBytes),
     onEvent(event) {
       if (opening.failed) return;
+      if (responses) meter.lastStreamEvent = event.data;
       for (const part of decoder.push(event)) {
         meterStreamPart(meter, part, services.now);
         opening.admit(part);

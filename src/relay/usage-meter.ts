@@ -1,6 +1,5 @@
 import type { NormalizedUsage } from '../billing/normalized-usage.js';
 import { TokenTally } from './token-tally.js';
-import { givesFinishReason } from './openai/gives-finish-reason.js';
 import type { ClientStreamSlot } from './client-stream-slot.js';
 
 /** What one attempt produced, as the meter counted it. */
@@ -34,10 +33,12 @@ export class UsageMeter {
   /** A non-streamed answer's 2xx arrived: the upstream produced it whole, only its body is still to come. */
   wholeAnswerArrived = false;
   /**
-   * An OpenAI-style stream of one choice, and the last event it read (held or parsed; its bytes as a
-   * one-byte string): once that event gave the finish_reason, only the usage chunk is still to come.
+   * How this stream tells that its answer is whole but for the usage report, and the last event it read
+   * (held or parsed; its bytes as a one-byte string). A module function, not a closure made per stream:
+   * a one-choice Chat or Completions stream's finish_reason (`givesFinishReason`), a Responses stream's
+   * finished message (`endsResponsesMessage`); undefined for a stream that is never waited for.
    */
-  oneChoiceStream = false;
+  answerEndsWith: ((event: string) => boolean) | undefined;
   lastStreamEvent: string | undefined;
   /** The client left while the answer's usage report was still to come: the upstream is read on for it. */
   waitingForUsage = false;
@@ -63,13 +64,14 @@ export class UsageMeter {
 
   /**
    * Whether the upstream has produced its whole answer and only its usage report is still to come (a
-   * one-choice stream whose finish was read, a non-streamed answer whose 2xx arrived). A client that leaves
+   * one-choice stream whose finish was read, a Responses stream whose message was finished, a non-streamed
+   * answer whose 2xx arrived). A client that leaves
    * then is waited out for that report (USAGE_WAIT_SECONDS): reading on costs the upstream nothing more
    * (unless it sent its 2xx before generating), and its report — reasoning, cache reads — is what it bills,
    * where a local count of the visible text is not.
    */
   answerProduced(): boolean {
-    return this.wholeAnswerArrived || (this.oneChoiceStream && this.lastStreamEvent !== undefined && givesFinishReason(this.lastStreamEvent));
+    return this.wholeAnswerArrived || (this.answerEndsWith !== undefined && this.lastStreamEvent !== undefined && this.answerEndsWith(this.lastStreamEvent));
   }
 
   /**
@@ -103,6 +105,7 @@ export class UsageMeter {
     this.interruption = undefined;
     this.responseId = undefined;
     this.wholeAnswerArrived = false;
+    this.answerEndsWith = undefined;
     this.lastStreamEvent = undefined;
   }
 }

@@ -8,6 +8,7 @@ import { HeldEvents } from '../held-events.js';
 import { StreamEndedMidAnswer } from '../stream-ended-mid-answer.js';
 import { readBodyChunks, type ChunkSource } from '../read-body-chunks.js';
 import { ClientStreamWriter, streamResponseHeaders } from '../write-to-client.js';
+import { givesFinishReason } from './gives-finish-reason.js';
 import { readOpenaiUsage } from './read-openai-usage.js';
 
 export interface PipeStreamInput {
@@ -57,7 +58,7 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
     if (held.size >= heldTextLimit) countHeld();
   };
   // The meter keeps the last event read (usage-meter.ts): one choice is whole once it gave its finish_reason.
-  meter.oneChoiceStream = input.singleChoice === true;
+  meter.answerEndsWith = input.singleChoice === true ? givesFinishReason : undefined;
 
   /** Parses an event for its usage and text; returns whether the client gets it. */
   const inspect = (data: string): boolean => {

@@ -1,0 +1,30 @@
+import { isRecord } from '../../convert/shared/is-record.js';
+
+/**
+ * Whether a Responses stream event (its `data`) finishes the answer's message: `response.output_text.done`
+ * or `response.refusal.done`, the `response.content_part.done` of its text, or the
+ * `response.output_item.done` of a `message` item. What follows is the answer's closing
+ * `response.completed`, with the usage — the reasoning tokens among it — that a local count of the visible
+ * text cannot know. A finished reasoning item or tool call is not the end: a message may still follow.
+ * Parsed whole: it runs once, on the last event read, when a client leaves.
+ */
+export function endsResponsesMessage(data: string): boolean {
+  let event: unknown;
+  try {
+    event = JSON.parse(data);
+  } catch {
+    return false;
+  }
+  if (!isRecord(event)) return false;
+  switch (event.type) {
+    case 'response.output_text.done':
+    case 'response.refusal.done':
+      return true;
+    case 'response.content_part.done':
+      return isRecord(event.part) && (event.part.type === 'output_text' || event.part.type === 'refusal');
+    case 'response.output_item.done':
+      return isRecord(event.item) && event.item.type === 'message';
+    default:
+      return false;
+  }
+}
