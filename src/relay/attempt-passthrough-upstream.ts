@@ -18,7 +18,7 @@ import type { AttemptOutcome } from './run-failover.js';
 import type { TextStyleConverters } from './text-style.js';
 import type { UsageMeter } from './usage-meter.js';
 import { readBodyChunks, type ChunkSource } from './read-body-chunks.js';
-import { endsResponsesMessage } from './responses/ends-responses-message.js';
+import { endsResponsesMessage, startsResponsesOutput } from './responses/ends-responses-message.js';
 import { ClientStreamWriter, sendWholeAnswer, streamResponseHeaders } from './write-to-client.js';
 
 export interface PassthroughAttemptInput {
@@ -88,6 +88,9 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   // `response.completed` (usage-meter.ts). Anthropic and Gemini report usage with their finish.
   const responses = input.style === 'openai-responses';
   if (responses) meter.answerEndsWith = endsResponsesMessage;
+  // Waited out after its client left, the answer went on with more output (a tool call after a preamble
+  // message, a second message): the call ends here, as one left mid-answer does.
+  let moreOutputAfterClientLeft = false;
   const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.clientHeaders, jsonArray ? 'application/json' : undefined));
   // The opening events wait for the answer's first content: an in-band failure before it fails over.
   const opening = new StreamOpening((text) => client.write(text));
@@ -97,8 +100,14 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   const sse = createSseDecoder({
     maxEventBytes: eventBoundFor(input.style, services.settings.maxStreamEventBytes, response.body.wholeLimitBytes),
     onEvent(event) {
-      if (opening.failed) return;
-      if (responses) meter.lastStreamEvent = event.data;
+      if (opening.failed || moreOutputAfterClientLeft) return;
+      if (responses) {
+        if (meter.waitingForUsage && startsResponsesOutput(event.data)) {
+          moreOutputAfterClientLeft = true;
+          return;
+        }
+        meter.lastStreamEvent = event.data;
+      }
       for (const part of decoder.push(event)) {
         meterStreamPart(meter, part, services.now);
         opening.admit(part);
@@ -112,7 +121,8 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   try {
     await readBodyChunks(response.body, (chunk) => {
       sse.push(chunk);
-      return opening.failed ? 'stop' : client.flushAndDrain();
+      // Waited out for its usage: once read, or once more output began, nothing else is needed.
+      return opening.failed || moreOutputAfterClientLeft || (meter.waitingForUsage && meter.upstreamUsage !== undefined) ? 'stop' : client.flushAndDrain();
     });
     const failedBeforeAnswer = opening.failedOutcome(meter, input.key);
     if (failedBeforeAnswer !== undefined) return failedBeforeAnswer;

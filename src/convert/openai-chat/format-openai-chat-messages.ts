@@ -1,6 +1,5 @@
 import type {
   CanonicalAssistantPart,
-  CanonicalFilePart,
   CanonicalImagePart,
   CanonicalMediaSource,
   CanonicalMessage,
@@ -9,6 +8,7 @@ import type {
   CanonicalUserPart,
 } from '../../canonical/canonical-request.js';
 import type { Converted } from '../../canonical/conversion.js';
+import { inlineTextOf } from '../shared/inline-text-file.js';
 import { placeholderFilename } from '../shared/placeholder-filename.js';
 
 type WireMessage = Record<string, unknown>;
@@ -35,12 +35,6 @@ function formatImage(part: CanonicalImagePart): WirePart {
   return { type: 'image_url', image_url: imageUrl };
 }
 
-/** The text of an inline `text/*` file (plain text, Markdown, CSV…): Chat has no file part for it, so it travels as text. */
-function inlineText(part: CanonicalFilePart): string | undefined {
-  const mediaType = part.mediaType ?? (part.source.kind === 'base64' ? part.source.mediaType : undefined) ?? '';
-  return part.source.kind === 'base64' && mediaType.startsWith('text/') ? Buffer.from(part.source.data, 'base64').toString('utf8') : undefined;
-}
-
 function formatUserPart(part: CanonicalUserPart, path: string, warnings: string[]): WirePart | undefined {
   switch (part.type) {
     case 'text':
@@ -57,7 +51,7 @@ function formatUserPart(part: CanonicalUserPart, path: string, warnings: string[
       const audioFormat = audioFormats[mediaType];
       if (audioFormat !== undefined) return { type: 'input_audio', input_audio: { data: part.source.data, format: audioFormat } };
       // Plain text travels as text; Chat's `file` parts take PDFs only, and refuse other types with a 400.
-      const text = inlineText(part);
+      const text = inlineTextOf(part.source, part.mediaType);
       if (text !== undefined) return { type: 'text', text };
       if (mediaType !== 'application/pdf') {
         warnings.push(`${path}: Chat Completions takes PDF files, wav or mp3 audio and images, not ${mediaType || 'a file of unknown type'}; dropped`);
@@ -121,7 +115,7 @@ function formatToolResult(result: CanonicalToolResultPart, path: string, warning
     else if (part.type === 'image') warnings.push(`${path}: Chat Completions tool messages cannot hold images; image dropped from the result of ${result.toolCallId}`);
     else {
       // A text file a tool returned (a source file, a CSV) is text to the model, as it is in a user turn.
-      const text = inlineText(part);
+      const text = inlineTextOf(part.source, part.mediaType);
       if (text !== undefined) texts.push({ type: 'text', text });
       else warnings.push(`${path}: Chat Completions tool messages cannot hold files; file dropped from the result of ${result.toolCallId}`);
     }

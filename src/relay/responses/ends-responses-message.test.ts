@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { endsResponsesMessage } from './ends-responses-message.js';
+import { endsResponsesMessage, startsResponsesOutput } from './ends-responses-message.js';
 
 describe('endsResponsesMessage', () => {
   it("knows the events that finish the answer's message", () => {
@@ -17,5 +17,17 @@ describe('endsResponsesMessage', () => {
     expect(endsResponsesMessage('{"type":"response.output_text.delta","delta":"response.output_text.done"}')).toBe(false);
     expect(endsResponsesMessage('not json')).toBe(false);
     expect(endsResponsesMessage('[1]')).toBe(false);
+  });
+});
+
+describe('startsResponsesOutput', () => {
+  it('knows the events that begin more output, and no closing one', () => {
+    expect(startsResponsesOutput('{"type":"response.output_item.added","item":{"type":"function_call"}}')).toBe(true);
+    expect(startsResponsesOutput('{"type":"response.content_part.added","part":{"type":"output_text"}}')).toBe(true);
+    expect(startsResponsesOutput('{"type":"response.function_call_arguments.delta","delta":"{"}')).toBe(true);
+    expect(startsResponsesOutput('{"type":"response.output_text.delta","delta":"x"}')).toBe(true);
+    expect(startsResponsesOutput('{"type":"response.output_item.done","item":{"type":"message"}}')).toBe(false);
+    expect(startsResponsesOutput('{"type":"response.completed","response":{}}')).toBe(false);
+    expect(startsResponsesOutput('not json')).toBe(false);
   });
 });

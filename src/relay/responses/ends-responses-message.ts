@@ -28,3 +28,18 @@ export function endsResponsesMessage(data: string): boolean {
       return false;
   }
 }
+
+/**
+ * Whether a Responses stream event begins more output (`….added`, `….delta`): read while a client that left
+ * is waited out for the usage, it means the message was not the answer's last item (a tool call after a
+ * preamble, another message), and reading on would have the upstream produce what no one will read.
+ */
+export function startsResponsesOutput(data: string): boolean {
+  let event: unknown;
+  try {
+    event = JSON.parse(data);
+  } catch {
+    return false;
+  }
+  return isRecord(event) && typeof event.type === 'string' && (event.type.endsWith('.added') || event.type.endsWith('.delta'));
+}

@@ -1,4 +1,5 @@
-import type { CanonicalRequest } from '../../canonical/canonical-request.js';
+import type { CanonicalMediaSource, CanonicalRequest } from '../../canonical/canonical-request.js';
+import { inlineTextOf } from '../../convert/shared/inline-text-file.js';
 import { estimatedTokensPerImage, tokensPerMessage } from '../count-tokens.js';
 import type { PromptText } from '../openai/collect-prompt-text.js';
 import { estimatedFileTokens, PdfScanBudget } from '../estimate-attachment-tokens.js';
@@ -21,7 +22,7 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
           extraTokens += estimatedTokensPerImage;
           break;
         case 'file':
-          extraTokens += estimatedFileTokens(part.source, part.mediaType, budget);
+          extraTokens += fileTokens(part.source, part.mediaType, texts, budget);
           break;
         case 'tool-call':
           texts.push(part.name, part.arguments);
@@ -30,7 +31,7 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
           for (const inner of part.content) {
             if (inner.type === 'text') texts.push(inner.text);
             else if (inner.type === 'image') extraTokens += estimatedTokensPerImage;
-            else extraTokens += estimatedFileTokens(inner.source, inner.mediaType, budget);
+            else extraTokens += fileTokens(inner.source, inner.mediaType, texts, budget);
           }
           break;
       }
@@ -38,4 +39,15 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
   }
   if (request.tools.length > 0) texts.push(JSON.stringify(request.tools));
   return { texts: [texts.join('\n')], extraTokens };
+}
+
+/**
+ * A file's estimate: an inline text file joins `texts` (it is sent and billed as text, however long: a flat
+ * per-file figure let a 40,000-token file reserve 1,000), anything else its attachment estimate.
+ */
+function fileTokens(source: CanonicalMediaSource, mediaType: string | undefined, texts: string[], budget: PdfScanBudget): number {
+  const text = inlineTextOf(source, mediaType);
+  if (text === undefined) return estimatedFileTokens(source, mediaType, budget);
+  texts.push(text);
+  return 0;
 }
