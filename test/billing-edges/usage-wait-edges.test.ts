@@ -11,7 +11,7 @@ import type { SseEvent } from '../fakes/scripted-upstream.js';
 import { chatStream, type WireUsage } from '../fakes/scripted-vendor-wire.js';
 import { booked } from '../support/booked-request.js';
 import { buildClientRequest, callerKey, expectedCharge, modelOf, promptText, promptTokensExact, startBillingFixture, tokens, type BillingFixture } from './billing-fixture.js';
-import { chatLeftAtFinish, rowOf } from './usage-wait-helpers.js';
+import { chatLeftAtFinish, reasoningReport, rowOf } from './usage-wait-helpers.js';
 
 let fixture: BillingFixture | undefined;
 afterEach(async () => {
@@ -19,7 +19,7 @@ afterEach(async () => {
   fixture = undefined;
 });
 
-const reported: WireUsage = { input: 1_200, cacheRead: 1_024, output: 2_000, reasoning: 1_900 };
+const reported = reasoningReport;
 const usageJson = { prompt_tokens: 1_200, completion_tokens: 2_000, total_tokens: 3_200, prompt_tokens_details: { cached_tokens: 1_024 }, completion_tokens_details: { reasoning_tokens: 1_900 } };
 const base = { id: 'chatcmpl-up1', object: 'chat.completion.chunk', created: 1_760_000_000, model: 'gpt-4o-mini' };
 const chunk = (index: number, delta: Record<string, unknown>, finish: string | null = null): SseEvent => ({ data: { ...base, choices: [{ index, delta, logprobs: null, finish_reason: finish }], usage: null } });

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SseEvent } from '../fakes/scripted-upstream.js';
-import { responsesStream, type WireUsage } from '../fakes/scripted-vendor-wire.js';
-import { expectedCharge, modelOf, promptText, startBillingFixture, tokens, type BillingFixture } from './billing-fixture.js';
-import { rowOf } from './usage-wait-helpers.js';
+import { responsesStream } from '../fakes/scripted-vendor-wire.js';
+import { expectedCharge, startBillingFixture, tokens, type BillingFixture } from './billing-fixture.js';
+import { reasoningReport, responsesLeftAt, rowOf } from './usage-wait-helpers.js';
 
 /**
  * From the Responses usage-wait audit: a Responses message is not always the answer's last item. A preamble message
@@ -17,17 +17,7 @@ afterEach(async () => {
   fixture = undefined;
 });
 
-const reported: WireUsage = { input: 1_200, cacheRead: 1_024, output: 2_000, reasoning: 1_900 };
-
-async function leaveAt(current: BillingFixture, type: string): Promise<string> {
-  const stream = await current.sdk.openai.responses.create({ model: modelOf['openai-responses'], input: promptText, stream: true });
-  let text = '';
-  for await (const event of stream) {
-    if (event.type === 'response.output_text.delta') text += event.delta;
-    if (event.type === type) break;
-  }
-  return text;
-}
+const reported = reasoningReport;
 
 describe('a Responses message followed by more output', () => {
   it('preamble message then a long function call: a client leaving at output_text.done is not waited for', async () => {
@@ -39,7 +29,7 @@ describe('a Responses message followed by more output', () => {
       delayMs: 300,
     });
     const logsBefore = (await fixture.logs()).length;
-    expect(await leaveAt(fixture, 'response.output_text.done')).toBe('Let me check.');
+    expect(await responsesLeftAt(fixture, 'response.output_text.done')).toBe('Let me check.');
     const row = await rowOf(fixture, logsBefore);
     expect({ status: row.status, source: row.source }).toEqual({ status: 499, source: 'local' });
   });
@@ -70,7 +60,7 @@ describe('a Responses message followed by more output', () => {
     ];
     fixture.primary['openai-responses'].enqueue({ sse, delayMs: 300 });
     const logsBefore = (await fixture.logs()).length;
-    expect(await leaveAt(fixture, 'response.output_text.done')).toBe('First part.');
+    expect(await responsesLeftAt(fixture, 'response.output_text.done')).toBe('First part.');
     const row = await rowOf(fixture, logsBefore);
     expect({ status: row.status, source: row.source }).toEqual({ status: 499, source: 'local' });
   });
@@ -95,7 +85,7 @@ describe('Responses wait endings', () => {
     fixture = await startBillingFixture({ tokenQuota: 100_000_000, userQuota: 100_000_000, env: { USAGE_WAIT_SECONDS: '1' } });
     fixture.primary['openai-responses'].enqueue({ sse: untilItemDone(), delayMs: 100, ending: 'hang' });
     const logsBefore = (await fixture.logs()).length;
-    expect(await leaveAt(fixture, 'response.output_text.done')).toBe('Hello there');
+    expect(await responsesLeftAt(fixture, 'response.output_text.done')).toBe('Hello there');
     const row = await rowOf(fixture, logsBefore);
     expect(row).toMatchObject({ status: 499, source: 'local', output: tokens('Hello there') });
   });
@@ -104,7 +94,7 @@ describe('Responses wait endings', () => {
     fixture = await startBillingFixture({ tokenQuota: 100_000_000, userQuota: 100_000_000, env: { USAGE_WAIT_SECONDS: '30' } });
     fixture.primary['openai-responses'].enqueue({ sse: untilItemDone(), delayMs: 150, endDelayMs: 300, ending: 'reset' });
     const logsBefore = (await fixture.logs()).length;
-    expect(await leaveAt(fixture, 'response.output_text.done')).toBe('Hello there');
+    expect(await responsesLeftAt(fixture, 'response.output_text.done')).toBe('Hello there');
     expect(await rowOf(fixture, logsBefore)).toMatchObject({ status: 499, source: 'local' });
     await sleep(200);
     expect((await fixture.logs()).length).toBe(logsBefore + 1);
@@ -115,7 +105,7 @@ describe('Responses wait endings', () => {
     fixture = await startBillingFixture({ tokenQuota: 100_000_000, userQuota: 100_000_000, env: { USAGE_WAIT_SECONDS: '300' } });
     fixture.primary['openai-responses'].enqueue({ ...responsesStream({ text: words, usage: reported }), delayMs: 150, ending: 'hang' });
     const logsBefore = (await fixture.logs()).length;
-    expect(await leaveAt(fixture, 'response.output_text.done')).toBe('Hello there');
+    expect(await responsesLeftAt(fixture, 'response.output_text.done')).toBe('Hello there');
     const row = await rowOf(fixture, logsBefore);
     expect(row).toMatchObject({ status: 499, source: 'upstream', input: 1_200, output: 2_000, quota: expectedCharge({ input: 1_200, cacheRead: 1_024, output: 2_000 }) });
   }, 30_000);
@@ -123,7 +113,7 @@ describe('Responses wait endings', () => {
   it('a shutdown during a Responses wait (60 s) ends within SHUTDOWN_TIMEOUT', async () => {
     fixture = await startBillingFixture({ tokenQuota: 100_000_000, userQuota: 100_000_000, env: { USAGE_WAIT_SECONDS: '60', SHUTDOWN_TIMEOUT: '1' } });
     fixture.primary['openai-responses'].enqueue({ sse: untilItemDone(), delayMs: 100, ending: 'hang' });
-    await leaveAt(fixture, 'response.output_text.done');
+    await responsesLeftAt(fixture, 'response.output_text.done');
     await sleep(100);
     const current = fixture;
     fixture = undefined;

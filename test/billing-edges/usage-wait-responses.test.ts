@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { responsesStream, type WireUsage } from '../fakes/scripted-vendor-wire.js';
-import { expectedCharge, modelOf, promptText, startBillingFixture, tokens, type BillingFixture } from './billing-fixture.js';
-import { rowOf } from './usage-wait-helpers.js';
+import { responsesStream } from '../fakes/scripted-vendor-wire.js';
+import { expectedCharge, startBillingFixture, tokens, type BillingFixture } from './billing-fixture.js';
+import { reasoningReport, responsesLeftAt, rowOf } from './usage-wait-helpers.js';
 
 /**
  * The usage wait (docs/behaviour.md "Billing", USAGE_WAIT_SECONDS) for a Responses client of a Responses
@@ -18,20 +18,9 @@ afterEach(async () => {
   fixture = undefined;
 });
 
-const reported: WireUsage = { input: 1_200, cacheRead: 1_024, output: 2_000, reasoning: 1_900 };
+const reported = reasoningReport;
 const words = ['Hello', ' there', ' my', ' friend'];
 const billedReport = expectedCharge({ input: reported.input, cacheRead: reported.cacheRead, output: reported.output });
-
-/** The openai SDK's streamed Responses call, left when `leaveAt` accepts an event (breaking the loop aborts the request). */
-async function responsesLeftAt(current: BillingFixture, leaveAt: (type: string) => boolean): Promise<string> {
-  const stream = await current.sdk.openai.responses.create({ model: modelOf['openai-responses'], input: promptText, stream: true });
-  let text = '';
-  for await (const event of stream) {
-    if (event.type === 'response.output_text.delta') text += event.delta;
-    if (leaveAt(event.type)) break;
-  }
-  return text;
-}
 
 describe('a Responses client that leaves once the message is finished is billed the usage report that follows it', () => {
   for (const leaveAt of ['response.output_text.done', 'response.content_part.done', 'response.output_item.done']) {
@@ -39,7 +28,7 @@ describe('a Responses client that leaves once the message is finished is billed 
       fixture = await startBillingFixture({ tokenQuota: 100_000_000, userQuota: 100_000_000 });
       fixture.primary['openai-responses'].enqueue({ ...responsesStream({ text: words, usage: reported }), delayMs: 150 });
       const logsBefore = (await fixture.logs()).length;
-      expect(await responsesLeftAt(fixture, (type) => type === leaveAt)).toBe(words.join(''));
+      expect(await responsesLeftAt(fixture, leaveAt)).toBe(words.join(''));
       expect(await rowOf(fixture, logsBefore)).toEqual({ status: 499, source: 'upstream', input: reported.input, output: reported.output, quota: billedReport });
     });
   }
@@ -48,7 +37,7 @@ describe('a Responses client that leaves once the message is finished is billed 
     fixture = await startBillingFixture({ tokenQuota: 100_000_000, userQuota: 100_000_000 });
     fixture.primary['openai-responses'].enqueue({ ...responsesStream({ text: words, usage: reported }), delayMs: 150 });
     const logsBefore = (await fixture.logs()).length;
-    const seen = await responsesLeftAt(fixture, (type) => type === 'response.output_text.delta');
+    const seen = await responsesLeftAt(fixture, 'response.output_text.delta');
     expect(seen).toBe('Hello');
     const row = await rowOf(fixture, logsBefore);
     expect({ status: row.status, source: row.source }).toEqual({ status: 499, source: 'local' });
@@ -60,7 +49,7 @@ describe('a Responses client that leaves once the message is finished is billed 
     const answer = { thinking: { text: 'Let me think about it.', signature: 'enc_1' }, text: words, usage: reported };
     fixture.primary['openai-responses'].enqueue({ ...responsesStream(answer), delayMs: 150 });
     const logsBefore = (await fixture.logs()).length;
-    expect(await responsesLeftAt(fixture, (type) => type === 'response.output_item.done')).toBe('');
+    expect(await responsesLeftAt(fixture, 'response.output_item.done')).toBe('');
     expect((await rowOf(fixture, logsBefore)).source).toBe('local');
   });
 });

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ScriptedReply, SseEvent } from '../fakes/scripted-upstream.js';
 import { chatStream, replyFor, type WireStyle, type WireUsage } from '../fakes/scripted-vendor-wire.js';
 import { buildClientRequest, expectedCharge, modelOf, promptText, promptTokensExact, startBillingFixture, styles, tokens, type BillingFixture } from './billing-fixture.js';
-import { chatLeftAtFinish, rowOf } from './usage-wait-helpers.js';
+import { chatLeftAtFinish, reasoningReport, rowOf } from './usage-wait-helpers.js';
 
 /**
  * A client that leaves once the upstream has produced its whole answer, before the answer's usage report
@@ -19,8 +19,7 @@ afterEach(async () => {
   fixture = undefined;
 });
 
-/** A reasoning model's report: most of the output is reasoning the client never sees, and part of the prompt was cached. */
-const reported: WireUsage = { input: 1_200, cacheRead: 1_024, output: 2_000, reasoning: 1_900 };
+const reported = reasoningReport;
 const words = ['Hello', ' there', ' my', ' friend'];
 const wordsText = words.join('');
 const billedReport = expectedCharge({ input: reported.input, cacheRead: reported.cacheRead, output: reported.output });

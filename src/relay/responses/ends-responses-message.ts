@@ -9,13 +9,8 @@ import { isRecord } from '../../convert/shared/is-record.js';
  * Parsed whole: it runs once, on the last event read, when a client leaves.
  */
 export function endsResponsesMessage(data: string): boolean {
-  let event: unknown;
-  try {
-    event = JSON.parse(data);
-  } catch {
-    return false;
-  }
-  if (!isRecord(event)) return false;
+  const event = parseEvent(data);
+  if (event === undefined) return false;
   switch (event.type) {
     case 'response.output_text.done':
     case 'response.refusal.done':
@@ -35,11 +30,16 @@ export function endsResponsesMessage(data: string): boolean {
  * preamble, another message), and reading on would have the upstream produce what no one will read.
  */
 export function startsResponsesOutput(data: string): boolean {
-  let event: unknown;
+  const type = parseEvent(data)?.type;
+  return typeof type === 'string' && (type.endsWith('.added') || type.endsWith('.delta'));
+}
+
+/** An event's data as an object; undefined when it is not JSON or not an object. */
+function parseEvent(data: string): Record<string, unknown> | undefined {
   try {
-    event = JSON.parse(data);
+    const event: unknown = JSON.parse(data);
+    return isRecord(event) ? event : undefined;
   } catch {
-    return false;
+    return undefined;
   }
-  return isRecord(event) && typeof event.type === 'string' && (event.type.endsWith('.added') || event.type.endsWith('.delta'));
 }
