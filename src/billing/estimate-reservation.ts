@@ -39,10 +39,10 @@ export function estimateReservation(input: ReservationEstimateInput): number {
   const dearest = Math.max(plainRate, readRate, writeRate, write1hRate, audioRate, imageRate);
   const asAudio = audioRate === dearest && audioRate > plainRate;
   const asImage = !asAudio && imageRate === dearest && imageRate > plainRate;
-  const asPlainPart = asAudio || asImage;
-  const as1hWrite = !asPlainPart && write1hRate === dearest && write1hRate > plainRate;
-  const asWrite = as1hWrite || (!asPlainPart && writeRate === dearest && writeRate > plainRate);
-  const asRead = !asPlainPart && !asWrite && readRate === dearest && readRate > plainRate;
+  const asAudioOrImage = asAudio || asImage;
+  const as1hWrite = !asAudioOrImage && write1hRate === dearest && write1hRate > plainRate;
+  const asWrite = as1hWrite || (!asAudioOrImage && writeRate === dearest && writeRate > plainRate);
+  const asRead = !asAudioOrImage && !asWrite && readRate === dearest && readRate > plainRate;
   const outputTokens = input.maxOutputTokens ?? input.defaultMaxOutputTokens;
   const textOutputRate = price.output ?? 0;
   const audioOutputRate = price.audioOutput ?? textOutputRate;

@@ -84,8 +84,9 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   if (merge !== undefined) return collectWholeAnswer(input, response.body, status, merge);
   const jsonArray = input.clientFraming === 'json-array';
   const decoder = input.converters.createDecoder();
-  // A Responses stream is whole once its message is finished: a client that leaves then is waited out for
-  // `response.completed` (usage-meter.ts). Anthropic and Gemini report usage with their finish.
+  // A Responses stream is usually whole once its message is finished: a client that leaves then is waited
+  // out for `response.completed` (usage-meter.ts), unless more output begins. Anthropic and Gemini report
+  // usage with their finish.
   const responses = input.style === 'openai-responses';
   if (responses) meter.answerEndsWith = endsResponsesMessage;
   // Waited out after its client left, the answer went on with more output (a tool call after a preamble
@@ -122,7 +123,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
     await readBodyChunks(response.body, (chunk) => {
       sse.push(chunk);
       // Waited out for its usage: once read, or once more output began, nothing else is needed.
-      return opening.failed || moreOutputAfterClientLeft || (meter.waitingForUsage && meter.upstreamUsage !== undefined) ? 'stop' : client.flushAndDrain();
+      return opening.failed || moreOutputAfterClientLeft || meter.stopsReading() ? 'stop' : client.flushAndDrain();
     });
     const failedBeforeAnswer = opening.failedOutcome(meter, input.key);
     if (failedBeforeAnswer !== undefined) return failedBeforeAnswer;

@@ -34,7 +34,7 @@ export class UsageMeter {
   wholeAnswerArrived = false;
   /**
    * How this stream tells that its answer is whole but for the usage report, and the last event it read
-   * (held or parsed; its bytes as a one-byte string). A module function, not a closure made per stream:
+   * (on the Chat path held or parsed, its bytes as a one-byte string; on the Responses path its data). A module function, not a closure made per stream:
    * a one-choice Chat or Completions stream's finish_reason (`givesFinishReason`), a Responses stream's
    * finished message (`endsResponsesMessage`); undefined for a stream that is never waited for.
    */

@@ -50,7 +50,7 @@ for (const { dialect, available } of allDialects) {
     it('admin: image prices reject negatives and strings, take decimals, clear with null', async () => {
       expect((await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'neg', input: 1, image_output: -1 } })).status).toBe(400);
       expect((await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'str', input: 1, image_input: '5' } })).status).toBe(400);
-      expect((await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'nan', input: 1, image_input: null } })).status).toBe(400);
+      expect((await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'null', input: 1, image_input: null } })).status).toBe(400);
       const created = await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'dec', input: 1, image_input: 0.123456789, image_output: 120.5 } });
       expect(created.status).toBe(200);
       expect(created.body.data).toMatchObject({ image_input: 0.123456789, image_output: 120.5 });

@@ -52,9 +52,9 @@ function modalityCount(details: unknown, modality: 'AUDIO' | 'IMAGE'): number {
 
 /**
  * Pure: `next`, a later report of the same streamed answer, with the audio and image shares of `earlier`
- * on each side whose modality list `usageMetadata` leaves out (a stream may detail its usage on some chunks
- * only, and usage is cumulative, so a share once reported stays). A list that is present is believed, even
- * without such entries. Mutates and returns `next`; the shares are clamped as {@link addAudio} and
+ * on each side whose modality list `usageMetadata` leaves out or writes as `null` (a stream may detail its
+ * usage on some chunks only, and usage is cumulative, so a share once reported stays). A list that is
+ * present is believed, even without such entries. Mutates and returns `next`; the shares are clamped as {@link addAudio} and
  * {@link addImages} clamp them.
  */
 export function keepEarlierShares(next: NormalizedUsage, earlier: NormalizedUsage | undefined, usageMetadata: unknown): NormalizedUsage {

@@ -1,3 +1,5 @@
+import { inlineTextOf } from '../../convert/shared/inline-text-file.js';
+import { parseDataUrl } from '../../convert/shared/parse-data-url.js';
 import { estimatedTokensPerImage, tokensPerMessage } from '../count-tokens.js';
 import { estimatedFileTokens, PdfScanBudget } from '../estimate-attachment-tokens.js';
 
@@ -26,8 +28,14 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
         if (part === null || typeof part !== 'object') continue;
         const { type, text, file } = part as Record<string, unknown>;
         if (typeof text === 'string') parts.push(text);
-        // A file: an inline PDF by its pages, as the canonical path counts it.
-        else if (type === 'file') extraTokens += estimatedFileTokens(fileDataOf(file), undefined, budget);
+        // A file: an inline text file as its text, an inline PDF by its pages, as the canonical path counts them.
+        else if (type === 'file') {
+          const data = fileDataOf(file);
+          const inline = data === undefined ? undefined : parseDataUrl(data);
+          const fileText = inline === undefined ? undefined : inlineTextOf({ kind: 'base64', ...inline }, undefined);
+          if (fileText !== undefined) parts.push(fileText);
+          else extraTokens += estimatedFileTokens(data, undefined, budget);
+        }
         // An image or an audio clip: each at the flat estimate the canonical path uses.
         else if (type === 'image_url' || type === 'input_image' || type === 'input_audio') extraTokens += estimatedTokensPerImage;
       }

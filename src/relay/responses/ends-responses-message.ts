@@ -3,9 +3,9 @@ import { isRecord } from '../../convert/shared/is-record.js';
 /**
  * Whether a Responses stream event (its `data`) finishes the answer's message: `response.output_text.done`
  * or `response.refusal.done`, the `response.content_part.done` of its text, or the
- * `response.output_item.done` of a `message` item. What follows is the answer's closing
+ * `response.output_item.done` of a `message` item. What usually follows is the answer's closing
  * `response.completed`, with the usage — the reasoning tokens among it — that a local count of the visible
- * text cannot know. A finished reasoning item or tool call is not the end: a message may still follow.
+ * text cannot know; when more output begins instead, {@link startsResponsesOutput} ends the wait. A finished reasoning item or tool call is not the end: a message may still follow.
  * Parsed whole: it runs once, on the last event read, when a client leaves.
  */
 export function endsResponsesMessage(data: string): boolean {

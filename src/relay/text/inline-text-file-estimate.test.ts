@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { buildChatInbound, buildParsedInbound } from '../../src/relay/text/build-text-inbound.js';
+import { buildChatInbound, buildParsedInbound } from './build-text-inbound.js';
 
 /**
  * docs/behaviour.md (tool-result files bullet): "An inline `text/*` file, in a tool result or a user turn, is
  * estimated and counted locally as its text (every vendor bills it as text), not as a flat per-file figure."
- * A Chat client's user-turn `file` part with a `data:text/plain` file_data (converted to an Anthropic,
- * Gemini or Responses upstream, which bill it as text) is estimated by collectChatPromptText, which still
- * prices it at the flat image figure.
+ * From the session review: a Chat client's user-turn `file` part with a `data:text/plain` file_data (sent
+ * converted to an Anthropic, Gemini or Responses upstream, which bill it as text) was still estimated by
+ * collectChatPromptText at the flat per-file figure.
  */
 const big = 'The quick brown fox jumps over the lazy dog. '.repeat(4_000); // ~40k tokens
 const dataUrl = `data:text/plain;base64,${Buffer.from(big).toString('base64')}`;
