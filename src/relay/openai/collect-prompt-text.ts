@@ -1,7 +1,8 @@
-import { inlineTextOf } from '../../convert/shared/inline-text-file.js';
+import type { CanonicalMediaSource } from '../../canonical/canonical-request.js';
 import { parseDataUrl } from '../../convert/shared/parse-data-url.js';
 import { estimatedTokensPerImage, tokensPerMessage } from '../count-tokens.js';
-import { estimatedFileTokens, PdfScanBudget } from '../estimate-attachment-tokens.js';
+import { PdfScanBudget } from '../estimate-attachment-tokens.js';
+import { fileTokens } from '../text/collect-canonical-prompt-text.js';
 
 export interface PromptText {
   /** Texts counted one by one, their counts summed: separate inputs (a prompt array) are not one text. */
@@ -29,13 +30,7 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
         const { type, text, file } = part as Record<string, unknown>;
         if (typeof text === 'string') parts.push(text);
         // A file: an inline text file as its text, an inline PDF by its pages, as the canonical path counts them.
-        else if (type === 'file') {
-          const data = fileDataOf(file);
-          const inline = data === undefined ? undefined : parseDataUrl(data);
-          const fileText = inline === undefined ? undefined : inlineTextOf({ kind: 'base64', ...inline }, undefined);
-          if (fileText !== undefined) parts.push(fileText);
-          else extraTokens += estimatedFileTokens(data, undefined, budget);
-        }
+        else if (type === 'file') extraTokens += fileTokens(fileSourceOf(file), undefined, parts, budget);
         // An image or an audio clip: each at the flat estimate the canonical path uses.
         else if (type === 'image_url' || type === 'input_image' || type === 'input_audio') extraTokens += estimatedTokensPerImage;
       }
@@ -46,10 +41,10 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
   return { texts: [parts.join('\n')], extraTokens };
 }
 
-/** A Chat `file` part's inline data (`file_data`, a data URL), when it has one. */
-function fileDataOf(file: unknown): string | undefined {
+/** A Chat `file` part's inline data (`file_data`: a data URL, or bare base64 read as a PDF), when it has one. */
+function fileSourceOf(file: unknown): CanonicalMediaSource | undefined {
   const data = file !== null && typeof file === 'object' ? (file as Record<string, unknown>).file_data : undefined;
-  return typeof data === 'string' ? data : undefined;
+  return typeof data === 'string' ? { kind: 'base64', ...(parseDataUrl(data) ?? { mediaType: 'application/pdf', data }) } : undefined;
 }
 
 /**

@@ -43,10 +43,11 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
 
 /**
  * A file's estimate: an inline text file joins `texts` (it is sent and billed as text, however long: a flat
- * per-file figure let a 40,000-token file reserve 1,000), anything else its attachment estimate.
+ * per-file figure let a 40,000-token file reserve 1,000), anything else its attachment estimate. Shared
+ * with the Chat body's count (openai/collect-prompt-text.ts).
  */
-function fileTokens(source: CanonicalMediaSource, mediaType: string | undefined, texts: string[], budget: PdfScanBudget): number {
-  const text = inlineTextOf(source, mediaType);
+export function fileTokens(source: CanonicalMediaSource | undefined, mediaType: string | undefined, texts: string[], budget: PdfScanBudget): number {
+  const text = source === undefined ? undefined : inlineTextOf(source, mediaType);
   if (text === undefined) return estimatedFileTokens(source, mediaType, budget);
   texts.push(text);
   return 0;
