@@ -124,6 +124,6 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
     const whose = reserved.short === 'token' ? 'this API key' : 'your account';
     throw new GatewayError('insufficient_quota', `Insufficient quota: ${whose} cannot cover this request (needs up to ${reservedAmount} quota units).`);
   }
-  const { estimatedPromptTokens, countPromptTokens } = input;
-  return { price, groupRatio, quotaPerUnit: settings.quotaPerUnit, reservedAmount, estimatedPromptTokens, countPromptTokens, rateChecks, calls, rateHeaders, warnings };
+  const { estimatedPromptTokens, countPromptTokens, promptImageTokens } = input;
+  return { price, groupRatio, quotaPerUnit: settings.quotaPerUnit, reservedAmount, estimatedPromptTokens, countPromptTokens, promptImageTokens, rateChecks, calls, rateHeaders, warnings };
 }

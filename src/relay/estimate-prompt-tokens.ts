@@ -8,6 +8,8 @@ export interface PromptTokens {
   estimatedPromptTokens: number;
   /** The exact local count (o200k), computed once on first call; loads the tokenizer if needed. */
   countPromptTokens(): Promise<number>;
+  /** The images in that count (flat estimates): a local count bills them at the image input price. */
+  promptImageTokens: number;
 }
 
 /** Both counts of a prompt's text plus the tokens that text cannot show (framing, images). */
@@ -16,5 +18,6 @@ export function estimatePromptTokens(prompt: PromptText): PromptTokens {
   return {
     estimatedPromptTokens: prompt.texts.reduce((sum, text) => sum + estimateTextTokens(text), prompt.extraTokens),
     countPromptTokens: () => (exact ??= countTextsTokens(prompt.texts).then((tokens) => tokens + prompt.extraTokens)),
+    promptImageTokens: prompt.imageTokens ?? 0,
   };
 }

@@ -93,7 +93,7 @@ export async function runRelayEnvelope(
   if (plan.preferredChannelId !== undefined) query.preferredChannelId = plan.preferredChannelId;
   authorizeModel(services, caller, query);
 
-  const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, maxOutputTokens: plan.maxOutputTokens, calls: plan.calls, webSearches: plan.webSearches, price: plan.price, ip: request.ip });
+  const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, promptImageTokens: plan.promptImageTokens, maxOutputTokens: plan.maxOutputTokens, calls: plan.calls, webSearches: plan.webSearches, price: plan.price, ip: request.ip });
   const meter = new UsageMeter();
   const abort = new ClientAbortSignal();
   let usageWait: NodeJS.Timeout | undefined;

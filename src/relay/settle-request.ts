@@ -1,5 +1,5 @@
 import { computeCharge, isPriced } from '../billing/compute-charge.js';
-import type { NormalizedUsage, UsageSource } from '../billing/normalized-usage.js';
+import { addImages, type NormalizedUsage, type UsageSource } from '../billing/normalized-usage.js';
 import type { Admission } from './admit-request.js';
 import { correctTokenWindows } from './correct-token-windows.js';
 import type { RelayServices } from './relay-services.js';
@@ -39,15 +39,15 @@ export async function resolveUsage(input: Pick<SettlementInput, 'admission' | 'm
  * that is not text at what its endpoint says it costs (images without usage, run-image-relay.ts). Settlement
  * bills it, and a converted answer shows it to the client, so the two agree.
  */
-export async function countUsageLocally(admission: Pick<Admission, 'countPromptTokens'>, meter: UsageMeter): Promise<NormalizedUsage> {
+export async function countUsageLocally(admission: Pick<Admission, 'countPromptTokens' | 'promptImageTokens'>, meter: UsageMeter): Promise<NormalizedUsage> {
   const reported = meter.reportedInput;
   const [promptTokens, outputTokens] = await Promise.all([reported === undefined ? admission.countPromptTokens() : 0, meter.outputTally.total()]);
   // The input the upstream reported before its answer (its cache reads and writes with it) is what it bills.
   const input = reported === undefined ? { total: promptTokens, cacheRead: 0, cacheWrite: 0 } : { ...reported };
-  const output: NormalizedUsage['output'] = { total: outputTokens + meter.unreportedOutputTokens, reasoning: 0 };
-  // Unreported output is images (their budget): billed at the image output price.
-  if (meter.unreportedOutputTokens > 0) output.image = meter.unreportedOutputTokens;
-  return { input, output };
+  const usage: NormalizedUsage = { input, output: { total: outputTokens + meter.unreportedOutputTokens, reasoning: 0 } };
+  // The prompt's images (their flat estimates) at the image input price, and unreported output, which is
+  // images (their budget), at the image output price.
+  return addImages(usage, reported === undefined ? admission.promptImageTokens : 0, meter.unreportedOutputTokens);
 }
 
 /** The calls asked for, or fewer when the answer delivered fewer (never more: the reservation covers those asked for). */

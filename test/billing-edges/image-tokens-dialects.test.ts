@@ -3,7 +3,7 @@ import { replyAsAsked, type WireUsage } from '../fakes/scripted-vendor-wire.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { allDialects } from '../support/test-databases.js';
-import { buildClientRequest, callerKey, channelConfig } from './billing-fixture.js';
+import { buildClientRequest, callerKey, channelConfig, quotaPerUnit } from './billing-fixture.js';
 import { callAdmin } from '../admin/admin-client.js';
 
 /**
@@ -11,8 +11,9 @@ import { callAdmin } from '../admin/admin-client.js';
  * each dialect's insert, the charge takes the image prices, and the admin API validates, keeps and clears them.
  */
 const usage: WireUsage = { input: 1500, cacheRead: 300, imageIn: 1000, output: 1400, imageOut: 1290 };
-// (200×2 + 1000×4 + 300×0.2 + 110×12 + 1290×120) = 400 + 4000 + 60 + 1320 + 154800 = 160,580 → $0.16058 → 80,290.
-const expected = 80_290;
+// (200×2 + 1000×4 + 300×0.2 + 110×12 + 1290×120) = 400 + 4000 + 60 + 1320 + 154800 = 160,580 $ per 1M
+// tokens → $0.16058, at the default quota units per dollar.
+const expected = Math.round((160_580 * quotaPerUnit) / 1_000_000);
 
 for (const { dialect, available } of allDialects) {
   describe.skipIf(!available)(`image prices on ${dialect}`, () => {

@@ -69,4 +69,35 @@ describe('image tokens are billed at the image prices', () => {
       expect({ quota: Number(row.quota), imageOut: Number(row.image_output_tokens) }).toEqual({ quota: expected(), imageOut: 1290 });
     });
   }
+
+  // A prompt's images, counted locally when the upstream reports no usage (the flat 1,000-token estimate
+  // per image), are image input: they were billed at the text input price.
+  const pixel = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+  const localCharge = (input: number, output: number) => {
+    const deci = BigInt((input - 1000) * 20 + 1000 * 40 + output * 120) * BigInt(quotaPerUnit);
+    return Number((2n * deci + 10_000_000n) / 20_000_000n);
+  };
+  it('a Chat client\'s image counted locally is billed at the image input price', async () => {
+    fixture.primary['openai-chat'].enqueue(replyAsAsked('openai-chat', { text: ['A', ' pixel'] }));
+    await fixture.sdk.openai.chat.completions.create({
+      model: modelOf['openai-chat'],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: pixel } }] }],
+    });
+    await fixture.settled();
+    const row = (await fixture.logs()).at(-1);
+    expect({ source: row.usage_source, imageIn: Number(row.image_input_tokens) }).toEqual({ source: 'local', imageIn: 1000 });
+    expect(Number(row.quota)).toBe(localCharge(Number(row.input_tokens), Number(row.output_tokens)));
+  });
+  it('an Anthropic client\'s image counted locally (the canonical count) is billed at the image input price', async () => {
+    fixture.primary['openai-chat'].enqueue(replyAsAsked('openai-chat', { text: ['A', ' pixel'] }));
+    await fixture.sdk.anthropic.messages.create({
+      model: modelOf['openai-chat'],
+      max_tokens: 100,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: pixel.slice(pixel.indexOf(',') + 1) } }] }],
+    });
+    await fixture.settled();
+    const row = (await fixture.logs()).at(-1);
+    expect({ source: row.usage_source, imageIn: Number(row.image_input_tokens) }).toEqual({ source: 'local', imageIn: 1000 });
+    expect(Number(row.quota)).toBe(localCharge(Number(row.input_tokens), Number(row.output_tokens)));
+  });
 });

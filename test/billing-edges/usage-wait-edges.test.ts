@@ -157,7 +157,10 @@ describe('endings during the wait (the books balance)', () => {
     await sleep(100);
     const current = fixture;
     fixture = undefined;
+    const closing = Date.now();
     await current.gateway.close();
+    // Ended by SHUTDOWN_TIMEOUT (1 s), nowhere near the 60 s wait: a bound no slow machine comes near.
+    expect(Date.now() - closing).toBeLessThan(15_000);
     for (const upstream of Object.values(current.primary)) await upstream.close();
   }, 20_000);
 });

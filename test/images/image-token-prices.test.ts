@@ -1,5 +1,6 @@
+import { toFile } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { expectedCharge, gptImagePerImageBudget, imagesAnswer, useImagesFixture } from './images-fixture.js';
+import { binaryImage, expectedCharge, gptImagePerImageBudget, imagesAnswer, useImagesFixture } from './images-fixture.js';
 
 /**
  * gpt-image models bill image tokens above text: gpt-image-1.5 lists $8 per million input image tokens
@@ -28,6 +29,25 @@ describe('image tokens at the image prices (Images API)', () => {
     const { charge, log } = await f.charged(() => f.client.images.generate({ model: 'gpt-image-1.5', prompt: 'a lighthouse at dusk' }));
     expect(charge).toBe(expectedCharge('gpt-image-1.5', { input: 50, output: 4200, imageOut: 4160 }));
     expect(log).toMatchObject({ image_input_tokens: 0, output_tokens: 4200, image_output_tokens: 4160 });
+  });
+
+  it('output details with a text share alone: the image output is what the text leaves', async () => {
+    const usage = { input_tokens: 50, output_tokens: 4200, total_tokens: 4250, output_tokens_details: { text_tokens: 40 } };
+    f.img.enqueue({ json: imagesAnswer(1, { b64: true, usage }) });
+    const { charge, log } = await f.charged(() => f.client.images.generate({ model: 'gpt-image-1.5', prompt: 'a lighthouse at dusk' }));
+    expect(log).toMatchObject({ output_tokens: 4200, image_output_tokens: 4160 });
+    expect(charge).toBe(expectedCharge('gpt-image-1.5', { input: 50, output: 4200, imageOut: 4160 }));
+  });
+
+  it('an edit without usage bills its reference images (counted locally) at the image input price', async () => {
+    f.img.enqueue({ json: imagesAnswer(1, { b64: true }) });
+    const budget = gptImagePerImageBudget(f, 'gpt-image-1.5');
+    const images = await Promise.all([toFile(binaryImage(1), 'a.png', { type: 'image/png' }), toFile(binaryImage(2), 'b.png', { type: 'image/png' })]);
+    const { charge, log } = await f.charged(() => f.client.images.edit({ model: 'gpt-image-1.5', image: images, prompt: 'put them side by side' }));
+    // Each reference image is the flat 1,000-token estimate of any image in a prompt; the prompt's text is the rest.
+    expect(log).toMatchObject({ usage_source: 'local', image_input_tokens: 2000, output_tokens: budget, image_output_tokens: budget });
+    expect(Number(log.input_tokens)).toBeGreaterThan(2000);
+    expect(charge).toBe(expectedCharge('gpt-image-1.5', { input: Number(log.input_tokens), imageIn: 2000, output: budget, imageOut: budget }));
   });
 
   it('an image without usage costs its output budget at the image output price', async () => {

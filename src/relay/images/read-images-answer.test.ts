@@ -23,6 +23,12 @@ describe('readImagesAnswer', () => {
     const split = readImageUsage({ input_tokens: 50, output_tokens: 4200, input_tokens_details: { text_tokens: 50, image_tokens: 0 }, output_tokens_details: { image_tokens: 4160, text_tokens: 40 } });
     expect(split?.output).toMatchObject({ total: 4200, image: 4160 });
     expect(split?.input.image).toBeUndefined();
+    // A text share alone: the image output is what it leaves, not every output token.
+    const textOnly = readImageUsage({ input_tokens: 50, output_tokens: 4200, output_tokens_details: { text_tokens: 40 } });
+    expect(textOnly?.output).toMatchObject({ total: 4200, image: 4160 });
+    // An image share of none is none, and a text share past the total leaves no image output.
+    expect(readImageUsage({ input_tokens: 50, output_tokens: 40, output_tokens_details: { image_tokens: 0, text_tokens: 40 } })?.output.image).toBeUndefined();
+    expect(readImageUsage({ input_tokens: 50, output_tokens: 40, output_tokens_details: { text_tokens: 90 } })?.output.image).toBeUndefined();
   });
 
   it('knows an error document sent with a 2xx', () => {

@@ -1,4 +1,4 @@
-import type { NormalizedUsage } from '../../billing/normalized-usage.js';
+import { addImages, type NormalizedUsage } from '../../billing/normalized-usage.js';
 import { readOpenaiUsage } from '../openai/read-openai-usage.js';
 
 /** What billing needs from an Images API answer. */
@@ -32,16 +32,24 @@ export function readImagesAnswer(answer: Buffer): ImagesAnswer {
  * An image answer's `usage` as normalized usage; undefined when there is none — or when it counts nothing
  * at all (`{}`), which no image that was made can cost: such an image is billed as one without usage.
  * Its `output_tokens` are "the number of image tokens in the output image" (OpenAI's ImagesUsage): all of
- * them image output, unless `output_tokens_details.image_tokens` splits them (newer gpt-image models).
+ * them image output, unless `output_tokens_details` splits them (newer gpt-image models): its
+ * `image_tokens` are the image output; without them, what its `text_tokens` leave.
  */
 export function readImageUsage(usage: unknown): NormalizedUsage | undefined {
   const read = readOpenaiUsage(usage);
   if (read === undefined || (read.input.total === 0 && read.output.total === 0)) return undefined;
-  if (read.output.image === undefined && !reportsImageOutput(usage) && read.output.total > 0) read.output.image = read.output.total;
+  const details = outputDetailsOf(usage);
+  if (typeof details.image_tokens !== 'number') addImages(read, 0, read.output.total - textTokensOf(details));
   return read;
 }
 
-function reportsImageOutput(usage: unknown): boolean {
+function outputDetailsOf(usage: unknown): { image_tokens?: unknown; text_tokens?: unknown } {
   const details = (usage as { output_tokens_details?: unknown }).output_tokens_details;
-  return details !== null && typeof details === 'object' && typeof (details as { image_tokens?: unknown }).image_tokens === 'number';
+  return details !== null && typeof details === 'object' ? details : {};
+}
+
+/** The text share an answer reported, when it is a count (else none: every output token is image). */
+function textTokensOf(details: { text_tokens?: unknown }): number {
+  const text = details.text_tokens;
+  return typeof text === 'number' && Number.isFinite(text) && text > 0 ? text : 0;
 }

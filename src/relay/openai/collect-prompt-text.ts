@@ -9,12 +9,15 @@ export interface PromptText {
   texts: string[];
   /** Tokens no text shows: images, per-message framing, token ids given as numbers. */
   extraTokens: number;
+  /** The part of `extraTokens` that is images: a local count bills it at the model's image input price. */
+  imageTokens?: number;
 }
 
 /** The text of a Chat Completions request that the model reads, for local token counts and estimates. */
 export function collectChatPromptText(body: Record<string, unknown>): PromptText {
   const parts: string[] = [];
   let extraTokens = 0;
+  let imageTokens = 0;
   // One inflation budget for every PDF of the request, however many it carries.
   const budget = new PdfScanBudget();
   const messages = Array.isArray(body.messages) ? body.messages : [];
@@ -32,13 +35,14 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
         // A file: an inline text file as its text, an inline PDF by its pages, as the canonical path counts them.
         else if (type === 'file') extraTokens += fileTokens(fileSourceOf(file), undefined, parts, budget);
         // An image or an audio clip: each at the flat estimate the canonical path uses.
-        else if (type === 'image_url' || type === 'input_image' || type === 'input_audio') extraTokens += estimatedTokensPerImage;
+        else if (type === 'image_url' || type === 'input_image') imageTokens += estimatedTokensPerImage;
+        else if (type === 'input_audio') extraTokens += estimatedTokensPerImage;
       }
     }
     if (Array.isArray(toolCalls)) parts.push(JSON.stringify(toolCalls));
   }
   if (Array.isArray(body.tools)) parts.push(JSON.stringify(body.tools));
-  return { texts: [parts.join('\n')], extraTokens };
+  return { texts: [parts.join('\n')], extraTokens: extraTokens + imageTokens, imageTokens };
 }
 
 /** A Chat `file` part's inline data (`file_data`: a data URL, or bare base64 read as a PDF), when it has one. */

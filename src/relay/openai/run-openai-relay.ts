@@ -44,6 +44,7 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
       stream,
       estimatedPromptTokens: prompt.estimatedPromptTokens,
       countPromptTokens: prompt.countPromptTokens,
+      promptImageTokens: prompt.promptImageTokens,
       preferredChannelId: continued?.channelId,
       maxOutputTokens: endpoint.maxOutputTokens(body),
       channelTypes: openaiChannelTypes,

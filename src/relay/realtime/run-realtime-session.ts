@@ -71,7 +71,7 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
   const ip = sessions.clientAddress(request);
   // What one hold covers besides the model's output budget: a conversation of this many input tokens.
   const holdInputTokens = services.catalog.snapshot.settings.realtimeHoldInputTokens;
-  const admission = await admitRequest(services, { requestId, caller, model, estimatedPromptTokens: holdInputTokens, countPromptTokens: () => Promise.resolve(0), maxOutputTokens: undefined, ip });
+  const admission = await admitRequest(services, { requestId, caller, model, estimatedPromptTokens: holdInputTokens, countPromptTokens: () => Promise.resolve(0), promptImageTokens: 0, maxOutputTokens: undefined, ip });
 
   let upstreamModel = model;
   let channelKey = '';

@@ -46,8 +46,10 @@ describe('rememberAnswer', () => {
 
 describe('withContext', () => {
   it('adds the history to both the estimate and the exact count', async () => {
-    const prompt = withContext({ estimatedPromptTokens: 10, countPromptTokens: () => Promise.resolve(8) }, 100);
-    expect(prompt.estimatedPromptTokens).toBe(110);
-    expect(await prompt.countPromptTokens()).toBe(108);
+    const prompt = withContext({ estimatedPromptTokens: 1010, countPromptTokens: () => Promise.resolve(1008), promptImageTokens: 1000 }, 100);
+    expect(prompt.estimatedPromptTokens).toBe(1110);
+    expect(await prompt.countPromptTokens()).toBe(1108);
+    // The history's shares are unknown: only this turn's images are image input.
+    expect(prompt.promptImageTokens).toBe(1000);
   });
 });

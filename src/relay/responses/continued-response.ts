@@ -72,6 +72,7 @@ export function rememberAnswer(memory: ResponseMemory, ids: ContinuationIds, sto
 export function withContext(prompt: PromptTokens, contextTokens: number): PromptTokens {
   if (contextTokens === 0) return prompt;
   return {
+    ...prompt,
     estimatedPromptTokens: prompt.estimatedPromptTokens + contextTokens,
     countPromptTokens: () => prompt.countPromptTokens().then((tokens) => tokens + contextTokens),
   };

@@ -127,7 +127,9 @@ export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffe
   const promptText = collectCanonicalPromptText(canonical);
   // Media in the model's own turns (an image it made, sent back to edit) reaches a Gemini upstream though
   // the canonical form drops it: counted as images are everywhere.
-  promptText.extraTokens += modelTurnMediaParts(body) * estimatedTokensPerImage;
+  const modelTurnMedia = modelTurnMediaParts(body) * estimatedTokensPerImage;
+  promptText.extraTokens += modelTurnMedia;
+  promptText.imageTokens = (promptText.imageTokens ?? 0) + modelTurnMedia;
   return {
     style: 'gemini',
     model,

@@ -8,6 +8,7 @@ import { estimatedFileTokens, PdfScanBudget } from '../estimate-attachment-token
 export function collectCanonicalPromptText(request: CanonicalRequest): PromptText {
   const texts: string[] = request.system.map((part) => part.text);
   let extraTokens = 0;
+  let imageTokens = 0;
   // One inflation budget for every PDF of the request, however many it carries.
   const budget = new PdfScanBudget();
   for (const message of request.messages) {
@@ -19,7 +20,7 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
           texts.push(part.text);
           break;
         case 'image':
-          extraTokens += estimatedTokensPerImage;
+          imageTokens += estimatedTokensPerImage;
           break;
         case 'file':
           extraTokens += fileTokens(part.source, part.mediaType, texts, budget);
@@ -30,7 +31,7 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
         case 'tool-result':
           for (const inner of part.content) {
             if (inner.type === 'text') texts.push(inner.text);
-            else if (inner.type === 'image') extraTokens += estimatedTokensPerImage;
+            else if (inner.type === 'image') imageTokens += estimatedTokensPerImage;
             else extraTokens += fileTokens(inner.source, inner.mediaType, texts, budget);
           }
           break;
@@ -38,7 +39,7 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
     }
   }
   if (request.tools.length > 0) texts.push(JSON.stringify(request.tools));
-  return { texts: [texts.join('\n')], extraTokens };
+  return { texts: [texts.join('\n')], extraTokens: extraTokens + imageTokens, imageTokens };
 }
 
 /**

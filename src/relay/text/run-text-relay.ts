@@ -129,6 +129,7 @@ async function planContinuation(services: RelayServices, inbound: TextInbound, r
   return {
     estimatedPromptTokens: prompt.estimatedPromptTokens,
     countPromptTokens: prompt.countPromptTokens,
+    promptImageTokens: prompt.promptImageTokens,
     preferredChannelId: known?.channelId,
     onAnswered,
   };
@@ -158,6 +159,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
       stream: inbound.stream,
       estimatedPromptTokens: continued?.estimatedPromptTokens ?? inbound.estimatedPromptTokens,
       countPromptTokens: continued?.countPromptTokens ?? inbound.countPromptTokens,
+      promptImageTokens: inbound.promptImageTokens,
       preferredChannelId: continued?.preferredChannelId,
       onAnswered: continued?.onAnswered,
       maxOutputTokens: reservedOutputTokens(services, inbound),
