@@ -3,6 +3,7 @@ import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { isRecord } from '../../convert/shared/is-record.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
+import { candidateChannels } from '../../routing/select-channel.js';
 import { presentVideoTask } from '../../tasks/present-video-task.js';
 import { videoTaskPrice } from '../../tasks/video-task-price.js';
 import { MultipartBody } from '../multipart-body.js';
@@ -47,7 +48,7 @@ async function submitVideo(services: TaskSubmitServices, route: VideoSubmitRoute
         ? { kind: 'json', body: klingNativeToUnified(requireObjectBody(request.body), route === 'kling-image2video'), raw: undefined }
         : { kind: 'json', body: requireObjectBody(request.body), raw: request.rawBody };
   const fields = body.kind === 'form' ? body.form.fields : body.body;
-  const routes = vodRoutesOf(services.relay.catalog.snapshot.channels, typeof fields.model === 'string' ? fields.model : undefined);
+  const routes = vodRoutesOf(reachableChannels(services, request, fields.model));
   const video = readVideoRequest(fields, { multipart: body.kind === 'form', requireModel: route !== 'videos', ...routes });
   await runTaskSubmit(services, request, reply, {
     ...videoTaskPlan(services, request, video),
@@ -113,18 +114,30 @@ function jsonFields(body: VideoBody, vendor: string): Readonly<Record<string, un
 }
 
 /**
- * How the channels that list `model` reach VOD: whether any is a `tencent-vod` channel (the model then
- * takes the domestic channel's tiers and default length), and whether any maps it to a lip-sync model
+ * The video channels routing could choose for this caller and model (enabled, in the caller's group, or
+ * its key's pinned channel): only those decide the clip's length and price. A channel of another group, or
+ * a disabled one, mapping the model to a 15 s model made a 4 s clip billed and sent as 15 s.
+ */
+function reachableChannels(services: TaskSubmitServices, request: FastifyRequest, model: unknown): { model: string; channels: readonly ChannelRecord[] } | undefined {
+  const caller = request.caller;
+  if (typeof model !== 'string' || caller === undefined) return undefined;
+  const query = { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId, channelTypes: videoChannelTypes };
+  return { model, channels: candidateChannels(services.relay.catalog.snapshot.channels, query) };
+}
+
+/**
+ * How the channels that can serve the model reach VOD: whether any is a `tencent-vod` channel (the model
+ * then takes the domestic channel's tiers and default length), and whether any maps it to a lip-sync model
  * (billed at least 5 s), and the longest fixed length a channel maps it to (a `grok-video-3-max`) — so the
  * price reserved is the price of what the chosen channel will make.
  */
-function vodRoutesOf(channels: readonly ChannelRecord[], model: string | undefined): { servedByVod: boolean; mapsToLipSync: boolean; mappedFixedSeconds: number | undefined } {
+function vodRoutesOf(reachable: { model: string; channels: readonly ChannelRecord[] } | undefined): { servedByVod: boolean; mapsToLipSync: boolean; mappedFixedSeconds: number | undefined } {
   let servedByVod = false;
   let mapsToLipSync = false;
   let mappedFixedSeconds: number | undefined;
-  if (model === undefined) return { servedByVod, mapsToLipSync, mappedFixedSeconds };
+  if (reachable === undefined) return { servedByVod, mapsToLipSync, mappedFixedSeconds };
+  const { model, channels } = reachable;
   for (const channel of channels) {
-    if (!videoChannelTypes.has(channel.type) || !channel.models.includes(model)) continue;
     const mapping = resolveModelMapping(channel.modelMapping, model);
     const fixed = mapping.ok ? fixedVideoSeconds(mapping.upstreamModel) : undefined;
     if (fixed !== undefined) mappedFixedSeconds = Math.max(fixed, mappedFixedSeconds ?? 0);
