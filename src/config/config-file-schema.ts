@@ -155,13 +155,16 @@ export const configFileSchema = z
     refuseRepeatedNames(config.channels?.map((channel) => channel.name), 'channels', 'name', context);
     refuseRepeatedNames(config.users?.map((user) => user.username), 'users', 'username', context);
     refuseRepeatedNames(config.tokens?.map((token) => token.name), 'tokens', 'name', context);
-    for (const [index, channel] of (config.channels ?? []).entries()) {
-      for (const model of Object.keys(channel.model_mapping ?? {})) {
-        const resolved = resolveModelMapping(channel.model_mapping ?? {}, model);
-        if (!resolved.ok) context.addIssue({ code: 'custom', path: ['channels', index, 'model_mapping', model], message: `loops: ${resolved.loop.join(' → ')}` });
-      }
-    }
+    for (const [index, channel] of (config.channels ?? []).entries()) refuseMappingLoops(channel.model_mapping, ['channels', index], context);
   });
+
+/** A `model_mapping` whose chain comes back to a name it passed is refused (config file and admin API alike). */
+export function refuseMappingLoops(mapping: Record<string, string> | undefined, path: (string | number)[], context: z.RefinementCtx): void {
+  for (const model of Object.keys(mapping ?? {})) {
+    const resolved = resolveModelMapping(mapping ?? {}, model);
+    if (!resolved.ok) context.addIssue({ code: 'custom', path: [...path, 'model_mapping', model], message: `loops: ${resolved.loop.join(' → ')}` });
+  }
+}
 
 function refuseRepeatedNames(names: string[] | undefined, list: string, field: string, context: z.RefinementCtx): void {
   const first = new Map<string, number>();

@@ -135,6 +135,15 @@ describe('admin API refusals', () => {
     expectFailure(await callAdmin(gateway, 'PUT', `/api/admin/channels/${channelId}`, { body: { groups: ['atlantis'] } }), 400, 'groups', 'atlantis');
     expect((await callAdmin(gateway, 'GET', `/api/admin/channels/${channelId}`)).body.data.groups).toEqual(['default']);
   });
+
+  it('refuses a model_mapping that loops, as the config file does (the model would be listed and fail every request)', async () => {
+    const loop = { 'gpt-4o': 'gpt-4o-alias', 'gpt-4o-alias': 'gpt-4o' };
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/channels', { body: { ...validChannel, name: 'looping', model_mapping: loop } }), 400, 'model_mapping', 'loops');
+    expectFailure(await callAdmin(gateway, 'PUT', `/api/admin/channels/${channelId}`, { body: { model_mapping: loop } }), 400, 'model_mapping', 'loops');
+    expect((await callAdmin(gateway, 'GET', `/api/admin/channels/${channelId}`)).body.data.model_mapping).toEqual({});
+    const chain = await callAdmin(gateway, 'PUT', `/api/admin/channels/${channelId}`, { body: { model_mapping: { 'gpt-4o': 'gpt-4o-2024', 'gpt-4o-2024': 'gpt-4o-2024-08-06' } } });
+    expect(chain.status, chain.text).toBe(200);
+  });
 });
 
 for (const { dialect, available } of allDialects) {

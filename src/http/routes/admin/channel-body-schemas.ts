@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ChannelStatus } from '../../../catalog/catalog-records.js';
-import { configChannelSchema } from '../../../config/config-file-schema.js';
+import { configChannelSchema, refuseMappingLoops } from '../../../config/config-file-schema.js';
 import type { ChannelFields } from '../../../storage/channels-repository.js';
 
 /** The admin API takes a channel with the config file's fields, so a channel can move between the two unchanged. */
@@ -9,10 +9,15 @@ const channelObject = configChannelSchema.innerType();
 const notBothKeyForms = (body: { key?: string | undefined; keys?: string[] | undefined }) => body.key === undefined || body.keys === undefined;
 const notBothKeyFormsMessage = { message: 'send `key` or `keys`, not both', path: ['keys'] };
 
-export const createChannelBodySchema = configChannelSchema.refine(notBothKeyForms, notBothKeyFormsMessage);
+export const createChannelBodySchema = configChannelSchema
+  .refine(notBothKeyForms, notBothKeyFormsMessage)
+  .superRefine((body, context) => refuseMappingLoops(body.model_mapping, [], context));
 
 /** Partial: an absent field keeps its value (no defaults are applied on update). */
-export const updateChannelBodySchema = channelObject.partial().refine(notBothKeyForms, notBothKeyFormsMessage);
+export const updateChannelBodySchema = channelObject
+  .partial()
+  .refine(notBothKeyForms, notBothKeyFormsMessage)
+  .superRefine((body, context) => refuseMappingLoops(body.model_mapping, [], context));
 
 export type UpdateChannelBody = z.output<typeof updateChannelBodySchema>;
 
