@@ -23,5 +23,6 @@ runRelaySecuritySuite({ name: 'gemini embed', method: 'POST', path: '/v1/models/
 runRelaySecuritySuite({ name: 'gemini models single', method: 'GET', path: '/v1beta/models/gpt-4o-mini', style: 'gemini', keyIn: 'query' }, gw);
 runRelaySecuritySuite({ name: 'videos', method: 'POST', path: '/v1/videos', style: 'openai', body: (model) => ({ model, prompt: 'Hello' }) }, gw);
 runRelaySecuritySuite({ name: 'video generations', method: 'POST', path: '/v1/video/generations', style: 'openai', body: (model) => ({ model, prompt: 'Hello' }) }, gw);
+runRelaySecuritySuite({ name: 'seedance asset get', method: 'GET', path: '/api/asset/get?id=asset-20260327164915-cj6zh', style: 'openai' }, gw);
 runRelaySecuritySuite({ name: 'billing subscription', method: 'GET', path: '/v1/dashboard/billing/subscription', style: 'openai' }, gw);
 runRelaySecuritySuite({ name: 'pg is session only; chat via v1', method: 'POST', path: '/v1/chat/completions', style: 'openai', body: chat }, gw);
