@@ -2,10 +2,11 @@ import type { CanonicalRequest } from '../../canonical/canonical-request.js';
 import type { Converted, InvalidWireRequest } from '../../canonical/conversion.js';
 import { isRecord } from '../../convert/shared/is-record.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import { collectChatPromptText } from '../openai/collect-prompt-text.js';
+import { collectChatPromptText, type PromptText } from '../openai/collect-prompt-text.js';
 import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
 import { estimatedTokensPerImage } from '../count-tokens.js';
 import { collectCanonicalPromptText } from './collect-canonical-prompt-text.js';
+import { collectDroppedAnthropicPromptText } from './collect-dropped-anthropic-prompt-text.js';
 import type { TextInbound } from './run-text-relay.js';
 import type { TextStyleName } from '../text-style.js';
 import { textStyles } from './text-styles.js';
@@ -101,12 +102,15 @@ export function buildChatInbound(body: Record<string, unknown>, rawBody: Buffer 
 /** Anthropic Messages and OpenAI Responses: parsed up front (their validation is the parser's). */
 export function buildParsedInbound(style: 'anthropic-messages' | 'openai-responses', body: Record<string, unknown>, rawBody: Buffer | undefined): TextInbound {
   const parsed = parseClientBody(style, body);
+  const promptText = collectCanonicalPromptText(parsed.value);
+  // The blocks the canonical form drops still reach an Anthropic upstream on passthrough, which bills them.
+  if (style === 'anthropic-messages') addPromptText(promptText, collectDroppedAnthropicPromptText(body.messages));
   return {
     style,
     model: parsed.value.model,
     stream: body.stream === true,
     canonical: () => parsed.value,
-    ...estimatePromptTokens(collectCanonicalPromptText(parsed.value)),
+    ...estimatePromptTokens(promptText),
     maxOutputTokens: parsed.value.maxOutputTokens,
     warnings: [...parsed.warnings],
     body,
@@ -115,6 +119,13 @@ export function buildParsedInbound(style: 'anthropic-messages' | 'openai-respons
     clientFraming: 'sse',
     passthroughBody: (upstreamModel, outputLimit) => (style === 'openai-responses' ? responsesPassthroughBody(rawBody, body, upstreamModel, outputLimit) : withModel(rawBody, body, upstreamModel)),
   };
+}
+
+/** Adds `extra` to `prompt` (both keep images inside `extraTokens`). */
+function addPromptText(prompt: PromptText, extra: PromptText): void {
+  prompt.texts.push(...extra.texts);
+  prompt.extraTokens += extra.extraTokens;
+  prompt.imageTokens = (prompt.imageTokens ?? 0) + (extra.imageTokens ?? 0);
 }
 
 /**
