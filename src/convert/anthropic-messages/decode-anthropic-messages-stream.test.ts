@@ -111,6 +111,17 @@ describe('createAnthropicMessagesStreamDecoder', () => {
     expect(finish?.type === 'finish' && finish.usage?.input).toEqual({ total: 3010, cacheRead: 0, cacheWrite: 3000, cacheWrite1h: 2000 });
   });
 
+  it("keeps message_start's input when a relay's message_delta writes zeros for it (input counters never fall)", () => {
+    const start = event({
+      type: 'message_start',
+      message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [], usage: { input_tokens: 5000, cache_read_input_tokens: 2000, cache_creation_input_tokens: 1000, output_tokens: 1 } },
+    });
+    const delta = event({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { input_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 20 } });
+    const { parts } = decodeAll([start, delta, event({ type: 'message_stop' })]);
+    const finish = parts.find((part) => part.type === 'finish');
+    expect(finish?.type === 'finish' && { input: finish.usage?.input, output: finish.usage?.output.total }).toEqual({ input: { total: 8000, cacheRead: 2000, cacheWrite: 1000 }, output: 20 });
+  });
+
   it('carries whole blocks that a proxy put in message_start', () => {
     const start = event({
       type: 'message_start',

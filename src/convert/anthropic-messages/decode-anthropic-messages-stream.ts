@@ -9,6 +9,7 @@ import {
   type AnthropicUsage,
 } from './anthropic-messages-wire-schema.js';
 import { mapAnthropicStopReason } from './map-anthropic-messages-finish-reason.js';
+import { mergeAnthropicMessagesUsage } from './merge-anthropic-messages-usage.js';
 import { readAnthropicMessagesUsage } from './read-anthropic-messages-usage.js';
 
 type OpenBlock = { kind: 'text' } | { kind: 'reasoning' } | { kind: 'tool'; toolIndex: number; sawArguments: boolean } | { kind: 'dropped'; blockType: string };
@@ -18,7 +19,8 @@ type OpenBlock = { kind: 'text' } | { kind: 'reasoning' } | { kind: 'tool'; tool
  * Content blocks map by kind: text → text-delta, thinking → reasoning-delta + reasoning-signature,
  * redacted_thinking → reasoning-redacted, tool_use → tool-call-start/-delta/-end with tool indexes
  * counted from 0. `usage` follows every message_delta (counters are cumulative; a field sent there
- * replaces the one from message_start); `finish` comes at message_stop, or at end() if the upstream broke off.
+ * replaces the one from message_start, except that an input counter never falls:
+ * merge-anthropic-messages-usage.ts); `finish` comes at message_stop, or at end() if the upstream broke off.
  * message_start's usage alone is interim (`output_tokens: 1`): `finish` carries usage only once a
  * message_delta reported some, so a stream that failed or broke off before one is billed at
  * message_start's input (carried on `start`) and its output counted locally.
@@ -41,8 +43,7 @@ export function createAnthropicMessagesStreamDecoder(): StreamDecoder {
   let usageReported = false;
 
   function mergeUsage(next: AnthropicUsage): void {
-    const present = Object.fromEntries(Object.entries(next).filter(([, value]) => value != null));
-    usage = { ...usage, ...present };
+    usage = mergeAnthropicMessagesUsage(usage, next);
   }
 
   function ensureStarted(parts: CanonicalStreamPart[]): void {
