@@ -10,6 +10,7 @@ import { meterStreamPart, meterWholeResponse } from './meter-stream-part.js';
 import { StreamEndedMidAnswer } from './stream-ended-mid-answer.js';
 import { StreamOpening } from './stream-opening.js';
 import { eventBoundFor } from './stream-event-bound.js';
+import { errorDocumentFailure } from './is-error-document.js';
 import { readFailureOutcome } from './read-failure-outcome.js';
 import { readInBandFailure } from './read-in-band-failure.js';
 import { failedAttemptFrom } from './read-upstream-error.js';
@@ -64,8 +65,17 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
     } catch (error) {
       return readFailureOutcome(error, meter, status);
     }
+    let json: unknown;
     try {
-      const json: unknown = JSON.parse(bytes.toString('utf8'));
+      json = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      json = undefined;
+    }
+    // A 2xx error document (`{"type":"error","error":…}`, as chained gateways answer a failure) delivered
+    // nothing: the channel's fault, tried elsewhere and charged nothing, as on a converted route.
+    const errorDocument = errorDocumentFailure(json, input.key);
+    if (errorDocument !== undefined) return { kind: 'failed', failure: errorDocument };
+    try {
       // A Gemini upstream that answered its JSON-array stream, not the SSE asked for: metered as the merged answer.
       const merge = input.converters.mergeStreamEvents;
       meterWholeResponse(meter, input.converters.parseResponse(Array.isArray(json) && merge !== undefined ? merge(json) : json).value, services.now);

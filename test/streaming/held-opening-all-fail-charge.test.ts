@@ -5,7 +5,7 @@ import { booked, J } from '../responses-api/responses-support.js';
 /**
  * From the review of this session's changes. Anthropic overloaded right after message_start on every channel: the opening is held, nothing reaches the
  * client, and the client is answered an error status. An error answer delivered nothing: it must cost nothing
- * (as a 2xx error document costs nothing, is-error-document.ts), not the message_start input.
+ * (as a 2xx error document costs nothing, src/relay/is-error-document.ts), not the message_start input.
  */
 let fixture: BillingFixture;
 beforeAll(async () => {

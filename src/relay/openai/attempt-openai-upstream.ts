@@ -9,7 +9,7 @@ import { failedAttemptFrom } from '../read-upstream-error.js';
 import type { AttemptOutcome } from '../run-failover.js';
 import type { RelayServices } from '../relay-services.js';
 import type { UsageMeter } from '../usage-meter.js';
-import { isErrorDocument } from './is-error-document.js';
+import { isErrorDocument } from '../is-error-document.js';
 import { sendWholeAnswer } from '../write-to-client.js';
 import { findTopLevelUsage } from './find-top-level-usage.js';
 import { pipeOpenaiStream, type PipeStreamInput, type PipeStreamResult } from './pipe-openai-stream.js';

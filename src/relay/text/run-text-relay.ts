@@ -10,6 +10,7 @@ import { candidateChannels } from '../../routing/select-channel.js';
 import { attemptConvertedUpstream, defaultMaxTokens } from '../attempt-converted-upstream.js';
 import { attemptPassthroughUpstream } from '../attempt-passthrough-upstream.js';
 import { attemptOpenaiUpstream } from '../openai/attempt-openai-upstream.js';
+import { errorDocumentFailureIn } from '../is-error-document.js';
 import { buildUpstreamBody } from '../openai/build-upstream-body.js';
 import { openaiEndpoints } from '../openai/openai-endpoints.js';
 import type { PromptTokens } from '../estimate-prompt-tokens.js';
@@ -191,6 +192,8 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
             stream: inbound.stream,
             clientWantsUsage: inbound.includeUsage,
             singleChoice: (openaiEndpoints.chat.choicesMade?.(inbound.body) ?? 1) === 1,
+            // A 2xx error document is the channel's failure on every text route (passthrough or converted).
+            channelFailureIn: (answer) => errorDocumentFailureIn(answer, key),
             ...common,
           });
         }
