@@ -1,5 +1,7 @@
 import { redactSecret } from './redact-secret.js';
 import { readBodyChunks, type ChunkSource } from './read-body-chunks.js';
+import type { UpstreamErrorReason } from '../routing/classify-upstream-failure.js';
+import { readUpstreamErrorReason } from './read-upstream-error-reason.js';
 
 /** How much of an upstream error body is read: enough for any real error, bounded against abuse. */
 export const maxErrorBodyBytes = 64 * 1024;
@@ -10,6 +12,8 @@ export interface UpstreamErrorBody {
   /** The parsed JSON body when the upstream sent JSON. */
   json: unknown;
   text: string;
+  /** What the body says of the channel's key or account, for the retry policy (readUpstreamErrorReason). */
+  reason?: UpstreamErrorReason;
   /** The upstream's `retry-after` (429, 503), for the client's own backoff. */
   retryAfter?: string;
 }
@@ -22,7 +26,9 @@ export function readUpstreamErrorBody(text: string, status: number): UpstreamErr
   } catch {
     json = undefined;
   }
-  return { message: messageOf(json) ?? (text.trim().slice(0, 500) || `Upstream answered HTTP ${status}`), json, text };
+  const message = messageOf(json) ?? (text.trim().slice(0, 500) || `Upstream answered HTTP ${status}`);
+  const reason = readUpstreamErrorReason(status, json, message);
+  return { message, json, text, ...(reason === undefined ? {} : { reason }) };
 }
 
 function messageOf(json: unknown): string | undefined {
@@ -43,12 +49,13 @@ function messageOf(json: unknown): string | undefined {
 export async function failedAttemptFrom(
   response: { body: ChunkSource; statusCode: number; retryAfter?: string },
   key: string,
-): Promise<{ kind: 'failed'; failure: { kind: 'status'; status: number; message: string }; errorBody: UpstreamErrorBody }> {
+): Promise<{ kind: 'failed'; failure: { kind: 'status'; status: number; message: string; reason?: UpstreamErrorReason }; errorBody: UpstreamErrorBody }> {
   const status = response.statusCode;
   const text = redactSecret(await readBounded(response.body, maxErrorBodyBytes).catch(() => ''), key);
   const errorBody = readUpstreamErrorBody(text, status);
   if (response.retryAfter !== undefined) errorBody.retryAfter = response.retryAfter;
-  return { kind: 'failed', failure: { kind: 'status', status, message: errorBody.message }, errorBody };
+  const failure = { kind: 'status' as const, status, message: errorBody.message, ...(errorBody.reason === undefined ? {} : { reason: errorBody.reason }) };
+  return { kind: 'failed', failure, errorBody };
 }
 
 async function readBounded(body: ChunkSource, limit: number): Promise<string> {

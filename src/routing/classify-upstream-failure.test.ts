@@ -21,16 +21,22 @@ describe('classifyUpstreamFailure', () => {
     expect(classifyUpstreamFailure({ kind: 'status', status: 401, message: 'Incorrect API key provided' })).toMatchObject({ retry: true, setKeyAside: true, disableChannel: true });
   });
 
-  it('treats a key refused with another status as a rejected key (Google: 400 API key not valid)', () => {
-    expect(classifyUpstreamFailure({ kind: 'status', status: 400, message: 'API key not valid. Please pass a valid API key.' })).toEqual({ retry: true, setKeyAside: true, disableChannel: true, countsAsChannelFailure: true });
+  it('treats a key refused with another status as a rejected key (Google: 400 API_KEY_INVALID)', () => {
+    expect(classifyUpstreamFailure({ kind: 'status', status: 400, message: 'API key not valid. Please pass a valid API key.', reason: 'key_rejected' })).toEqual({ retry: true, setKeyAside: true, disableChannel: true, countsAsChannelFailure: true });
   });
 
   it('fails over and disables a channel whose account is out of credit, even on 400 (Anthropic)', () => {
-    expect(classifyUpstreamFailure({ kind: 'status', status: 400, message: 'Your credit balance is too low to access the Anthropic API.' })).toEqual({ retry: true, setKeyAside: true, disableChannel: true, countsAsChannelFailure: true });
+    expect(classifyUpstreamFailure({ kind: 'status', status: 400, message: 'Your credit balance is too low to access the Anthropic API.', reason: 'account_dead' })).toEqual({ retry: true, setKeyAside: true, disableChannel: true, countsAsChannelFailure: true });
   });
 
   it('disables a channel whose account is out of credit, even on 429', () => {
-    expect(classifyUpstreamFailure({ kind: 'status', status: 429, message: 'You exceeded your current quota, please check your plan' }).disableChannel).toBe(true);
+    expect(classifyUpstreamFailure({ kind: 'status', status: 429, message: 'You exceeded your current quota, please check your plan', reason: 'account_dead' }).disableChannel).toBe(true);
     expect(classifyUpstreamFailure({ kind: 'status', status: 429, message: 'Rate limit reached for requests' }).disableChannel).toBe(false);
+  });
+
+  it('never reads the message: a 400 that quotes key or account phrases is still the request’s fault', () => {
+    for (const message of ["Invalid value: 'incorrect api key'.", "Invalid value: 'you exceeded your current quota'.", 'API key not valid. Please pass a valid API key.']) {
+      expect(classifyUpstreamFailure({ kind: 'status', status: 400, message })).toEqual({ retry: false, setKeyAside: false, disableChannel: false, countsAsChannelFailure: false });
+    }
   });
 });

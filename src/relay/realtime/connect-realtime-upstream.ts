@@ -53,7 +53,8 @@ export function connectRealtimeUpstream(channel: ChannelRecord, key: string, ups
       response.on('end', () => {
         const text = redactSecret(Buffer.concat(chunks).toString('utf8').slice(0, 16_384), key);
         const status = response.statusCode ?? 502;
-        fail({ kind: 'status', status, message: readUpstreamErrorBody(text, status).message });
+        const { message, reason } = readUpstreamErrorBody(text, status);
+        fail({ kind: 'status', status, message, ...(reason === undefined ? {} : { reason }) });
       });
       response.on('error', () => fail({ kind: 'status', status: response.statusCode ?? 502, message: `Upstream answered HTTP ${response.statusCode ?? 502}` }));
     });

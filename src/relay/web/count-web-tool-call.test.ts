@@ -37,8 +37,8 @@ describe('webToolChannelFailure', () => {
     expect(webToolChannelFailure(Buffer.from(JSON.stringify({ code, message: 'm' })), json)).toMatchObject({ kind: 'status', status });
   });
 
-  it('names insufficient balance so the account is set aside, and keeps a default message', () => {
-    expect(webToolChannelFailure(Buffer.from('{"code":-20025}'), json)?.message).toMatch(/code -20025: insufficient balance; insufficient_quota/);
+  it('reads insufficient balance as a dead account, so the key is set aside, and keeps a default message', () => {
+    expect(webToolChannelFailure(Buffer.from('{"code":-20025}'), json)).toMatchObject({ status: 402, reason: 'account_dead', message: expect.stringMatching(/code -20025: insufficient balance\)/) });
   });
 
   it('leaves the request’s own failures, successes and other bodies to the client', () => {

@@ -30,7 +30,8 @@ export function webToolChannelFailure(answer: Buffer, contentType: string): Upst
   const status = typeof envelope?.code === 'number' ? channelStatuses.get(envelope.code) : undefined;
   if (envelope === undefined || status === undefined) return undefined;
   const message = typeof envelope.message === 'string' && envelope.message !== '' ? envelope.message : (defaultMessages.get(status) ?? 'refused');
-  return { kind: 'status', status, message: `The web tool upstream refused the call (code ${String(envelope.code)}: ${message.slice(0, 200)}${status === 402 ? '; insufficient_quota' : ''}).` };
+  const failure = { kind: 'status' as const, status, message: `The web tool upstream refused the call (code ${String(envelope.code)}: ${message.slice(0, 200)}).` };
+  return status === 402 ? { ...failure, reason: 'account_dead' } : failure;
 }
 
 const channelStatuses = new Map<number, number>([
