@@ -148,6 +148,8 @@ export async function runRelayEnvelope(
       shouldStop: () => meter.clientAborted,
       attempt: async (channel, key) => {
         attemptNumber += 1;
+        // Until it returns: an attempt that throws (a conversion refusing the request) produced nothing.
+        lastAttemptAnswered = false;
         slot?.close();
         // A failed attempt never reached the client; the next one's answer is the one billed.
         if (attemptNumber > 1) meter.startNextAttempt();
@@ -165,7 +167,6 @@ export async function runRelayEnvelope(
         return outcome;
       },
     });
-    if (answeredFailure !== undefined && !lastAttemptAnswered) meter.restoreAttempt(answeredFailure);
     if (result.kind !== 'served' && !meter.clientAborted) failure = answerFailure(result, reply, request.id, anthropicClient, errorPassthrough);
   } catch (error) {
     // One error model: a thrown fault becomes what handle-errors.ts would answer (a stack overflow on the
@@ -176,6 +177,9 @@ export async function runRelayEnvelope(
     if (slot !== undefined) services.keepAlive.unwatch(slot);
     reply.raw.off('close', onClientClose);
     clearTimeout(usageWait);
+    // An earlier attempt's output, when no later one produced anything (even one that threw), is what the
+    // request cost; an attempt that threw after writing to the client is billed for what it sent.
+    if (answeredFailure !== undefined && !lastAttemptAnswered && !meter.committed) meter.restoreAttempt(answeredFailure);
     const channelId = result !== undefined && result.kind !== 'no_channel' ? result.channel.id : undefined;
     const settlement = await settleRequest(services, { requestId: request.id, admission, meter, upstreamAnswered, channelId: result?.kind === 'served' ? channelId : undefined });
     charged = settlement.charged;
