@@ -50,7 +50,9 @@ export async function runFailover<T>(services: RelayServices, input: FailoverInp
   const excluded = new Set<number>();
   const attempts: AttemptRecord[] = [];
   let last: { failure: UpstreamFailure; errorBody?: UpstreamErrorBody; channel: ChannelRecord } | undefined;
-  const maxAttempts = input.query.pinnedChannelId === undefined ? input.retryTimes + 1 : 1;
+  // A pinned request (`sk-…-<id>`, a task's continuation) has one candidate channel, which `excluded` stops
+  // being tried twice; the budget still lets it try that channel's next key after a rejected one.
+  const maxAttempts = input.retryTimes + 1;
 
   while (attempts.length < maxAttempts) {
     const channel = selectChannel(services.catalog.snapshot.channels, { excluded, coolingDown: services.health.coolingDown(services.now()), ...input.query }, services.random);

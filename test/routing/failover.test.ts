@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chatStream } from '../fakes/scripted-vendor-wire.js';
-import { channel, okAnswer, okReply, startFixture, userKey, waitFor, type Fixture } from './routing-fixture.js';
+import { adminUserKey, channel, okAnswer, okReply, startFixture, userKey, waitFor, type Fixture } from './routing-fixture.js';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -136,6 +136,20 @@ describe('failover rules', () => {
     });
     const response = await fx.chat();
     expect(response.status).toBe(200);
+  });
+
+  // From the failover audit: an admin's `sk-<key>-<channelId>` pins the channel, not one of its keys.
+  it('a pinned request whose channel’s first key gets 401 is served with the channel’s next key, never another channel', async () => {
+    fx = await startFixture({
+      upstreams: 2,
+      channels: ([a, b]) => [channel('a', a!, { key: undefined, keys: ['bad-key', 'good-key'] }), channel('b', b!, { priority: 10 })],
+      fallback: [(req) => (req.headers.authorization === 'Bearer good-key' ? { json: { id: 'x', object: 'chat.completion', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } } } : { status: 401, json: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } } })],
+    });
+    const response = await fx.chat(`${adminUserKey}-${fx.idOf('a')}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-relay-channel-id')).toBe(String(fx.idOf('a')));
+    expect(response.headers.get('x-relay-attempts')).toBe('2');
+    expect(fx.ups[1]!.requests).toHaveLength(0);
   });
 
   it('Anthropic channel out of credit (400 "Your credit balance is too low"): channel auto-disabled', async () => {
