@@ -36,7 +36,7 @@ export type FailoverResult<T> =
 export interface FailoverInput<T> {
   query: Omit<ChannelQuery, 'excluded' | 'coolingDown'>;
   retryTimes: number;
-  /** Stops trying (the client went away). */
+  /** Stops trying (the client went away); a failure seen after that is not held against the channel. */
   shouldStop(): boolean;
   attempt(channel: ChannelRecord, key: string): Promise<AttemptOutcome<T>>;
 }
@@ -74,6 +74,9 @@ export async function runFailover<T>(services: RelayServices, input: FailoverInp
     const { failure } = outcome;
     attempts.push({ channel_id: channel.id, status: failure.kind === 'status' ? failure.status : null, latency_ms: latency, error: failureDetail(failure).slice(0, 300) });
     last = { failure, channel, ...(outcome.errorBody === undefined ? {} : { errorBody: outcome.errorBody }) };
+    // The client left: the gateway aborted the call itself (a "connection" failure), which says nothing of
+    // the channel — no cooldown, no key set aside, nothing disabled, and no other channel tried.
+    if (input.shouldStop()) break;
     const verdict = classifyUpstreamFailure(failure);
     if (verdict.countsAsChannelFailure) services.health.recordFailure(channel.id, services.now());
     if (verdict.setKeyAside) {
@@ -85,7 +88,6 @@ export async function runFailover<T>(services: RelayServices, input: FailoverInp
       services.disableChannel(channel.id, `upstream ${failureDetail(failure)}`);
     }
     if (!verdict.retry) return { kind: 'rejected', ...last, attempts };
-    if (input.shouldStop()) break;
   }
   if (last === undefined) return { kind: 'no_channel' };
   return { kind: 'exhausted', ...last, attempts };
