@@ -28,5 +28,11 @@ export type CanonicalStreamPart =
   | { type: 'tool-call-delta'; index: number; argumentsDelta: string }
   | { type: 'tool-call-end'; index: number }
   | { type: 'usage'; usage: NormalizedUsage }
+  /**
+   * For billing only (encoders write nothing): the input an upstream reported before its final usage,
+   * in a report without output counts (Gemini's interim `usageMetadata`) — billed, with the produced text
+   * counted locally, when the answer ends before a `usage` part or a finish with usage, which replace it.
+   */
+  | { type: 'input-usage'; input: NormalizedUsage['input'] }
   | { type: 'finish'; finishReason: CanonicalFinishReason; usage: NormalizedUsage | undefined }
   | { type: 'error'; message: string; code?: string };

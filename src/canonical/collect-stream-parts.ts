@@ -51,6 +51,7 @@ export function collectStreamParts(parts: readonly CanonicalStreamPart[]): Canon
       }
       case 'tool-call-end':
       case 'error':
+      case 'input-usage':
         break;
       case 'usage':
         response.usage = part.usage;

@@ -35,6 +35,9 @@ export function meterStreamPart(meter: UsageMeter, part: CanonicalStreamPart, no
     case 'usage':
       meter.upstreamUsage = part.usage;
       return;
+    case 'input-usage':
+      meter.reportedInput = part.input;
+      return;
     case 'finish':
       if (part.usage !== undefined) meter.upstreamUsage = part.usage;
       meter.onAnswerNoted?.();

@@ -43,7 +43,7 @@ export class StreamOpening {
       this.failedWith = part;
       return false;
     }
-    if (part.type !== 'start' && part.type !== 'error' && part.type !== 'usage') this.release();
+    if (part.type !== 'start' && part.type !== 'error' && part.type !== 'usage' && part.type !== 'input-usage') this.release();
     return true;
   }
 

@@ -124,6 +124,31 @@ describe('createGeminiStreamDecoder', () => {
     ]);
   });
 
+  it('reads a prompt-only report before the finish as the input, never as a final usage of 0 output', () => {
+    const prompt = { promptTokenCount: 1000, totalTokenCount: 1000 };
+    const text = (value: string) => ({ candidates: [{ content: { role: 'model', parts: [{ text: value }] } }], usageMetadata: prompt });
+    const { parts } = decodeChunks([text('Once'), text(' upon'), { error: { code: 503, message: 'overloaded', status: 'UNAVAILABLE' } }]);
+    // Said once (the same input again is not repeated); no usage part, and the failed finish carries none.
+    expect(parts.filter((part) => part.type === 'input-usage')).toEqual([{ type: 'input-usage', input: { total: 1000, cacheRead: 0, cacheWrite: 0 } }]);
+    expect(parts.some((part) => part.type === 'usage')).toBe(false);
+    expect(parts.at(-1)).toEqual({ type: 'finish', finishReason: { unified: 'error', raw: undefined }, usage: undefined });
+  });
+
+  it('takes a prompt-only report on the finish chunk, or after it, as the final usage', () => {
+    const prompt = { promptTokenCount: 12, totalTokenCount: 12 };
+    const onFinish = decodeChunks([{ candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, finishReason: 'STOP' }], usageMetadata: prompt }]).parts;
+    const afterFinish = decodeChunks([{ candidates: [{ content: { role: 'model', parts: [{ text: 'Hi' }] }, finishReason: 'STOP' }] }, { usageMetadata: prompt }]).parts;
+    for (const parts of [onFinish, afterFinish]) {
+      expect(parts.some((part) => part.type === 'input-usage')).toBe(false);
+      expect(parts.at(-1)).toMatchObject({ type: 'finish', usage: { input: { total: 12 }, output: { total: 0 } } });
+    }
+  });
+
+  it('takes a report with a thoughts count as usage before the finish, as thinking streams send it', () => {
+    const { parts } = decodeChunks([{ candidates: [{ content: { role: 'model', parts: [{ text: 'hm', thought: true }] } }], usageMetadata: { promptTokenCount: 11, thoughtsTokenCount: 198, totalTokenCount: 209 } }]);
+    expect(parts.find((part) => part.type === 'usage')).toMatchObject({ usage: { input: { total: 11 }, output: { total: 198, reasoning: 198 } } });
+  });
+
   it('closes a streamed call cut off by the end of the stream, and says so', () => {
     const decoder = createGeminiStreamDecoder();
     const chunks = readRecordedChunks('google-stream-tool-call-arguments');

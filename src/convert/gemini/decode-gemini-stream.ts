@@ -7,12 +7,14 @@ import { mapGeminiFinishReason } from './map-gemini-finish-reason.js';
 import { readGeminiCreateTime } from './read-gemini-create-time.js';
 import { readThoughtSignature } from './read-thought-signature.js';
 import { countGroundingSearches, groundingQueriesOf } from './count-grounding-searches.js';
-import { keepEarlierShares, readGeminiUsage, withGroundingSearches } from './read-gemini-usage.js';
+import { keepEarlierShares, readGeminiUsage, reportsGeminiOutput, withGroundingSearches } from './read-gemini-usage.js';
 
 /**
  * Gemini `streamGenerateContent?alt=sse` events → canonical parts, chunk by chunk. Each event is a whole
  * GenerateContentResponse; its usage is cumulative (a `usage` part is emitted when it changes) and the
- * finish reason waits for `end()`, since usage may still follow it. Function calls come whole (one
+ * finish reason waits for `end()`, since usage may still follow it. A report without output counts before
+ * the answer's finish (Gemini 2.0-class streams send the prompt count alone until the last chunk) is the
+ * input only (an `input-usage` part), never a final usage of 0 output. Function calls come whole (one
  * start/delta/end); Vertex's streamed arguments (`willContinue` + `partialArgs`) are forwarded piece by
  * piece. Thought signatures follow the rules of `parseGeminiModelParts`.
  */
@@ -29,6 +31,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
   let failed = false;
   let usage: NormalizedUsage | undefined;
   let usageKey = '';
+  let reportedInputTotal: number | undefined;
   /** Google searches the answer ran (grounding), billed with its final usage. */
   const searchQueries = new Set<string>();
   let modelVersion: string | undefined;
@@ -130,6 +133,12 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       // The usage object of the JSON itself, not zod's copy, is what `raw` keeps.
       const usageMetadata = (json as { usageMetadata?: unknown }).usageMetadata;
       const reported = readGeminiUsage(usageMetadata);
+      if (reported !== undefined && finishRaw === undefined && blockReason === undefined && !reportsGeminiOutput(usageMetadata)) {
+        // The prompt count alone, mid-answer: billed with the output counted locally if the answer ends here.
+        if (reported.input.total !== reportedInputTotal) out.push({ type: 'input-usage', input: reported.input });
+        reportedInputTotal = reported.input.total;
+        return out;
+      }
       const next = reported === undefined ? undefined : keepEarlierShares(reported, usage, usageMetadata);
       if (next !== undefined) {
         const key = JSON.stringify([next.input, next.output, searchQueries.size]);

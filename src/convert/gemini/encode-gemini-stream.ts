@@ -109,6 +109,8 @@ export function createGeminiStreamEncoder(context: ConversionContext): StreamEnc
         case 'usage':
           usage = part.usage;
           return '';
+        case 'input-usage':
+          return '';
         case 'finish': {
           finished = true;
           usage = part.usage ?? usage;

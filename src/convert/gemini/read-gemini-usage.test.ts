@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatGeminiUsage, keepEarlierShares, readGeminiUsage } from './read-gemini-usage.js';
+import { formatGeminiUsage, keepEarlierShares, readGeminiUsage, reportsGeminiOutput } from './read-gemini-usage.js';
 
 describe('readGeminiUsage', () => {
   it('keeps cached tokens inside the input, adds thoughts to the output and tool-use prompts to the input', () => {
@@ -80,5 +80,15 @@ describe('keepEarlierShares', () => {
     expect(kept.input).not.toHaveProperty('image');
     expect(kept.input).not.toHaveProperty('audio');
     expect(kept.output.image).toBe(800);
+  });
+});
+
+describe('reportsGeminiOutput', () => {
+  it('is true when the report counts candidates or thoughts, false for the prompt alone or anything else', () => {
+    expect(reportsGeminiOutput({ promptTokenCount: 5, candidatesTokenCount: 0, totalTokenCount: 5 })).toBe(true);
+    expect(reportsGeminiOutput({ promptTokenCount: 5, thoughtsTokenCount: 9, totalTokenCount: 14 })).toBe(true);
+    expect(reportsGeminiOutput({ promptTokenCount: 5, totalTokenCount: 5 })).toBe(false);
+    expect(reportsGeminiOutput({ promptTokenCount: 5, candidatesTokenCount: null })).toBe(false);
+    expect(reportsGeminiOutput(undefined)).toBe(false);
   });
 });

@@ -37,6 +37,16 @@ export function readGeminiUsage(usageMetadata: unknown): NormalizedUsage | undef
 }
 
 /**
+ * Pure: whether a `usageMetadata` counts the answer's output (`candidatesTokenCount` or
+ * `thoughtsTokenCount`). Gemini 2.0-class streams, and some relays, report the prompt alone on every chunk
+ * but the last: such a report is the input, not a final usage of 0 output. Reads the object as parsed, no
+ * more.
+ */
+export function reportsGeminiOutput(usageMetadata: unknown): boolean {
+  return isRecord(usageMetadata) && (typeof usageMetadata.candidatesTokenCount === 'number' || typeof usageMetadata.thoughtsTokenCount === 'number');
+}
+
+/**
  * The tokens of one modality in a `ModalityTokenCount` list (ai.google.dev/api/generate-content#ModalityTokenCount),
  * read leniently: relays write an empty list as `null`, and a malformed list must cost only the modality
  * split, never the counts beside it.

@@ -83,6 +83,8 @@ export function createOpenaiChatStreamEncoder(context: ConversionContext, option
       case 'usage':
         lastUsage = part.usage;
         return '';
+      case 'input-usage':
+        return '';
       case 'finish':
         return finish(part);
       case 'error':

@@ -203,6 +203,8 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
       case 'usage':
         usage = part.usage;
         return '';
+      case 'input-usage':
+        return '';
       case 'error':
         lastError = { code: part.code ?? 'server_error', message: part.message };
         return frame('error', { code: part.code ?? null, message: part.message, param: null });
