@@ -34,5 +34,10 @@ export type CanonicalStreamPart =
    * counted locally, when the answer ends before a `usage` part or a finish with usage, which replace it.
    */
   | { type: 'input-usage'; input: NormalizedUsage['input'] }
+  /**
+   * For billing only (encoders write nothing): output the upstream produced that no other part carries
+   * (Gemini candidates after the first), counted with the rest when no usage is reported.
+   */
+  | { type: 'uncarried-output'; text: string }
   | { type: 'finish'; finishReason: CanonicalFinishReason; usage: NormalizedUsage | undefined }
   | { type: 'error'; message: string; code?: string };

@@ -38,6 +38,9 @@ export function meterStreamPart(meter: UsageMeter, part: CanonicalStreamPart, no
     case 'input-usage':
       meter.reportedInput = part.input;
       return;
+    case 'uncarried-output':
+      meter.outputTally.add(part.text);
+      return;
     case 'finish':
       if (part.usage !== undefined) meter.upstreamUsage = part.usage;
       meter.onAnswerNoted?.();

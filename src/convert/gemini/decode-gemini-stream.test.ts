@@ -149,6 +149,21 @@ describe('createGeminiStreamDecoder', () => {
     expect(parts.find((part) => part.type === 'usage')).toMatchObject({ usage: { input: { total: 11 }, output: { total: 198, reasoning: 198 } } });
   });
 
+  it('carries the first candidate and gives the text of the others to billing alone', () => {
+    const { parts } = decodeChunks([
+      {
+        candidates: [
+          { content: { role: 'model', parts: [{ text: 'first' }] }, index: 0 },
+          { content: { role: 'model', parts: [{ text: 'second' }] }, index: 1 },
+        ],
+      },
+    ]);
+    expect(parts.filter((part) => part.type === 'text-delta' || part.type === 'uncarried-output')).toEqual([
+      { type: 'uncarried-output', text: 'second' },
+      { type: 'text-delta', text: 'first' },
+    ]);
+  });
+
   it('closes a streamed call cut off by the end of the stream, and says so', () => {
     const decoder = createGeminiStreamDecoder();
     const chunks = readRecordedChunks('google-stream-tool-call-arguments');

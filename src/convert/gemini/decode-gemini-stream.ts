@@ -8,13 +8,15 @@ import { readGeminiCreateTime } from './read-gemini-create-time.js';
 import { readThoughtSignature } from './read-thought-signature.js';
 import { countGroundingSearches, groundingQueriesOf } from './count-grounding-searches.js';
 import { keepEarlierShares, readGeminiUsage, reportsGeminiOutput, withGroundingSearches } from './read-gemini-usage.js';
+import { collectUncarriedCandidateText } from './collect-uncarried-candidate-text.js';
 
 /**
  * Gemini `streamGenerateContent?alt=sse` events → canonical parts, chunk by chunk. Each event is a whole
  * GenerateContentResponse; its usage is cumulative (a `usage` part is emitted when it changes) and the
  * finish reason waits for `end()`, since usage may still follow it. A report without output counts before
  * the answer's finish (Gemini 2.0-class streams send the prompt count alone until the last chunk) is the
- * input only (an `input-usage` part), never a final usage of 0 output. Function calls come whole (one
+ * input only (an `input-usage` part), never a final usage of 0 output. Candidates after the first are
+ * not carried, but their text is, for billing (`uncarried-output`). Function calls come whole (one
  * start/delta/end); Vertex's streamed arguments (`willContinue` + `partialArgs`) are forwarded piece by
  * piece. Thought signatures follow the rules of `parseGeminiModelParts`.
  */
@@ -123,7 +125,11 @@ export function createGeminiStreamDecoder(): StreamDecoder {
         out.push({ type: 'error', message: chunk.error.message ?? 'upstream error', ...(chunk.error.status === undefined ? {} : { code: chunk.error.status }) });
         return out;
       }
-      if ((chunk.candidates?.length ?? 0) > 1) warnOnce('several candidates: only the first is carried');
+      if ((chunk.candidates?.length ?? 0) > 1) {
+        warnOnce('several candidates: only the first is carried');
+        const uncarried = collectUncarriedCandidateText(chunk.candidates);
+        if (uncarried !== '') out.push({ type: 'uncarried-output', text: uncarried });
+      }
       const candidate = chunk.candidates?.[0];
       modelVersion ??= chunk.modelVersion ?? undefined;
       for (const query of groundingQueriesOf(candidate?.groundingMetadata)) searchQueries.add(query);

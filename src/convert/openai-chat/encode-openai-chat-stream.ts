@@ -84,6 +84,7 @@ export function createOpenaiChatStreamEncoder(context: ConversionContext, option
         lastUsage = part.usage;
         return '';
       case 'input-usage':
+      case 'uncarried-output':
         return '';
       case 'finish':
         return finish(part);

@@ -204,6 +204,7 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
         usage = part.usage;
         return '';
       case 'input-usage':
+      case 'uncarried-output':
         return '';
       case 'error':
         lastError = { code: part.code ?? 'server_error', message: part.message };
