@@ -1,6 +1,7 @@
 /**
- * From the small-routes audit: `/api/usage/token/` of an unlimited token keeps its granted total while a
- * request runs (an unlimited balance is never taken from, so its reservations are not counted).
+ * From the small-routes and endpoints audits: `/api/usage/token/` and `/dashboard/billing/usage` of an
+ * unlimited token stay the same while a request runs (an unlimited balance is never taken from, so its
+ * reservations are not counted), and the two routes agree.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -10,6 +11,8 @@ import { chatStream } from '../fakes/scripted-vendor-wire.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 
 const key = `sk-${'n'.repeat(48)}`;
+/** A second unlimited token, so the first test's request settling late does not move this one's usage. */
+const billingKey = `sk-${'u'.repeat(48)}`;
 let gateway: TestGateway;
 let upstream: ScriptedUpstream;
 beforeAll(async () => {
@@ -19,7 +22,10 @@ beforeAll(async () => {
       prices: { 'gpt-4o-mini': { input: 1, output: 2 } },
       channels: [{ name: 'oa', type: 'openai', base_url: upstream.url, key: 'sk-up-a-0000000000', models: ['gpt-4o-mini'], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: {} }],
       users: [{ username: 'alice', role: 'user', group: 'default', quota: 10_000_000, enabled: true }],
-      tokens: [{ name: 'free', user: 'alice', key, unlimited_quota: true, quota: 1_000, expires_at: 0, enabled: true }],
+      tokens: [
+        { name: 'free', user: 'alice', key, unlimited_quota: true, quota: 1_000, expires_at: 0, enabled: true },
+        { name: 'free-billing', user: 'alice', key: billingKey, unlimited_quota: true, quota: 1_000, expires_at: 0, enabled: true },
+      ],
     },
   });
 });
@@ -28,7 +34,8 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-const usage = async () => (await callGateway(gateway, 'GET', '/api/usage/token/', { headers: { authorization: `Bearer ${key}` } })).body.data;
+const get = async (path: string, as = key) => (await callGateway(gateway, 'GET', path, { headers: { authorization: `Bearer ${as}` } })).body;
+const usage = async () => (await get('/api/usage/token/')).data;
 
 // docs/behaviour.md: "the granted total (total_granted, hard_limit_usd) stays the same while a request runs".
 // An unlimited token's remain_quota never moves (sql ledgers), so a reservation is not taken from it: adding
@@ -48,4 +55,23 @@ it('an unlimited token: total_granted does not jump while a request runs', async
   while (!(await reader.read()).done);
   expect(during.total_granted).toBe(before.total_granted);
   expect(during.total_used + during.total_available).toBe(during.total_granted);
+});
+
+it('an unlimited token: /dashboard/billing/usage does not count in-flight reservations (agrees with /api/usage/token/)', async () => {
+  const before = (await get('/dashboard/billing/usage', billingKey)).total_usage;
+  upstream.enqueue({ ...chatStream({ text: 'one two three', usage: { input: 10, output: 6 } }), delayMs: 250 });
+  const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${billingKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, max_tokens: 100_000, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  const reader = response.body!.getReader();
+  await reader.read();
+  await sleep(100);
+  const during = (await get('/dashboard/billing/usage', billingKey)).total_usage;
+  const tokenDuring = (await get('/api/usage/token/', billingKey)).data;
+  while (!(await reader.read()).done);
+  expect(during).toBe(before);
+  // The two routes tell the same story: total_usage is total_used in cents of the display unit (USD).
+  expect(during).toBeCloseTo((tokenDuring.total_used / 500_000) * 100, 9);
 });

@@ -63,8 +63,12 @@ export function formatBillingSubscription(token: TokenRecord, settings: DisplayS
   };
 }
 
-/** Pure: spec §2.11. `total_usage` is in hundredths (cents) of the display unit, as OpenAI's old endpoint and new-api. */
-export function formatBillingUsage(token: TokenRecord, settings: DisplaySettings, reservedInFlight = 0) {
+/**
+ * Pure: spec §2.11. `total_usage` is in hundredths (cents) of the display unit, as OpenAI's old endpoint and
+ * new-api. In-flight reservations count as used for a limited token only, as in `formatTokenUsage`.
+ */
+export function formatBillingUsage(token: TokenRecord, settings: DisplaySettings, reservedInFlightOfWallet = 0) {
+  const reservedInFlight = token.unlimitedQuota ? 0 : reservedInFlightOfWallet;
   return { object: 'list', total_usage: quotaInDisplayUnit(token.usedQuota + reservedInFlight, settings) * 100 };
 }
 
