@@ -13,7 +13,8 @@ import { isErrorDocument } from '../is-error-document.js';
 import { sendWholeAnswer } from '../write-to-client.js';
 import { findTopLevelUsage } from './find-top-level-usage.js';
 import { pipeOpenaiStream, type PipeStreamInput, type PipeStreamResult } from './pipe-openai-stream.js';
-import { readOpenaiUsage } from './read-openai-usage.js';
+import { readOpenaiUsage, type ReadOpenaiUsageOptions } from './read-openai-usage.js';
+import { skipEchoedPrompt, type EchoedPrompt } from './skip-echoed-prompt.js';
 
 export interface OpenaiAttemptInput {
   services: RelayServices;
@@ -43,6 +44,10 @@ export interface OpenaiAttemptInput {
   channelFailureIn?: ((answer: Buffer, contentType: string) => UpstreamFailure | undefined) | undefined;
   /** What a whole answer tells the meter; the default reads chat-style usage and text. */
   readWholeAnswer?: (answer: Buffer, meter: UsageMeter, contentType: string) => void;
+  /** False: output tokens the upstream reports are not billed (embeddings, moderations, rerank make none). */
+  billsOutput?: false | undefined;
+  /** The prompt each choice's text starts with (legacy Completions `echo`), left out of a local count. */
+  echoedPrompt?: EchoedPrompt | undefined;
 }
 
 export interface OpenaiServed {
@@ -76,6 +81,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
       singleChoice: input.singleChoice === true,
       maxEventBytes: services.settings.maxStreamEventBytes,
       now: services.now,
+      echoedPrompt: input.echoedPrompt,
     });
     // Before anything reached the client: a timeout (504) or a connection failure (502), and retried.
     if (piped.kind === 'failed_before_first_byte') return { kind: 'failed', failure: describeFailure(piped.error) };
@@ -93,7 +99,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   const channelFailure = input.channelFailureIn?.(bytes, contentType);
   if (channelFailure !== undefined) return { kind: 'failed', failure: channelFailure.kind === 'status' ? { ...channelFailure, message: redactSecret(channelFailure.message, input.key) } : channelFailure };
   meter.firstTokenAt = services.now();
-  if (input.readWholeAnswer === undefined) noteNonStreamUsage(bytes, meter);
+  if (input.readWholeAnswer === undefined) noteNonStreamUsage(bytes, meter, { billsOutput: input.billsOutput !== false }, input.echoedPrompt);
   else input.readWholeAnswer(bytes, meter, contentType);
   // Read on after its client left (for its usage): there is no one to send it to.
   if (meter.clientAborted) return { kind: 'served', value: { status }, status };
@@ -103,12 +109,12 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
 }
 
 /** Whatever the content type says: some upstreams label their JSON `text/plain` or `text/html`. */
-function noteNonStreamUsage(bytes: Buffer, meter: UsageMeter): void {
-  // Usage alone when it can be found cheaply; the whole answer only when usage is missing or unclear.
-  const usage = findTopLevelUsage(bytes);
-  if (usage !== undefined) {
-    meter.upstreamUsage = readOpenaiUsage(usage);
-    return;
+function noteNonStreamUsage(bytes: Buffer, meter: UsageMeter, options: ReadOpenaiUsageOptions, echoedPrompt: EchoedPrompt | undefined): void {
+  // Usage alone when it can be found cheaply; the whole answer only when usage is missing or unclear (or counts nothing).
+  const found = findTopLevelUsage(bytes);
+  if (found !== undefined) {
+    meter.upstreamUsage = readOpenaiUsage(found, options);
+    if (meter.upstreamUsage !== undefined) return;
   }
   let json: Record<string, unknown>;
   try {
@@ -116,7 +122,7 @@ function noteNonStreamUsage(bytes: Buffer, meter: UsageMeter): void {
   } catch {
     return;
   }
-  meter.upstreamUsage = readOpenaiUsage(json.usage);
+  meter.upstreamUsage = readOpenaiUsage(json.usage, options);
   if (meter.upstreamUsage === undefined && isErrorDocument(json)) {
     // A failure answered with a 2xx: nothing delivered, nothing charged (per token or per call).
     meter.upstreamUsage = emptyUsage();
@@ -124,8 +130,8 @@ function noteNonStreamUsage(bytes: Buffer, meter: UsageMeter): void {
     return;
   }
   if (meter.upstreamUsage !== undefined || !Array.isArray(json.choices)) return;
-  for (const choice of json.choices as { message?: { content?: unknown; tool_calls?: unknown }; text?: unknown }[]) {
-    if (typeof choice.text === 'string') meter.outputTally.add(choice.text);
+  for (const [position, choice] of (json.choices as { index?: unknown; message?: { content?: unknown; tool_calls?: unknown }; text?: unknown }[]).entries()) {
+    if (typeof choice.text === 'string') meter.outputTally.add(echoedPrompt === undefined ? choice.text : skipEchoedPrompt(choice.text, echoedPrompt(typeof choice.index === 'number' ? choice.index : position)));
     if (typeof choice.message?.content === 'string') meter.outputTally.add(choice.message.content);
     if (choice.message?.tool_calls !== undefined) meter.outputTally.add(JSON.stringify(choice.message.tool_calls));
   }

@@ -4,6 +4,7 @@ import type { UpstreamFailure } from '../../routing/classify-upstream-failure.js
 import type { UsageMeter } from '../usage-meter.js';
 import { countFailedWebToolCall, webToolChannelFailure } from '../web/count-web-tool-call.js';
 import { collectChatPromptText, collectInputText, type PromptText } from './collect-prompt-text.js';
+import { echoedPromptOf, type EchoedPrompt } from './skip-echoed-prompt.js';
 
 /**
  * The OpenAI-style relay endpoints as data (CONVENTIONS.md §11): upstream path, body shape (validated
@@ -31,6 +32,10 @@ export interface OpenaiEndpoint {
   maxOutputTokens(body: Record<string, unknown>): number | undefined;
   /** How many choices one streamed answer holds (`n`, …); 1 unless set. */
   choicesMade?(body: Record<string, unknown>): number;
+  /** False: the endpoint produces no output tokens (embeddings, moderations, rerank): reported ones are not billed. */
+  billsOutput?: false;
+  /** The prompt each choice's text starts with (legacy Completions `echo`): not output, left out of a local count. */
+  echoedPrompt?(body: Record<string, unknown>): EchoedPrompt | undefined;
 }
 
 const positiveInteger = z.number().int().nonnegative();
@@ -143,6 +148,7 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     // Per completion, for every completion made: max(n, best_of) of them for each prompt of a list.
     maxOutputTokens: (body) => (optionalNumber(body.max_tokens) ?? 16) * completionsMade(body),
     choicesMade: completionsMade,
+    echoedPrompt: echoedPromptOf,
   },
   embeddings: {
     name: 'embeddings',
@@ -151,6 +157,7 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     schema: embeddingsSchema,
     promptText: (body) => collectInputText(body.input),
     maxOutputTokens: noOutput,
+    billsOutput: false,
   },
   moderations: {
     name: 'moderations',
@@ -160,6 +167,7 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     defaultModel: 'omni-moderation-latest',
     promptText: (body) => collectInputText(body.input),
     maxOutputTokens: noOutput,
+    billsOutput: false,
   },
   rerank: {
     name: 'rerank',
@@ -168,6 +176,7 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     schema: rerankSchema,
     promptText: (body) => collectInputText(body.query, body.documents),
     maxOutputTokens: noOutput,
+    billsOutput: false,
   },
   'responses-compact': {
     name: 'responses-compact',

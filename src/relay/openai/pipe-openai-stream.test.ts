@@ -79,6 +79,26 @@ describe('pipeOpenaiStream usage and local count', () => {
     expect(meter.upstreamUsage?.output.total).toBe(3);
   });
 
+  it('takes usage that counts nothing for no report (the text is counted), yet as the end of the stream when [DONE] is missing', async () => {
+    const zeros = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+    const { result, meter } = await pipe([chunk('Hello'), chunk(' there'), usageChunk(zeros)]);
+    expect(result).toEqual({ kind: 'completed' });
+    expect(meter.upstreamUsage).toBeUndefined();
+    const { countTextTokens } = await import('../count-tokens.js');
+    expect(await meter.outputTally.total()).toBe(await countTextTokens('Hello there'));
+  });
+
+  it("leaves a Completions stream's echoed prompt out of the local count, split across deltas, per choice", async () => {
+    const text = (index: number, value: string) => `data: ${JSON.stringify({ id: 'c', object: 'text_completion', choices: [{ index, text: value, finish_reason: null }] })}\n\n`;
+    const client = recordingReply();
+    const meter = new UsageMeter();
+    const prompts = ['Once upon', 'In a land'];
+    const events = [text(0, 'Once'), text(1, 'In a land'), text(0, ' upon a'), text(1, ' far'), text(0, ' time'), 'data: [DONE]\n\n'];
+    await pipeOpenaiStream({ body: Readable.from(events.map((event) => Buffer.from(event))), reply: client.reply, headers: {}, meter, clientWantsUsage: false, maxEventBytes: 65_536, now: () => 1, echoedPrompt: (index) => prompts[index] });
+    const { countTextTokens } = await import('../count-tokens.js');
+    expect(await meter.outputTally.total()).toBe((await countTextTokens(' a')) + (await countTextTokens(' far')) + (await countTextTokens(' time')));
+  });
+
   it('records the first-token time at the first chunk with text, not at the role chunk', async () => {
     const { meter } = await pipe([chunk(''), chunk(''), chunk('Hi'), chunk('!'), 'data: [DONE]\n\n']);
     // now() ticks once per call: the role chunks did not call it, the first text did.

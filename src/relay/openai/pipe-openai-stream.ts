@@ -10,6 +10,7 @@ import { readBodyChunks, type ChunkSource } from '../read-body-chunks.js';
 import { ClientStreamWriter, streamResponseHeaders } from '../write-to-client.js';
 import { givesFinishReason } from './gives-finish-reason.js';
 import { readOpenaiUsage } from './read-openai-usage.js';
+import { createEchoedPromptSkipper, type EchoedPrompt } from './skip-echoed-prompt.js';
 
 export interface PipeStreamInput {
   body: ChunkSource;
@@ -26,6 +27,8 @@ export interface PipeStreamInput {
   singleChoice?: boolean;
   maxEventBytes: number;
   now(): number;
+  /** The prompt each choice's text starts with (legacy Completions `echo`): left out of the local count. */
+  echoedPrompt?: EchoedPrompt | undefined;
 }
 
 export type PipeStreamResult = { kind: 'completed' } | { kind: 'failed_before_first_byte'; error: unknown } | { kind: 'interrupted'; message: string };
@@ -50,10 +53,13 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
   const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.headers));
   meter.stream?.open(client);
   let sawDone = false;
+  // A usage report ends a stream properly even when it counts nothing (and so is billed by a local count).
+  let sawUsage = false;
+  const tally: Tally = { meter, now: input.now, skipEcho: input.echoedPrompt === undefined ? undefined : createEchoedPromptSkipper(input.echoedPrompt) };
 
   // Events not parsed yet: needed only if the upstream never reports usage.
   const held = new HeldEvents();
-  const countHeld = () => held.drain((data) => tallyData(data, input));
+  const countHeld = () => held.drain((data) => tallyData(data, tally));
   const countHeldPastLimit = () => {
     if (held.size >= heldTextLimit) countHeld();
   };
@@ -74,10 +80,11 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
     if (chunk !== undefined) {
       const choices = chunk.choices;
       if (chunk.usage !== undefined && chunk.usage !== null) {
+        sawUsage = true;
         meter.upstreamUsage = readOpenaiUsage(chunk.usage) ?? meter.upstreamUsage;
         usageOnly = Array.isArray(choices) && choices.length === 0;
       }
-      if (Array.isArray(choices)) tallyChoices(choices, input);
+      if (Array.isArray(choices)) tallyChoices(choices, tally);
     }
     return !usageOnly || input.clientWantsUsage;
   };
@@ -152,7 +159,7 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
       if (ending === 'ended') {
         // (Also when the client left and the body was read on for its usage: its last event may be unframed.)
         endOfStream();
-        if (!meter.clientAborted && !sawDone && meter.upstreamUsage === undefined) throw new StreamEndedMidAnswer();
+        if (!meter.clientAborted && !sawDone && !sawUsage) throw new StreamEndedMidAnswer();
       }
     } catch (error) {
       // Told in-band after the events already decoded.
@@ -236,8 +243,15 @@ function mayCarryUsageIn(bytes: Buffer, start: number, end: number, keys: UsageK
   return false;
 }
 
+/** What the local count of a stream's text needs; `skipEcho` only for a Completions stream with `echo`. */
+interface Tally {
+  meter: UsageMeter;
+  now(): number;
+  skipEcho: ((index: number, text: string) => string) | undefined;
+}
+
 /** The text of a held event, for the local count. */
-function tallyData(data: string, input: PipeStreamInput): void {
+function tallyData(data: string, tally: Tally): void {
   let chunk: unknown;
   try {
     chunk = JSON.parse(data);
@@ -245,28 +259,30 @@ function tallyData(data: string, input: PipeStreamInput): void {
     return;
   }
   const choices = (chunk as { choices?: unknown } | null)?.choices;
-  if (Array.isArray(choices)) tallyChoices(choices, input);
+  if (Array.isArray(choices)) tallyChoices(choices, tally);
 }
 
-function tallyChoices(choices: unknown[], input: PipeStreamInput): void {
-  for (const choice of choices) {
+function tallyChoices(choices: unknown[], tally: Tally): void {
+  for (let position = 0; position < choices.length; position += 1) {
+    const choice = choices[position];
     if (choice === null || typeof choice !== 'object') continue;
-    const { delta, text } = choice as { delta?: Record<string, unknown>; text?: unknown };
-    if (typeof text === 'string') noteText(text, input);
+    const { delta, text, index } = choice as { delta?: Record<string, unknown>; text?: unknown; index?: unknown };
+    if (typeof text === 'string') noteText(text, tally, tally.skipEcho?.(typeof index === 'number' ? index : position, text));
     if (delta === undefined || delta === null) continue;
-    if (typeof delta.content === 'string') noteText(delta.content, input);
-    if (typeof delta.reasoning_content === 'string') noteText(delta.reasoning_content, input);
+    if (typeof delta.content === 'string') noteText(delta.content, tally);
+    if (typeof delta.reasoning_content === 'string') noteText(delta.reasoning_content, tally);
     if (Array.isArray(delta.tool_calls)) {
       for (const call of delta.tool_calls as { function?: { name?: unknown; arguments?: unknown } }[]) {
-        if (typeof call.function?.name === 'string') noteText(call.function.name, input);
-        if (typeof call.function?.arguments === 'string') noteText(call.function.arguments, input);
+        if (typeof call.function?.name === 'string') noteText(call.function.name, tally);
+        if (typeof call.function?.arguments === 'string') noteText(call.function.arguments, tally);
       }
     }
   }
 }
 
-function noteText(text: string, input: PipeStreamInput): void {
+/** The first text received is the first token (an echoed prompt too); `counted` is what of it is output. */
+function noteText(text: string, tally: Tally, counted = text): void {
   if (text === '') return;
-  if (input.meter.firstTokenAt === undefined) input.meter.firstTokenAt = input.now();
-  input.meter.outputTally.add(text);
+  if (tally.meter.firstTokenAt === undefined) tally.meter.firstTokenAt = tally.now();
+  tally.meter.outputTally.add(counted);
 }

@@ -17,4 +17,17 @@ describe('readOpenaiUsage', () => {
     const wire = { prompt_tokens: 16, completion_tokens: 363, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 } };
     expect(readOpenaiUsage(wire)).toEqual({ input: { total: 16, cacheRead: 0, cacheWrite: 0 }, output: { total: 363, reasoning: 0 }, raw: wire });
   });
+
+  it('reads a report that counts nothing as no report (Chat and Responses shapes), so the request is counted locally', () => {
+    expect(readOpenaiUsage({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 })).toBeUndefined();
+    expect(readOpenaiUsage({ prompt_tokens: 0, total_tokens: 0 })).toBeUndefined();
+    expect(readOpenaiUsage({ input_tokens: 0, output_tokens: 0 })).toBeUndefined();
+    expect(readOpenaiUsage({ prompt_tokens: 0, completion_tokens: 5, total_tokens: 5 })).toMatchObject({ input: { total: 0 }, output: { total: 5 } });
+  });
+
+  it('bills no output for an endpoint that makes none (embeddings): completion_tokens are dropped, and alone they are no report', () => {
+    expect(readOpenaiUsage({ prompt_tokens: 8, completion_tokens: 8, total_tokens: 16 }, { billsOutput: false })).toMatchObject({ input: { total: 8 }, output: { total: 0, reasoning: 0 } });
+    expect(readOpenaiUsage({ prompt_tokens: 0, completion_tokens: 8, total_tokens: 8 }, { billsOutput: false })).toBeUndefined();
+    expect(readOpenaiUsage({ prompt_tokens: 0, total_tokens: 8 }, { billsOutput: false })).toMatchObject({ input: { total: 8 }, output: { total: 0 } });
+  });
 });

@@ -71,6 +71,8 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
         signal: tools.signal,
         clientHeaders: tools.clientHeaders(channel),
         readWholeAnswer: endpoint.readWholeAnswer,
+        billsOutput: endpoint.billsOutput,
+        echoedPrompt: endpoint.echoedPrompt?.(body),
         channelFailureIn: endpoint.channelFailureIn,
       });
     },
