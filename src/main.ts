@@ -30,6 +30,7 @@ import { PricingRepository } from './storage/pricing-repository.js';
 import { runMigrations } from './storage/run-migrations.js';
 import { startRetention } from './storage/start-retention.js';
 import { TasksRepository } from './storage/tasks-repository.js';
+import { AssetOwnersRepository } from './storage/asset-owners-repository.js';
 import { TokensRepository } from './storage/tokens-repository.js';
 import { TaskEngine } from './tasks/task-engine.js';
 import { UsersRepository } from './storage/users-repository.js';
@@ -73,6 +74,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     options: new OptionsRepository(database.db),
     logs: new LogsRepository(database.db),
     tasks: new TasksRepository(database.db, database.dialect),
+    assetOwners: new AssetOwnersRepository(database.db, database.dialect),
   };
 
   const bootstrap = await ensureRootAndAdminKey(repositories.users, repositories.options, config?.admin_key ?? environment.adminKey, now());

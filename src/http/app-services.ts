@@ -8,6 +8,7 @@ import type { LogsRepository } from '../storage/logs-repository.js';
 import type { OptionsRepository } from '../storage/options-repository.js';
 import type { PricingRepository } from '../storage/pricing-repository.js';
 import type { TasksRepository } from '../storage/tasks-repository.js';
+import type { AssetOwnersRepository } from '../storage/asset-owners-repository.js';
 import type { TaskEngine } from '../tasks/task-engine.js';
 import type { TokensRepository } from '../storage/tokens-repository.js';
 import type { UsersRepository } from '../storage/users-repository.js';
@@ -27,6 +28,7 @@ export interface AppServices {
     options: OptionsRepository;
     logs: LogsRepository;
     tasks: TasksRepository;
+    assetOwners: AssetOwnersRepository;
   };
   /** The poll loop of asynchronous tasks (started unless TASK_POLL_INTERVAL is 0). */
   taskEngine: TaskEngine;

@@ -187,6 +187,17 @@ export interface TasksTable {
   completed_at: number | null;
 }
 
+/** Who made a Seedance asset, and where (migration 014): its maker alone reads it back, from that channel. */
+export interface AssetOwnersTable {
+  /** The upstream's id (`asset-…`), which the client names. */
+  asset_id: string;
+  user_id: number;
+  channel_id: number;
+  /** Which of the channel's keys created it (the asset is in that key's account). */
+  key_fingerprint: string;
+  created_at: number;
+}
+
 export interface DatabaseSchema {
   users: UsersTable;
   tokens: TokensTable;
@@ -197,6 +208,7 @@ export interface DatabaseSchema {
   quota_reservations: QuotaReservationsTable;
   logs: LogsTable;
   tasks: TasksTable;
+  asset_owners: AssetOwnersTable;
 }
 
 export type Database = Kysely<DatabaseSchema>;

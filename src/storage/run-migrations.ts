@@ -13,6 +13,7 @@ import { tasksMigration } from './migrations/010-tasks.js';
 import { audioPricesMigration } from './migrations/011-audio-prices.js';
 import { webSearchPricesMigration } from './migrations/012-web-search-prices.js';
 import { imagePricesMigration } from './migrations/013-image-prices.js';
+import { assetOwnersMigration } from './migrations/014-asset-owners.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -30,6 +31,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '011-audio-prices': audioPricesMigration(),
     '012-web-search-prices': webSearchPricesMigration(),
     '013-image-prices': imagePricesMigration(),
+    '014-asset-owners': assetOwnersMigration(),
   };
 }
 

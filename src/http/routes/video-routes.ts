@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
-import { createAsset, getAsset } from '../../relay/video/run-asset-route.js';
+import { createAsset } from '../../relay/video/create-asset.js';
+import { getAsset } from '../../relay/video/get-asset.js';
 import { runVideoRemix } from '../../relay/video/run-video-remix.js';
 import type { TaskSubmitServices } from '../../relay/task-submit/run-task-submit.js';
 import { contentUrlFor, runVideoSubmit } from '../../relay/video/run-video-submit.js';
@@ -29,9 +30,9 @@ export async function videoRoutes(app: FastifyInstance, services: AppServices): 
 
   app.post('/v1/videos', options, (request, reply) => runVideoSubmit(submit, 'videos', request, reply));
   app.post('/v1/video/generations', options, (request, reply) => runVideoSubmit(submit, 'generations', request, reply));
-  // Seedance 2's reference assets, relayed to the caller's asset channels (run-asset-route.ts).
-  app.post('/api/asset/createMedia', options, (request, reply) => createAsset(services.relay, request, reply));
-  app.get<{ Querystring: { id?: unknown } }>('/api/asset/get', options, (request, reply) => getAsset(services.relay, request, reply));
+  // Seedance 2's reference assets, relayed to the caller's asset channels (create-asset.ts, get-asset.ts).
+  app.post('/api/asset/createMedia', options, (request, reply) => createAsset(services.relay, services.repositories.assetOwners, request, reply));
+  app.get<{ Querystring: { id?: unknown } }>('/api/asset/get', options, (request, reply) => getAsset(services.relay, services.repositories.assetOwners, request, reply));
 
   // Kling's native routes (protocols.md §3.1): the native body on any video channel (a Kling channel sends
   // it on as it is), the OpenAI video object back; the query answers new-api's `{code, data}` wrapper.

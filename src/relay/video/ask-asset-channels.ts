@@ -1,0 +1,73 @@
+import type { ChannelRecord } from '../../catalog/catalog-records.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { UpstreamRequest } from '../../providers/upstream-client.js';
+import { readBodyChunks } from '../read-body-chunks.js';
+import { readUpstreamErrorBody } from '../read-upstream-error.js';
+import { redactSecret } from '../redact-secret.js';
+import type { RelayServices } from '../relay-services.js';
+
+/** An asset record is a few hundred bytes: a larger answer is not one (and is not held). */
+const maxAssetAnswerBytes = 256 * 1024;
+const assetCallTimeoutMs = 60_000;
+
+/** An upstream's answer to relay: its status and text (the channel's key masked), and who gave it. */
+export interface AssetAnswer {
+  channel: ChannelRecord;
+  key: string;
+  status: number;
+  text: string;
+}
+
+/**
+ * Asks the asset channels in turn (at most `retry_times` + 1 of them), each with `keyOf(channel)`, until
+ * one gives an answer to relay: a connection failure, an answer too large to be an asset record, a 429, a
+ * 5xx or a rejected channel key (401, 403) moves to the next channel. When none answers, the last answer
+ * of an HTTP status is relayed (a 401/403 as 502: the client's own key was fine), else a 502; with no
+ * channel at all, a 503.
+ */
+export async function askAssetChannels(
+  services: RelayServices,
+  channels: readonly ChannelRecord[],
+  keyOf: (channel: ChannelRecord) => string | undefined,
+  build: (channel: ChannelRecord, key: string, signal: AbortSignal) => UpstreamRequest,
+): Promise<AssetAnswer> {
+  if (channels.length === 0) throw new GatewayError('no_available_channel', 'No channel of your group serves Seedance assets.');
+  let last: AssetAnswer | undefined;
+  let failure = 'no answer';
+  for (const channel of channels.slice(0, services.catalog.snapshot.settings.retryTimes + 1)) {
+    const key = keyOf(channel);
+    if (key === undefined) continue;
+    const sent = await services.upstream.send(build(channel, key, AbortSignal.timeout(assetCallTimeoutMs)));
+    if (!sent.ok) {
+      failure = sent.failure.message;
+      continue;
+    }
+    const text = await readAssetAnswer(sent.response.body);
+    if (text === undefined) {
+      failure = `the answer was larger than ${maxAssetAnswerBytes} bytes, or was cut`;
+      continue;
+    }
+    const status = sent.response.statusCode;
+    last = { channel, key, status, text: redactSecret(text, key) };
+    if (!(status === 429 || status >= 500 || status === 401 || status === 403)) return last;
+  }
+  if (last === undefined) throw new GatewayError('upstream_error', `The asset service could not answer: ${failure}.`);
+  if (last.status === 401 || last.status === 403) throw new GatewayError('upstream_error', `The asset service refused the channel's credentials: ${readUpstreamErrorBody(last.text, last.status).message}`);
+  return last;
+}
+
+/** The whole answer as text, or undefined when it is larger than an asset record can be or breaks off. */
+async function readAssetAnswer(body: Parameters<typeof readBodyChunks>[0]): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    const ending = await readBodyChunks(body, (chunk) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      return size > maxAssetAnswerBytes ? 'stop' : undefined;
+    });
+    return ending === 'ended' ? Buffer.concat(chunks).toString('utf8') : undefined;
+  } catch {
+    return undefined;
+  }
+}
