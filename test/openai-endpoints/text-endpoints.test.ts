@@ -38,18 +38,23 @@ describe('legacy completions', () => {
     const pieces = frames([chunk('The', null), chunk(' holiday', null), chunk(' to', 'length'), usageChunk]);
     f.chat.enqueue(sse(pieces));
     const { result, charge } = await f.charged(async () => (await f.post('/v1/completions', { model: 'cmp-model', prompt: 'Say', stream: true })).text());
-    expect(f.chat.requests[0]!.body).toEqual({ model: 'cmp-model', prompt: 'Say', stream: true, stream_options: { include_usage: true } });
+    // No max_tokens named: OpenAI's default (16), which the reservation covers, is sent (an upstream's own default may be larger).
+    expect(f.chat.requests[0]!.body).toEqual({ model: 'cmp-model', prompt: 'Say', stream: true, stream_options: { include_usage: true }, max_tokens: 16 });
     expect(result).toBe([pieces[0], pieces[1], pieces[2], pieces[4]].join(''));
     expect(charge).toBe(expectedCharge(priceMilli['cmp-model'], { input: 14, output: 16 }));
   });
 
-  it('stream with include_usage: client bytes go upstream untouched and every frame comes back', async () => {
+  it('stream with include_usage: client bytes go upstream untouched (the default max_tokens spliced in) and every frame comes back', async () => {
     const usageChunk = { id: 'c', object: 'text_completion', created: 1, model: 'cmp-model', usage: cmpUsage, choices: [] };
     const pieces = frames([{ id: 'c', object: 'text_completion', created: 1, choices: [{ text: 'x', index: 0, logprobs: null, finish_reason: 'stop' }], model: 'cmp-model', usage: null }, usageChunk]);
     f.chat.enqueue(sse(pieces));
     const raw = '{"model":"cmp-model",  "prompt":"Say", "stream":true,"stream_options":{"include_usage":true},"zz":1}';
     const { result, charge } = await f.charged(async () => (await f.post('/v1/completions', raw)).text());
-    expect(f.chat.requests[0]!.rawBody).toBe(raw);
+    expect(f.chat.requests[0]!.rawBody).toBe(`{"max_tokens":16,${raw.slice(1)}`);
+    const named = raw.replace('"zz":1', '"max_tokens":7');
+    f.chat.enqueue(sse(pieces));
+    await f.charged(async () => (await f.post('/v1/completions', named)).text());
+    expect(f.chat.requests[1]!.rawBody).toBe(named);
     expect(result).toBe(pieces.join(''));
     expect(charge).toBe(expectedCharge(priceMilli['cmp-model'], { input: 14, output: 16 }));
   });

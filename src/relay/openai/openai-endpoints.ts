@@ -36,6 +36,11 @@ export interface OpenaiEndpoint {
   billsOutput?: false;
   /** The prompt each choice's text starts with (legacy Completions `echo`): not output, left out of a local count. */
   echoedPrompt?(body: Record<string, unknown>): EchoedPrompt | undefined;
+  /**
+   * The output limit sent upstream when the client named none: the one its reservation covers, so an
+   * upstream whose own default is larger (llama.cpp, vLLM: none) cannot produce more than was reserved.
+   */
+  defaultOutputLimit?(body: Record<string, unknown>): { field: string; tokens: number } | undefined;
 }
 
 const positiveInteger = z.number().int().nonnegative();
@@ -125,6 +130,8 @@ function completionsMade(body: Record<string, unknown>): number {
   return perPrompt * prompts;
 }
 const noPrompt = () => ({ texts: [], extraTokens: 0 });
+/** OpenAI's default `max_tokens` of a legacy completion. */
+const completionsDefaultMaxTokens = 16;
 const optionalNumber = (value: unknown) => (typeof value === 'number' ? value : undefined);
 const largerLimit = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
 
@@ -146,7 +153,8 @@ export const openaiEndpoints: Record<OpenaiEndpointName, OpenaiEndpoint> = {
     schema: completionsSchema,
     promptText: (body) => collectInputText(body.prompt),
     // Per completion, for every completion made: max(n, best_of) of them for each prompt of a list.
-    maxOutputTokens: (body) => (optionalNumber(body.max_tokens) ?? 16) * completionsMade(body),
+    maxOutputTokens: (body) => (optionalNumber(body.max_tokens) ?? completionsDefaultMaxTokens) * completionsMade(body),
+    defaultOutputLimit: (body) => (optionalNumber(body.max_tokens) === undefined ? { field: 'max_tokens', tokens: completionsDefaultMaxTokens } : undefined),
     choicesMade: completionsMade,
     echoedPrompt: echoedPromptOf,
   },

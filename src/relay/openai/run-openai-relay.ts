@@ -62,7 +62,7 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
         channel,
         key,
         // A request without a model (moderations) gets the default, which the channel's model_mapping may change.
-        upstreamBody: buildUpstreamBody(request.rawBody, body, endpoint.forwardsModel === false ? undefined : mapping.upstreamModel, askForStreamUsage, endpoint.streams),
+        upstreamBody: buildUpstreamBody(request.rawBody, body, endpoint.forwardsModel === false ? undefined : mapping.upstreamModel, askForStreamUsage, endpoint.streams, endpoint.defaultOutputLimit?.(body)),
         stream,
         clientWantsUsage,
         singleChoice: (endpoint.choicesMade?.(body) ?? 1) === 1,
