@@ -31,9 +31,10 @@ export type CanonicalStreamPart =
   /**
    * For billing only (encoders write nothing): the input an upstream reported before its final usage,
    * in a report without output counts (Gemini's interim `usageMetadata`) — billed, with the produced text
-   * counted locally, when the answer ends before a `usage` part or a finish with usage, which replace it.
+   * counted locally, when the answer ends before a `usage` part or a finish with usage, which replace it —
+   * with the web searches (Gemini grounding) run so far, billed likewise.
    */
-  | { type: 'input-usage'; input: NormalizedUsage['input'] }
+  | { type: 'input-usage'; input: NormalizedUsage['input']; webSearches?: number }
   /**
    * For billing only (encoders write nothing): output the upstream produced that no other part carries
    * (Gemini candidates after the first), counted with the rest when no usage is reported.

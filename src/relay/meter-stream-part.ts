@@ -37,6 +37,7 @@ export function meterStreamPart(meter: UsageMeter, part: CanonicalStreamPart, no
       return;
     case 'input-usage':
       meter.reportedInput = part.input;
+      meter.reportedWebSearches = part.webSearches;
       return;
     case 'uncarried-output':
       meter.outputTally.add(part.text);

@@ -6,6 +6,7 @@ import type { ClientStreamSlot } from './client-stream-slot.js';
 export interface ProducedOutput {
   upstreamUsage: NormalizedUsage | undefined;
   reportedInput: NormalizedUsage['input'] | undefined;
+  reportedWebSearches: number | undefined;
   outputTally: TokenTally;
   firstTokenAt: number | undefined;
   deliveredCalls: number | undefined;
@@ -21,6 +22,8 @@ export class UsageMeter {
   upstreamUsage: NormalizedUsage | undefined;
   /** The input an upstream reported before its answer (Anthropic's message_start): used when no final usage comes. */
   reportedInput: NormalizedUsage['input'] | undefined;
+  /** Web searches an upstream reported before its final usage (Gemini grounding): billed with a local count. */
+  reportedWebSearches: number | undefined;
   outputTally = new TokenTally();
   firstTokenAt: number | undefined;
   /** Per-call endpoints: how many calls (images) the answer delivered, when it says; settlement charges these. */
@@ -79,12 +82,13 @@ export class UsageMeter {
    * is billed if no later attempt produces anything (`restoreAttempt`).
    */
   setAsideAttempt(): ProducedOutput {
-    return { upstreamUsage: this.upstreamUsage, reportedInput: this.reportedInput, outputTally: this.outputTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens };
+    return { upstreamUsage: this.upstreamUsage, reportedInput: this.reportedInput, reportedWebSearches: this.reportedWebSearches, outputTally: this.outputTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens };
   }
 
   restoreAttempt(produced: ProducedOutput): void {
     this.upstreamUsage = produced.upstreamUsage;
     this.reportedInput = produced.reportedInput;
+    this.reportedWebSearches = produced.reportedWebSearches;
     this.outputTally = produced.outputTally;
     this.firstTokenAt = produced.firstTokenAt;
     this.deliveredCalls = produced.deliveredCalls;
@@ -98,6 +102,7 @@ export class UsageMeter {
   startNextAttempt(): void {
     this.upstreamUsage = undefined;
     this.reportedInput = undefined;
+    this.reportedWebSearches = undefined;
     this.outputTally = new TokenTally();
     this.firstTokenAt = undefined;
     this.deliveredCalls = undefined;

@@ -111,7 +111,7 @@ describe('createAnthropicMessagesStreamDecoder', () => {
     expect(finish?.type === 'finish' && finish.usage?.input).toEqual({ total: 3010, cacheRead: 0, cacheWrite: 3000, cacheWrite1h: 2000 });
   });
 
-  it("keeps message_start's input when a relay's message_delta writes zeros for it (input counters never fall)", () => {
+  it("keeps message_start's input when a relay's message_delta writes zeros for it", () => {
     const start = event({
       type: 'message_start',
       message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude', content: [], usage: { input_tokens: 5000, cache_read_input_tokens: 2000, cache_creation_input_tokens: 1000, output_tokens: 1 } },

@@ -19,8 +19,8 @@ type OpenBlock = { kind: 'text' } | { kind: 'reasoning' } | { kind: 'tool'; tool
  * Content blocks map by kind: text → text-delta, thinking → reasoning-delta + reasoning-signature,
  * redacted_thinking → reasoning-redacted, tool_use → tool-call-start/-delta/-end with tool indexes
  * counted from 0. `usage` follows every message_delta (counters are cumulative; a field sent there
- * replaces the one from message_start, except that an input counter never falls:
- * merge-anthropic-messages-usage.ts); `finish` comes at message_stop, or at end() if the upstream broke off.
+ * replaces the one from message_start, except that input counters all written as 0 do not wipe figures
+ * reported above 0: merge-anthropic-messages-usage.ts); `finish` comes at message_stop, or at end() if the upstream broke off.
  * message_start's usage alone is interim (`output_tokens: 1`): `finish` carries usage only once a
  * message_delta reported some, so a stream that failed or broke off before one is billed at
  * message_start's input (carried on `start`) and its output counted locally.

@@ -16,7 +16,8 @@ describe('mergeAnthropicMessagesUsage', () => {
     expect(mergeAnthropicMessagesUsage(start, { input_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 20 })).toEqual({ ...start, output_tokens: 20 });
   });
 
-  it('takes a later split of the input as it is (not the larger of both reports)', () => {
+  it('takes a later split of the input as it is, zeros included (never both reports)', () => {
+    expect(mergeAnthropicMessagesUsage({ input_tokens: 1000, output_tokens: 1 }, { input_tokens: 0, cache_read_input_tokens: 1000, output_tokens: 5 })).toEqual({ input_tokens: 0, cache_read_input_tokens: 1000, output_tokens: 5 });
     const start = { input_tokens: 5000, output_tokens: 1 };
     expect(mergeAnthropicMessagesUsage(start, { input_tokens: 3000, cache_read_input_tokens: 2000, output_tokens: 20 })).toEqual({ input_tokens: 3000, cache_read_input_tokens: 2000, output_tokens: 20 });
   });
@@ -26,9 +27,10 @@ describe('mergeAnthropicMessagesUsage', () => {
     expect(mergeAnthropicMessagesUsage(start, { input_tokens: null, output_tokens: 7 })).toEqual({ input_tokens: 5000, output_tokens: 7 });
   });
 
-  it("keeps a share of the cache writes' 5-minute / 1-hour split that a later report writes as 0", () => {
+  it("keeps the cache writes' 5-minute / 1-hour split when a later report writes it as zeros, and takes a new split as it is", () => {
     const start = { cache_creation_input_tokens: 3000, cache_creation: { ephemeral_5m_input_tokens: 1000, ephemeral_1h_input_tokens: 2000 } };
-    expect(mergeAnthropicMessagesUsage(start, { cache_creation: { ephemeral_5m_input_tokens: 1500, ephemeral_1h_input_tokens: 0 } }).cache_creation).toEqual({ ephemeral_5m_input_tokens: 1500, ephemeral_1h_input_tokens: 2000 });
+    expect(mergeAnthropicMessagesUsage(start, { cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 } }).cache_creation).toEqual(start.cache_creation);
+    expect(mergeAnthropicMessagesUsage(start, { cache_creation: { ephemeral_5m_input_tokens: 3000, ephemeral_1h_input_tokens: 0 } }).cache_creation).toEqual({ ephemeral_5m_input_tokens: 3000, ephemeral_1h_input_tokens: 0 });
     expect(mergeAnthropicMessagesUsage(start, { cache_creation: { ephemeral_5m_input_tokens: 500, ephemeral_1h_input_tokens: 2500 } }).cache_creation).toEqual({ ephemeral_5m_input_tokens: 500, ephemeral_1h_input_tokens: 2500 });
     expect(mergeAnthropicMessagesUsage(start, { output_tokens: 3 }).cache_creation).toEqual(start.cache_creation);
   });

@@ -33,7 +33,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
   let failed = false;
   let usage: NormalizedUsage | undefined;
   let usageKey = '';
-  let reportedInputTotal: number | undefined;
+  let reportedInputKey = '';
   /** Google searches the answer ran (grounding), billed with its final usage. */
   const searchQueries = new Set<string>();
   let modelVersion: string | undefined;
@@ -140,9 +140,12 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       const usageMetadata = (json as { usageMetadata?: unknown }).usageMetadata;
       const reported = readGeminiUsage(usageMetadata);
       if (reported !== undefined && finishRaw === undefined && blockReason === undefined && !reportsGeminiOutput(usageMetadata)) {
-        // The prompt count alone, mid-answer: billed with the output counted locally if the answer ends here.
-        if (reported.input.total !== reportedInputTotal) out.push({ type: 'input-usage', input: reported.input });
-        reportedInputTotal = reported.input.total;
+        // The prompt count alone, mid-answer: billed with the output counted locally if the answer ends here,
+        // and with the searches run so far (an answer cut after its grounding still bills them).
+        const searches = countGroundingSearches(searchQueries, modelVersion);
+        const key = `${reported.input.total}/${searches}`;
+        if (key !== reportedInputKey) out.push({ type: 'input-usage', input: reported.input, ...(searches > 0 ? { webSearches: searches } : {}) });
+        reportedInputKey = key;
         return out;
       }
       const next = reported === undefined ? undefined : keepEarlierShares(reported, usage, usageMetadata);
