@@ -10,7 +10,7 @@ import { meterStreamPart, meterWholeResponse } from './meter-stream-part.js';
 import { StreamEndedMidAnswer } from './stream-ended-mid-answer.js';
 import { StreamOpening } from './stream-opening.js';
 import { eventBoundFor } from './stream-event-bound.js';
-import { errorDocumentFailure } from './is-error-document.js';
+import { errorDocumentFailure } from './error-document-failure.js';
 import { readFailureOutcome } from './read-failure-outcome.js';
 import { readInBandFailure } from './read-in-band-failure.js';
 import { failedAttemptFrom } from './read-upstream-error.js';

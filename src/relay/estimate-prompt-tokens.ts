@@ -15,9 +15,11 @@ export interface PromptTokens {
 /** Both counts of a prompt's text plus the tokens that text cannot show (framing, images). */
 export function estimatePromptTokens(prompt: PromptText): PromptTokens {
   let exact: Promise<number> | undefined;
+  const imageTokens = prompt.imageTokens ?? 0;
+  const untold = prompt.extraTokens + imageTokens;
   return {
-    estimatedPromptTokens: prompt.texts.reduce((sum, text) => sum + estimateTextTokens(text), prompt.extraTokens),
-    countPromptTokens: () => (exact ??= countTextsTokens(prompt.texts).then((tokens) => tokens + prompt.extraTokens)),
-    promptImageTokens: prompt.imageTokens ?? 0,
+    estimatedPromptTokens: prompt.texts.reduce((sum, text) => sum + estimateTextTokens(text), untold),
+    countPromptTokens: () => (exact ??= countTextsTokens(prompt.texts).then((tokens) => tokens + untold)),
+    promptImageTokens: imageTokens,
   };
 }

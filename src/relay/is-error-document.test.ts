@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorDocumentFailure, errorDocumentFailureIn, isErrorDocument } from './is-error-document.js';
+import { isErrorDocument } from './is-error-document.js';
 
 describe('isErrorDocument', () => {
   it('is true for an error object with no result', () => {
@@ -23,25 +23,5 @@ describe('isErrorDocument', () => {
     expect(isErrorDocument({ error: 'a string' })).toBe(false);
     expect(isErrorDocument([{ error: {} }])).toBe(false);
     expect(isErrorDocument(null)).toBe(false);
-  });
-});
-
-describe('errorDocumentFailure', () => {
-  const key = 'sk-channel-secret-key';
-
-  it("is a 502 naming the upstream's message, the channel key redacted", () => {
-    expect(errorDocumentFailure({ error: { message: `bad key ${key}` } }, key)).toEqual({ kind: 'status', status: 502, message: 'the upstream answered 2xx with an error document: bad key ***' });
-    expect(errorDocumentFailure({ type: 'error', error: { type: 'overloaded_error' } }, key)).toEqual({ kind: 'status', status: 502, message: 'the upstream answered 2xx with an error document' });
-  });
-
-  it('is undefined for an answer', () => {
-    expect(errorDocumentFailure({ choices: [{ message: { content: 'hi' } }] }, key)).toBeUndefined();
-    expect(errorDocumentFailure(undefined, key)).toBeUndefined();
-  });
-
-  it('reads bytes only when they hold an "error" key, and not JSON as no failure', () => {
-    expect(errorDocumentFailureIn(Buffer.from('{"error":{"message":"x"}}'), key)).toMatchObject({ status: 502 });
-    expect(errorDocumentFailureIn(Buffer.from('{"choices":[{"message":{"content":"no error here"}}]}'), key)).toBeUndefined();
-    expect(errorDocumentFailureIn(Buffer.from('"error" but not JSON {'), key)).toBeUndefined();
   });
 });

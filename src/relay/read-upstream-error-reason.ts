@@ -1,3 +1,4 @@
+import { isRecord } from '../convert/shared/is-record.js';
 import type { UpstreamErrorReason } from '../routing/classify-upstream-failure.js';
 
 /**
@@ -45,7 +46,7 @@ const accountDeadPrefixes = [
 ];
 
 function recordOf(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return isRecord(value) ? value : undefined;
 }
 
 function stringOf(value: unknown): string | undefined {

@@ -39,4 +39,10 @@ describe('classifyUpstreamFailure', () => {
       expect(classifyUpstreamFailure({ kind: 'status', status: 400, message })).toEqual({ retry: false, setKeyAside: false, disableChannel: false, countsAsChannelFailure: false });
     }
   });
+
+  it('tries a 2xx error document elsewhere without holding it against the channel, unless its fields name the account', () => {
+    expect(classifyUpstreamFailure({ kind: 'status', status: 502, message: 'the upstream answered 2xx with an error document', mayBeTheRequests: true })).toEqual({ retry: true, setKeyAside: false, disableChannel: false, countsAsChannelFailure: false });
+    expect(classifyUpstreamFailure({ kind: 'status', status: 502, message: 'x', reason: 'account_dead' })).toEqual({ retry: true, setKeyAside: true, disableChannel: true, countsAsChannelFailure: true });
+    expect(classifyUpstreamFailure({ kind: 'status', status: 502, message: 'x' })).toEqual({ retry: true, setKeyAside: false, disableChannel: false, countsAsChannelFailure: true });
+  });
 });

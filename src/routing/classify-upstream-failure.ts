@@ -10,8 +10,9 @@ export type UpstreamFailure =
   /**
    * `reason` is what the upstream said about the channel's key or account, read from fields the client
    * cannot write (readUpstreamErrorReason): never from the message alone, which may quote the request.
+   * `mayBeTheRequests`: the answer cannot tell the channel's fault from the request's (a 2xx error document).
    */
-  | { kind: 'status'; status: number; message: string; reason?: UpstreamErrorReason };
+  | { kind: 'status'; status: number; message: string; reason?: UpstreamErrorReason; mayBeTheRequests?: true };
 
 /** The key itself was refused (whatever the status: Google says so with a 400), or the account behind it cannot serve anything. */
 export type UpstreamErrorReason = 'key_rejected' | 'account_dead';
@@ -43,9 +44,11 @@ export function classifyUpstreamFailure(failure: UpstreamFailure): FailureVerdic
       if (status === 401 || reason === 'key_rejected') return { retry: true, setKeyAside: true, disableChannel: true, countsAsChannelFailure: true };
       if (status === 403 || status === 402) return { retry: true, setKeyAside: accountDead, disableChannel: accountDead, countsAsChannelFailure: true };
       if (status === 429) return { retry: true, setKeyAside: false, disableChannel: accountDead, countsAsChannelFailure: true };
-      if (status === 408 || status >= 500) return { retry: true, setKeyAside: false, disableChannel: false, countsAsChannelFailure: true };
-      // Anthropic says "Your credit balance is too low" with a 400: the account, not the request.
+      // Anthropic says "Your credit balance is too low" with a 400, a chained gateway in a 2xx error document: the account, not the request.
       if (accountDead) return { retry: true, setKeyAside: true, disableChannel: true, countsAsChannelFailure: true };
+      // A 2xx error document says nothing more: it may answer the client's own bad request. Tried elsewhere, not held against the channel.
+      if (failure.mayBeTheRequests === true) return { retry: true, setKeyAside: false, disableChannel: false, countsAsChannelFailure: false };
+      if (status === 408 || status >= 500) return { retry: true, setKeyAside: false, disableChannel: false, countsAsChannelFailure: true };
       // 400, 404, 409, 413, 422 …: the request is at fault; another channel would say the same.
       return { retry: false, setKeyAside: false, disableChannel: false, countsAsChannelFailure: false };
     }

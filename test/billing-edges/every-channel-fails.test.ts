@@ -25,6 +25,7 @@ describe('every channel fails', () => {
         fixture.fallback![upstream].enqueue({ ...errorReply(upstream, 429, 'slow down'), headers: { 'retry-after': '7' } });
         await fixture.settled();
         const before = await fixture.balances();
+        const asked = { primary: fixture.primary[upstream].requests.length, fallback: fixture.fallback![upstream].requests.length };
         const error = (await sendWithSdk(fixture.sdk, client, modelOf[upstream], stream, 200).then(() => undefined, (e: unknown) => e)) as any;
         expect(error).toBeDefined();
         if (client === 'anthropic') {
@@ -52,7 +53,8 @@ describe('every channel fails', () => {
         expect(rows.filter((r) => r.state !== 'settled')).toEqual([]);
         const row = (await fixture.logs()).at(-1);
         expect(Number(row.quota)).toBe(0);
-        expect(fixture.primary[upstream].requests.length).toBeGreaterThan(0);
+        // Each channel asked once: the primary, then the fallback.
+        expect({ primary: fixture.primary[upstream].requests.length - asked.primary, fallback: fixture.fallback![upstream].requests.length - asked.fallback }).toEqual({ primary: 1, fallback: 1 });
       });
     }
   }

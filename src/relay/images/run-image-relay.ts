@@ -55,7 +55,7 @@ async function relayImageRequest(services: RelayServices, operation: ImageOperat
     {
       model: image.model,
       stream: image.stream,
-      ...estimatePromptTokens({ texts: [image.prompt], extraTokens: inputImages * estimatedTokensPerImage, imageTokens: inputImages * estimatedTokensPerImage }),
+      ...estimatePromptTokens({ texts: [image.prompt], extraTokens: 0, imageTokens: inputImages * estimatedTokensPerImage }),
       // Token-priced image models (gpt-image) write their images as output tokens: the model's budget per image.
       maxOutputTokens: image.images * outputBudgetPerImage,
       calls: image.images,

@@ -9,6 +9,7 @@ import { failedAttemptFrom } from '../read-upstream-error.js';
 import type { AttemptOutcome } from '../run-failover.js';
 import type { RelayServices } from '../relay-services.js';
 import type { UsageMeter } from '../usage-meter.js';
+import { errorDocumentFailure } from '../error-document-failure.js';
 import { isErrorDocument } from '../is-error-document.js';
 import { sendWholeAnswer } from '../write-to-client.js';
 import { findTopLevelUsage } from './find-top-level-usage.js';
@@ -46,6 +47,12 @@ export interface OpenaiAttemptInput {
   readWholeAnswer?: (answer: Buffer, meter: UsageMeter, contentType: string) => void;
   /** False: output tokens the upstream reports are not billed (embeddings, moderations, rerank make none). */
   billsOutput?: false | undefined;
+  /**
+   * True: a 2xx error document is the channel's failure, tried on another channel (the text routes); else it
+   * is relayed at no charge (embeddings, rerank, moderations). Found by the parse an answer without usage
+   * already gets: an answer with usage is never searched for one.
+   */
+  errorDocumentFails?: true | undefined;
   /** The prompt each choice's text starts with (legacy Completions `echo`), left out of a local count. */
   echoedPrompt?: EchoedPrompt | undefined;
 }
@@ -99,8 +106,16 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   const channelFailure = input.channelFailureIn?.(bytes, contentType);
   if (channelFailure !== undefined) return { kind: 'failed', failure: channelFailure.kind === 'status' ? { ...channelFailure, message: redactSecret(channelFailure.message, input.key) } : channelFailure };
   meter.firstTokenAt = services.now();
-  if (input.readWholeAnswer === undefined) noteNonStreamUsage(bytes, meter, { billsOutput: input.billsOutput !== false }, input.echoedPrompt);
-  else input.readWholeAnswer(bytes, meter, contentType);
+  if (input.readWholeAnswer === undefined) {
+    const errorDocument = noteNonStreamUsage(bytes, meter, input.billsOutput === false ? noOutputBilled : outputBilled, input.echoedPrompt);
+    const failure = input.errorDocumentFails === true ? errorDocumentFailure(errorDocument, input.key) : undefined;
+    if (failure !== undefined) {
+      // Not an answer that cost nothing but no answer at all: the meter holds nothing of it.
+      meter.upstreamUsage = undefined;
+      meter.deliveredCalls = undefined;
+      return { kind: 'failed', failure };
+    }
+  } else input.readWholeAnswer(bytes, meter, contentType);
   // Read on after its client left (for its usage): there is no one to send it to.
   if (meter.clientAborted) return { kind: 'served', value: { status }, status };
   meter.committed = true;
@@ -108,31 +123,38 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   return { kind: 'served', value: { status }, status };
 }
 
-/** Whatever the content type says: some upstreams label their JSON `text/plain` or `text/html`. */
-function noteNonStreamUsage(bytes: Buffer, meter: UsageMeter, options: ReadOpenaiUsageOptions, echoedPrompt: EchoedPrompt | undefined): void {
+const outputBilled: ReadOpenaiUsageOptions = { billsOutput: true };
+const noOutputBilled: ReadOpenaiUsageOptions = { billsOutput: false };
+
+/**
+ * Whatever the content type says: some upstreams label their JSON `text/plain` or `text/html`. Returns the
+ * answer when it is a 2xx error document (metered as costing nothing).
+ */
+function noteNonStreamUsage(bytes: Buffer, meter: UsageMeter, options: ReadOpenaiUsageOptions, echoedPrompt: EchoedPrompt | undefined): Record<string, unknown> | undefined {
   // Usage alone when it can be found cheaply; the whole answer only when usage is missing or unclear (or counts nothing).
   const found = findTopLevelUsage(bytes);
   if (found !== undefined) {
     meter.upstreamUsage = readOpenaiUsage(found, options);
-    if (meter.upstreamUsage !== undefined) return;
+    if (meter.upstreamUsage !== undefined) return undefined;
   }
   let json: Record<string, unknown>;
   try {
     json = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
   } catch {
-    return;
+    return undefined;
   }
   meter.upstreamUsage = readOpenaiUsage(json.usage, options);
   if (meter.upstreamUsage === undefined && isErrorDocument(json)) {
     // A failure answered with a 2xx: nothing delivered, nothing charged (per token or per call).
     meter.upstreamUsage = emptyUsage();
     meter.deliveredCalls = 0;
-    return;
+    return json;
   }
-  if (meter.upstreamUsage !== undefined || !Array.isArray(json.choices)) return;
+  if (meter.upstreamUsage !== undefined || !Array.isArray(json.choices)) return undefined;
   for (const [position, choice] of (json.choices as { index?: unknown; message?: { content?: unknown; tool_calls?: unknown }; text?: unknown }[]).entries()) {
     if (typeof choice.text === 'string') meter.outputTally.add(echoedPrompt === undefined ? choice.text : skipEchoedPrompt(choice.text, echoedPrompt(typeof choice.index === 'number' ? choice.index : position)));
     if (typeof choice.message?.content === 'string') meter.outputTally.add(choice.message.content);
     if (choice.message?.tool_calls !== undefined) meter.outputTally.add(JSON.stringify(choice.message.tool_calls));
   }
+  return undefined;
 }

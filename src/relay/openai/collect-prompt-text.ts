@@ -7,9 +7,9 @@ import { fileTokens } from '../text/collect-canonical-prompt-text.js';
 export interface PromptText {
   /** Texts counted one by one, their counts summed: separate inputs (a prompt array) are not one text. */
   texts: string[];
-  /** Tokens no text shows: images, per-message framing, token ids given as numbers. */
+  /** Tokens no text shows but images: per-message framing, token ids given as numbers, files, audio. */
   extraTokens: number;
-  /** The part of `extraTokens` that is images: a local count bills it at the model's image input price. */
+  /** Images (their flat estimates), counted beside `extraTokens`: a local count bills them at the image input price. */
   imageTokens?: number;
 }
 
@@ -42,7 +42,7 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
     if (Array.isArray(toolCalls)) parts.push(JSON.stringify(toolCalls));
   }
   if (Array.isArray(body.tools)) parts.push(JSON.stringify(body.tools));
-  return { texts: [parts.join('\n')], extraTokens: extraTokens + imageTokens, imageTokens };
+  return { texts: [parts.join('\n')], extraTokens, imageTokens };
 }
 
 /** A Chat `file` part's inline data (`file_data`: a data URL, or bare base64 read as a PDF), when it has one. */

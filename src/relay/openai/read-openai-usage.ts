@@ -6,6 +6,8 @@ function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }
 
+const billsEverything: ReadOpenaiUsageOptions = {};
+
 export interface ReadOpenaiUsageOptions {
   /** False: the endpoint produces no output tokens (embeddings, moderations, rerank); any reported are not billed. */
   billsOutput?: boolean;
@@ -21,7 +23,7 @@ export interface ReadOpenaiUsageOptions {
  * upstream answered costs nothing, so the gateway counts it locally, as new-api uses its own estimate when
  * `prompt_tokens` is 0.
  */
-export function readOpenaiUsage(usage: unknown, options: ReadOpenaiUsageOptions = {}): NormalizedUsage | undefined {
+export function readOpenaiUsage(usage: unknown, options: ReadOpenaiUsageOptions = billsEverything): NormalizedUsage | undefined {
   if (usage === null || typeof usage !== 'object') return undefined;
   const wire = usage as { input_tokens?: unknown; output_tokens?: unknown; completion_tokens?: unknown; total_tokens?: unknown };
   let read: NormalizedUsage | undefined;

@@ -121,7 +121,7 @@ export function buildParsedInbound(style: 'anthropic-messages' | 'openai-respons
   };
 }
 
-/** Adds `extra` to `prompt` (both keep images inside `extraTokens`). */
+/** Adds `extra` to `prompt`. */
 function addPromptText(prompt: PromptText, extra: PromptText): void {
   prompt.texts.push(...extra.texts);
   prompt.extraTokens += extra.extraTokens;
@@ -139,7 +139,6 @@ export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffe
   // Media in the model's own turns (an image it made, sent back to edit) reaches a Gemini upstream though
   // the canonical form drops it: counted as images are everywhere.
   const modelTurnMedia = modelTurnMediaParts(body) * estimatedTokensPerImage;
-  promptText.extraTokens += modelTurnMedia;
   promptText.imageTokens = (promptText.imageTokens ?? 0) + modelTurnMedia;
   return {
     style: 'gemini',

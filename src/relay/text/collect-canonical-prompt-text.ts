@@ -39,7 +39,7 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
     }
   }
   if (request.tools.length > 0) texts.push(JSON.stringify(request.tools));
-  return { texts: [texts.join('\n')], extraTokens: extraTokens + imageTokens, imageTokens };
+  return { texts: [texts.join('\n')], extraTokens, imageTokens };
 }
 
 /**

@@ -33,12 +33,12 @@ describe('collectDroppedAnthropicPromptText', () => {
 
   it('reads a document with a content source as its text, its images at the flat figure', () => {
     const messages = [user({ type: 'document', title: 'Doc', source: { type: 'content', content: [{ type: 'text', text: 'first' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] } })];
-    expect(collectDroppedAnthropicPromptText(messages)).toEqual({ texts: ['first\nDoc'], extraTokens: 1000, imageTokens: 1000 });
+    expect(collectDroppedAnthropicPromptText(messages)).toEqual({ texts: ['first\nDoc'], extraTokens: 0, imageTokens: 1000 });
   });
 
   it('counts a document or an image given by file_id at the flat 1,000 (images as image tokens)', () => {
     const messages = [user({ type: 'document', source: { type: 'file', file_id: 'file_1' } }, { type: 'image', source: { type: 'file', file_id: 'file_2' } })];
-    expect(collectDroppedAnthropicPromptText(messages)).toEqual({ texts: [], extraTokens: 2000, imageTokens: 1000 });
+    expect(collectDroppedAnthropicPromptText(messages)).toEqual({ texts: [], extraTokens: 1000, imageTokens: 1000 });
   });
 
   it("reads a carried document's context (the parser drops it)", () => {

@@ -48,7 +48,7 @@ export function collectDroppedAnthropicPromptText(messages: unknown): PromptText
     }
   }
   const texts = tally.texts.length === 0 ? [] : [tally.texts.join('\n')];
-  return { texts, extraTokens: tally.extraTokens + tally.imageTokens, imageTokens: tally.imageTokens };
+  return { texts, extraTokens: tally.extraTokens, imageTokens: tally.imageTokens };
 }
 
 /** A user block (or a block inside a tool result): text, base64/URL images and base64/URL/text documents are carried. */

@@ -10,7 +10,6 @@ import { candidateChannels } from '../../routing/select-channel.js';
 import { attemptConvertedUpstream, defaultMaxTokens } from '../attempt-converted-upstream.js';
 import { attemptPassthroughUpstream } from '../attempt-passthrough-upstream.js';
 import { attemptOpenaiUpstream } from '../openai/attempt-openai-upstream.js';
-import { errorDocumentFailureIn } from '../is-error-document.js';
 import { buildUpstreamBody } from '../openai/build-upstream-body.js';
 import { openaiEndpoints } from '../openai/openai-endpoints.js';
 import type { PromptTokens } from '../estimate-prompt-tokens.js';
@@ -160,7 +159,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
       stream: inbound.stream,
       estimatedPromptTokens: continued?.estimatedPromptTokens ?? inbound.estimatedPromptTokens,
       countPromptTokens: continued?.countPromptTokens ?? inbound.countPromptTokens,
-      promptImageTokens: inbound.promptImageTokens,
+      promptImageTokens: continued?.promptImageTokens ?? inbound.promptImageTokens,
       preferredChannelId: continued?.preferredChannelId,
       onAnswered: continued?.onAnswered,
       maxOutputTokens: reservedOutputTokens(services, inbound),
@@ -193,7 +192,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
             clientWantsUsage: inbound.includeUsage,
             singleChoice: (openaiEndpoints.chat.choicesMade?.(inbound.body) ?? 1) === 1,
             // A 2xx error document is the channel's failure on every text route (passthrough or converted).
-            channelFailureIn: (answer) => errorDocumentFailureIn(answer, key),
+            errorDocumentFails: true,
             ...common,
           });
         }
