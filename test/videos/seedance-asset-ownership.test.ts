@@ -6,42 +6,15 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeArkAssetUpstream, type FakeArkAssetUpstream } from '../fakes/fake-ark-asset-upstream.js';
+import { aliceKey, arkKey, assetOwnersConfig, bobKey, statusOf } from './asset-owners-fixture.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-databases.js';
 
-const aliceKey = `sk-${'a'.repeat(48)}`;
-const bobKey = `sk-${'b'.repeat(48)}`;
-const seedance = 'doubao-seedance-2-0-260128';
 const createBody = { url: 'https://example.com/private-photo.jpg', name: 'alice-private.jpg', assetType: 'Image' };
-
-function config(upstreamUrl: string) {
-  return {
-    groups: { default: 1 },
-    prices: { [seedance]: { per_second: 0.1 } },
-    channels: [{ type: 'openai', weight: 1, auto_disable: false, enabled: true, model_mapping: {}, name: 'ark', base_url: upstreamUrl, key: 'ark-key-000000', models: [seedance], groups: ['default'], priority: 0, settings: {} }],
-    users: [
-      { username: 'alice', role: 'user', group: 'default', quota: 1_000_000, enabled: true },
-      { username: 'bob', role: 'user', group: 'default', quota: 1_000_000, enabled: true },
-    ],
-    tokens: [
-      { name: 'alice-key', user: 'alice', key: aliceKey, quota: 1_000_000, expires_at: 0, enabled: true },
-      { name: 'bob-key', user: 'bob', key: bobKey, quota: 1_000_000, expires_at: 0, enabled: true },
-    ],
-  } as never;
-}
-
-async function statusOf(call: Promise<unknown>): Promise<number | undefined> {
-  try {
-    await call;
-    return 200;
-  } catch (error) {
-    return (error as { status?: number }).status;
-  }
-}
 
 let upstream: FakeArkAssetUpstream;
 beforeAll(async () => {
-  upstream = await startFakeArkAssetUpstream({ expectedKeys: ['ark-key-000000'], idPrefix: `asset-20260327164915-o${Date.now().toString(36)}` });
+  upstream = await startFakeArkAssetUpstream({ expectedKeys: [arkKey], idPrefix: `asset-20260327164915-o${Date.now().toString(36)}` });
 });
 afterAll(async () => {
   await upstream?.close();
@@ -50,7 +23,7 @@ afterAll(async () => {
 describe('asset ownership survives what the memory forgets', () => {
   it("after 72 hours another caller still cannot read alice's asset", async () => {
     let clock = Date.UTC(2026, 2, 27);
-    const gateway = await startTestGateway({ config: config(upstream.url), now: () => clock });
+    const gateway = await startTestGateway({ config: assetOwnersConfig(upstream.url), now: () => clock });
     try {
       const sdk = (key: string) => new OpenAI({ apiKey: key, baseURL: gateway.url, maxRetries: 0 });
       const id = (await sdk(aliceKey).post<{ Result: { Id: string } }>('/api/asset/createMedia', { body: createBody })).Result.Id;
@@ -68,10 +41,10 @@ describe('asset ownership survives what the memory forgets', () => {
   it("after a restart (no Redis) another caller still cannot read alice's asset", async () => {
     const database: TestDatabase = await createTestDatabase('sqlite');
     try {
-      const before = await startTestGateway({ config: config(upstream.url), databaseUrl: database.url });
+      const before = await startTestGateway({ config: assetOwnersConfig(upstream.url), databaseUrl: database.url });
       const id = (await new OpenAI({ apiKey: aliceKey, baseURL: before.url, maxRetries: 0 }).post<{ Result: { Id: string } }>('/api/asset/createMedia', { body: createBody })).Result.Id;
       await before.close();
-      const after = await startTestGateway({ config: config(upstream.url), databaseUrl: database.url });
+      const after = await startTestGateway({ config: assetOwnersConfig(upstream.url), databaseUrl: database.url });
       try {
         const bob = new OpenAI({ apiKey: bobKey, baseURL: after.url, maxRetries: 0 });
         expect(await statusOf(bob.get('/api/asset/get', { query: { id } }))).toBe(404);
@@ -84,7 +57,7 @@ describe('asset ownership survives what the memory forgets', () => {
   });
 
   it("a stranger cannot read an asset whose create answered {} (the id is the upstream's, shared key)", async () => {
-    const gateway = await startTestGateway({ config: config(upstream.url) });
+    const gateway = await startTestGateway({ config: assetOwnersConfig(upstream.url) });
     try {
       upstream.answerNextCreateEmpty();
       await new OpenAI({ apiKey: aliceKey, baseURL: gateway.url, maxRetries: 0 }).post('/api/asset/createMedia', { body: createBody });

@@ -6,36 +6,11 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeArkAssetUpstream, type FakeArkAssetUpstream } from '../fakes/fake-ark-asset-upstream.js';
+import { aliceKey, arkKey, assetOwnersConfig, bobKey, statusOf } from './asset-owners-fixture.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { allDialects, createTestDatabase, type TestDatabase } from '../support/test-databases.js';
 
-const aliceKey = `sk-${'a'.repeat(48)}`;
-const bobKey = `sk-${'b'.repeat(48)}`;
-const seedance = 'doubao-seedance-2-0-260128';
 const createBody = { url: 'https://example.com/cat.jpg', name: 'cat.jpg', assetType: 'Image' };
-const config = (upstreamUrl: string) =>
-  ({
-    groups: { default: 1 },
-    prices: { [seedance]: { per_second: 0.1 } },
-    channels: [{ type: 'openai', weight: 1, auto_disable: false, enabled: true, model_mapping: {}, name: 'ark', base_url: upstreamUrl, key: 'ark-key-000000', models: [seedance], groups: ['default'], priority: 0, settings: {} }],
-    users: [
-      { username: 'alice', role: 'user', group: 'default', quota: 1_000_000, enabled: true },
-      { username: 'bob', role: 'user', group: 'default', quota: 1_000_000, enabled: true },
-    ],
-    tokens: [
-      { name: 'alice-key', user: 'alice', key: aliceKey, quota: 1_000_000, expires_at: 0, enabled: true },
-      { name: 'bob-key', user: 'bob', key: bobKey, quota: 1_000_000, expires_at: 0, enabled: true },
-    ],
-  }) as never;
-
-async function statusOf(call: Promise<unknown>): Promise<number | undefined> {
-  try {
-    await call;
-    return 200;
-  } catch (error) {
-    return (error as { status?: number }).status;
-  }
-}
 
 for (const { dialect, available } of allDialects) {
 describe.skipIf(!available)(`asset ownership shared by two gateways on ${dialect}`, () => {
@@ -45,10 +20,10 @@ describe.skipIf(!available)(`asset ownership shared by two gateways on ${dialect
   let b: TestGateway;
   beforeAll(async () => {
     // Ids unique per run.
-    upstream = await startFakeArkAssetUpstream({ expectedKeys: ['ark-key-000000'], idPrefix: `asset-20260327164915-r${Date.now().toString(36)}` });
+    upstream = await startFakeArkAssetUpstream({ expectedKeys: [arkKey], idPrefix: `asset-20260327164915-r${Date.now().toString(36)}` });
     database = await createTestDatabase(dialect);
-    a = await startTestGateway({ config: config(upstream.url), databaseUrl: database.url });
-    b = await startTestGateway({ config: config(upstream.url), databaseUrl: database.url });
+    a = await startTestGateway({ config: assetOwnersConfig(upstream.url), databaseUrl: database.url });
+    b = await startTestGateway({ config: assetOwnersConfig(upstream.url), databaseUrl: database.url });
   });
   afterAll(async () => {
     await a?.close();
