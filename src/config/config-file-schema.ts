@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { largestRowId } from '../storage/largest-row-id.js';
 import { resolveModelMapping } from '../routing/resolve-model-mapping.js';
 import { parseKlingKey } from '../providers/kling/kling-credentials.js';
 import { parseVodKey } from '../providers/tencent-vod/vod-credentials.js';
@@ -74,8 +75,9 @@ export const configChannelSchema = z
     keys: z.array(z.string().min(1)).min(1).optional(),
     models: z.array(z.string().min(1)).min(1),
     groups: z.array(z.string().min(1)).min(1).default(['default']),
-    priority: z.number().int().default(0),
-    weight: z.number().int().nonnegative().default(1),
+    // 32-bit columns on PostgreSQL and MySQL.
+    priority: z.number().int().min(-largestRowId - 1).max(largestRowId).default(0),
+    weight: z.number().int().nonnegative().max(largestRowId).default(1),
     model_mapping: z.record(z.string(), z.string()).default({}),
     enabled: z.boolean().default(true),
     auto_disable: z.boolean().default(true),

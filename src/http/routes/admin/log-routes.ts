@@ -4,6 +4,7 @@ import { deleteLogsBefore } from '../../../storage/delete-old-rows.js';
 import type { AppServices } from '../../app-services.js';
 import { describeAdminRoute, pageQuerystring } from './describe-admin-route.js';
 import { parseIntegerQuery } from './parse-integer-query.js';
+import { refuseUnlessRoot } from './refuse-unless-root.js';
 import { logFilterQuerystring, parseLogFilter } from './parse-log-filter.js';
 import { parsePageRequest } from './parse-page-request.js';
 import { successEnvelope } from './success-envelope.js';
@@ -36,6 +37,8 @@ export async function logRoutes(app: FastifyInstance, services: AppServices): Pr
       }),
     },
     async (request) => {
+      // The log is the record of what was billed: only root erases it, as in new-api.
+      refuseUnlessRoot(request, 'the request log');
       const before = parseIntegerQuery(request.query, 'before');
       if (before === undefined || before < 0) {
         throw new GatewayError('invalid_request', 'Query parameter before (unix milliseconds, not negative) is required.', { param: 'before' });

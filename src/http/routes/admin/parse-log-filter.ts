@@ -1,3 +1,5 @@
+import { largestRowId } from '../../../storage/largest-row-id.js';
+import { GatewayError } from '../../../errors/gateway-error.js';
 import type { LogFilter } from '../../../storage/logs-repository.js';
 import type { JsonSchema } from './describe-zod-schema.js';
 import { parseIntegerQuery } from './parse-integer-query.js';
@@ -22,11 +24,18 @@ export function parseLogFilter(query: unknown): LogFilter {
   return {
     from: parseIntegerQuery(query, 'start'),
     to: parseIntegerQuery(query, 'end'),
-    userId: parseIntegerQuery(query, 'user_id'),
-    tokenId: parseIntegerQuery(query, 'token_id'),
-    channelId: parseIntegerQuery(query, 'channel_id'),
+    userId: parseColumnQuery(query, 'user_id'),
+    tokenId: parseColumnQuery(query, 'token_id'),
+    channelId: parseColumnQuery(query, 'channel_id'),
     model: text('model'),
-    status: parseIntegerQuery(query, 'status'),
+    status: parseColumnQuery(query, 'status'),
     requestId: text('request_id'),
   };
+}
+
+/** A filter on a 32-bit column: a value no row can hold is refused (400 naming it), not sent to the database. */
+function parseColumnQuery(query: unknown, name: string): number | undefined {
+  const value = parseIntegerQuery(query, name);
+  if (value !== undefined && Math.abs(value) > largestRowId) throw new GatewayError('invalid_request', `Query parameter ${name} must be at most ${largestRowId}.`, { param: name });
+  return value;
 }

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { expiresAtSchema, quotaAmountSchema, rateLimitSchema } from '../../../config/config-file-schema.js';
+import { largestRowId } from '../../../storage/largest-row-id.js';
 import { quotaFieldRefusal } from './quota-field-refusal.js';
 
 /** The config file's token fields, with the owner as `user_id` or `user` (a username). */
 const tokenFields = {
   name: z.string().min(1).max(128),
-  user_id: z.number().int().positive(),
+  user_id: z.number().int().positive().max(largestRowId),
   user: z.string().min(1),
   /** null = the owner's group */
   group: z.string().min(1).max(64).nullable(),
