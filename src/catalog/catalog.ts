@@ -89,7 +89,8 @@ export class Catalog {
     const version = this.newVersion();
     await this.repositories.options.set(optionKeys.catalogVersion, version);
     await this.reload();
-    await this.notifier?.publish(version);
+    // The write is done: a Redis that cannot be told leaves the replicas to their next sync (SYNC_FREQUENCY).
+    await this.notifier?.publish(version).catch(() => undefined);
   }
 
   async reload(): Promise<void> {

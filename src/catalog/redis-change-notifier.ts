@@ -13,7 +13,10 @@ export function catalogChannelName(db: number): string {
 
 /** Tells every replica that the catalog changed, so a new token or channel works at once everywhere. */
 export function createRedisChangeNotifier(redisUrl: string): ChangeNotifier {
-  const publisher = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  // A stalled Redis must not hold an admin write that publishes its change: it fails after 1 s (the
+  // replicas still see the change at their next sync, SYNC_FREQUENCY).
+  const publisher = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, commandTimeout: 1000 });
+  publisher.on('error', () => undefined);
   // ioredis reads the logical database from the URL (`redis://host:6379/3`); 0 when it names none.
   const channelName = catalogChannelName(publisher.options.db ?? 0);
   let subscriber: Redis | undefined;
@@ -24,6 +27,7 @@ export function createRedisChangeNotifier(redisUrl: string): ChangeNotifier {
     },
     async subscribe(onVersion) {
       subscriber = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
+      subscriber.on('error', () => undefined);
       subscriber.on('message', (_channel: string, version: string) => onVersion(version));
       await subscriber.subscribe(channelName);
     },

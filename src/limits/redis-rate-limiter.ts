@@ -193,8 +193,15 @@ export class RedisRateLimiter implements RateLimiter {
   }
 }
 
+/** How long a limiter command may wait for Redis before the request is served without limits. */
+export const rateLimiterCommandTimeoutMs = 1000;
+
 /** A limiter with a connection of its own (the composition root's choice when REDIS_URL is set). */
 export function createRedisRateLimiter(redisUrl: string, options: Omit<RedisRateLimiterOptions, 'ownsConnection'> = {}): RedisRateLimiter {
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
+  // A stalled Redis (connections open, no answers) must not hold requests: a command unanswered in 1 s
+  // fails, and admission serves without limits (fail open, admit-request.ts). Connection errors surface
+  // through the commands that fail; the listener only keeps ioredis from printing each one.
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2, commandTimeout: rateLimiterCommandTimeoutMs });
+  redis.on('error', () => undefined);
   return new RedisRateLimiter(redis, { ...options, ownsConnection: true });
 }

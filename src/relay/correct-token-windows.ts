@@ -15,7 +15,9 @@ export interface CountedRateCheck {
  */
 export function correctTokenWindows(limiter: RateLimiter, counted: readonly CountedRateCheck[], usedTokens: number, nowMs: number): void {
   for (const { check, endsAtMs } of counted) {
-    if (check.kind !== 'tokens') continue;
+    // Served while the limiter was unreachable: nothing was counted, so nothing is corrected (a refund of
+    // the estimate would be given to whatever window is live when the limiter is back).
+    if (check.kind !== 'tokens' || endsAtMs === undefined) continue;
     const delta = usedTokens - check.cost;
     if (delta !== 0) void limiter.adjust({ key: check.key, windowSeconds: check.windowSeconds, endsAtMs }, delta, nowMs).catch(() => undefined);
   }

@@ -44,5 +44,8 @@ export class RedisResponseMemory implements ResponseMemory {
 }
 
 export function createRedisResponseMemory(redisUrl: string, options: MemoryOptions & { onError(error: unknown): void }): RedisResponseMemory {
-  return new RedisResponseMemory(new Redis(redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1000 }), options);
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1000 });
+  // Errors surface through the commands that fail (onError); the listener keeps ioredis from printing each.
+  redis.on('error', () => undefined);
+  return new RedisResponseMemory(redis, options);
 }
