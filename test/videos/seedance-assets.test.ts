@@ -12,6 +12,7 @@ import { startTestGateway, type TestGateway } from '../support/start-test-gatewa
 const aliceKey = `sk-${'a'.repeat(48)}`;
 const bobKey = `sk-${'b'.repeat(48)}`;
 const carolKey = `sk-${'c'.repeat(48)}`;
+const chatOnlyKey = `sk-${'d'.repeat(48)}`;
 const seedance = 'doubao-seedance-2-0-260128';
 const base = { type: 'openai' as const, weight: 1, auto_disable: false, enabled: true, model_mapping: {} };
 
@@ -44,6 +45,8 @@ beforeAll(async () => {
         { name: 'alice-key', user: 'alice', key: aliceKey, quota: 1_000_000, expires_at: 0, enabled: true },
         { name: 'bob-key', user: 'bob', key: bobKey, quota: 1_000_000, expires_at: 0, enabled: true },
         { name: 'carol-key', user: 'carol', key: carolKey, quota: 1_000_000, expires_at: 0, enabled: true },
+        // Alice's second key, limited to a chat model: it reaches no asset channel.
+        { name: 'alice-chat-key', user: 'alice', key: chatOnlyKey, quota: 1_000_000, expires_at: 0, enabled: true, model_limits: ['gpt-4o-mini'] },
       ],
     } as never,
   });
@@ -163,6 +166,11 @@ describe('Seedance asset routes', () => {
     const { status, error } = await statusOf(client(aliceKey).post('/api/asset/createMedia', { body: createBody }));
     expect(status).toBe(502);
     expect(String(error?.message)).toContain('credentials');
+  });
+
+  it("a key whose model_limits name no asset channel's model reaches none (503, no upstream call)", async () => {
+    expect((await statusOf(client(chatOnlyKey).post('/api/asset/createMedia', { body: createBody }))).status).toBe(503);
+    expect(first.requests.length + second.requests.length).toBe(0);
   });
 
   it('a wrong gateway key is a 401 before any upstream call', async () => {

@@ -6,6 +6,8 @@ function channel(id: number, fields: Partial<ChannelRecord>): ChannelRecord {
   return { id, name: `c${id}`, type: 'openai', baseUrl: 'http://x', keys: ['k'], models: [], groups: ['default'], priority: 0, weight: 1, modelMapping: {}, settings: {}, status: 'enabled', autoDisable: false, statusReason: null, usedQuota: 0, requestCount: 0, ...fields };
 }
 
+const reach = (group: string, pinnedChannelId: number | undefined, allowsModel = (_model: string) => true) => ({ group, pinnedChannelId, allowsModel });
+
 describe('assetChannels', () => {
   const channels = [
     channel(1, { models: ['doubao-seedance-2-0-260128'] }),
@@ -19,12 +21,17 @@ describe('assetChannels', () => {
   ];
 
   it('takes Seedance 2 channels (by name or mapping) and opted-in ones of the group, best first', () => {
-    expect(assetChannels(channels, 'default', undefined).map((found) => found.id)).toEqual([2, 3, 1]);
+    expect(assetChannels(channels, reach('default', undefined)).map((found) => found.id)).toEqual([2, 3, 1]);
   });
 
   it("another group's, a pinned key's channel only", () => {
-    expect(assetChannels(channels, 'vip', undefined).map((found) => found.id)).toEqual([6]);
-    expect(assetChannels(channels, 'default', 6).map((found) => found.id)).toEqual([6]);
-    expect(assetChannels(channels, 'default', 4)).toEqual([]);
+    expect(assetChannels(channels, reach('vip', undefined)).map((found) => found.id)).toEqual([6]);
+    expect(assetChannels(channels, reach('default', 6)).map((found) => found.id)).toEqual([6]);
+    expect(assetChannels(channels, reach('default', 4))).toEqual([]);
+  });
+
+  it("a key whose model_limits name none of a channel's models does not reach it", () => {
+    expect(assetChannels(channels, reach('default', undefined, (model) => model === 'house')).map((found) => found.id)).toEqual([2]);
+    expect(assetChannels(channels, reach('default', undefined, (model) => model === 'gpt-4o'))).toEqual([]);
   });
 });

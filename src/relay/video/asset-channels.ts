@@ -3,15 +3,31 @@ import type { ChannelRecord } from '../../catalog/catalog-records.js';
 /** A Seedance 2 model name (`doubao-seedance-2-0-260128`, `…-2-0-fast-…`): its channel serves the asset routes. */
 const seedance2 = /seedance-2/i;
 
+/** Who asks: the caller's group, its key's pinned channel, and the models its key may use (`model_limits`). */
+export interface AssetCaller {
+  group: string;
+  pinnedChannelId: number | undefined;
+  allowsModel(model: string): boolean;
+}
+
 /**
  * Pure: the channels that serve a caller's Seedance asset routes (`/api/asset/createMedia`, `/api/asset/get`),
  * best first — enabled OpenAI-style channels of its group (or its key's pinned channel) that set
  * `settings.asset_api: true`, or list a Seedance 2 model (by its name or the name it maps to) and do not
- * set `asset_api: false`; the highest priority first, then the heaviest weight, then the oldest.
+ * set `asset_api: false`, and that list a model the caller's key may use (a key limited to chat models
+ * reaches no asset channel); the highest priority first, then the heaviest weight, then the oldest.
  */
-export function assetChannels(channels: readonly ChannelRecord[], group: string, pinnedChannelId: number | undefined): ChannelRecord[] {
+export function assetChannels(channels: readonly ChannelRecord[], caller: AssetCaller): ChannelRecord[] {
+  const { group, pinnedChannelId } = caller;
   return channels
-    .filter((channel) => channel.status === 'enabled' && channel.type === 'openai' && (pinnedChannelId === undefined ? channel.groups.includes(group) : channel.id === pinnedChannelId) && servesAssets(channel))
+    .filter(
+      (channel) =>
+        channel.status === 'enabled' &&
+        channel.type === 'openai' &&
+        (pinnedChannelId === undefined ? channel.groups.includes(group) : channel.id === pinnedChannelId) &&
+        servesAssets(channel) &&
+        channel.models.some((model) => caller.allowsModel(model)),
+    )
     .sort((a, b) => b.priority - a.priority || b.weight - a.weight || a.id - b.id);
 }
 

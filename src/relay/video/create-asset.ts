@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { tokenAllowsModel } from '../../auth/authorize-model.js';
 import type { AssetOwnersRepository } from '../../storage/asset-owners-repository.js';
 import { keyFingerprint } from '../../tasks/key-fingerprint.js';
 import type { RelayServices } from '../relay-services.js';
@@ -32,7 +33,7 @@ export async function createAsset(services: RelayServices, owners: AssetOwnersRe
   const bytes = request.rawBody ?? JSON.stringify(body);
   const answer = await askAssetChannels(
     services,
-    assetChannels(services.catalog.snapshot.channels, caller.group, caller.pinnedChannelId),
+    assetChannels(services.catalog.snapshot.channels, { group: caller.group, pinnedChannelId: caller.pinnedChannelId, allowsModel: (model) => tokenAllowsModel(caller, model) }),
     (channel) => channel.keys[0],
     (channel, key, signal) => ({
       url: `${channel.baseUrl}/api/asset/createMedia`,

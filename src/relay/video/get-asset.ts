@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { tokenAllowsModel } from '../../auth/authorize-model.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { AssetOwnersRepository } from '../../storage/asset-owners-repository.js';
 import { keyByFingerprint } from '../../tasks/key-fingerprint.js';
@@ -24,7 +25,7 @@ export async function getAsset(services: RelayServices, owners: AssetOwnersRepos
   if (typeof id !== 'string' || !assetIdPattern.test(id)) throw invalidParameter('id', 'must be an asset id');
   const owner = await owners.find(id);
   if (owner === undefined || owner.user_id !== caller.user.id) throw new GatewayError('not_found', `No asset '${id}'.`, { param: 'id' });
-  const holder = assetChannels(services.catalog.snapshot.channels, caller.group, caller.pinnedChannelId).filter((channel) => channel.id === owner.channel_id);
+  const holder = assetChannels(services.catalog.snapshot.channels, { group: caller.group, pinnedChannelId: caller.pinnedChannelId, allowsModel: (model) => tokenAllowsModel(caller, model) }).filter((channel) => channel.id === owner.channel_id);
   const answer = await askAssetChannels(
     services,
     holder,
