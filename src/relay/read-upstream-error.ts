@@ -1,5 +1,6 @@
 import { redactSecret } from './redact-secret.js';
-import { readBodyChunks, type ChunkSource } from './read-body-chunks.js';
+import type { ChunkSource } from './read-body-chunks.js';
+import { readBoundedBody } from './read-bounded-body.js';
 import type { UpstreamErrorReason } from '../routing/classify-upstream-failure.js';
 import { readUpstreamErrorReason } from './read-upstream-error-reason.js';
 
@@ -51,20 +52,10 @@ export async function failedAttemptFrom(
   key: string,
 ): Promise<{ kind: 'failed'; failure: { kind: 'status'; status: number; message: string; reason?: UpstreamErrorReason }; errorBody: UpstreamErrorBody }> {
   const status = response.statusCode;
-  const text = redactSecret(await readBounded(response.body, maxErrorBodyBytes).catch(() => ''), key);
+  const text = redactSecret(await readBoundedBody(response.body, maxErrorBodyBytes).then(({ bytes }) => bytes.toString('utf8'), () => ''), key);
   const errorBody = readUpstreamErrorBody(text, status);
   if (response.retryAfter !== undefined) errorBody.retryAfter = response.retryAfter;
   const failure = { kind: 'status' as const, status, message: errorBody.message, ...(errorBody.reason === undefined ? {} : { reason: errorBody.reason }) };
   return { kind: 'failed', failure, errorBody };
 }
 
-async function readBounded(body: ChunkSource, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  await readBodyChunks(body, (chunk) => {
-    chunks.push(chunk);
-    size += chunk.length;
-    return size >= limit ? 'stop' : undefined;
-  });
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
-}

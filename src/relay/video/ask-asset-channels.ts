@@ -1,7 +1,8 @@
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { UpstreamRequest } from '../../providers/upstream-client.js';
-import { readBodyChunks } from '../read-body-chunks.js';
+import type { ChunkSource } from '../read-body-chunks.js';
+import { readBoundedBody } from '../read-bounded-body.js';
 import { readUpstreamErrorBody } from '../read-upstream-error.js';
 import { redactSecret } from '../redact-secret.js';
 import type { RelayServices } from '../relay-services.js';
@@ -57,17 +58,9 @@ export async function askAssetChannels(
 }
 
 /** The whole answer as text, or undefined when it is larger than an asset record can be or breaks off. */
-async function readAssetAnswer(body: Parameters<typeof readBodyChunks>[0]): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    const ending = await readBodyChunks(body, (chunk) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      return size > maxAssetAnswerBytes ? 'stop' : undefined;
-    });
-    return ending === 'ended' ? Buffer.concat(chunks).toString('utf8') : undefined;
-  } catch {
-    return undefined;
-  }
+function readAssetAnswer(body: ChunkSource): Promise<string | undefined> {
+  return readBoundedBody(body, maxAssetAnswerBytes).then(
+    ({ bytes, whole }) => (whole ? bytes.toString('utf8') : undefined),
+    () => undefined,
+  );
 }
