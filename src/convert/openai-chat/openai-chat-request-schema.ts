@@ -68,7 +68,13 @@ export const openaiChatToolSchema = z
 
 export const openaiChatToolChoiceSchema = z.union([
   z.string(),
-  z.object({ type: z.string(), function: z.object({ name: z.string() }).passthrough().optional() }).passthrough(),
+  z
+    .object({
+      type: z.string(),
+      function: z.object({ name: z.string() }).passthrough().optional(),
+      allowed_tools: z.object({ mode: z.string() }).passthrough().optional(),
+    })
+    .passthrough(),
 ]);
 
 export const openaiChatResponseFormatSchema = z

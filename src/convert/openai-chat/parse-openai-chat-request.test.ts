@@ -86,14 +86,14 @@ describe('parseOpenaiChatRequest', () => {
     expect(value.tools).toEqual([{ name: 'f', parameters: { type: 'object', properties: {} } }]);
     expect(value.messages[0]?.content).toEqual([{ type: 'text', text: 'hi' }]);
     expect(value.messages[1]?.content).toEqual([{ type: 'text', text: 'No.' }]);
-    expect(value.toolChoice).toBeUndefined();
+    expect(value.toolChoice).toEqual({ type: 'auto' });
     expect(value.reasoning).toBeUndefined();
     expect(warnings).toEqual([
       'messages[0].content[0]: file_id "file-abc" names an OpenAI upload and cannot be carried; part dropped',
       'messages[1].content[0]: a refusal has no canonical form; carried as text',
       'tools[0].strict is not carried: arguments are not guaranteed to match the schema',
       'tools[1]: a "custom" tool cannot be carried to other API styles; dropped',
-      'tool_choice of type "allowed_tools" cannot be carried to other API styles; the upstream default applies',
+      'tool_choice.allowed_tools.tools (the allowed subset) is not carried: every tool is allowed',
       'reasoning_effort "xhigh" has no canonical form; the upstream default applies',
     ]);
   });

@@ -52,6 +52,11 @@ function parseToolChoice(choice: NonNullable<OpenaiChatRequest['tool_choice']>, 
     if (choice.function === undefined) return refuse('tool_choice.function', `Missing required parameter: 'tool_choice.function'`);
     return { value: { type: 'tool', name: choice.function.name } };
   }
+  const mode = choice.type === 'allowed_tools' ? choice.allowed_tools?.mode : undefined;
+  if (mode === 'auto' || mode === 'required') {
+    warnings.push('tool_choice.allowed_tools.tools (the allowed subset) is not carried: every tool is allowed');
+    return { value: { type: mode } };
+  }
   warnings.push(`tool_choice of type ${JSON.stringify(choice.type)} cannot be carried to other API styles; the upstream default applies`);
   return { value: undefined };
 }
