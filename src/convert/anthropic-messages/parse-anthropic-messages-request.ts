@@ -4,12 +4,13 @@ import { anthropicRequestSchema, type AnthropicRequest } from './anthropic-messa
 import { parseAnthropicMessagesContent } from './parse-anthropic-messages-content.js';
 import { toInvalidAnthropicMessagesRequest } from './to-invalid-anthropic-messages-request.js';
 
-/** Top-level fields this parser carries; any other field is named in a warning. */
-const carriedFields = new Set([
+/** Top-level fields this parser carries; any other field is named in a warning (and read by the prompt estimate). */
+export const carriedAnthropicRequestFields: ReadonlySet<string> = new Set([
   'model', 'max_tokens', 'messages', 'system', 'tools', 'tool_choice', 'metadata',
   'stop_sequences', 'stream', 'temperature', 'top_p', 'top_k', 'thinking', 'output_config',
 ]);
-const carriedToolFields = new Set(['type', 'name', 'description', 'input_schema', 'cache_control']);
+/** Fields of a custom tool this parser carries; the estimate reads the others (`input_examples`, …) as Anthropic does. */
+export const carriedAnthropicToolFields: ReadonlySet<string> = new Set(['type', 'name', 'description', 'input_schema', 'cache_control']);
 
 /**
  * POST /v1/messages body → canonical request. Refuses what Anthropic itself would refuse (no model,
@@ -22,7 +23,7 @@ export function parseAnthropicMessagesRequest(body: unknown): Converted<Canonica
   const wire = parsed.data;
   const warnings: string[] = [];
 
-  const ignored = Object.keys(body).filter((key) => !carriedFields.has(key));
+  const ignored = Object.keys(body).filter((key) => !carriedAnthropicRequestFields.has(key));
   if (ignored.length > 0) warnings.push(`fields not carried: ${ignored.join(', ')}`);
 
   const messages = parseAnthropicMessagesContent(wire.messages, warnings);
@@ -83,7 +84,7 @@ function parseTools(tools: NonNullable<AnthropicRequest['tools']>, warnings: str
     }
     if (tool.input_schema === undefined) return { invalid: true, param: `tools.${index}.input_schema`, message: `tools.${index}.input_schema: Field required` };
     if (tool.cache_control != null) warnings.push('cache_control breakpoints are not carried (prompt caching is left to the upstream)');
-    const others = Object.keys(tool).filter((key) => !carriedToolFields.has(key));
+    const others = Object.keys(tool).filter((key) => !carriedAnthropicToolFields.has(key));
     if (others.length > 0) warnings.push(`tools.${index}: fields not carried: ${others.join(', ')}`);
     canonical.push({ name: tool.name, ...(tool.description == null ? {} : { description: tool.description }), parameters: tool.input_schema });
   }

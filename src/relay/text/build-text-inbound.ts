@@ -103,8 +103,8 @@ export function buildChatInbound(body: Record<string, unknown>, rawBody: Buffer 
 export function buildParsedInbound(style: 'anthropic-messages' | 'openai-responses', body: Record<string, unknown>, rawBody: Buffer | undefined): TextInbound {
   const parsed = parseClientBody(style, body);
   const promptText = collectCanonicalPromptText(parsed.value);
-  // The blocks the canonical form drops still reach an Anthropic upstream on passthrough, which bills them.
-  if (style === 'anthropic-messages') addPromptText(promptText, collectDroppedAnthropicPromptText(body.messages));
+  // The blocks and definitions the canonical form drops still reach an Anthropic upstream on passthrough, which bills them.
+  if (style === 'anthropic-messages') addPromptText(promptText, collectDroppedAnthropicPromptText(body));
   return {
     style,
     model: parsed.value.model,

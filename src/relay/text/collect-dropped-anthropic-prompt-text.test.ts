@@ -3,7 +3,7 @@ import { collectDroppedAnthropicPromptText } from './collect-dropped-anthropic-p
 
 const user = (...content: unknown[]) => ({ role: 'user', content });
 const assistant = (...content: unknown[]) => ({ role: 'assistant', content });
-const texts = (messages: unknown[]) => collectDroppedAnthropicPromptText(messages).texts.join('\n');
+const texts = (messages: unknown[]) => collectDroppedAnthropicPromptText({ messages }).texts.join('\n');
 
 describe('collectDroppedAnthropicPromptText', () => {
   it('reads nothing from the blocks the canonical parser carries', () => {
@@ -18,7 +18,7 @@ describe('collectDroppedAnthropicPromptText', () => {
       ),
       assistant({ type: 'text', text: 'a' }, { type: 'thinking', thinking: 'b', signature: 's' }, { type: 'redacted_thinking', data: 'xx' }, { type: 'tool_use', id: 't', name: 'n', input: { q: 1 } }),
     ];
-    expect(collectDroppedAnthropicPromptText(messages)).toEqual({ texts: [], extraTokens: 0, imageTokens: 0 });
+    expect(collectDroppedAnthropicPromptText({ messages })).toEqual({ texts: [], extraTokens: 0, imageTokens: 0 });
   });
 
   it('reads a user search_result block: its title, source and content text', () => {
@@ -33,12 +33,12 @@ describe('collectDroppedAnthropicPromptText', () => {
 
   it('reads a document with a content source as its text, its images at the flat figure', () => {
     const messages = [user({ type: 'document', title: 'Doc', source: { type: 'content', content: [{ type: 'text', text: 'first' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] } })];
-    expect(collectDroppedAnthropicPromptText(messages)).toEqual({ texts: ['first\nDoc'], extraTokens: 0, imageTokens: 1000 });
+    expect(collectDroppedAnthropicPromptText({ messages })).toEqual({ texts: ['first\nDoc'], extraTokens: 0, imageTokens: 1000 });
   });
 
   it('counts a document or an image given by file_id at the flat 1,000 (images as image tokens)', () => {
     const messages = [user({ type: 'document', source: { type: 'file', file_id: 'file_1' } }, { type: 'image', source: { type: 'file', file_id: 'file_2' } })];
-    expect(collectDroppedAnthropicPromptText(messages)).toEqual({ texts: [], extraTokens: 1000, imageTokens: 1000 });
+    expect(collectDroppedAnthropicPromptText({ messages })).toEqual({ texts: [], extraTokens: 1000, imageTokens: 1000 });
   });
 
   it("reads a carried document's context (the parser drops it)", () => {
@@ -54,7 +54,7 @@ describe('collectDroppedAnthropicPromptText', () => {
         { type: 'text', text: 'carried' },
       ),
     ];
-    expect(collectDroppedAnthropicPromptText(messages)).toEqual({ texts: ['web_search\nweather\nhttps://w.example\nWeather'], extraTokens: 1000, imageTokens: 0 });
+    expect(collectDroppedAnthropicPromptText({ messages })).toEqual({ texts: ['web_search\nweather\nhttps://w.example\nWeather'], extraTokens: 1000, imageTokens: 0 });
   });
 
   it('reads a web_fetch result document given as text', () => {
@@ -63,7 +63,32 @@ describe('collectDroppedAnthropicPromptText', () => {
   });
 
   it('ignores what is not a message or a block', () => {
-    expect(collectDroppedAnthropicPromptText(undefined)).toEqual({ texts: [], extraTokens: 0, imageTokens: 0 });
-    expect(collectDroppedAnthropicPromptText([null, 'x', { role: 'user', content: [null, 3] }])).toEqual({ texts: [], extraTokens: 0, imageTokens: 0 });
+    expect(collectDroppedAnthropicPromptText({})).toEqual({ texts: [], extraTokens: 0, imageTokens: 0 });
+    expect(collectDroppedAnthropicPromptText({ messages: [null, 'x', { role: 'user', content: [null, 3] }] })).toEqual({ texts: [], extraTokens: 0, imageTokens: 0 });
+  });
+
+  it('reads nothing from the carried definitions: custom tools, system, tool_choice, settings', () => {
+    const body = {
+      model: 'claude', max_tokens: 16, stream: true, temperature: 0.5, system: 'sys', metadata: { user_id: 'u' },
+      tools: [{ name: 'get_weather', description: 'Weather', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } }, { type: 'custom', name: 'c', input_schema: {} }],
+      tool_choice: { type: 'auto' }, thinking: { type: 'enabled', budget_tokens: 1024 }, output_config: { effort: 'high' },
+      messages: [{ role: 'user', content: 'hi' }],
+    };
+    expect(collectDroppedAnthropicPromptText(body)).toEqual({ texts: [], extraTokens: 0, imageTokens: 0 });
+  });
+
+  it('reads a server tool whole, as JSON, without its cache mark', () => {
+    const tool = { type: 'web_search_20250305', name: 'web_search', allowed_domains: ['a.example', 'b.example'], cache_control: { type: 'ephemeral' } };
+    expect(collectDroppedAnthropicPromptText({ tools: [tool] }).texts).toEqual(['{"type":"web_search_20250305","name":"web_search","allowed_domains":["a.example","b.example"]}']);
+  });
+
+  it("reads a custom tool's uncarried fields (input_examples), not its carried ones", () => {
+    const tool = { name: 'n', description: 'd', input_schema: {}, input_examples: [{ city: 'Paris' }] };
+    expect(collectDroppedAnthropicPromptText({ tools: [tool] }).texts).toEqual(['[{"city":"Paris"}]']);
+  });
+
+  it('reads the uncarried top-level fields (mcp_servers) without the MCP credential', () => {
+    const body = { model: 'm', mcp_servers: [{ type: 'url', url: 'https://mcp.example/sse', name: 'docs', authorization_token: 'secret-token', tool_configuration: { allowed_tools: ['search_docs'] } }] };
+    expect(collectDroppedAnthropicPromptText(body).texts).toEqual(['[{"type":"url","url":"https://mcp.example/sse","name":"docs","tool_configuration":{"allowed_tools":["search_docs"]}}]']);
   });
 });

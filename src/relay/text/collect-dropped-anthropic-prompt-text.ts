@@ -1,3 +1,4 @@
+import { carriedAnthropicRequestFields, carriedAnthropicToolFields } from '../../convert/anthropic-messages/parse-anthropic-messages-request.js';
 import { isRecord } from '../../convert/shared/is-record.js';
 import { estimatedTokensPerImage } from '../count-tokens.js';
 import { estimatedFileTokens, PdfScanBudget } from '../estimate-attachment-tokens.js';
@@ -12,6 +13,12 @@ const unreadKeys = new Set(['type', 'id', 'tool_use_id', 'cache_control', 'citat
 /** Opaque fields Anthropic hands back to be replayed (a web search result's page): not text, but the page it stands for is billed. */
 const opaqueKeys = new Set(['encrypted_content', 'encrypted_index']);
 
+/**
+ * Keys of a dropped definition (a server tool, an MCP server) the model never reads: a caching mark, and
+ * the credential Anthropic hands the MCP server (a long token, which a local count would otherwise bill).
+ */
+const unreadDefinitionKeys = new Set(['cache_control', 'authorization_token']);
+
 /** How deep a dropped block is read: real ones nest three or four levels. */
 const maxDepth = 32;
 
@@ -24,18 +31,28 @@ interface Tally {
 }
 
 /**
- * Pure: the prompt an Anthropic upstream reads (and bills) in the blocks the canonical parser drops — a
- * `search_result` or other unknown user block, a non-text/image/document block in a `tool_result`, a
- * `document` with a `content` or `file` source, an image given by `file_id`, an assistant
- * `web_search_tool_result` / `server_tool_use` / … block, and a document's `context`. A converted upstream
- * never sees them, but a passthrough sends the client's bytes as they are, so the estimate (and the local
- * count) must hold them. Walks only `messages[].content` of the already-parsed body, reading just the
- * dropped blocks: text as text, an image or a file given by id at the flat 1,000, an inline PDF by its
+ * Pure: the prompt an Anthropic upstream reads (and bills) in what the canonical parser drops. In
+ * `messages[].content`: a `search_result` or other unknown user block, a non-text/image/document block in a
+ * `tool_result`, a `document` with a `content` or `file` source, an image given by `file_id`, an assistant
+ * `web_search_tool_result` / `server_tool_use` / … block, and a document's `context`. Among the definitions:
+ * a server tool (`web_search_…`, `bash_…`, `mcp_toolset`, …), a custom tool's fields beyond name,
+ * description and schema (`input_examples`, …), and every top-level field the parser does not carry
+ * (`mcp_servers`, `container`, …). A converted upstream never sees them, but a passthrough sends the
+ * client's bytes as they are, so the estimate (and the local count) must hold them. Reads the already-parsed
+ * body: dropped blocks' text as text, an image or a file given by id at the flat 1,000, an inline PDF by its
  * pages, an opaque `encrypted_content` at a token per 4 characters (its plaintext is at most 3 bytes per 4
- * base64 characters, and English prose runs 3 to 4 bytes a token).
+ * base64 characters, and English prose runs 3 to 4 bytes a token); a dropped definition as its JSON, as the
+ * canonical tools are counted (collect-canonical-prompt-text.ts).
  */
-export function collectDroppedAnthropicPromptText(messages: unknown): PromptText {
+export function collectDroppedAnthropicPromptText(body: Record<string, unknown>): PromptText {
   const tally: Tally = { texts: [], extraTokens: 0, imageTokens: 0, budget: new PdfScanBudget() };
+  readDroppedBlocks(body.messages, tally);
+  readDroppedDefinitions(body, tally);
+  const texts = tally.texts.length === 0 ? [] : [tally.texts.join('\n')];
+  return { texts, extraTokens: tally.extraTokens, imageTokens: tally.imageTokens };
+}
+
+function readDroppedBlocks(messages: unknown, tally: Tally): void {
   for (const message of Array.isArray(messages) ? messages : []) {
     if (!isRecord(message) || !Array.isArray(message.content)) continue;
     for (const block of message.content) {
@@ -47,8 +64,28 @@ export function collectDroppedAnthropicPromptText(messages: unknown): PromptText
       } else readUserBlock(block, tally);
     }
   }
-  const texts = tally.texts.length === 0 ? [] : [tally.texts.join('\n')];
-  return { texts, extraTokens: tally.extraTokens, imageTokens: tally.imageTokens };
+}
+
+/**
+ * The server tools, the custom tools' uncarried fields and the uncarried top-level fields, each as its JSON:
+ * Anthropic puts them in the prompt (an MCP server's own tool list too, which the gateway cannot see and
+ * leaves to the upstream's usage report).
+ */
+function readDroppedDefinitions(body: Record<string, unknown>, tally: Tally): void {
+  for (const tool of Array.isArray(body.tools) ? body.tools : []) {
+    if (!isRecord(tool)) continue;
+    if (tool.type != null && tool.type !== 'custom') {
+      tally.texts.push(definitionText(tool));
+      continue;
+    }
+    for (const [key, field] of Object.entries(tool)) if (!carriedAnthropicToolFields.has(key)) tally.texts.push(definitionText(field));
+  }
+  for (const [key, field] of Object.entries(body)) if (!carriedAnthropicRequestFields.has(key)) tally.texts.push(definitionText(field));
+}
+
+/** A definition's JSON without the keys the model never reads (`''` for what has no JSON). */
+function definitionText(value: unknown): string {
+  return JSON.stringify(value, (key, field: unknown) => (unreadDefinitionKeys.has(key) ? undefined : field)) ?? '';
 }
 
 /** A user block (or a block inside a tool result): text, base64/URL images and base64/URL/text documents are carried. */
