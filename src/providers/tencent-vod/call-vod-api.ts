@@ -1,5 +1,6 @@
 import type { UpstreamFailure } from '../../routing/classify-upstream-failure.js';
 import { isRecord } from '../../convert/shared/is-record.js';
+import { maskUrlCredentials } from '../../security/mask-url-credentials.js';
 import type { UpstreamClient, UpstreamSignal } from '../upstream-client.js';
 import { tc3Authorization } from './sign-tc3.js';
 import type { VodCredentials } from './vod-credentials.js';
@@ -22,7 +23,7 @@ export async function callVodApi(upstream: UpstreamClient, baseUrl: string, cred
   try {
     host = new URL(baseUrl).host;
   } catch {
-    return { ok: false, failure: { kind: 'connection', message: `The channel's base URL is not a URL: ${baseUrl}` } };
+    return { ok: false, failure: { kind: 'connection', message: `The channel's base URL is not a URL: ${maskUrlCredentials(baseUrl)}` } };
   }
   const headers: Record<string, string> = {
     authorization: tc3Authorization({ secretId: credentials.secretId, secretKey: credentials.secretKey, service: 'vod', host, action, contentType, body: text, timestamp }),

@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import type { UpstreamFailure } from '../../routing/classify-upstream-failure.js';
+import { maskUrlCredentials } from '../../security/mask-url-credentials.js';
 import { redactSecret } from '../redact-secret.js';
 import { readUpstreamErrorBody } from '../read-upstream-error.js';
 import { upstreamProtocols, type RealtimeHandshake } from './realtime-handshake.js';
@@ -27,7 +28,7 @@ export function connectRealtimeUpstream(channel: ChannelRecord, key: string, ups
     try {
       socket = new WebSocket(url, protocols, { headers, handshakeTimeout: handshakeTimeoutMs, maxPayload: maxRealtimeFrameBytes, perMessageDeflate: false });
     } catch (error) {
-      resolve({ ok: false, failure: { kind: 'connection', message: 'The channel has no valid Realtime URL.', detail: String(error) } });
+      resolve({ ok: false, failure: { kind: 'connection', message: 'The channel has no valid Realtime URL.', detail: maskUrlCredentials(String(error)) } });
       return;
     }
     const fail = (failure: UpstreamFailure) => {

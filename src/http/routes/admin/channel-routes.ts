@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { channelKeyProblem } from '../../../config/config-file-schema.js';
 import { GatewayError } from '../../../errors/gateway-error.js';
+import { maskUrlCredentials } from '../../../security/mask-url-credentials.js';
 import type { ChannelFields } from '../../../storage/channels-repository.js';
 import type { AppServices } from '../../app-services.js';
 import { channelFieldsOf, createChannelBodySchema, updateChannelBodySchema } from './channel-body-schemas.js';
@@ -15,7 +16,7 @@ import { successEnvelope } from './success-envelope.js';
 
 const tag = 'channels';
 
-/** /api/admin/channels: upstream channels. Keys are write-only: answers show them masked. */
+/** /api/admin/channels: upstream channels. Keys (and a base URL's credentials) are write-only: answers show them masked. */
 export async function channelRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   const channels = services.repositories.channels;
 
@@ -59,7 +60,10 @@ export async function channelRoutes(app: FastifyInstance, services: AppServices)
     const keyProblem = channelKeyProblem(body.type ?? current.type, body.keys ?? (body.key === undefined ? current.keys : [body.key]));
     if (keyProblem !== undefined) throw new GatewayError('invalid_request', `key: ${keyProblem}`, { param: body.keys === undefined ? 'key' : 'keys' });
     if (body.name !== undefined) await refuseTakenName(body.name, id);
-    await channels.update(id, channelFieldsOf(body), services.now());
+    const fields = channelFieldsOf(body);
+    // A console that sends back the base URL it was shown (its credentials masked) keeps the stored one.
+    if (fields.baseUrl !== undefined && fields.baseUrl !== current.baseUrl && fields.baseUrl === maskUrlCredentials(current.baseUrl)) delete fields.baseUrl;
+    await channels.update(id, fields, services.now());
     // An operator's edit (a new key, re-enabling) starts the channel afresh: no cooldown, no key set aside.
     services.relay.health.reset(id);
     await services.catalog.changed();
