@@ -5,8 +5,7 @@ import type { PriceRecord } from '../catalog/catalog-records.js';
 import { minimumMaxOutputTokens } from '../convert/openai-responses/format-openai-responses-request.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { buildRateChecks } from '../limits/build-rate-checks.js';
-import { rateLimitHeaders } from '../limits/rate-limit-headers.js';
-import { windowEndOf, type RateDecision } from '../limits/rate-limiter.js';
+import { consumeRateChecks, unlimited } from './consume-rate-checks.js';
 import { correctTokenWindows, type CountedRateCheck } from './correct-token-windows.js';
 import { requirePrice } from './require-price.js';
 import type { PromptTokens } from './estimate-prompt-tokens.js';
@@ -89,30 +88,8 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
 
   const estimatedTokens = input.estimatedPromptTokens + (maxOutputTokens ?? outputBudget);
   const checks = buildRateChecks(input.caller, input.ip, estimatedTokens, settings);
-  const warnings: string[] = [];
-  let rateHeaders: Record<string, string> = {};
-  let rateChecks: CountedRateCheck[] = [];
-  if (checks.length > 0) {
-    let decision: RateDecision | undefined;
-    const consumedAt = services.now();
-    try {
-      decision = await services.rateLimiter.consume(checks, consumedAt);
-    } catch (error) {
-      // Rate limits protect capacity, not money: when their store is unreachable, serve and say so.
-      warnings.push(`rate limiter unavailable: ${(error as Error).message}`);
-    }
-    if (decision !== undefined && !decision.allowed) {
-      throw new GatewayError('rate_limited', `Rate limit reached: ${decision.exceeded.limit} ${decision.exceeded.kind} per minute. Retry after ${decision.retryAfterSeconds} s.`, {
-        headers: rateLimitHeaders(decision),
-      });
-    }
-    if (decision !== undefined) rateHeaders = rateLimitHeaders(decision);
-    const states = decision?.states;
-    rateChecks = checks.map((check, index) => {
-      const state = states?.[index];
-      return { check, endsAtMs: state === undefined ? undefined : windowEndOf(state, consumedAt) };
-    });
-  }
+  // Without limits there is nothing to wait for (most keys): no promise on the hot path.
+  const { rateChecks, rateHeaders, warnings } = checks.length === 0 ? unlimited() : await consumeRateChecks(services, checks);
 
   const reserved = await services.ledger.reserve(
     { id: input.requestId, tokenId: input.caller.token.id, userId: input.caller.user.id, amount: reservedAmount },

@@ -7,7 +7,7 @@ import { invalidParameter, missingParameter, requireObjectBody } from '../valida
 import { assetChannels } from './asset-channels.js';
 import { askAssetChannels } from './ask-asset-channels.js';
 import { assetIdPattern } from './asset-id.js';
-import { sendAssetAnswer } from './send-asset-answer.js';
+import { runAssetRequest } from './run-asset-request.js';
 
 /** The asset kinds Seedance 2 takes as references. */
 const assetTypes = new Set(['Image', 'Video', 'Audio']);
@@ -18,7 +18,8 @@ const assetTypes = new Set(['Image', 'Video', 'Audio']);
  * (asset-channels.ts). The body (`url`, `name`, `assetType`) is checked and sent as it came, with the
  * channel's first key; the upstream's answer (Volcengine Ark's `{ResponseMetadata, Result}`) is relayed as
  * it is. The asset id it names is recorded with its maker, channel and key, so that `get` answers its maker
- * alone, from there. Free: no quota is taken.
+ * alone, from there. Free: no quota is taken, but it counts against the caller's request rate limits and is
+ * logged (run-asset-request.ts).
  */
 export async function createAsset(services: RelayServices, owners: AssetOwnersRepository, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const caller = request.caller;
@@ -31,21 +32,23 @@ export async function createAsset(services: RelayServices, owners: AssetOwnersRe
   if (body.assetType === undefined) throw missingParameter('assetType');
   if (typeof body.assetType !== 'string' || !assetTypes.has(body.assetType)) throw invalidParameter('assetType', "must be one of 'Image', 'Video', 'Audio'");
   const bytes = request.rawBody ?? JSON.stringify(body);
-  const answer = await askAssetChannels(
-    services,
-    assetChannels(services.catalog.snapshot.channels, { group: caller.group, pinnedChannelId: caller.pinnedChannelId, allowsModel: (model) => tokenAllowsModel(caller, model) }),
-    (channel) => channel.keys[0],
-    (channel, key, signal) => ({
-      url: `${channel.baseUrl}/api/asset/createMedia`,
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' },
-      body: bytes,
-      signal,
-    }),
-  );
-  const id = answer.status < 300 ? resultIdOf(answer.text) : undefined;
-  if (id !== undefined) await owners.record({ asset_id: id, user_id: caller.user.id, channel_id: answer.channel.id, key_fingerprint: keyFingerprint(answer.key), created_at: services.now() });
-  await sendAssetAnswer(reply, answer);
+  await runAssetRequest(services, request, reply, async () => {
+    const answer = await askAssetChannels(
+      services,
+      assetChannels(services.catalog.snapshot.channels, { group: caller.group, pinnedChannelId: caller.pinnedChannelId, allowsModel: (model) => tokenAllowsModel(caller, model) }),
+      (channel) => channel.keys[0],
+      (channel, key, signal) => ({
+        url: `${channel.baseUrl}/api/asset/createMedia`,
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' },
+        body: bytes,
+        signal,
+      }),
+    );
+    const id = answer.status < 300 ? resultIdOf(answer.text) : undefined;
+    if (id !== undefined) await owners.record({ asset_id: id, user_id: caller.user.id, channel_id: answer.channel.id, key_fingerprint: keyFingerprint(answer.key), created_at: services.now() });
+    return answer;
+  });
 }
 
 /** Volcengine Ark's asset id (`Result.Id`), when the answer has one. */
