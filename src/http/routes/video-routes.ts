@@ -28,8 +28,8 @@ export async function videoRoutes(app: FastifyInstance, services: AppServices): 
   const submit: TaskSubmitServices = { relay: services.relay, tasks: services.repositories.tasks, pollIntervalMs: services.environment.taskPollIntervalSeconds * 1000 };
   const options = { config: { errorStyle: 'openai' as const }, preHandler: authenticate };
 
-  app.post('/v1/videos', options, (request, reply) => runVideoSubmit(submit, 'videos', request, reply));
-  app.post('/v1/video/generations', options, (request, reply) => runVideoSubmit(submit, 'generations', request, reply));
+  app.post('/v1/videos', options, (request, reply) => runVideoSubmit(submit, services.repositories.assetOwners, 'videos', request, reply));
+  app.post('/v1/video/generations', options, (request, reply) => runVideoSubmit(submit, services.repositories.assetOwners, 'generations', request, reply));
   // Seedance 2's reference assets, relayed to the caller's asset channels (create-asset.ts, get-asset.ts).
   app.post('/api/asset/createMedia', options, (request, reply) => createAsset(services.relay, services.repositories.assetOwners, request, reply));
   app.get<{ Querystring: { id?: unknown } }>('/api/asset/get', options, (request, reply) => getAsset(services.relay, services.repositories.assetOwners, request, reply));
@@ -39,7 +39,7 @@ export async function videoRoutes(app: FastifyInstance, services: AppServices): 
   const klingOptions = { config: { errorStyle: 'task' as const }, preHandler: options.preHandler };
   for (const action of ['text2video', 'image2video']) {
     const route = action === 'image2video' ? 'kling-image2video' : 'kling';
-    app.post(`/kling/v1/videos/${action}`, klingOptions, (request, reply) => runVideoSubmit(submit, route, request, reply));
+    app.post(`/kling/v1/videos/${action}`, klingOptions, (request, reply) => runVideoSubmit(submit, services.repositories.assetOwners, route, request, reply));
     app.get<{ Params: { id: string } }>(`/kling/v1/videos/${action}/:id`, klingOptions, async (request, reply) => {
       const task = await callersTask(services, request, request.params.id);
       return reply.headers(corsResponseHeaders).send(presentTaskDto(task, contentUrlFor(request, task.public_id)));

@@ -6,12 +6,16 @@ import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
 import { candidateChannels } from '../../routing/select-channel.js';
 import { presentVideoTask } from '../../tasks/present-video-task.js';
 import { videoTaskPrice } from '../../tasks/video-task-price.js';
+import type { AuthenticatedCaller } from '../../auth/authenticate-token.js';
+import type { AssetOwnersRepository } from '../../storage/asset-owners-repository.js';
+import { keyByFingerprint } from '../../tasks/key-fingerprint.js';
 import { MultipartBody } from '../multipart-body.js';
 import { encodeMultipartForm, readMultipartForm, type MultipartForm } from '../multipart-form.js';
 import { runTaskSubmit, type TaskSubmitPlan, type TaskSubmitServices } from '../task-submit/run-task-submit.js';
 import { invalidParameter, missingParameter, requireObjectBody } from '../validate-body.js';
 import { sendKlingVideoSubmit } from './send-kling-video-submit.js';
 import { sendOpenaiVideoSubmit } from './send-openai-video-submit.js';
+import { pinReferencedAssets } from './pin-referenced-assets.js';
 import { sendVodVideoSubmit } from './send-vod-video-submit.js';
 import { fixedVideoSeconds, readVideoRequest, unifiedToOpenaiVideoBody, type VideoRequest } from './video-request.js';
 
@@ -36,11 +40,13 @@ type VideoBody = { kind: 'json'; body: Record<string, unknown>; raw: Buffer | un
  * the charge (per second of clip, or per task: video-task-price.ts) is settled at once, and refunded by
  * the poll loop if the task fails.
  */
-export function runVideoSubmit(services: TaskSubmitServices, route: VideoSubmitRoute, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-  return services.relay.inFlight.track(() => submitVideo(services, route, request, reply));
+export function runVideoSubmit(services: TaskSubmitServices, assetOwners: AssetOwnersRepository, route: VideoSubmitRoute, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  return services.relay.inFlight.track(() => submitVideo(services, assetOwners, route, request, reply));
 }
 
-async function submitVideo(services: TaskSubmitServices, route: VideoSubmitRoute, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function submitVideo(services: TaskSubmitServices, assetOwners: AssetOwnersRepository, route: VideoSubmitRoute, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const caller = request.caller;
+  if (caller === undefined) throw new Error('video routes run after authentication');
   const body: VideoBody =
     request.body instanceof MultipartBody && route === 'videos'
       ? { kind: 'form', body: request.body, form: await readMultipartForm(request.body, checkedFields) }
@@ -48,10 +54,13 @@ async function submitVideo(services: TaskSubmitServices, route: VideoSubmitRoute
         ? { kind: 'json', body: klingNativeToUnified(requireObjectBody(request.body), route === 'kling-image2video'), raw: undefined }
         : { kind: 'json', body: requireObjectBody(request.body), raw: request.rawBody };
   const fields = body.kind === 'form' ? body.form.fields : body.body;
-  const routes = vodRoutesOf(reachableChannels(services, request, fields.model));
+  // Assets named by `asset://<id>` must be the caller's, and the task goes where they live.
+  const assets = await pinReferencedAssets(assetOwners, caller, fields);
+  const routes = vodRoutesOf(reachableChannels(services, caller, fields.model, assets?.channelId));
   const video = readVideoRequest(fields, { multipart: body.kind === 'form', requireModel: route !== 'videos', ...routes });
   await runTaskSubmit(services, request, reply, {
     ...videoTaskPlan(services, request, video),
+    ...(assets === undefined ? {} : { pinnedChannelId: assets.channelId, keyFor: (channel: ChannelRecord) => keyByFingerprint(channel.keys, assets.keyFingerprint) }),
     logStyle: logStyles[route],
     properties: videoProperties(video, {}),
     send: (channel, key, upstreamModel, signal, publicId) => {
@@ -118,10 +127,10 @@ function jsonFields(body: VideoBody, vendor: string): Readonly<Record<string, un
  * its key's pinned channel): only those decide the clip's length and price. A channel of another group, or
  * a disabled one, mapping the model to a 15 s model made a 4 s clip billed and sent as 15 s.
  */
-function reachableChannels(services: TaskSubmitServices, request: FastifyRequest, model: unknown): { model: string; channels: readonly ChannelRecord[] } | undefined {
-  const caller = request.caller;
-  if (typeof model !== 'string' || caller === undefined) return undefined;
-  const query = { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId, channelTypes: videoChannelTypes };
+function reachableChannels(services: TaskSubmitServices, caller: AuthenticatedCaller, model: unknown, assetChannelId: number | undefined): { model: string; channels: readonly ChannelRecord[] } | undefined {
+  if (typeof model !== 'string') return undefined;
+  const pin = assetChannelId === undefined ? { pinnedChannelId: caller.pinnedChannelId } : { pinnedChannelId: assetChannelId, pinKeepsGroup: true };
+  const query = { group: caller.group, model, ...pin, channelTypes: videoChannelTypes };
   return { model, channels: candidateChannels(services.relay.catalog.snapshot.channels, query) };
 }
 
