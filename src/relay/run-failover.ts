@@ -78,15 +78,19 @@ export async function runFailover<T>(services: RelayServices, input: FailoverInp
     // the channel — no cooldown, no key set aside, nothing disabled, and no other channel tried.
     if (input.shouldStop()) break;
     const verdict = classifyUpstreamFailure(failure);
-    if (verdict.countsAsChannelFailure) services.health.recordFailure(channel.id, services.now());
+    let otherKeysLeft = false;
     if (verdict.setKeyAside) {
       const { setAside, usableLeft } = services.health.setKeyAside(channel, key, { keepLast: !channel.autoDisable });
       if (usableLeft === 0 && verdict.disableChannel && channel.autoDisable) services.disableChannel(channel.id, `upstream ${failureDetail(failure)}`);
+      otherKeysLeft = setAside && usableLeft > 0;
       // The channel's other keys may still serve this request (it counts against the retry budget).
-      if (setAside && usableLeft > 0) excluded.delete(channel.id);
+      if (otherKeysLeft) excluded.delete(channel.id);
     } else if (verdict.disableChannel && channel.autoDisable) {
       services.disableChannel(channel.id, `upstream ${failureDetail(failure)}`);
     }
+    // A refused key is the key's failure, not the channel's, while the channel has another usable key: it
+    // does not count towards the cooldown. Its last key refused (kept in service, or none left) still does.
+    if (verdict.countsAsChannelFailure && !otherKeysLeft) services.health.recordFailure(channel.id, services.now());
     if (!verdict.retry) return { kind: 'rejected', ...last, attempts };
   }
   if (last === undefined) return { kind: 'no_channel' };

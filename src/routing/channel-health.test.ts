@@ -35,6 +35,13 @@ describe('ChannelHealth keys', () => {
     expect(state.pickKey(c)).toBe('b');
   });
 
+  it('a key a concurrent request already set aside is reported set aside, with the keys still usable', () => {
+    const state = health();
+    const c = channel(['a', 'b']);
+    state.setKeyAside(c, 'a', { keepLast: false });
+    expect(state.setKeyAside(c, 'a', { keepLast: false })).toEqual({ setAside: true, usableLeft: 1 });
+  });
+
   it('remembers rejected keys by value: a replaced key is usable at once', () => {
     const state = health();
     state.setKeyAside(channel(['old']), 'old', { keepLast: false });

@@ -56,13 +56,13 @@ export class ChannelHealth {
 
   /**
    * Stops using a rejected key. With `keepLast` (a channel whose auto_disable is off: the operator keeps
-   * it in service) the last usable key stays. Returns whether the key was set aside, and how many usable
-   * keys are left.
+   * it in service) the last usable key stays. Returns whether the key is set aside (now, or already by a
+   * request that failed with it at the same time), and how many usable keys are left.
    */
   setKeyAside(channel: ChannelRecord, key: string, options: { keepLast: boolean }): { setAside: boolean; usableLeft: number } {
     const aside = this.keysAside.get(channel.id) ?? new Set<string>();
     const usable = channel.keys.filter((candidate) => !aside.has(candidate)).length;
-    if (aside.has(key)) return { setAside: false, usableLeft: usable };
+    if (aside.has(key)) return { setAside: true, usableLeft: usable };
     if (options.keepLast && usable <= 1) return { setAside: false, usableLeft: usable };
     aside.add(key);
     this.keysAside.set(channel.id, aside);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { channel, okReply, startFixture, waitFor, type Fixture } from './routing-fixture.js';
+import { channel, chatWhole, okAnswer, okReply, startFixture, waitFor, type Fixture } from './routing-fixture.js';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -66,6 +66,36 @@ describe('auto-disable and cooling', () => {
     const fifth = await fx.chat();
     expect(fifth.status).toBe(200);
     expect(fifth.headers.get('x-relay-channel-id')).toBe(String(fx.idOf('a')));
+  });
+
+  it('keys set aside while the channel has another usable key do not cool the channel: it still serves first with its good key', async () => {
+    const good = 'key-a-good';
+    fx = await startFixture({
+      upstreams: 2,
+      channels: ([a, b]) => [channel('a', a!, { priority: 10, key: undefined, keys: ['key-a-bad-1', 'key-a-bad-2', 'key-a-bad-3', good] }), channel('b', b!)],
+      fallback: [(req) => (req.headers.authorization === `Bearer ${good}` ? chatWhole(okAnswer) : unauthorized)],
+    });
+    // Three attempts (retry_times 2), three rejected keys: each set aside, the channel's good key left.
+    await (await fx.chat()).arrayBuffer();
+    expect(fx.ups[0]!.requests.map((request) => request.headers.authorization)).toEqual(['Bearer key-a-bad-1', 'Bearer key-a-bad-2', 'Bearer key-a-bad-3']);
+    expect((await statusOf(fx, 'a')).status).toBe('enabled');
+    const next = await fx.chat();
+    expect(next.status).toBe(200);
+    expect(next.headers.get('x-relay-channel-id')).toBe(String(fx.idOf('a')));
+    expect(fx.ups[0]!.requests.at(-1)?.headers.authorization).toBe(`Bearer ${good}`);
+    expect(fx.ups[1]!.requests).toHaveLength(0);
+  });
+
+  it('the last key set aside still counts: a channel whose only other key fails is cooled as before', async () => {
+    fx = await startFixture({ upstreams: 2, channels: ([a, b]) => [channel('a', a!, { priority: 10, key: undefined, keys: ['key-a-bad', 'key-a-2'], auto_disable: false }), channel('b', b!)] });
+    // The bad key is set aside (not counted); the channel's last key, kept in service (auto_disable off), 401s and counts.
+    fx.ups[0]!.setFallback(unauthorized);
+    for (let i = 0; i < 4; i += 1) await (await fx.chat()).arrayBuffer();
+    const seen = fx.ups[0]!.requests.length;
+    fx.ups[0]!.setFallback(okReply());
+    const next = await fx.chat();
+    expect(next.headers.get('x-relay-channel-id')).toBe(String(fx.idOf('b')));
+    expect(fx.ups[0]!.requests).toHaveLength(seen);
   });
 
   it('non-consecutive failures (fail, ok, fail, fail) do not cool a channel', async () => {
