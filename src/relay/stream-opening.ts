@@ -65,7 +65,8 @@ export class StreamOpening {
   /**
    * The attempt's outcome when it failed before its answer and nothing reached the client: a failure the
    * next channel is tried after — and, should none answer, the client gets an error and is charged nothing
-   * (nothing was delivered). Undefined otherwise.
+   * (nothing was delivered) —, or, when the error's code says the request is at fault, the 400 that goes
+   * straight back to the client (readInBandFailure). Undefined otherwise.
    */
   failedOutcome(meter: UsageMeter, key: string): AttemptOutcome<{ status: number }> | undefined {
     if (this.failedWith === undefined || meter.clientAborted || meter.committed) return undefined;
