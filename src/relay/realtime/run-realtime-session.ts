@@ -251,7 +251,12 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       finish('the upstream closed the session');
     });
     client.on('close', () => finish(undefined));
-    upstream.on('error', () => finish('the upstream session failed'));
+    upstream.on('error', () => {
+      // ws emits `error` before `close` when the upstream breaks the protocol (a text frame that is not
+      // UTF-8, a frame over the size limit): the client is told the upstream failed, not a normal end.
+      closeCode = 1011;
+      finish('the upstream session failed');
+    });
     client.on('error', () => finish('the client session failed'));
     upstream.resume();
   });

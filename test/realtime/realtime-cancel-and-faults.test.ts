@@ -1,0 +1,155 @@
+/**
+ * From the second realtime audit (docs/behaviour.md "Realtime"), with a scripted upstream driven frame by
+ * frame and raw `ws` clients: a client that leaves during an out-of-band response gets that response
+ * cancelled by its id and billed at the usage the upstream reports; usage whose counts are no token counts
+ * (beyond 2^53, negative) is charged the hold and moves no tokens window past it, fractional counts are
+ * floored; an upstream that breaks the WebSocket protocol closes the client with 1011.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
+import { maxRealtimeFrameBytes } from '../../src/relay/realtime/connect-realtime-upstream.js';
+import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+
+const quotaPerUnit = 500_000;
+const perToken = quotaPerUnit / 1_000_000;
+const prices = { 'gpt-realtime': { input: 4, output: 16, cache_read: 0.4 } };
+const key = `sk-${'z'.repeat(48)}`;
+/** A key with a tokens-per-minute limit, one per test that reads its window (windows outlive a test). */
+const windowKeys = [`sk-${'w'.repeat(48)}`, `sk-${'v'.repeat(48)}`];
+const tpm = 100_000_000;
+
+type Handler = (ws: WebSocket, event: Record<string, unknown>) => void;
+let handler: Handler = () => undefined;
+let upstreamUrl = '';
+let closeUpstream: () => Promise<void>;
+let gateway: TestGateway;
+let n = 0;
+const ev = (type: string, rest: Record<string, unknown> = {}) => JSON.stringify({ type, event_id: `event_${++n}`, ...rest });
+
+beforeAll(async () => {
+  const server = createServer();
+  const wss = new WebSocketServer({ server });
+  wss.on('connection', (ws) => {
+    const session = { id: 'sess_1', object: 'realtime.session', type: 'realtime', model: 'gpt-realtime', instructions: '' };
+    ws.on('error', () => undefined);
+    ws.on('message', (data) => handler(ws, JSON.parse(data.toString()) as Record<string, unknown>));
+    ws.send(ev('session.created', { session }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  upstreamUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  closeUpstream = () =>
+    new Promise((resolve) => {
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+      server.close(() => resolve());
+    });
+  gateway = await startTestGateway({
+    dialect: 'sqlite',
+    config: {
+      prices,
+      realtime_hold_input_tokens: 1_000,
+      channels: [{ type: 'openai', groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, models: ['gpt-realtime'], name: 'rt', base_url: upstreamUrl, key: 'sk-up-realtime-audit2', priority: 0, model_mapping: {} }],
+      users: [{ username: 'u', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true }],
+      tokens: [
+        { name: 'k', user: 'u', key, quota: 1_000_000_000_000, expires_at: 0, enabled: true },
+        ...windowKeys.map((windowKey, index) => ({ name: `w${index}`, user: 'u', key: windowKey, quota: 1_000_000_000_000, expires_at: 0, enabled: true, rate_limit: { tpm } })),
+      ],
+    },
+  });
+}, 30_000);
+afterAll(async () => {
+  await gateway?.close();
+  await closeUpstream?.();
+}, 30_000);
+beforeEach(() => {
+  handler = () => undefined;
+});
+
+const db = () => gateway.gateway.services.database.db;
+async function used(): Promise<number> {
+  await gateway.settled();
+  const row = await db().selectFrom('users').select('used_quota').where('username', '=', 'u').executeTakeFirstOrThrow();
+  return Number(row.used_quota);
+}
+async function held(): Promise<number> {
+  const rows = await db().selectFrom('quota_reservations').select('id').where('state', '=', 'reserved').execute();
+  return rows.length;
+}
+async function lastLogId(): Promise<number> {
+  const row = await db().selectFrom('logs').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return row === undefined ? 0 : Number(row.id);
+}
+async function logsSince(id: number) {
+  await gateway.settled();
+  return db().selectFrom('logs').selectAll().where('style', '=', 'openai-realtime').where('id', '>', id).orderBy('id').execute();
+}
+async function reservationAmount(id: string): Promise<number> {
+  const row = await db().selectFrom('quota_reservations').select('amount').where('id', '=', id).executeTakeFirstOrThrow();
+  return Number(row.amount);
+}
+/** The tokens counted in a key's tokens-per-minute window (a zero-cost check reads it without adding). */
+async function tokensInWindow(name: string): Promise<number> {
+  const services = gateway.gateway.services;
+  const token = await db().selectFrom('tokens').select('id').where('name', '=', name).executeTakeFirstOrThrow();
+  const decision = await services.relay.rateLimiter.consume([{ key: `token:${token.id}:tpm`, limit: tpm, windowSeconds: 60, cost: 0, kind: 'tokens' }], services.relay.now());
+  return tpm - (decision.states[0]?.remaining ?? 0);
+}
+
+async function open(apiKey = key): Promise<{ socket: WebSocket; types: string[]; closed: Promise<number> }> {
+  const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { authorization: `Bearer ${apiKey}` } });
+  const types: string[] = [];
+  socket.on('error', () => undefined);
+  socket.on('message', (data: Buffer) => {
+    try {
+      types.push((JSON.parse(data.toString()) as { type: string }).type);
+    } catch {
+      types.push('<unparsable>');
+    }
+  });
+  const closed = new Promise<number>((resolve) => socket.once('close', resolve));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('message', () => resolve());
+    socket.once('error', reject);
+  });
+  return { socket, types, closed };
+}
+
+const delta = (responseId: string, text: string) => ev('response.output_text.delta', { response_id: responseId, item_id: `item_${responseId}`, output_index: 0, content_index: 0, delta: text });
+const created = (responseId: string | undefined) => ev('response.created', { response: { id: responseId, object: 'realtime.response', status: 'in_progress', output: [] } });
+const done = (responseId: string | undefined, usage: unknown) => ev('response.done', { response: { id: responseId, object: 'realtime.response', status: 'completed', output: [], usage } });
+const usageOf = (input: number, output: number) => ({ total_tokens: input + output, input_tokens: input, output_tokens: output, input_token_details: { text_tokens: input, audio_tokens: 0, cached_tokens: 0 }, output_token_details: { text_tokens: output, audio_tokens: 0 } });
+const settleTime = () => new Promise((resolve) => setTimeout(resolve, 400));
+const notActive = () => ev('error', { error: { type: 'invalid_request_error', code: 'response_cancel_not_active', message: 'Cancellation failed: no active response found.', param: null, event_id: null } });
+
+describe('realtime: an upstream that breaks the WebSocket protocol', () => {
+  async function breakWith(send: (ws: WebSocket) => void): Promise<{ code: number; statuses: number[] }> {
+    handler = (ws, event) => {
+      if (event.type !== 'response.create') return;
+      ws.send(created('resp_u'));
+      ws.send(delta('resp_u', 'Some text before the upstream breaks. '));
+      send(ws);
+    };
+    const since = await lastLogId();
+    const { socket, closed } = await open();
+    socket.send(JSON.stringify({ type: 'response.create' }));
+    const code = await closed;
+    await expect.poll(() => held(), { timeout: 12_000 }).toBe(0);
+    const rows = await logsSince(since);
+    return { code, statuses: rows.map((row) => Number(row.status)) };
+  }
+
+  it('closes the client with 1011, not 1000, after a text frame that is not UTF-8; the cut response is billed', async () => {
+    // The gateway's ws receiver fails the upstream connection (1007) and emits `error` before `close`.
+    const { code, statuses } = await breakWith((ws) => ws.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false }));
+    expect(code).toBe(1011);
+    expect(statuses).toContain(499);
+  }, 20_000);
+
+  it('closes the client with 1011 after a frame over the size limit', async () => {
+    const { code, statuses } = await breakWith((ws) => ws.send(Buffer.alloc(maxRealtimeFrameBytes + 1, 0x61), { binary: true }));
+    expect(code).toBe(1011);
+    expect(statuses).toContain(499);
+  }, 20_000);
+});
