@@ -123,6 +123,60 @@ const usageOf = (input: number, output: number) => ({ total_tokens: input + outp
 const settleTime = () => new Promise((resolve) => setTimeout(resolve, 400));
 const notActive = () => ev('error', { error: { type: 'invalid_request_error', code: 'response_cancel_not_active', message: 'Cancellation failed: no active response found.', param: null, event_id: null } });
 
+describe('realtime: usage that cannot be priced', () => {
+  /** Runs one response that ends with `usage`; what the session charged, its first log row and the window before and after. */
+  async function respond(usage: unknown, windowKey: string | undefined) {
+    handler = (ws, event) => {
+      if (event.type !== 'response.create') return;
+      ws.send(created('resp_a'));
+      ws.send(delta('resp_a', 'Hi.'));
+      ws.send(done('resp_a', usage));
+    };
+    const since = await lastLogId();
+    const before = await used();
+    const { socket, types, closed } = await open(windowKey);
+    socket.send(JSON.stringify({ type: 'response.create' }));
+    await expect.poll(() => types.includes('response.done')).toBe(true);
+    await settleTime();
+    // While the session is open its window holds the admission's estimate: the tokens one hold covers.
+    const windowOpen = windowKey === undefined ? 0 : await tokensInWindow(`w${windowKeys.indexOf(windowKey)}`);
+    socket.close();
+    await closed;
+    await expect.poll(() => held(), { timeout: 8_000 }).toBe(0);
+    await settleTime();
+    const windowAfter = windowKey === undefined ? 0 : await tokensInWindow(`w${windowKeys.indexOf(windowKey)}`);
+    const rows = await logsSince(since);
+    const row = rows[0];
+    expect(row).toBeDefined();
+    return { charged: (await used()) - before, hold: await reservationAmount(String(row?.request_id)), row, windowOpen, windowAfter };
+  }
+
+  it('charges the hold for counts beyond 2^53, as documented, not the local text count; the window takes the hold\'s tokens', async () => {
+    const huge = { total_tokens: 1e16 + 10, input_tokens: 1e16, output_tokens: 10, input_token_details: { text_tokens: 1e16, audio_tokens: 0, cached_tokens: 0 }, output_token_details: { text_tokens: 10, audio_tokens: 0 } };
+    const { charged, hold, row, windowOpen, windowAfter } = await respond(huge, windowKeys[0]);
+    expect(charged).toBe(hold);
+    expect(hold).toBeGreaterThan(0);
+    // The log keeps no count its integer columns cannot take; a warning says what was reported.
+    expect(Number(row?.input_tokens)).toBe(0);
+    expect(String(row?.warnings)).toContain('charged the hold');
+    // Neither poisoned (uncorrectable) nor refunded: the window ends at the hold's tokens.
+    expect(windowOpen).toBeGreaterThan(0);
+    expect(windowAfter).toBe(windowOpen);
+  }, 15_000);
+
+  it('charges the hold for a negative count, and gives the tokens window nothing back for it', async () => {
+    const { charged, hold, windowOpen, windowAfter } = await respond({ total_tokens: -999_990, input_tokens: -1_000_000, output_tokens: 10 }, windowKeys[1]);
+    expect(charged).toBe(hold);
+    expect(windowOpen).toBeGreaterThan(0);
+    expect(windowAfter).toBe(windowOpen);
+  }, 15_000);
+
+  it('floors fractional counts and bills them at their price', async () => {
+    const { charged } = await respond({ total_tokens: 110.9, input_tokens: 100.7, output_tokens: 10.2 }, undefined);
+    expect(charged).toBe((100 * 4 + 10 * 16) * perToken);
+  }, 15_000);
+});
+
 describe('realtime: an upstream that breaks the WebSocket protocol', () => {
   async function breakWith(send: (ws: WebSocket) => void): Promise<{ code: number; statuses: number[] }> {
     handler = (ws, event) => {

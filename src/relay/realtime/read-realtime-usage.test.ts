@@ -57,10 +57,17 @@ describe('readRealtimeUsage', () => {
     expect(readRealtimeUsage({ type: 'response.done', response: { usage: { input_tokens: 5, output_tokens: 1, input_token_details: { cached_tokens: 50 } } } })?.input.cacheRead).toBe(5);
   });
 
-  it('reads nothing from events without usage or with counts that are not counts', () => {
+  it('reads nothing from events without usage or with counts that are not numbers', () => {
     expect(readRealtimeUsage({ type: 'response.done', response: { status: 'failed' } })).toBeUndefined();
-    expect(readRealtimeUsage({ type: 'response.done', response: { usage: { input_tokens: -1, output_tokens: 3 } } })).toBeUndefined();
-    expect(readRealtimeUsage({ type: 'response.done', response: { usage: { input_tokens: 1.5, output_tokens: 3 } } })).toBeUndefined();
+    expect(readRealtimeUsage({ type: 'response.done', response: { usage: { input_tokens: '12', output_tokens: 3 } } })).toBeUndefined();
+    expect(readRealtimeUsage({ type: 'response.done', response: { usage: { input_tokens: null, output_tokens: 3 } } })).toBeUndefined();
     expect(readRealtimeUsage({ type: 'response.created', response: { usage: { input_tokens: 1, output_tokens: 3 } } })).toBeUndefined();
+  });
+
+  it('floors fractional counts, and keeps negative and huge ones as they came, for pricing to refuse (charged the hold)', () => {
+    expect(readRealtimeUsage({ type: 'response.done', response: { usage: { input_tokens: 1.5, output_tokens: 3.9 } } })).toEqual({ input: { total: 1, cacheRead: 0, cacheWrite: 0 }, output: { total: 3, reasoning: 0 } });
+    expect(readRealtimeUsage({ type: 'response.done', response: { usage: { input_tokens: -1, output_tokens: 3 } } })?.input.total).toBe(-1);
+    expect(readRealtimeUsage({ type: 'response.done', response: { usage: { input_tokens: 1e16, output_tokens: 10 } } })?.input.total).toBe(1e16);
+    expect(readRealtimeUsage({ type: 'response.done', response: { usage: { input_tokens: 100, output_tokens: 10, input_token_details: { cached_tokens: -5 } } } })?.input.cacheRead).toBe(-5);
   });
 });

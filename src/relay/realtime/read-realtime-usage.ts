@@ -57,7 +57,13 @@ export function readRealtimeUsage(event: unknown): NormalizedUsage | undefined {
   return addImages(usageWithAudio, uncached('image_tokens'), 0);
 }
 
-/** Pure: a reported token count — a non-negative safe integer — or undefined. */
+/**
+ * Pure: a reported token count, or undefined when it is not a number (no usage). A fractional count is
+ * floored, as Chat's are; a count no token count can be — negative, or beyond 2^53 — is kept as it came,
+ * so that pricing refuses it and the response is charged its hold (realtime-billing.ts), rather than read
+ * as no usage and billed the few tokens of its text.
+ */
 export function tokenCountOf(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+  return value >= 0 ? Math.floor(value) : value;
 }

@@ -22,6 +22,8 @@ export interface RealtimeSessionFacts {
   channelId: number;
   ip: string;
   attempts: AttemptRecord[];
+  /** The tokens one hold covers (its input and the model's output budget), as admission estimated them. */
+  holdTokens: number;
   /**
    * Why the caller may no longer be served (its key disabled, expired or limited, its user disabled since
    * the session opened), asked before each next hold; undefined while it may.
@@ -229,12 +231,18 @@ export class RealtimeBilling {
       try {
         actual = computeCharge(usage, price, admission.groupRatio, admission.quotaPerUnit, row.calls ?? 1);
       } catch {
+        // Usage that cannot be priced (negative or absurd counts): the hold, rather than a guess.
         actual = admission.reservedAmount;
       }
     }
     const now = this.services.now();
     const settled = await this.services.ledger.settle(this.hold, { actualAmount: actual, channelId: this.session.channelId }, now);
-    this.tokensUsed += usage.input.total + usage.output.total;
+    // Counts no token count can be are believed nowhere: the tokens windows take the hold's tokens instead
+    // (a negative count would empty them, a huge one would leave them uncorrectable), and the log row's
+    // integer columns take none (a count beyond them would fail its whole batch); a warning keeps them.
+    const counted = countsTokens(usage);
+    this.tokensUsed += counted ? usage.input.total + usage.output.total : this.session.holdTokens;
+    const warnings = counted ? (row.warnings ?? []) : [...(row.warnings ?? []), `the usage reported counts that are not token counts (input ${usage.input.total}, cached ${usage.input.cacheRead}, output ${usage.output.total}): charged the hold`];
     const first = this.holds === 1;
     this.services.logWriter.write(
       buildLogRow({
@@ -250,11 +258,11 @@ export class RealtimeBilling {
         path: '/v1/realtime',
         stream: true,
         status: row.status ?? 200,
-        usage: source === 'local' && usage.output.total === 0 ? emptyUsage() : usage,
+        usage: !counted || (source === 'local' && usage.output.total === 0) ? emptyUsage() : usage,
         usageSource: source,
         charged: settled.charged,
         attempts: first ? this.session.attempts : [],
-        warnings: [...(first ? admission.warnings : []), ...(row.warnings ?? [])],
+        warnings: [...(first ? admission.warnings : []), ...warnings],
         ip: this.session.ip,
         error: row.error,
       }),
@@ -287,4 +295,10 @@ async function totalOf(tallies: readonly TokenTally[]): Promise<number> {
   let total = 0;
   for (const tally of tallies) total += await tally.total();
   return total;
+}
+
+/** Whether a usage's counts are all token counts: whole, not negative, within the safe integers. */
+function countsTokens(usage: NormalizedUsage): boolean {
+  const { input, output } = usage;
+  return [input.total, input.cacheRead, input.cacheWrite, input.audio ?? 0, input.image ?? 0, output.total, output.reasoning, output.audio ?? 0, output.image ?? 0].every((count) => Number.isSafeInteger(count) && count >= 0);
 }

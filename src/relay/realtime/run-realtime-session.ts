@@ -71,6 +71,8 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
   const ip = sessions.clientAddress(request);
   // What one hold covers besides the model's output budget: a conversation of this many input tokens.
   const holdInputTokens = services.catalog.snapshot.settings.realtimeHoldInputTokens;
+  // The tokens a hold covers, as admission estimates them: what a response whose usage cannot be counted counts.
+  const holdTokens = holdInputTokens + services.catalog.snapshot.outputBudgetFor(model);
   const admission = await admitRequest(services, { requestId, caller, model, estimatedPromptTokens: holdInputTokens, countPromptTokens: () => Promise.resolve(0), promptImageTokens: 0, maxOutputTokens: undefined, ip });
 
   let upstreamModel = model;
@@ -96,7 +98,7 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
   const abandoned = clientGone || sessions.closing;
   if (result.kind === 'served' && abandoned) result.value.terminate();
   if (result.kind !== 'served' || abandoned) {
-    const billing = new RealtimeBilling(services, { requestId, caller, admission, model, upstreamModel, channelId: 0, ip, attempts: result.kind === 'no_channel' ? [] : result.attempts, refusal: () => undefined });
+    const billing = new RealtimeBilling(services, { requestId, caller, admission, model, upstreamModel, channelId: 0, ip, holdTokens, attempts: result.kind === 'no_channel' ? [] : result.attempts, refusal: () => undefined });
     await billing.finish(undefined);
     if (sessions.closing) throw new GatewayError('no_available_channel', 'The gateway is shutting down.');
     if (result.kind === 'served') return;
@@ -105,7 +107,7 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
 
   const upstream = result.value;
   const refusal = callerRefusalReader(services, handshake.key, model);
-  const billing = new RealtimeBilling(services, { requestId, caller, admission, model, upstreamModel, channelId: result.channel.id, ip, attempts: result.attempts, refusal });
+  const billing = new RealtimeBilling(services, { requestId, caller, admission, model, upstreamModel, channelId: result.channel.id, ip, holdTokens, attempts: result.attempts, refusal });
   const client = await acceptClient(sessions.server, request, socket, head);
   if (client === undefined) {
     // ws refused the handshake after all (or the socket died first): it never calls back, it closes the socket.
