@@ -123,6 +123,86 @@ const usageOf = (input: number, output: number) => ({ total_tokens: input + outp
 const settleTime = () => new Promise((resolve) => setTimeout(resolve, 400));
 const notActive = () => ev('error', { error: { type: 'invalid_request_error', code: 'response_cancel_not_active', message: 'Cancellation failed: no active response found.', param: null, event_id: null } });
 
+describe('realtime: a client that leaves mid-response', () => {
+  it('cancels an out-of-band response by its id and bills the usage the upstream reports for it', async () => {
+    // OpenAI: response.cancel without `response_id` cancels "an in-progress response in the default
+    // conversation"; an out-of-band response (conversation: "none") is cancelled only by its id.
+    const cancels: unknown[] = [];
+    handler = (ws, event) => {
+      if (event.type === 'response.create') {
+        ws.send(created('resp_oob'));
+        for (const text of ['An out-of-band answer ', 'that is still being written ', 'when the client leaves.']) ws.send(delta('resp_oob', text));
+        return;
+      }
+      if (event.type !== 'response.cancel') return;
+      cancels.push(event.response_id);
+      ws.send(event.response_id === 'resp_oob' ? done('resp_oob', usageOf(2_000, 60)) : notActive());
+    };
+    const before = await used();
+    const { socket, types, closed } = await open();
+    socket.send(JSON.stringify({ type: 'response.create', response: { conversation: 'none' } }));
+    await expect.poll(() => types.filter((type) => type === 'response.output_text.delta').length).toBe(3);
+    socket.close();
+    await closed;
+    await expect.poll(() => held(), { timeout: 15_000 }).toBe(0);
+    await settleTime();
+    expect(cancels, 'the response.cancel events the gateway sent upstream').toEqual(['resp_oob']);
+    expect((await used()) - before).toBe((2_000 * 4 + 60 * 16) * perToken);
+  }, 25_000);
+
+  it('cancels a default and an out-of-band response under way at once, each by its id, and bills both', async () => {
+    const cancels: unknown[] = [];
+    handler = (ws, event) => {
+      if (event.type === 'response.create') {
+        const id = (event.response as { conversation?: string } | undefined)?.conversation === 'none' ? 'resp_side' : 'resp_main';
+        ws.send(created(id));
+        ws.send(delta(id, `Text of ${id}. `));
+        return;
+      }
+      if (event.type !== 'response.cancel') return;
+      cancels.push(event.response_id);
+      if (event.response_id === 'resp_main') ws.send(done('resp_main', usageOf(1_000, 20)));
+      else if (event.response_id === 'resp_side') ws.send(done('resp_side', usageOf(500, 10)));
+      else ws.send(notActive());
+    };
+    const before = await used();
+    const { socket, types, closed } = await open();
+    socket.send(JSON.stringify({ type: 'response.create' }));
+    socket.send(JSON.stringify({ type: 'response.create', response: { conversation: 'none' } }));
+    await expect.poll(() => types.filter((type) => type === 'response.output_text.delta').length).toBe(2);
+    socket.close();
+    await closed;
+    await expect.poll(() => held(), { timeout: 15_000 }).toBe(0);
+    await settleTime();
+    expect(cancels.sort()).toEqual(['resp_main', 'resp_side']);
+    expect((await used()) - before).toBe((1_500 * 4 + 30 * 16) * perToken);
+  }, 25_000);
+
+  it('still sends a cancel without an id for a response whose id it never saw', async () => {
+    const cancels: unknown[] = [];
+    handler = (ws, event) => {
+      if (event.type === 'response.create') {
+        ws.send(created(undefined));
+        ws.send(ev('response.output_text.delta', { item_id: 'item_x', output_index: 0, content_index: 0, delta: 'No id anywhere.' }));
+        return;
+      }
+      if (event.type !== 'response.cancel') return;
+      cancels.push(event.response_id ?? 'no id');
+      ws.send(event.response_id === undefined ? done(undefined, usageOf(700, 5)) : notActive());
+    };
+    const before = await used();
+    const { socket, types, closed } = await open();
+    socket.send(JSON.stringify({ type: 'response.create' }));
+    await expect.poll(() => types.filter((type) => type === 'response.output_text.delta').length).toBe(1);
+    socket.close();
+    await closed;
+    await expect.poll(() => held(), { timeout: 15_000 }).toBe(0);
+    await settleTime();
+    expect(cancels).toEqual(['no id']);
+    expect((await used()) - before).toBe((700 * 4 + 5 * 16) * perToken);
+  }, 25_000);
+});
+
 describe('realtime: usage that cannot be priced', () => {
   /** Runs one response that ends with `usage`; what the session charged, its first log row and the window before and after. */
   async function respond(usage: unknown, windowKey: string | undefined) {

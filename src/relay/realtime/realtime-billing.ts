@@ -51,6 +51,8 @@ export class RealtimeBilling {
    * cut before its usage): two at once (out-of-band responses) each keep their own.
    */
   private readonly underWay = new Map<string, TokenTally>();
+  /** The keys of `underWay` made up for a `response.created` that named no id. */
+  private readonly unnamed = new Set<string>();
   /** Deltas of no known response (an upstream that omits `response_id`): the text of whichever is cut. */
   private unattributed = new TokenTally();
   private responseStartedAt: number;
@@ -75,7 +77,9 @@ export class RealtimeBilling {
 
   responseCreated(responseId: string | undefined): void {
     if (this.underWay.size === 0) this.responseStartedAt = this.services.now();
-    this.underWay.set(responseId ?? `unnamed-${this.underWay.size}`, new TokenTally());
+    const key = responseId ?? `unnamed-${this.underWay.size}`;
+    if (responseId === undefined) this.unnamed.add(key);
+    this.underWay.set(key, new TokenTally());
   }
 
   textDelta(responseId: string | undefined, text: string): void {
@@ -86,6 +90,14 @@ export class RealtimeBilling {
 
   get responseUnderWay(): boolean {
     return this.underWay.size > 0;
+  }
+
+  /**
+   * The responses under way, by their upstream ids — undefined for one whose id was never seen — so each
+   * can be cancelled by its own (an out-of-band response is cancelled by no other way).
+   */
+  get responseIdsUnderWay(): (string | undefined)[] {
+    return [...this.underWay.keys()].map((key) => (this.unnamed.has(key) ? undefined : key));
   }
 
   /** A response ended: billed from the open hold, then the next hold taken. Resolves false when it could not be. */
@@ -114,6 +126,7 @@ export class RealtimeBilling {
     if (key !== undefined) {
       tallies.push(this.underWay.get(key) ?? new TokenTally());
       this.underWay.delete(key);
+      this.unnamed.delete(key);
     }
     if (this.underWay.size === 0) {
       tallies.push(this.unattributed);

@@ -12,6 +12,7 @@ import type { RelayServices } from '../relay-services.js';
 import { redactSecret } from '../redact-secret.js';
 import { runFailover, type FailoverResult } from '../run-failover.js';
 import { connectRealtimeUpstream } from './connect-realtime-upstream.js';
+import { formatResponseCancels } from './format-response-cancels.js';
 import { isAudioDeltaFrame, readRealtimeUsage, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
 import { RealtimeBilling } from './realtime-billing.js';
 import { readTranscriptionUsage, sessionTranscriptionModel } from './read-transcription.js';
@@ -171,7 +172,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
               clearTimeout(timer);
               done();
             };
-            upstream.send('{"type":"response.cancel"}');
+            for (const frame of formatResponseCancels(billing.responseIdsUnderWay)) upstream.send(frame);
           });
         }
         closeSocket(upstream, 1000, '');
