@@ -8,6 +8,11 @@ import { upstreamProtocols, type RealtimeHandshake } from './realtime-handshake.
 
 /** Largest frame either side may send (a second of 24 kHz PCM16 is 64 KB of base64: this leaves room). */
 export const maxRealtimeFrameBytes = 16 * 1024 * 1024;
+/**
+ * The most either side's socket may hold unsent (`bufferedAmount`): four of the largest frames. A side that
+ * reads nothing (or far slower than the other sends) would otherwise grow the gateway's memory without end.
+ */
+export const maxBufferedRealtimeBytes = 4 * maxRealtimeFrameBytes;
 const handshakeTimeoutMs = 15_000;
 
 export type RealtimeConnection = { ok: true; socket: WebSocket } | { ok: false; failure: UpstreamFailure };

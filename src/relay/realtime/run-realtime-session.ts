@@ -11,7 +11,7 @@ import { authorizeModel } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
 import { redactSecret } from '../redact-secret.js';
 import { runFailover, type FailoverResult } from '../run-failover.js';
-import { connectRealtimeUpstream } from './connect-realtime-upstream.js';
+import { connectRealtimeUpstream, maxBufferedRealtimeBytes } from './connect-realtime-upstream.js';
 import { formatResponseCancels } from './format-response-cancels.js';
 import { isAudioDeltaFrame, readRealtimeUsage, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
 import { RealtimeBilling } from './realtime-billing.js';
@@ -187,7 +187,15 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
 
     upstream.on('message', (data: RawData, isBinary: boolean) => {
       const frame = data as Buffer;
-      if (client.readyState === WebSocket.OPEN) client.send(isBinary ? frame : withoutSecret(frame, channelKey), { binary: isBinary });
+      if (client.readyState === WebSocket.OPEN) {
+        client.send(isBinary ? frame : withoutSecret(frame, channelKey), { binary: isBinary });
+        // A client that does not read: cut off (a close frame would queue behind what it does not read),
+        // as one that left — the responses under way are cancelled and billed.
+        if (client.bufferedAmount > maxBufferedRealtimeBytes) {
+          client.terminate();
+          finish('the client did not read what it was sent');
+        }
+      }
       if (isBinary || isAudioDeltaFrame(frame)) return;
       let event: unknown;
       try {
@@ -246,7 +254,16 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         }
       }
       // Out of quota: nothing more reaches the upstream (the session is ending).
-      if (upstream.readyState === WebSocket.OPEN && !billing.exhausted) upstream.send(frame, { binary: isBinary });
+      if (upstream.readyState === WebSocket.OPEN && !billing.exhausted) {
+        upstream.send(frame, { binary: isBinary });
+        // A client sending far faster than the upstream reads: the session ends (the upstream cut off, its
+        // responses under way billed as cut).
+        if (upstream.bufferedAmount > maxBufferedRealtimeBytes) {
+          upstream.terminate();
+          closeCode = 1008;
+          finish('the client sent faster than the upstream reads');
+        }
+      }
     });
     upstream.on('close', (code: number) => {
       // The upstream's own code reaches the client (1011: it failed); codes that may not be sent become 1011.
