@@ -8,6 +8,12 @@ export interface VideoTaskProperties {
   size: string | undefined;
   /** A remix's origin: its public id. */
   remixedFrom: string | undefined;
+  /**
+   * What the task was priced by, so a remix costs what its origin cost: the price names tried before the
+   * model's own, and the seconds billed. Undefined for a row stored before they were kept.
+   */
+  priceNames: string[] | undefined;
+  billedSeconds: number | undefined;
 }
 
 /**
@@ -77,5 +83,11 @@ export function readVideoTaskProperties(text: string): VideoTaskProperties {
     seconds: typeof json?.seconds === 'number' ? json.seconds : 0,
     size: typeof json?.size === 'string' ? json.size : undefined,
     remixedFrom: typeof json?.remixed_from === 'string' ? json.remixed_from : undefined,
+    priceNames: isTextList(json?.price_names) ? json.price_names : undefined,
+    billedSeconds: typeof json?.billed_seconds === 'number' ? json.billed_seconds : undefined,
   };
+}
+
+function isTextList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }

@@ -86,9 +86,13 @@ export function videoTaskPlan(services: TaskSubmitServices, request: FastifyRequ
   };
 }
 
-/** A video task's row properties: the length and size asked for, and `extra`. */
+/**
+ * A video task's row properties: the length and size asked for, what it was priced by (the price names and
+ * the seconds billed, which a remix reuses: they depend on the request's metadata and on the channels
+ * reachable at submit, neither of which the remix has), and `extra`.
+ */
 export function videoProperties(video: VideoRequest, extra: Record<string, unknown>): Record<string, unknown> {
-  return { ...extra, seconds: video.seconds, ...(video.size === undefined ? {} : { size: video.size }) };
+  return { ...extra, seconds: video.seconds, ...(video.size === undefined ? {} : { size: video.size }), price_names: video.priceNames, billed_seconds: video.billedSeconds };
 }
 
 /** Where a completed video is fetched through this gateway: its content route, on the host the client called. */

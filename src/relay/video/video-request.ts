@@ -67,6 +67,11 @@ export function fixedVideoSeconds(model: string): number | undefined {
   return named === null ? undefined : Number(named[1]);
 }
 
+/** Whether a model is of the domestic channel's families, whose tiers price it (spec §4.9.5 rule 6). */
+export function isDomesticVideoModel(model: string): boolean {
+  return domesticFamily.test(model);
+}
+
 export function readVideoRequest(fields: VideoFields, options: VideoRequestOptions): VideoRequest {
   const model = readModel(fields.model, options.requireModel);
   const prompt = fields.prompt;
@@ -75,7 +80,7 @@ export function readVideoRequest(fields: VideoFields, options: VideoRequestOptio
   if (prompt.trim() === '') throw invalidParameter('prompt', 'must not be empty');
 
   const metadata = isRecord(fields.metadata) ? fields.metadata : {};
-  const domestic = options.servedByVod === true || domesticFamily.test(model);
+  const domestic = options.servedByVod === true || isDomesticVideoModel(model);
   // Spec §4.9.5 rule 1: top-level seconds, then duration, then the metadata's, then the family's default.
   // A model of fixed length makes (and is billed) that length whatever was asked; what was asked is still checked.
   const asked =
