@@ -16,12 +16,31 @@ export function requestIdFloor(ms: number): string {
 /**
  * Deletes the quota reservations settled before `before` (unix ms). Once settled, a reservation row only
  * answers a second settle of the same request (which then finds nothing to do either way); what it
- * charged is in the request log. Open reservations are never deleted: recovery settles them.
+ * charged is in the request log. Open reservations are never deleted: recovery settles them. Nor is one
+ * whose task still needs it: a task whose charge was never recorded on its row (its process died between
+ * the upstream's acceptance and that record, and recovery settled the reservation) is refunded, if it
+ * fails, the reservation's settled amount — up to TASK_TIMEOUT_MINUTES (a day by default) or more later.
+ * Such a reservation goes at the first sweep after its task succeeds or is refunded.
  */
 export async function deleteSettledReservations(db: Database, dialect: DialectName, before: number, batchSize = deleteBatchSize): Promise<number> {
   const floor = requestIdFloor(before);
   const settledBefore = (eb: ExpressionBuilder<DatabaseSchema, 'quota_reservations'>) =>
-    eb.and([eb('id', '<', floor), eb('state', '=', 'settled'), eb('settled_at', '<', before)]);
+    eb.and([
+      eb('id', '<', floor),
+      eb('state', '=', 'settled'),
+      eb('settled_at', '<', before),
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('tasks')
+            .select('tasks.id')
+            .whereRef('tasks.request_id', '=', 'quota_reservations.id')
+            .where('tasks.quota', 'is', null)
+            .where('tasks.refunded', '=', 0)
+            .where('tasks.status', '<>', 'success'),
+        ),
+      ),
+    ]);
   return deleteInBatches(async () => {
     // PostgreSQL has no DELETE … LIMIT: there the batch's keys come from a subquery on the primary key.
     // MySQL refuses a subquery on the table it deletes from; it and SQLite (built with

@@ -14,6 +14,7 @@ import { audioPricesMigration } from './migrations/011-audio-prices.js';
 import { webSearchPricesMigration } from './migrations/012-web-search-prices.js';
 import { imagePricesMigration } from './migrations/013-image-prices.js';
 import { assetOwnersMigration } from './migrations/014-asset-owners.js';
+import { tasksRequestIdMigration } from './migrations/015-tasks-request-id.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -32,6 +33,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '012-web-search-prices': webSearchPricesMigration(),
     '013-image-prices': imagePricesMigration(),
     '014-asset-owners': assetOwnersMigration(),
+    '015-tasks-request-id': tasksRequestIdMigration(),
   };
 }
 

@@ -234,7 +234,8 @@ export class TasksRepository {
       if (quota === null) {
         const reservation = await trx.selectFrom('quota_reservations').select(['state', 'settled_amount']).where('id', '=', task.request_id).executeTakeFirst();
         if (reservation !== undefined && reservation.state !== 'settled') return 'pending';
-        // A reservation deleted unrecorded (a day after its settle) left no figure to give back.
+        // The retention sweep keeps such a task's reservation until it is refunded or succeeds
+        // (delete-old-rows.ts); none at all means nothing was charged.
         quota = reservation?.settled_amount === null || reservation === undefined ? 0 : Number(reservation.settled_amount);
       }
       const claimed = await trx.updateTable('tasks').set({ refunded: 1, quota, updated_at: now }).where('id', '=', id).where('refunded', '=', 0).executeTakeFirst();

@@ -3,6 +3,7 @@ import { generateRequestId } from '../../src/http/generate-request-id.js';
 import { deleteLogsBefore, deleteSettledReservations, requestIdFloor } from '../../src/storage/delete-old-rows.js';
 import { LogsRepository } from '../../src/storage/logs-repository.js';
 import { runRetention, settledReservationRetentionMs, startRetention } from '../../src/storage/start-retention.js';
+import { TasksRepository } from '../../src/storage/tasks-repository.js';
 import { logRow } from '../support/log-row.js';
 import { allDialects } from '../support/test-databases.js';
 import { openLedgerDatabase, type LedgerDatabase } from './ledger-test-setup.js';
@@ -72,6 +73,51 @@ for (const { dialect, available } of allDialects) {
       // Open reservations stay for recovery to settle.
       const recovered = await database.ledger('node-a').recoverOpenReservations(now);
       expect(recovered.settled).toBe(1);
+    });
+
+    it('keeps a settled reservation while its task needs the figure (no charge recorded, not refunded, not succeeded)', async () => {
+      const account = await database.createAccount({ user: 1_000_000, token: 1_000_000 });
+      const ledger = database.ledger('node-d');
+      const tasks = new TasksRepository(database.handle.db, database.handle.dialect);
+      const settledTaskReservation = async (label: string, change: (taskId: number) => Promise<unknown>) => {
+        const id = generateRequestId(now - 3 * day) + label;
+        expect(await ledger.reserve({ id, ...account, amount: 100 }, now - 3 * day)).toEqual({ ok: true });
+        expect((await ledger.settle(id, { actualAmount: 100, channelId: undefined }, now - 3 * day)).applied).toBe(true);
+        const taskId = await tasks.insert({ publicId: `task_retention_${label}`, kind: 'video', requestId: id, userId: account.userId, tokenId: account.tokenId, model: 'sora-2', properties: {} }, now - 3 * day);
+        await change(taskId);
+        return id;
+      };
+      const submitted = (status: 'queued' | 'success') => (taskId: number) =>
+        tasks.markSubmitted(taskId, { channelId: 1, keyFingerprint: 'f', upstreamModel: 'sora-2', upstreamId: `up-${taskId}`, status, progress: 0, result: '{}', nextPollAt: now }, now - 3 * day);
+      // Needed: a running task and a failed one not yet refunded, neither with its charge on its row.
+      const running = await settledTaskReservation('running', submitted('queued'));
+      const failed = await settledTaskReservation('failed', async (taskId) => {
+        await submitted('queued')(taskId);
+        await tasks.applyChange(taskId, 'queued', { status: 'failure', progress: 0, failReason: 'x', nextPollAt: now }, now);
+      });
+      // Not needed: a task with its charge recorded, one that succeeded, one refunded.
+      const recorded = await settledTaskReservation('recorded', async (taskId) => {
+        await submitted('queued')(taskId);
+        await tasks.recordCharge(taskId, 100);
+      });
+      const succeeded = await settledTaskReservation('succeeded', submitted('success'));
+      const refunded = await settledTaskReservation('refunded', async (taskId) => {
+        await submitted('queued')(taskId);
+        await tasks.applyChange(taskId, 'queued', { status: 'failure', progress: 0, failReason: 'x', nextPollAt: now }, now);
+        expect(await tasks.refundFailed(taskId, now)).toMatchObject({ quota: 100 });
+      });
+
+      await deleteSettledReservations(database.handle.db, database.handle.dialect, now - day, 2);
+      const kept = await reservationIds();
+      expect(kept).toEqual(expect.arrayContaining([running, failed]));
+      for (const id of [recorded, succeeded, refunded]) expect(kept).not.toContain(id);
+
+      // The failed task is refunded its charge; then its reservation goes at the next sweep.
+      const failedTask = await database.handle.db.selectFrom('tasks').select('id').where('request_id', '=', failed).executeTakeFirstOrThrow();
+      expect(await tasks.refundFailed(failedTask.id, now)).toMatchObject({ quota: 100 });
+      await deleteSettledReservations(database.handle.db, database.handle.dialect, now - day);
+      expect(await reservationIds()).not.toContain(failed);
+      expect(await reservationIds()).toContain(running);
     });
 
     it('deletes log rows created before a time, and the retention run only when log_retention_days is set', async () => {
