@@ -36,6 +36,13 @@ export type CanonicalStreamPart =
    */
   | { type: 'input-usage'; input: NormalizedUsage['input']; webSearches?: number }
   /**
+   * For billing only (encoders write nothing): the web searches the upstream has run so far, all of them
+   * (Responses' finished `web_search_call` items) — billed, with the produced text counted locally, when the
+   * answer ends before a `usage` part or a finish with usage, which replace it. Sent as each search finishes:
+   * a cut stream never reaches the decoder's end.
+   */
+  | { type: 'web-searches'; count: number }
+  /**
    * For billing only (encoders write nothing): output the upstream produced that no other part carries
    * (Gemini candidates after the first), counted with the rest when no usage is reported.
    */

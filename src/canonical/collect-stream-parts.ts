@@ -52,6 +52,7 @@ export function collectStreamParts(parts: readonly CanonicalStreamPart[]): Canon
       case 'tool-call-end':
       case 'error':
       case 'input-usage':
+      case 'web-searches':
       case 'uncarried-output':
         break;
       case 'usage':

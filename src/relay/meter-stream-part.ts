@@ -39,6 +39,9 @@ export function meterStreamPart(meter: UsageMeter, part: CanonicalStreamPart, no
       meter.reportedInput = part.input;
       meter.reportedWebSearches = part.webSearches;
       return;
+    case 'web-searches':
+      meter.reportedWebSearches = part.count;
+      return;
     case 'uncarried-output':
       meter.outputTally.add(part.text);
       return;

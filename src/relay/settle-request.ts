@@ -45,7 +45,8 @@ export async function countUsageLocally(admission: Pick<Admission, 'countPromptT
   // The input the upstream reported before its answer (its cache reads and writes with it) is what it bills.
   const input = reported === undefined ? { total: promptTokens, cacheRead: 0, cacheWrite: 0 } : { ...reported };
   const usage: NormalizedUsage = { input, output: { total: outputTokens + meter.unreportedOutputTokens, reasoning: 0 } };
-  // Searches the upstream reported running before it broke off (Gemini grounding) are billed as it bills them.
+  // Searches the upstream reported running before it broke off (Gemini grounding, Responses' finished
+  // `web_search_call` items) are billed as it bills them.
   if (meter.reportedWebSearches !== undefined && meter.reportedWebSearches > 0) usage.webSearches = meter.reportedWebSearches;
   // The prompt's images (their flat estimates) at the image input price, and unreported output, which is
   // images (their budget), at the image output price.

@@ -10,6 +10,7 @@ describe('StreamOpening', () => {
     for (const part of [
       { type: 'usage', usage: { input: { total: 5, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 } } },
       { type: 'input-usage', input: { total: 5, cacheRead: 0, cacheWrite: 0 } },
+      { type: 'web-searches', count: 2 },
       { type: 'uncarried-output', text: 'the second candidate' },
     ] as const) {
       expect(opening.admit(part as never)).toBe(true);

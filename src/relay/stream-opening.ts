@@ -43,8 +43,8 @@ export class StreamOpening {
       this.failedWith = part;
       return false;
     }
-    // Parts for billing only (usage, interim input, other candidates' text) write nothing: not the answer's start.
-    if (part.type !== 'start' && part.type !== 'error' && part.type !== 'usage' && part.type !== 'input-usage' && part.type !== 'uncarried-output') this.release();
+    // Parts for billing only (usage, interim input, searches run, other candidates' text) write nothing: not the answer's start.
+    if (part.type !== 'start' && part.type !== 'error' && part.type !== 'usage' && part.type !== 'input-usage' && part.type !== 'web-searches' && part.type !== 'uncarried-output') this.release();
     return true;
   }
 

@@ -22,7 +22,7 @@ export class UsageMeter {
   upstreamUsage: NormalizedUsage | undefined;
   /** The input an upstream reported before its answer (Anthropic's message_start): used when no final usage comes. */
   reportedInput: NormalizedUsage['input'] | undefined;
-  /** Web searches an upstream reported before its final usage (Gemini grounding): billed with a local count. */
+  /** Web searches an upstream reported before its final usage (Gemini grounding, Responses' finished `web_search_call` items): billed with a local count. */
   reportedWebSearches: number | undefined;
   outputTally = new TokenTally();
   firstTokenAt: number | undefined;

@@ -110,6 +110,7 @@ export function createGeminiStreamEncoder(context: ConversionContext): StreamEnc
           usage = part.usage;
           return '';
         case 'input-usage':
+        case 'web-searches':
         case 'uncarried-output':
           return '';
         case 'finish': {

@@ -84,6 +84,7 @@ export function createOpenaiChatStreamEncoder(context: ConversionContext, option
         lastUsage = part.usage;
         return '';
       case 'input-usage':
+      case 'web-searches':
       case 'uncarried-output':
         return '';
       case 'finish':

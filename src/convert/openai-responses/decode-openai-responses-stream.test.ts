@@ -155,4 +155,26 @@ describe('createOpenaiResponsesStreamDecoder', () => {
       { type: 'finish', finishReason: { unified: 'error', raw: undefined }, usage: undefined },
     ]);
   });
+
+  it('tells each finished web search at once (a cut stream bills them), and the final usage counts them once', () => {
+    const search = (id: string) => ({ id, type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'q' } });
+    const decoder = createOpenaiResponsesStreamDecoder();
+    const pushed = (event: Record<string, unknown>) => decoder.push({ event: String(event.type), data: JSON.stringify(event), id: undefined });
+    pushed({ type: 'response.created', response: { id: 'resp_ws', model: 'm', created_at: 1 } });
+    expect(pushed({ type: 'response.output_item.done', output_index: 0, item: search('ws_1') })).toEqual([{ type: 'web-searches', count: 1 }]);
+    expect(pushed({ type: 'response.output_item.done', output_index: 1, item: search('ws_2') })).toEqual([{ type: 'web-searches', count: 2 }]);
+    const usage = { input_tokens: 10, output_tokens: 2, total_tokens: 12 };
+    const closing = pushed({ type: 'response.completed', response: { id: 'resp_ws', model: 'm', created_at: 1, status: 'completed', output: [search('ws_1'), search('ws_2')], usage } });
+    expect(closing.filter((part) => part.type === 'usage').map((part) => (part.type === 'usage' ? part.usage.webSearches : undefined))).toEqual([2]);
+    expect(closing.some((part) => part.type === 'web-searches')).toBe(false);
+  });
+
+  it('tells the final object\'s searches the items did not show when it reports no usage', () => {
+    const search = { id: 'ws_1', type: 'web_search_call', status: 'completed' };
+    const body = sse([
+      { type: 'response.created', response: { id: 'resp_ws', model: 'm', created_at: 1 } },
+      { type: 'response.completed', response: { id: 'resp_ws', model: 'm', created_at: 1, status: 'completed', output: [search, search, search] } },
+    ]);
+    expect(decodeBody(createOpenaiResponsesStreamDecoder(), body).filter((part) => part.type === 'web-searches')).toEqual([{ type: 'web-searches', count: 3 }]);
+  });
 });

@@ -173,10 +173,13 @@ export function createOpenaiResponsesStreamDecoder(): StreamDecoder {
       parts.push({ type: 'error', ...error });
     }
     // Each web search is billed on top of the tokens: counted from the final object, else from the items seen.
+    const searches = Math.max(countWebSearchCalls(response?.output), searchesSeen);
     const read = readOpenaiResponsesUsage(response?.usage);
-    const usage = read === undefined ? undefined : withWebSearches(read, Math.max(countWebSearchCalls(response?.output), searchesSeen));
+    const usage = read === undefined ? undefined : withWebSearches(read, searches);
     if (usage !== undefined) parts.push({ type: 'usage', usage });
     else warn('the upstream reported no usage');
+    // Without usage the answer is counted locally: with the final object's searches the items did not show.
+    if (usage === undefined && searches > searchesSeen) parts.push({ type: 'web-searches', count: searches });
     const finishReason =
       response === undefined
         ? { unified: error === undefined ? ('other' as const) : ('error' as const), raw: undefined }
@@ -198,7 +201,8 @@ export function createOpenaiResponsesStreamDecoder(): StreamDecoder {
         addItem(event, outputIndex, parts);
         return;
       case 'response.output_item.done': {
-        if (event.item?.type === 'web_search_call') searchesSeen += 1;
+        // Billed the moment it ran (OpenAI bills each search): told at once, for a stream cut before its end.
+        if (event.item?.type === 'web_search_call') parts.push({ type: 'web-searches', count: (searchesSeen += 1) });
         // Some compatible servers send only the finished item.
         if (state === undefined) addItem(event, outputIndex, parts);
         const current = outputs.get(outputIndex);

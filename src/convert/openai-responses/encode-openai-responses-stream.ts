@@ -204,6 +204,7 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
         usage = part.usage;
         return '';
       case 'input-usage':
+      case 'web-searches':
       case 'uncarried-output':
         return '';
       case 'error':
