@@ -38,12 +38,14 @@ export interface RelayPlan extends PromptTokens {
   pinnedChannelId?: number;
   /** The channel tried first while it can serve (it holds the stored response the request continues). */
   preferredChannelId?: number | undefined;
+  /** The key (fingerprint) that channel is called with while it is usable (its account holds that response). */
+  preferredKeyFingerprint?: string | undefined;
   /**
    * Told when an attempt's answer has an id (its opening event) and again when it is complete — its final
    * usage read, before its last bytes reach the client (a client may send its next request the moment they
-   * do) — with the channel that made it.
+   * do) — with the channel and key that made it.
    */
-  onAnswered?: ((channel: ChannelRecord, meter: UsageMeter) => void) | undefined;
+  onAnswered?: ((channel: ChannelRecord, key: string, meter: UsageMeter) => void) | undefined;
   /** The log's `style` column. */
   logStyle: string;
   /** Conversion warnings gathered before and during the attempts (the log keeps them). */
@@ -144,6 +146,7 @@ export async function runRelayEnvelope(
   try {
     result = await runFailover(services, {
       query,
+      preferredKeyFingerprint: plan.preferredKeyFingerprint,
       retryTimes: services.catalog.snapshot.settings.retryTimes,
       shouldStop: () => meter.clientAborted,
       attempt: async (channel, key) => {
@@ -155,7 +158,7 @@ export async function runRelayEnvelope(
         if (attemptNumber > 1) meter.startNextAttempt();
         if (plan.onAnswered !== undefined) {
           const onAnswered = plan.onAnswered;
-          meter.onAnswerNoted = () => onAnswered(channel, meter);
+          meter.onAnswerNoted = () => onAnswered(channel, key, meter);
         }
         const outcome = await attempt(channel, key, tools);
         // A failed attempt's writer sent nothing and is done with; the next attempt opens its own.

@@ -1,6 +1,7 @@
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { classifyUpstreamFailure, failureDetail, type UpstreamFailure } from '../routing/classify-upstream-failure.js';
 import { selectChannel, type ChannelQuery } from '../routing/select-channel.js';
+import { findKeyByFingerprint } from '../tasks/key-fingerprint.js';
 import type { UpstreamErrorBody } from './read-upstream-error.js';
 import type { RelayServices } from './relay-services.js';
 
@@ -35,6 +36,11 @@ export type FailoverResult<T> =
 
 export interface FailoverInput<T> {
   query: Omit<ChannelQuery, 'excluded' | 'coolingDown'>;
+  /**
+   * The key (by fingerprint) the preferred channel is called with while it is not set aside: the one whose
+   * account holds the stored response the request continues. Else, as for every channel, the next in turn.
+   */
+  preferredKeyFingerprint?: string | undefined;
   retryTimes: number;
   /** Stops trying (the client went away); a failure seen after that is not held against the channel. */
   shouldStop(): boolean;
@@ -58,7 +64,7 @@ export async function runFailover<T>(services: RelayServices, input: FailoverInp
     const channel = selectChannel(services.catalog.snapshot.channels, { excluded, coolingDown: services.health.coolingDown(services.now()), ...input.query }, services.random);
     if (channel === undefined) break;
     excluded.add(channel.id);
-    const key = services.health.pickKey(channel);
+    const key = keyFor(services, channel, input);
     if (key === undefined) {
       last = { failure: { kind: 'status', status: 401, message: 'Every key of this channel has been rejected.' }, channel };
       continue;
@@ -95,4 +101,14 @@ export async function runFailover<T>(services: RelayServices, input: FailoverInp
   }
   if (last === undefined) return { kind: 'no_channel' };
   return { kind: 'exhausted', ...last, attempts };
+}
+
+/** The preferred channel's remembered key while it is still the channel's and not set aside; else the next in turn. */
+function keyFor(services: RelayServices, channel: ChannelRecord, input: FailoverInput<unknown>): string | undefined {
+  const fingerprint = input.preferredKeyFingerprint;
+  if (fingerprint !== undefined && channel.id === input.query.preferredChannelId) {
+    const kept = findKeyByFingerprint(channel.keys, fingerprint);
+    if (kept !== undefined && !services.health.isKeyAside(channel.id, kept)) return kept;
+  }
+  return services.health.pickKey(channel);
 }

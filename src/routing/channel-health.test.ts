@@ -20,6 +20,15 @@ describe('ChannelHealth keys', () => {
     expect([state.pickKey(c), state.pickKey(c), state.pickKey(c)]).toEqual(['c', 'a', 'c']);
   });
 
+  it('tells whether a key is set aside, until the channel is reset', () => {
+    const state = health();
+    const c = channel(['a', 'b']);
+    state.setKeyAside(c, 'a', { keepLast: false });
+    expect([state.isKeyAside(1, 'a'), state.isKeyAside(1, 'b'), state.isKeyAside(2, 'a')]).toEqual([true, false, false]);
+    state.reset(1);
+    expect(state.isKeyAside(1, 'a')).toBe(false);
+  });
+
   it('says when no key is left, and then picks none', () => {
     const state = health();
     const c = channel(['a']);

@@ -54,6 +54,11 @@ export class ChannelHealth {
     return undefined;
   }
 
+  /** Whether a key of the channel was set aside (rejected): it is not used until the channel is reset. */
+  isKeyAside(channelId: number, key: string): boolean {
+    return this.keysAside.get(channelId)?.has(key) === true;
+  }
+
   /**
    * Stops using a rejected key. With `keepLast` (a channel whose auto_disable is off: the operator keeps
    * it in service) the last usable key stays. Returns whether the key is set aside (now, or already by a

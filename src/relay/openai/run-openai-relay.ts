@@ -46,6 +46,7 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
       countPromptTokens: prompt.countPromptTokens,
       promptImageTokens: prompt.promptImageTokens,
       preferredChannelId: continued?.channelId,
+      preferredKeyFingerprint: continued?.keyFingerprint,
       maxOutputTokens: endpoint.maxOutputTokens(body),
       channelTypes: openaiChannelTypes,
       logStyle: endpoint.forwardsModel === false ? endpoint.name : `openai-${endpoint.name}`,

@@ -34,13 +34,13 @@ describe('recallContinuation', () => {
 });
 
 describe('rememberAnswer', () => {
-  it('remembers a stored answer by its id and by its conversation; an unstored one by its conversation only', async () => {
+  it('remembers a stored answer (its channel and key) by its id and by its conversation; an unstored one by its conversation only', async () => {
     const known = memory();
-    rememberAnswer(known, { previousResponseId: undefined, conversationId: 'conv_1' }, false, { responseId: 'resp_1', channelId: 3, userId: 7, contextTokens: 40 });
+    rememberAnswer(known, { previousResponseId: undefined, conversationId: 'conv_1' }, false, { responseId: 'resp_1', channelId: 3, keyFingerprint: 'fp-a', userId: 7, contextTokens: 40 });
     expect(await known.recall('resp_1')).toBeUndefined();
-    expect(await known.recall('conv_1')).toEqual({ channelId: 3, userId: 7, contextTokens: 40 });
-    rememberAnswer(known, { previousResponseId: undefined, conversationId: undefined }, true, { responseId: 'resp_2', channelId: 4, userId: 7, contextTokens: 60 });
-    expect(await known.recall('resp_2')).toEqual({ channelId: 4, userId: 7, contextTokens: 60 });
+    expect(await known.recall('conv_1')).toEqual({ channelId: 3, keyFingerprint: 'fp-a', userId: 7, contextTokens: 40 });
+    rememberAnswer(known, { previousResponseId: undefined, conversationId: undefined }, true, { responseId: 'resp_2', channelId: 4, keyFingerprint: 'fp-b', userId: 7, contextTokens: 60 });
+    expect(await known.recall('resp_2')).toEqual({ channelId: 4, keyFingerprint: 'fp-b', userId: 7, contextTokens: 60 });
   });
 });
 

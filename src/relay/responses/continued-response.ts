@@ -52,6 +52,8 @@ export interface ServedAnswer {
   /** The upstream's id of the answer (empty or undefined: nothing to remember it by). */
   responseId: string | undefined;
   channelId: number;
+  /** The fingerprint of the channel key that made it (its account stores it). */
+  keyFingerprint: string;
   userId: number;
   /** The answer's input and output: the context a continuation reads back. */
   contextTokens: number;
@@ -63,7 +65,7 @@ export interface ServedAnswer {
  * what this one read and wrote.
  */
 export function rememberAnswer(memory: ResponseMemory, ids: ContinuationIds, stored: boolean, answer: ServedAnswer): void {
-  const entry: RememberedResponse = { channelId: answer.channelId, userId: answer.userId, contextTokens: answer.contextTokens };
+  const entry: RememberedResponse = { channelId: answer.channelId, keyFingerprint: answer.keyFingerprint, userId: answer.userId, contextTokens: answer.contextTokens };
   if (stored && rememberable(answer.responseId)) memory.remember(answer.responseId, entry);
   if (ids.conversationId !== undefined) memory.remember(ids.conversationId, entry);
 }

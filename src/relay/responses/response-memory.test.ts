@@ -36,4 +36,11 @@ describe('parseRememberedResponse', () => {
     expect(parseRememberedResponse(JSON.stringify({ channelId: '5', userId: 7, contextTokens: 1 }))).toBeUndefined();
     expect(parseRememberedResponse(JSON.stringify({ channelId: 5, userId: 7, contextTokens: 1.5 }))).toBeUndefined();
   });
+
+  it('reads back the key fingerprint, and an entry written without one (or with a malformed one) as the channel alone', () => {
+    const withKey = { ...entry(5), keyFingerprint: 'a'.repeat(32) };
+    expect(parseRememberedResponse(JSON.stringify(withKey))).toEqual(withKey);
+    expect(parseRememberedResponse(JSON.stringify({ ...entry(5), keyFingerprint: 12 }))).toEqual(entry(5));
+    expect(parseRememberedResponse(JSON.stringify({ ...entry(5), keyFingerprint: 'x'.repeat(65) }))).toEqual(entry(5));
+  });
 });

@@ -8,6 +8,12 @@
 export interface RememberedResponse {
   /** The channel that answered, and so holds the stored response. */
   channelId: number;
+  /**
+   * Which of the channel's keys made it (key-fingerprint.ts; the key itself is never kept): each key may be
+   * another account, and OpenAI stores a response on the account (project) that made it. Absent in entries
+   * written before it was kept.
+   */
+  keyFingerprint?: string;
   /** The user whose request made it: no other user's request may continue it. */
   userId: number;
   /** Input plus output tokens of that answer: what the next turn reads back before its own input. */
@@ -78,9 +84,12 @@ export function parseRememberedResponse(text: string | null): RememberedResponse
   if (text === null) return undefined;
   try {
     const value = JSON.parse(text) as Record<string, unknown>;
-    const { channelId, userId, contextTokens } = value;
+    const { channelId, userId, contextTokens, keyFingerprint } = value;
     if (!Number.isSafeInteger(channelId) || !Number.isSafeInteger(userId) || !Number.isSafeInteger(contextTokens)) return undefined;
-    return { channelId: channelId as number, userId: userId as number, contextTokens: contextTokens as number };
+    const entry: RememberedResponse = { channelId: channelId as number, userId: userId as number, contextTokens: contextTokens as number };
+    // A malformed fingerprint only loses the key: the channel is still known.
+    if (typeof keyFingerprint === 'string' && keyFingerprint !== '' && keyFingerprint.length <= 64) entry.keyFingerprint = keyFingerprint;
+    return entry;
   } catch {
     return undefined;
   }

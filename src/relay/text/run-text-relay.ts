@@ -20,6 +20,7 @@ import type { TextStyleName } from '../text-style.js';
 import { continuationIdsOf, recallContinuation, rememberAnswer, withContext } from '../responses/continued-response.js';
 import type { UsageMeter } from '../usage-meter.js';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
+import { keyFingerprint } from '../../tasks/key-fingerprint.js';
 import { declaredWebSearches } from './declared-web-searches.js';
 import { textStyles } from './text-styles.js';
 
@@ -112,25 +113,29 @@ function channelTypesFor(services: RelayServices, inbound: TextInbound, request:
  * channel holding it and reserves the context the upstream reads back; a stored answer a Responses channel
  * serves is remembered for the turn that continues it.
  */
-async function planContinuation(services: RelayServices, inbound: TextInbound, request: FastifyRequest): Promise<PromptTokens & Pick<RelayPlan, 'preferredChannelId' | 'onAnswered'>> {
+async function planContinuation(services: RelayServices, inbound: TextInbound, request: FastifyRequest): Promise<PromptTokens & Pick<RelayPlan, 'preferredChannelId' | 'preferredKeyFingerprint' | 'onAnswered'>> {
   const { body } = inbound;
   const ids = continuationIdsOf(body);
   const userId = request.caller?.user.id ?? 0;
   const known = await recallContinuation(services.responses, ids, userId);
   const prompt = withContext(inbound, known?.contextTokens ?? 0);
-  const onAnswered = (channel: ChannelRecord, meter: UsageMeter) => {
+  // Told twice per answer (its opening, its end), with one key per attempt: hashed once per key.
+  let fingerprinted: { key: string; fingerprint: string } | undefined;
+  const onAnswered = (channel: ChannelRecord, key: string, meter: UsageMeter) => {
     // Only a Responses channel stores what the client was given: a converted answer's id is the gateway's own.
     if (upstreamTextStyleOf(channel) !== 'openai-responses') return;
+    if (fingerprinted?.key !== key) fingerprinted = { key, fingerprint: keyFingerprint(key) };
     const usage = meter.upstreamUsage;
     // Without a usage report: what this turn sent (its history included) and what it produced, by its characters.
     const contextTokens = usage === undefined ? prompt.estimatedPromptTokens + meter.outputTally.charsSeen + meter.unreportedOutputTokens : usage.input.total + usage.output.total;
-    rememberAnswer(services.responses, ids, body.store !== false, { responseId: meter.responseId, channelId: channel.id, userId, contextTokens });
+    rememberAnswer(services.responses, ids, body.store !== false, { responseId: meter.responseId, channelId: channel.id, keyFingerprint: fingerprinted.fingerprint, userId, contextTokens });
   };
   return {
     estimatedPromptTokens: prompt.estimatedPromptTokens,
     countPromptTokens: prompt.countPromptTokens,
     promptImageTokens: prompt.promptImageTokens,
     preferredChannelId: known?.channelId,
+    preferredKeyFingerprint: known?.keyFingerprint,
     onAnswered,
   };
 }
@@ -161,6 +166,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
       countPromptTokens: continued?.countPromptTokens ?? inbound.countPromptTokens,
       promptImageTokens: continued?.promptImageTokens ?? inbound.promptImageTokens,
       preferredChannelId: continued?.preferredChannelId,
+      preferredKeyFingerprint: continued?.preferredKeyFingerprint,
       onAnswered: continued?.onAnswered,
       maxOutputTokens: reservedOutputTokens(services, inbound),
       webSearches: reservedWebSearches(services, inbound, request),
