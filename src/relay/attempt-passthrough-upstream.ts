@@ -98,6 +98,8 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   // out for `response.completed` (usage-meter.ts), unless more output begins. Anthropic and Gemini report
   // usage with their finish.
   const responses = input.style === 'openai-responses';
+  // Each vendor's own framing: Google ends its events with CRLF, the others with LF.
+  const eventEnd = input.style === 'gemini' ? '\r\n\r\n' : '\n\n';
   if (responses) meter.answerEndsWith = endsResponsesMessage;
   // Waited out after its client left, the answer went on with more output (a tool call after a preamble
   // message, a second message): the call ends here, as one left mid-answer does.
@@ -125,7 +127,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
       }
       if (opening.failed) return;
       if (jsonArray) write(`${elements++ === 0 ? '[' : ',\r\n'}${event.data}`);
-      else write(event.event === undefined ? `data: ${event.data}\n\n` : `event: ${event.event}\ndata: ${event.data}\n\n`);
+      else write(event.event === undefined ? `data: ${event.data}${eventEnd}` : `event: ${event.event}\ndata: ${event.data}${eventEnd}`);
     },
   });
   const closeArray = () => (!jsonArray ? '' : elements === 0 ? '[]' : ']');

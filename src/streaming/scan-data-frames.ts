@@ -15,11 +15,14 @@ import { SseEventTooLargeError } from './decode-sse.js';
 export interface DataFrameHandler {
   /**
    * One complete frame: its payload is bytes[dataStart, dataEnd), the frame itself (with `data: ` and
-   * the blank line) bytes[dataStart - 6, dataEnd + 2). Returns whether the frame is forwarded.
+   * the blank line) bytes[dataStart - 6, dataEnd + 2). Returns whether the frame is forwarded, or the
+   * payload to send in its place (`onReplace`, after the frames forwarded before it).
    */
-  onFrame(bytes: Buffer, dataStart: number, dataEnd: number): boolean;
+  onFrame(bytes: Buffer, dataStart: number, dataEnd: number): boolean | string;
   /** Contiguous forwarded frames, as one range of the read (no copy). */
   onForward(bytes: Buffer, start: number, end: number): void;
+  /** The payload a frame is replaced by, written in its place (a handler that never replaces needs none). */
+  onReplace?(data: string): void;
 }
 
 export interface DataFrameScanner {
@@ -69,8 +72,10 @@ export function createDataFrameScanner(maxEventBytes: number, handler: DataFrame
         return bytes.subarray(position);
       }
       checkLineSize(lineEnd - position);
-      if (!handler.onFrame(bytes, position + prefixLength, lineEnd)) {
+      const verdict = handler.onFrame(bytes, position + prefixLength, lineEnd);
+      if (verdict !== true) {
         if (runStart < position) handler.onForward(bytes, runStart, position);
+        if (verdict !== false) handler.onReplace?.(verdict);
         runStart = lineEnd + 2;
       }
       position = lineEnd + 2;

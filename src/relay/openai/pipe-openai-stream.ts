@@ -66,8 +66,12 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
   // The meter keeps the last event read (usage-meter.ts): one choice is whole once it gave its finish_reason.
   meter.answerEndsWith = input.singleChoice === true ? givesFinishReason : undefined;
 
-  /** Parses an event for its usage and text; returns whether the client gets it. */
-  const inspect = (data: string): boolean => {
+  /**
+   * Parses an event for its usage and text; returns whether the client gets it, or what it gets instead:
+   * the gateway asked for usage on its own (include_usage), and an upstream that puts it on the finish
+   * chunk (DeepSeek) would show it to a client that did not ask — that one chunk goes without it.
+   */
+  const inspect = (data: string): boolean | string => {
     // (A one-event answer's finish comes with its first text, parsed rather than held.)
     meter.lastStreamEvent = data;
     let usageOnly = false;
@@ -83,6 +87,11 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
         sawUsage = true;
         meter.upstreamUsage = readOpenaiUsage(chunk.usage) ?? meter.upstreamUsage;
         usageOnly = Array.isArray(choices) && choices.length === 0;
+        if (!usageOnly && !input.clientWantsUsage) {
+          if (Array.isArray(choices)) tallyChoices(choices, tally);
+          const { usage: _withheld, ...rest } = chunk;
+          return JSON.stringify(rest);
+        }
       }
       if (Array.isArray(choices)) tallyChoices(choices, tally);
     }
@@ -105,7 +114,9 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
         forward(event);
         return;
       }
-      if (inspect(event.data)) forward(event);
+      const verdict = inspect(event.data);
+      if (verdict === true) forward(event);
+      else if (verdict !== false) forward({ event: event.event, data: verdict });
     },
   });
 
@@ -125,6 +136,9 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
     },
     onForward(bytes, start, end) {
       client.writeBytes(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end));
+    },
+    onReplace(data) {
+      client.write(`data: ${data}\n\n`);
     },
   });
   // Plain frames so far: the scanner; from the first other frame on, the full decoder.
