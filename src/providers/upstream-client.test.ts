@@ -45,6 +45,25 @@ describe('UpstreamClient', () => {
     expect(Date.now() - startedAt).toBeLessThan(2_000);
   });
 
+  it('fails a 3xx answer (it follows no redirect), drops the connection without reading the body, and lets go of the signal', async () => {
+    let upstreamClosed: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
+    // An endless redirect body: reading it would never end.
+    const { server, url } = await listen((request, response) => {
+      request.socket.on('close', upstreamClosed);
+      response.writeHead(301, { location: 'https://user:pass@moved.example.com/v1/chat?key=secret', 'content-type': 'text/html' });
+      const timer = setInterval(() => response.write('x'.repeat(16_384)), 5);
+      response.on('close', () => clearInterval(timer));
+    });
+    const client = new UpstreamClient(timeouts);
+    track(server, client);
+    const signal = new ClientAbortSignal();
+    const result = await client.send({ url: `${url}/v1/chat/completions`, method: 'POST', headers: {}, body: '{}', signal });
+    expect(result).toEqual({ ok: false, failure: { kind: 'status', status: 502, message: expect.stringMatching(/^The upstream answered a redirect \(HTTP 301\)/), detail: '(location: https://***:***@moved.example.com/v1/chat)' } });
+    await closed;
+    expect(signal.listenerCount('abort')).toBe(0);
+  });
+
   it('refuses to start a request whose signal already fired', async () => {
     let calls = 0;
     const { server, url } = await listen((_request, response) => {

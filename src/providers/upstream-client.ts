@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import type { UpstreamFailure } from '../routing/classify-upstream-failure.js';
 import type { ClientAbortSignal } from './client-abort-signal.js';
+import { isRedirectStatus, redirectFailure } from './redirect-failure.js';
 import { defaultMaxWholeBodyBytes, UpstreamBody } from './upstream-body.js';
 
 /** The three timeouts of issue #3, and the bound of a whole-body read. */
@@ -141,6 +142,7 @@ class UpstreamDispatch implements Dispatcher.DispatchHandler {
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     if (statusCode < 200) return true;
+    if (isRedirectStatus(statusCode)) return this.refuseRedirect(statusCode, rawHeaders);
     const body = new UpstreamBody(resume, (reason) => this.abortRequest?.(reason), undefined, this.maxWholeBodyBytes);
     this.body = body;
     const response: UpstreamResponse = { statusCode, contentType: contentTypeOf(rawHeaders), body };
@@ -165,6 +167,18 @@ class UpstreamDispatch implements Dispatcher.DispatchHandler {
     this.stopListening();
     if (this.body !== undefined) this.body.fail(error);
     else this.resolve({ ok: false, failure: describeFailure(error) });
+  }
+
+  /**
+   * A 3xx is no answer (redirect-failure.ts): the call fails as if the upstream could not be reached, for
+   * every caller alike (relay attempts, task polls, downloads, channel tests). The request is aborted rather
+   * than its body drained, so a redirect's body, however long, is never read.
+   */
+  private refuseRedirect(statusCode: number, rawHeaders: Buffer[]): boolean {
+    this.stopListening();
+    this.resolve({ ok: false, failure: redirectFailure(statusCode, headerOf(rawHeaders, 'location')) });
+    this.abortRequest?.(new undiciErrors.RequestAbortedError('redirect refused'));
+    return false;
   }
 
   private readonly onAbort = (): void => {

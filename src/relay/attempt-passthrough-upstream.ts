@@ -55,6 +55,7 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   if (!sent.ok) return { kind: 'failed', failure: sent.failure };
   const { response } = sent;
   const status = response.statusCode;
+  // A 3xx never gets here: the upstream client fails it (redirect-failure.ts).
   if (status >= 400) return failedAttemptFrom(response, input.key);
   const contentType = response.contentType;
   if (!contentType.includes('text/event-stream')) {

@@ -12,14 +12,14 @@ export type UpstreamFailure =
    * cannot write (readUpstreamErrorReason): never from the message alone, which may quote the request.
    * `mayBeTheRequests`: the answer cannot tell the channel's fault from the request's (a 2xx error document).
    */
-  | { kind: 'status'; status: number; message: string; reason?: UpstreamErrorReason; mayBeTheRequests?: true };
+  | { kind: 'status'; status: number; message: string; reason?: UpstreamErrorReason; mayBeTheRequests?: true; detail?: string };
 
 /** The key itself was refused (whatever the status: Google says so with a 400), or the account behind it cannot serve anything. */
 export type UpstreamErrorReason = 'key_rejected' | 'account_dead';
 
 /** What the log and the admin API record of a failure: the detail a client is not shown, when there is one. */
 export function failureDetail(failure: UpstreamFailure): string {
-  return failure.kind === 'connection' && failure.detail !== undefined ? `${failure.message} ${failure.detail}` : failure.message;
+  return failure.kind !== 'timeout' && failure.detail !== undefined ? `${failure.message} ${failure.detail}` : failure.message;
 }
 
 export interface FailureVerdict {

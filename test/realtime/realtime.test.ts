@@ -255,6 +255,16 @@ describe('Realtime sessions', () => {
     await expect.poll(() => openReservations()).toBe(0);
   });
 
+  // From the side audit: a 3xx upgrade answer (a base_url moved to https) used to be held as the client's fault (not retried).
+  it('fails over an upstream that answers the upgrade with a redirect', async () => {
+    upstream.refuseNextUpgrade(301);
+    const session = await openSession();
+    expect(spare.connections.at(-1)?.headers.authorization).toBe('Bearer sk-up-spare');
+    session.rt.close();
+    await session.closed;
+    await expect.poll(() => openReservations()).toBe(0);
+  });
+
   it('authenticates a browser client by subprotocol and sends the channel key the same way', async () => {
     const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, ['realtime', `openai-insecure-api-key.${clientKey}`, 'openai-beta.realtime-v1']);
     const created = await new Promise<{ type: string }>((resolve, reject) => {

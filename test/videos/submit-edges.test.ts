@@ -32,6 +32,19 @@ describe('money at submit', () => {
     expect(await fixture.taskCount()).toBe(tasks);
   });
 
+  // From the side audit: a 3xx (a base_url moved to https) used to be read as the submitted video.
+  it('a submit every channel answers with a redirect costs nothing, leaves no row and is a 502 naming it', async () => {
+    const video = { id: `video_moved${'c0ffee'.repeat(7)}`, object: 'video', model: 'sora-2', status: 'queued', progress: 0, created_at: 1, seconds: '4', size: '720x1280' };
+    fixture.sora.enqueueSubmitFault({ kind: 'answer', status: 301, body: video });
+    fixture.spare.enqueueSubmitFault({ kind: 'answer', status: 302, body: video });
+    const tasks = await fixture.taskCount();
+    const { result, charge } = await fixture.charged(() => fixture.fetch('/v1/videos', json({ model: 'sora-2', prompt: 'moved', seconds: '4' })));
+    expect(result.status).toBe(502);
+    expect(await result.json()).toMatchObject({ error: { message: expect.stringMatching(/The upstream answered a redirect \(HTTP 30[12]\)/) } });
+    expect(charge).toBe(0);
+    expect(await fixture.taskCount()).toBe(tasks);
+  });
+
   it('a 400 from the upstream is passed through at no charge and no row', async () => {
     const tasks = await fixture.taskCount();
     const { result, charge } = await fixture.charged(() => fixture.fetch('/v1/videos', json({ model: 'sora-2', prompt: 'bad', seconds: '5' })));

@@ -12,7 +12,8 @@ export async function sendMjSubmit(relay: RelayServices, channel: ChannelRecord,
   const answered = await postTaskJson(relay, { url: `${channel.baseUrl}${path}`, headers: mjSecretHeaders(key), body, signal }, key, 'The Midjourney proxy');
   if ('ok' in answered) return readMjSubmitAnswer(action, answered.json);
   // An HTTP error's body is the proxy's (its accounts, instances, task ids): the client sees the status only.
-  if (answered.failure.kind !== 'status') return answered;
+  // A failure without one (a redirect, an answer that is not JSON) says the gateway's own words: kept.
+  if (answered.failure.kind !== 'status' || answered.errorBody === undefined) return answered;
   const message = `The Midjourney proxy answered HTTP ${answered.failure.status}.`;
   return { ...answered, failure: { ...answered.failure, message }, ...(answered.errorBody === undefined ? {} : { errorBody: { ...answered.errorBody, message } }) };
 }

@@ -75,6 +75,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   const { response } = sent;
   const status = response.statusCode;
 
+  // A 3xx never gets here: the upstream client fails it (redirect-failure.ts).
   if (status >= 400) return failedAttemptFrom(response, input.key);
 
   const contentType = response.contentType;

@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import type { UpstreamFailure } from '../../routing/classify-upstream-failure.js';
+import { isRedirectStatus, redirectFailure } from '../../providers/redirect-failure.js';
 import { maskUrlCredentials } from '../../security/mask-url-credentials.js';
 import { redactSecret } from '../redact-secret.js';
 import { readUpstreamErrorBody } from '../read-upstream-error.js';
@@ -50,6 +51,12 @@ export function connectRealtimeUpstream(channel: ChannelRecord, key: string, ups
       resolve({ ok: true, socket });
     });
     socket.once('unexpected-response', (_request, response) => {
+      // A 3xx (ws follows none) opened nothing: tried elsewhere like a 5xx, never held as the client's fault.
+      if (response.statusCode !== undefined && isRedirectStatus(response.statusCode)) {
+        response.destroy();
+        fail(redirectFailure(response.statusCode, response.headers.location));
+        return;
+      }
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {

@@ -19,6 +19,7 @@ export async function postTaskJson(
   const sent = await relay.upstream.send({ url: request.url, method: 'POST', headers: { ...request.headers, 'content-type': 'application/json' }, body: JSON.stringify(request.body), signal: request.signal });
   if (!sent.ok) return { kind: 'failed', failure: sent.failure };
   const { response } = sent;
+  // A 3xx never gets here: the upstream client fails it (redirect-failure.ts).
   if (response.statusCode >= 400) return failedAttemptFrom(response, key);
   try {
     return { ok: true, json: JSON.parse((await response.body.bytes()).toString('utf8')) as unknown };

@@ -29,6 +29,7 @@ export async function sendOpenaiVideoSubmit(
   if (!sent.ok) return { kind: 'failed', failure: sent.failure };
   const { response } = sent;
   const status = response.statusCode;
+  // A 3xx never gets here: the upstream client fails it (redirect-failure.ts).
   if (status >= 400) return failedAttemptFrom(response, key);
   let bytes: Buffer;
   try {
