@@ -92,15 +92,20 @@ export async function sessionRoutes(app: FastifyInstance, services: AppServices)
       return successEnvelope(null);
     });
 
+    // The session is checked against the catalog (authenticateSession); the balance is read from the user's
+    // row, since a charge changes the row and never reloads the catalog (as the account routes read a token).
     scope.get('/api/user/self', { config, preHandler: authenticateSession(services) }, async (request) => {
       const user = request.sessionUser;
       if (user === undefined) throw new Error('self runs after authenticateSession');
+      const fresh = await services.repositories.users.get(user.id);
+      // Deleted or disabled since the catalog loaded: refused as the session check will be once it reloads.
+      if (fresh === undefined || !fresh.enabled) throw new GatewayError('invalid_api_key', 'This account no longer exists or has been disabled.');
       return successEnvelope({
         ...sessionUserView(user),
-        quota: user.quota,
-        unlimited_quota: user.unlimitedQuota,
-        used_quota: user.usedQuota,
-        request_count: user.requestCount,
+        quota: fresh.quota,
+        unlimited_quota: fresh.unlimitedQuota,
+        used_quota: fresh.usedQuota,
+        request_count: fresh.requestCount,
       });
     });
   });
