@@ -29,6 +29,13 @@ const contentTypesByExtension: Readonly<Record<string, string>> = {
 };
 
 /**
+ * Key extensions refused whatever the signed type: storage that serves an object by its key's extension (a
+ * CDN or a website endpoint in front of the bucket, a browser that saved it) would make a page or a script
+ * of it. Uploads are images, video and audio; none of theirs is here.
+ */
+const documentExtensions: ReadonlySet<string> = new Set(['html', 'htm', 'shtml', 'xhtml', 'xht', 'svg', 'svgz', 'xml', 'xsl', 'xslt', 'js', 'mjs', 'cjs']);
+
+/**
  * Pure: the object key (`uploads/user/{userId}[/{client prefix}]/{id}{.ext}`: always in the caller's own
  * space), the content type (the client's — an image, video or audio type, or `application/octet-stream` —
  * else the extension's, else `application/octet-stream`) and the
@@ -38,11 +45,15 @@ const contentTypesByExtension: Readonly<Record<string, string>> = {
 export function planUpload(body: Record<string, unknown>, userId: number, objectId: string, maxBytes = 0): UploadPlan {
   const fileName = optionalString(body, 'file_name');
   const extension = fileName === undefined ? undefined : extensionOf(fileName);
+  if (extension !== undefined && documentExtensions.has(extension)) {
+    throw invalidParameter('file_name', `'.${extension}' names a web page or a script, not an image, video or audio file`);
+  }
   const contentType = optionalString(body, 'content_type');
-  if (contentType !== undefined && (!/^(?:image|video|audio)\/[\w.+-]+$|^application\/octet-stream$/i.test(contentType) || /^image\/svg/i.test(contentType))) {
+  if (contentType !== undefined && (!/^(?:image|video|audio)\/[\w.+-]+$|^application\/octet-stream$/i.test(contentType) || /^image\/svg|xml/i.test(contentType))) {
     // Uploads are references for image and video requests: HTML or scripts served from the operator's
-    // storage are not — nor SVG, whose <script> runs when its public URL is opened.
-    throw invalidParameter('content_type', `'${contentType}' is not an image (other than SVG), video or audio type (or application/octet-stream)`);
+    // storage are not — nor SVG, whose <script> runs when its public URL is opened, nor any XML type: a
+    // browser renders every `+xml` type (`image/x+xml` too) as an XML document, where XHTML's <script> runs.
+    throw invalidParameter('content_type', `'${contentType}' is not an image (other than SVG), video or audio type (nor an XML one), or application/octet-stream`);
   }
   // Every key is under the caller's own space; a client prefix only sorts files within it.
   const ownSpace = `uploads/user/${userId}`;
