@@ -125,6 +125,11 @@ async function createPostgres(databaseUrl: string): Promise<Database> {
   // An idle client whose backend goes away (restart, failover) emits 'error' on the pool; unhandled, that
   // would crash the process. The next query simply gets a fresh connection.
   pool.on('error', () => undefined);
+  // A client checked out (a query running on it) is not covered by that: pg-pool takes its own listener
+  // off while the client is out, and pg's Client emits 'error' when its connection ends under a query (a
+  // network cut, a terminated backend). The query itself is already rejected with that error; without a
+  // listener of the client's own, the same error would also end the process with every stream it serves.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
 }
 
@@ -143,6 +148,10 @@ async function createMysql(databaseUrl: string): Promise<Database> {
     bigNumberStrings: false,
     charset: 'utf8mb4',
   });
+  // mysql2's pool listens to a connection's first 'error' only (once, to drop it from the pool); a dead
+  // connection can emit more (a write after the fatal error: "Can't write in closed state"), and an
+  // unheard one would end the process. The command running on it is rejected through its own callback.
+  pool.on('connection', (connection) => connection.on('error', () => undefined));
   return new Kysely<DatabaseSchema>({ dialect: new MysqlDialect({ pool }) });
 }
 
