@@ -15,6 +15,7 @@ import { sqliteLogRowSink } from './logging/sqlite-log-rows.js';
 import { createSecretBox } from './security/secret-box.js';
 import type { RecoveredReservation } from './billing/quota-ledger.js';
 import { createQuotaLedger } from './billing/create-quota-ledger.js';
+import { SettleRetryQueue } from './billing/settle-retry-queue.js';
 import { MemoryRateLimiter } from './limits/memory-rate-limiter.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import { UpstreamClient } from './providers/upstream-client.js';
@@ -98,6 +99,16 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     await repositories.logs.insertMany([row]).catch((error: unknown) => process.stderr.write(`logging recovered reservation ${reservation.id} failed: ${String(error)}\n`));
   };
   const recovered = await ledger.recoverOpenReservations(now(), logRecovered);
+  // A settle the database could not take (down, or its answer lost) is made again in the background; a
+  // line at its 1st, 2nd, 4th, 8th… failed try, so that a long outage does not flood the log.
+  const settleRetries = new SettleRetryQueue(ledger, {
+    firstDelayMs: 500,
+    maxDelayMs: 30_000,
+    now,
+    onFailure: (error, reservationId, tries) => {
+      if ((tries & (tries - 1)) === 0) process.stderr.write(`reservation ${reservationId}: ${String(error)} (${tries} failed ${tries === 1 ? 'try' : 'tries'}); settling it again in the background\n`);
+    },
+  });
   if (recovered.settled > 0) announce(`Settled ${recovered.settled} reservation(s) left open by a crash (${recovered.quota} quota units charged as reserved).`);
 
   const rateLimiter: RateLimiter = environment.redisUrl === undefined ? new MemoryRateLimiter() : (await import('./limits/redis-rate-limiter.js')).createRedisRateLimiter(environment.redisUrl);
@@ -136,6 +147,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     upstream,
     health,
     ledger,
+    settleRetries,
     rateLimiter,
     logWriter,
     inFlight,
@@ -186,6 +198,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     logWriter,
     url,
     async close() {
+      const deadline = Date.now() + environment.shutdownTimeoutSeconds * 1000;
       // Stops accepting; waits for the requests it is serving.
       const serverClosed = app.close();
       // A response can be out before its settlement and log row are written: wait for those first, but
@@ -198,6 +211,10 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
         app.server.closeAllConnections();
       }
       await inFlight.drained();
+      // Settles still failing get one more try, within what is left of SHUTDOWN_TIMEOUT; the rest are
+      // left to the next start's recovery (charged as reserved), as a crash would leave them.
+      const unsettled = await settleRetries.close(Math.max(0, deadline - Date.now()));
+      if (unsettled > 0) app.log.warn(`${unsettled} settlement(s) could not be made before shutdown; the next start settles them at their reserved amounts`);
       await serverClosed;
       await taskEngine.stop();
       await logWriter.close();

@@ -13,7 +13,7 @@ import { buildLogRow } from './build-log-row.js';
 import type { PromptTokens } from './estimate-prompt-tokens.js';
 import type { RelayServices } from './relay-services.js';
 import { runFailover, type AttemptOutcome, type FailoverResult } from './run-failover.js';
-import { settleRequest } from './settle-request.js';
+import { settleRequest, type Settlement } from './settle-request.js';
 import type { TextStyleName } from './text-style.js';
 import { ClientStreamSlot } from './client-stream-slot.js';
 import { UsageMeter, type ProducedOutput } from './usage-meter.js';
@@ -50,6 +50,11 @@ export interface RelayPlan extends PromptTokens {
   logStyle: string;
   /** Conversion warnings gathered before and during the attempts (the log keeps them). */
   warnings: string[];
+  /**
+   * Told what the request was charged when its settle could not be made at once (the database was
+   * unreachable) and went through later, from the retry queue; the envelope then resolved undefined.
+   */
+  onSettledLate?: ((charged: number) => void) | undefined;
 }
 
 export interface AttemptTools {
@@ -71,7 +76,8 @@ export type ErrorPassthrough = (channel: ChannelRecord, json: unknown) => boolea
  * The pipeline around every relay style (issue #3/#4): authorize model → admit (price, rate limit,
  * reserve) → failover over channels with the style's attempt → answer failures → settle → log.
  * Settlement and the log row happen in `finally`, so no ending can lose a charge. Resolves with what the
- * request was charged (a video task keeps it, to refund it if the task fails).
+ * request was charged (a video task keeps it, to refund it if the task fails), or undefined when the
+ * database could not take the settle, which is then retried (`plan.onSettledLate` hears of it).
  */
 export async function runRelayEnvelope(
   services: RelayServices,
@@ -80,7 +86,7 @@ export async function runRelayEnvelope(
   plan: RelayPlan,
   attempt: StyleAttempt,
   errorPassthrough: ErrorPassthrough,
-): Promise<number> {
+): Promise<number | undefined> {
   const caller = request.caller;
   if (caller === undefined) throw new Error('relay routes run after authentication');
   const startedAt = services.now();
@@ -126,7 +132,7 @@ export async function runRelayEnvelope(
   let attemptNumber = 0;
   let result: FailoverResult<{ status: number }> | undefined;
   let failure: GatewayError | undefined;
-  let charged = 0;
+  let charged: number | undefined;
   // Anthropic's SDK reads the id from `request-id` (protocols.md §6), the others from `x-request-id`.
   // (Known from the plan: Fastify's `request.routeOptions` builds an object on every read.)
   const anthropicClient = plan.logStyle === anthropicLogStyle;
@@ -184,13 +190,11 @@ export async function runRelayEnvelope(
     // request cost; an attempt that threw after writing to the client is billed for what it sent.
     if (answeredFailure !== undefined && !lastAttemptAnswered && !meter.committed) meter.restoreAttempt(answeredFailure);
     const channelId = result !== undefined && result.kind !== 'no_channel' ? result.channel.id : undefined;
-    const settlement = await settleRequest(services, { requestId: request.id, admission, meter, upstreamAnswered, channelId: result?.kind === 'served' ? channelId : undefined });
-    charged = settlement.charged;
-    services.logWriter.write(
+    const logRow = (settlement: Settlement, finishedAt: number) =>
       buildLogRow({
         requestId: request.id,
         startedAt,
-        finishedAt: services.now(),
+        finishedAt,
         firstTokenAt: meter.firstTokenAt,
         caller,
         channelId,
@@ -207,8 +211,17 @@ export async function runRelayEnvelope(
         warnings: admission.warnings.length === 0 ? plan.warnings : [...admission.warnings, ...plan.warnings],
         ip: request.ip,
         error: meter.interruption ?? (meter.clientAborted ? 'client disconnected' : failure?.message),
-      }),
-    );
+      });
+    // A settle the database could not take is retried in the background: the request's log row (and a
+    // task's charge) follow it once it went through, with the usage it was settled at.
+    const settlement = await settleRequest(services, { requestId: request.id, admission, meter, upstreamAnswered, channelId: result?.kind === 'served' ? channelId : undefined }, (late, failedAt) => {
+      services.logWriter.write(logRow(late, failedAt));
+      plan.onSettledLate?.(late.charged);
+    });
+    if (settlement !== undefined) {
+      charged = settlement.charged;
+      services.logWriter.write(logRow(settlement, services.now()));
+    }
   }
   return charged;
 }

@@ -1,4 +1,5 @@
 import type { QuotaLedger } from '../billing/quota-ledger.js';
+import type { SettleRetryQueue } from '../billing/settle-retry-queue.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { LogWriter } from '../logging/log-writer.js';
@@ -24,6 +25,8 @@ export interface RelayServices {
   upstream: UpstreamClient;
   health: ChannelHealth;
   ledger: QuotaLedger;
+  /** Settles (and releases of reserves whose outcome is unknown) that failed, tried again until they go through. */
+  settleRetries: SettleRetryQueue;
   rateLimiter: RateLimiter;
   logWriter: LogWriter;
   /** Requests not yet settled and logged; shutdown waits for them. */

@@ -1,5 +1,6 @@
 import { computeCharge, isPriced } from '../billing/compute-charge.js';
 import { addImages, type NormalizedUsage, type UsageSource } from '../billing/normalized-usage.js';
+import type { SettleOutcome } from '../billing/quota-ledger.js';
 import type { Admission } from './admit-request.js';
 import { correctTokenWindows } from './correct-token-windows.js';
 import type { RelayServices } from './relay-services.js';
@@ -58,8 +59,13 @@ function chargedCalls(asked: number, delivered: number | undefined): number {
   return delivered === undefined ? asked : Math.min(asked, delivered);
 }
 
-/** Settles the reservation at the actual charge and returns the rate-limit units (tokens) it over-took. */
-export async function settleRequest(services: RelayServices, input: SettlementInput): Promise<Settlement> {
+/**
+ * Settles the reservation at the actual charge and corrects the rate-limit units (tokens) it over-took.
+ * When the ledger cannot be reached (the database down, or its answer lost), the settle goes to the retry
+ * queue and this resolves undefined; `settledLate` hears the settlement once it went through, with the
+ * time the request's own settle failed (its log row is written then).
+ */
+export async function settleRequest(services: RelayServices, input: SettlementInput, settledLate: (settlement: Settlement, failedAt: number) => void): Promise<Settlement | undefined> {
   const { usage, source } = await resolveUsage(input);
   const { admission } = input;
   // A request that no upstream accepted produced nothing and costs nothing, per-call price or not.
@@ -73,7 +79,16 @@ export async function settleRequest(services: RelayServices, input: SettlementIn
       actual = admission.reservedAmount;
     }
   }
-  const settled = await services.ledger.settle(input.requestId, { actualAmount: actual, channelId: input.channelId }, services.now());
+  const settleInput = { actualAmount: actual, channelId: input.channelId };
+  let settled: SettleOutcome;
+  try {
+    settled = await services.ledger.settle(input.requestId, settleInput, services.now());
+  } catch (error) {
+    correctTokenWindows(services.rateLimiter, admission.rateChecks, usage.input.total + usage.output.total, services.now());
+    const failedAt = services.now();
+    services.settleRetries.add({ reservationId: input.requestId, input: settleInput, onSettled: (charged) => settledLate({ usage, usageSource: source, charged }, failedAt) }, error);
+    return undefined;
+  }
   correctTokenWindows(services.rateLimiter, admission.rateChecks, usage.input.total + usage.output.total, services.now());
   return { usage, usageSource: source, charged: settled.charged };
 }

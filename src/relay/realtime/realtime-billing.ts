@@ -1,6 +1,7 @@
 import type { AuthenticatedCaller } from '../../auth/authenticate-token.js';
 import { computeCharge, isPriced } from '../../billing/compute-charge.js';
 import { emptyUsage, type NormalizedUsage, type UsageSource } from '../../billing/normalized-usage.js';
+import type { SettleOutcome } from '../../billing/quota-ledger.js';
 import type { PriceRecord } from '../../catalog/catalog-records.js';
 import type { GatewayError } from '../../errors/gateway-error.js';
 import type { Admission } from '../admit-request.js';
@@ -8,6 +9,7 @@ import { buildLogRow } from '../build-log-row.js';
 import { correctTokenWindows } from '../correct-token-windows.js';
 import type { RelayServices } from '../relay-services.js';
 import type { AttemptRecord } from '../run-failover.js';
+import { settleOrRetry } from '../settle-or-retry.js';
 import { TokenTally } from '../token-tally.js';
 import { priceTranscription } from './price-transcription.js';
 import type { TranscriptionUsage } from './read-transcription.js';
@@ -212,7 +214,7 @@ export class RealtimeBilling {
     return this.enqueue(async () => {
       if (!this.finished) {
         this.finished = true;
-        if (!cut) await this.services.ledger.settle(this.hold, { actualAmount: 0, channelId: this.session.channelId }, this.services.now());
+        if (!cut) await settleOrRetry(this.services, this.hold, { actualAmount: 0, channelId: this.session.channelId });
         else await this.settleHold({ input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: await totalOf(tally), reasoning: 0 } }, 'local', 499, reason ?? 'the session ended during a response');
       }
       this.correctWindows();
@@ -249,17 +251,17 @@ export class RealtimeBilling {
       }
     }
     const now = this.services.now();
-    const settled = await this.services.ledger.settle(this.hold, { actualAmount: actual, channelId: this.session.channelId }, now);
+    const hold = this.hold;
     // Counts no token count can be are believed nowhere: the tokens windows take the hold's tokens instead
     // (a negative count would empty them, a huge one would leave them uncorrectable), and the log row's
     // integer columns take none (a count beyond them would fail its whole batch); a warning keeps them.
     const counted = countsTokens(usage);
-    this.tokensUsed += counted ? usage.input.total + usage.output.total : this.session.holdTokens;
     const warnings = counted ? (row.warnings ?? []) : [...(row.warnings ?? []), `the usage reported counts that are not token counts (input ${usage.input.total}, cached ${usage.input.cacheRead}, output ${usage.output.total}): charged the hold`];
     const first = this.holds === 1;
-    this.services.logWriter.write(
+    this.tokensUsed += counted ? usage.input.total + usage.output.total : this.session.holdTokens;
+    const logRow = (charged: number) =>
       buildLogRow({
-        requestId: this.hold,
+        requestId: hold,
         startedAt: row.startedAt ?? this.responseStartedAt,
         finishedAt: now,
         firstTokenAt: row.firstTokenAt,
@@ -273,13 +275,22 @@ export class RealtimeBilling {
         status: row.status ?? 200,
         usage: !counted || (source === 'local' && usage.output.total === 0) ? emptyUsage() : usage,
         usageSource: source,
-        charged: settled.charged,
+        charged,
         attempts: first ? this.session.attempts : [],
         warnings: [...(first ? admission.warnings : []), ...warnings],
         ip: this.session.ip,
         error: row.error,
-      }),
-    );
+      });
+    const settleInput = { actualAmount: actual, channelId: this.session.channelId };
+    let settled: SettleOutcome;
+    try {
+      settled = await this.services.ledger.settle(hold, settleInput, now);
+    } catch (error) {
+      // The database could not take it: retried in the background, the log row written once it went through.
+      this.services.settleRetries.add({ reservationId: hold, input: settleInput, onSettled: (charged) => this.services.logWriter.write(logRow(charged)) }, error);
+      return;
+    }
+    this.services.logWriter.write(logRow(settled.charged));
   }
 
   /** Runs after the settlements before it; tracked as in flight from now, so shutdown and tests wait for it. */

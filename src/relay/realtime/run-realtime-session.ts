@@ -15,6 +15,7 @@ import { connectRealtimeUpstream, maxBufferedRealtimeBytes } from './connect-rea
 import { formatResponseCancels } from './format-response-cancels.js';
 import { isAudioDeltaFrame, readRealtimeUsage, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
 import { RealtimeBilling } from './realtime-billing.js';
+import { settleOrRetry } from '../settle-or-retry.js';
 import { readTranscriptionUsage, sessionTranscriptionModel } from './read-transcription.js';
 import { readRealtimeHandshake, upgradeProblem } from './realtime-handshake.js';
 import { rejectUpgrade } from './reject-upgrade.js';
@@ -91,7 +92,7 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
     },
   }).catch(async (error: unknown) => {
     // Nothing was relayed: the hold is released before the error is answered.
-    await services.ledger.settle(requestId, { actualAmount: 0, channelId: undefined }, services.now());
+    await settleOrRetry(services, requestId, { actualAmount: 0, channelId: undefined });
     throw error;
   });
   socket.off('close', onSocketClose);

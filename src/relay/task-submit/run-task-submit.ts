@@ -79,6 +79,10 @@ export async function runTaskSubmit(services: TaskSubmitServices, request: Fasti
         ...(plan.pinnedChannelId === undefined ? {} : { pinnedChannelId: plan.pinnedChannelId }),
         logStyle: plan.logStyle,
         warnings: [],
+        // A settle the database could not take at once went through later: its charge is kept then.
+        onSettledLate: (late) => {
+          if (submitted && taskId !== undefined) void tasks.recordCharge(taskId, late).catch(() => undefined);
+        },
       },
       async (channel, rotatedKey, tools) => {
         const mapping = resolveModelMapping(channel.modelMapping, plan.model);
@@ -94,7 +98,9 @@ export async function runTaskSubmit(services: TaskSubmitServices, request: Fasti
       },
       plan.errorPassthrough,
     );
-    if (submitted && taskId !== undefined) await tasks.recordCharge(taskId, charged);
+    // Undefined: the settle is being retried (onSettledLate records it); until then a failed task's refund
+    // waits for the reservation to be settled (TasksRepository.refundFailed).
+    if (submitted && taskId !== undefined && charged !== undefined) await tasks.recordCharge(taskId, charged);
   } finally {
     if (!submitted && taskId !== undefined) await tasks.discardUnsubmitted(taskId);
   }
