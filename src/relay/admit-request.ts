@@ -1,5 +1,6 @@
 import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
 import { isPriced } from '../billing/compute-charge.js';
+import type { ReserveOutcome } from '../billing/quota-ledger.js';
 import { estimateReservation } from '../billing/estimate-reservation.js';
 import type { PriceRecord } from '../catalog/catalog-records.js';
 import { minimumMaxOutputTokens } from '../convert/openai-responses/format-openai-responses-request.js';
@@ -7,6 +8,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { buildRateChecks } from '../limits/build-rate-checks.js';
 import { consumeRateChecks, unlimited } from './consume-rate-checks.js';
 import { correctTokenWindows, type CountedRateCheck } from './correct-token-windows.js';
+import { releaseUnknownReserve } from './release-unknown-reserve.js';
 import { requirePrice } from './require-price.js';
 import type { PromptTokens } from './estimate-prompt-tokens.js';
 import type { RelayServices } from './relay-services.js';
@@ -91,10 +93,13 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
   // Without limits there is nothing to wait for (most keys): no promise on the hot path.
   const { rateChecks, rateHeaders, warnings } = checks.length === 0 ? unlimited() : await consumeRateChecks(services, checks);
 
-  const reserved = await services.ledger.reserve(
-    { id: input.requestId, tokenId: input.caller.token.id, userId: input.caller.user.id, amount: reservedAmount },
-    services.now(),
-  );
+  let reserved: ReserveOutcome;
+  try {
+    reserved = await services.ledger.reserve({ id: input.requestId, tokenId: input.caller.token.id, userId: input.caller.user.id, amount: reservedAmount }, services.now());
+  } catch (error) {
+    releaseUnknownReserve(services, input.requestId, rateChecks, error);
+    throw error;
+  }
   if (!reserved.ok) {
     // Refused before any upstream call: the request used no tokens (its request still counts).
     correctTokenWindows(services.rateLimiter, rateChecks, 0, services.now());

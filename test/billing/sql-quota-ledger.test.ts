@@ -124,8 +124,10 @@ for (const { dialect, available } of allDialects) {
       expect(Number((await reservationRow(id))?.settled_at)).toBe(now + 1);
     });
 
-    it('settling a reservation that does not exist applies nothing', async () => {
+    it('settling a reservation that does not exist applies nothing and leaves no row (releasing a reserve that never committed)', async () => {
       expect(await database.ledger().settle('never-reserved', { actualAmount: 100, channelId: undefined }, now)).toEqual({ applied: false, charged: 0 });
+      expect(await database.ledger().settle('never-reserved', { actualAmount: 0, channelId: undefined }, now)).toEqual({ applied: false, charged: 0 });
+      expect(await reservationRow('never-reserved')).toBeUndefined();
     });
 
     it('refuses with short "token" when the token cannot cover the reservation, leaving the user untouched', async () => {

@@ -1,6 +1,8 @@
 /**
  * What a request loses when the database is briefly unreachable at its settlement (nothing: the settle is
- * retried in the background, its log row written once it went through, and a shutdown tries once more). The shared servers are never touched: the gateway reaches them through a TCP proxy of
+ * retried in the background, its log row written once it went through, and a shutdown tries once more),
+ * or when the connection breaks after the server committed its reservation (nothing: the reservation is
+ * handed back). The shared servers are never touched: the gateway reaches them through a TCP proxy of
  * this test (test/support/database-proxy.ts). SQLite has no connection to lose (its settle fails only on a
  * lock held past busy_timeout, which stalls the event loop 10 s): the retry queue's unit test covers it.
  */
@@ -11,7 +13,7 @@ import { startFakeOpenaiUpstream, type FakeOpenaiUpstream } from '../fakes/fake-
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { createTestDatabase, serverUrls, type TestDatabase } from '../support/test-databases.js';
 import { readBalances, readReservations, waitUntilDisconnected } from '../billing-e2e/read-billing-state.js';
-import { spendRequest } from '../billing-e2e/spend-request.js';
+import { spendRequest, spendReservation } from '../billing-e2e/spend-request.js';
 import { billingPrices, spenderKey, spenderTokenName, spenderUsername } from '../billing-e2e/start-billing-fixture.js';
 import { startDatabaseProxy, type DatabaseProxy } from '../support/database-proxy.js';
 
@@ -152,6 +154,35 @@ for (const { dialect, available } of databases) {
       expect(Date.now() - closing).toBeLessThan(3000);
       proxy!.restore();
       expect((await readReservations(inspector!.db)).map((row) => row.state)).toEqual(['reserved']);
+    }, 40_000);
+
+    it('hands a reservation back when the connection broke after the server committed it and the client got an error', async () => {
+      await start();
+      proxy!.dropAnswers();
+      const response = await fetch(`${gateway!.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${spenderKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(spendRequest),
+      });
+      // The reserve's outcome is unknown to the gateway: the client is refused, no upstream is called.
+      const failedStatus = response.status;
+      await response.arrayBuffer();
+      proxy!.restore();
+      expect(failedStatus).toBeGreaterThanOrEqual(500);
+      expect(upstream!.requests.length).toBe(0);
+      await gateway!.settled();
+      await sleep(8000);
+
+      const reservations = await readReservations(inspector!.db);
+      const balances = await readBalances(inspector!.db, spenderTokenName);
+      // Served nothing, so it may cost nothing: no reservation may stay open holding the balances (until a
+      // restart of this NODE_NAME, or 24 h, then charged in full as if a crash had cut it).
+      expect({ open: reservations.filter((row) => row.state === 'reserved').map((row) => row.amount), tokenRemain: balances.token.remain, userQuota: balances.user.quota }).toEqual({
+        open: [],
+        tokenRemain: grant,
+        userQuota: wallet,
+      });
+      expect(spendReservation).toBe(761);
     }, 40_000);
   });
 }

@@ -7,6 +7,7 @@ import type { GatewayError } from '../../errors/gateway-error.js';
 import type { Admission } from '../admit-request.js';
 import { buildLogRow } from '../build-log-row.js';
 import { correctTokenWindows } from '../correct-token-windows.js';
+import { releaseUnknownReserve } from '../release-unknown-reserve.js';
 import type { RelayServices } from '../relay-services.js';
 import type { AttemptRecord } from '../run-failover.js';
 import { settleOrRetry } from '../settle-or-retry.js';
@@ -189,7 +190,13 @@ export class RealtimeBilling {
     const amount = this.outOfQuota ? 0 : this.session.admission.reservedAmount;
     const reserve = (size: number) => {
       const id = `${this.session.requestId}-${this.holds + 1}`;
-      return this.services.ledger.reserve({ id, tokenId: this.session.caller.token.id, userId: this.session.caller.user.id, amount: size }, this.services.now()).then((reserved) => ({ id, ok: reserved.ok }));
+      return this.services.ledger.reserve({ id, tokenId: this.session.caller.token.id, userId: this.session.caller.user.id, amount: size }, this.services.now()).then(
+        (reserved) => ({ id, ok: reserved.ok }),
+        (error: unknown) => {
+          releaseUnknownReserve(this.services, id, [], error);
+          throw error;
+        },
+      );
     };
     let next = await reserve(amount);
     if (!next.ok && amount > 0) {
