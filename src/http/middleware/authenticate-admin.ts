@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { bearerValue } from '../../auth/parse-api-key.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { hashApiKey } from '../../security/api-keys.js';
 import type { AppServices } from '../app-services.js';
 
 /** /api/admin/* takes the root admin key as a Bearer token; its hash lives in the in-memory settings. */
-export function authenticateAdmin(services: AppServices): preHandlerAsyncHookHandler {
+export function authenticateAdmin(services: AppServices): onRequestAsyncHookHandler {
   return async function authenticateAdminHook(request) {
     const presented = bearerValue(request.headers.authorization);
     if (presented === undefined) throw new GatewayError('missing_api_key', 'Admin key required: send `Authorization: Bearer <admin key>`.');

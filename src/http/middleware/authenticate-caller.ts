@@ -1,4 +1,4 @@
-import type { FastifyRequest, preHandlerHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { authenticateToken } from '../../auth/authenticate-token.js';
 import { bearerValue } from '../../auth/parse-api-key.js';
 import { GatewayError } from '../../errors/gateway-error.js';
@@ -44,10 +44,12 @@ const missingKeyMessages: Record<KeySource, string | undefined> = {
 };
 
 /**
- * A preHandler that authenticates the API key from memory (no database read) and sets request.caller.
+ * An `onRequest` hook that authenticates the API key from memory (no database read) and sets request.caller.
+ * It reads only the headers and the query, so it runs before the body is read: a caller without a usable
+ * key is answered 401 at once, not after the gateway has received, buffered and parsed up to max_body_mb.
  * Synchronous (a `done` callback, no promise): it runs on every relay request.
  */
-export function authenticateCaller(services: AppServices, source: KeySource, options: { readOnly?: boolean } = {}): preHandlerHookHandler {
+export function authenticateCaller(services: AppServices, source: KeySource, options: { readOnly?: boolean } = {}): onRequestHookHandler {
   return function authenticateCallerHook(request, _reply, done) {
     const result = authenticateToken(services.catalog.snapshot, presentedKeyOf(request, source), Math.floor(services.now() / 1000), options);
     if (!result.ok) {

@@ -1,5 +1,5 @@
 import { fastifyCookie, signerFactory } from '@fastify/cookie';
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { CatalogSnapshot } from '../../catalog/catalog.js';
 import type { UserRecord } from '../../catalog/catalog-records.js';
 import { GatewayError, type GatewayErrorCode } from '../../errors/gateway-error.js';
@@ -54,11 +54,11 @@ export function sessionReader(services: AppServices): (request: FastifyRequest) 
 }
 
 /**
- * A preHandler for console routes: sets request.sessionUser from a valid, unexpired, current session of an
- * enabled user. The user is read from the in-memory catalog (no database read), so a disabled or deleted
- * user, or an ended session, loses access at once.
+ * An `onRequest` hook for console routes (it runs before the body is read): sets request.sessionUser from a
+ * valid, unexpired, current session of an enabled user. The user is read from the in-memory catalog (no
+ * database read), so a disabled or deleted user, or an ended session, loses access at once.
  */
-export function authenticateSession(services: AppServices): preHandlerAsyncHookHandler {
+export function authenticateSession(services: AppServices): onRequestAsyncHookHandler {
   const read = sessionReader(services);
   return async function authenticateSessionHook(request) {
     const session = read(request);

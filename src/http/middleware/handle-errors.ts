@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { renderError, type ErrorStyle } from '../../errors/render-error.js';
@@ -15,7 +16,21 @@ export function sendGatewayError(request: FastifyRequest, reply: FastifyReply, e
   // Anthropic's SDK reads the id from `request-id` (protocols.md §6).
   if (style === 'anthropic') void reply.header('request-id', request.id);
   for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
+  if (isBodyPending(request.raw)) void reply.header('connection', 'close');
   return reply.code(rendered.status).send(rendered.body);
+}
+
+/**
+ * Whether the request announced a body that has not all arrived: an answer sent now (a refusal made at
+ * `onRequest`, before the body is read) closes the connection. On keep-alive node:http would otherwise
+ * read and discard the rest of the body, up to max_body_mb and for as long as the client takes, before the
+ * socket could carry another request. Fastify does the same for a body its parser refused (413, a bad
+ * Content-Length); a hook's refusal it leaves kept alive.
+ */
+function isBodyPending(raw: IncomingMessage): boolean {
+  if (raw.complete) return false;
+  const length = raw.headers['content-length'];
+  return (length !== undefined && length !== '0') || raw.headers['transfer-encoding'] !== undefined;
 }
 
 /** Turns any thrown error into the one error model; unknown faults become 500 and are logged. */

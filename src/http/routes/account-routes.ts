@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { authenticateToken } from '../../auth/authenticate-token.js';
 import { bearerValue, parseApiKey } from '../../auth/parse-api-key.js';
 import type { TokenRecord } from '../../catalog/catalog-records.js';
@@ -76,7 +76,7 @@ export function formatBillingUsage(token: TokenRecord, settings: DisplaySettings
  * new-api's TokenAuthReadOnly for /api/usage/token/: only the Authorization header counts, with two fixed
  * messages for a missing or malformed one; expired and exhausted tokens are answered (spec §7.1–2).
  */
-function authenticateUsageCaller(services: AppServices): preHandlerAsyncHookHandler {
+function authenticateUsageCaller(services: AppServices): onRequestAsyncHookHandler {
   return async function authenticateUsageCallerHook(request) {
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === '') throw new GatewayError('missing_api_key', 'No Authorization header');
@@ -118,7 +118,7 @@ export async function accountRoutes(app: FastifyInstance, services: AppServices)
     if (!fresh.ok) return reply.send({ success: false, message: 'query token usage failed' });
     return { code: true, message: 'ok', data: formatTokenUsage(fresh.token, fresh.reservedInFlight) };
   };
-  const usageOptions = { config: { errorStyle: 'api' as const }, preHandler: authenticateUsageCaller(services) };
+  const usageOptions = { config: { errorStyle: 'api' as const }, onRequest: authenticateUsageCaller(services) };
   app.get('/api/usage/token/', usageOptions, tokenUsage);
   app.get('/api/usage/token', usageOptions, tokenUsage);
 
@@ -128,7 +128,7 @@ export async function accountRoutes(app: FastifyInstance, services: AppServices)
     return format(fresh.token, services.catalog.snapshot.settings, fresh.reservedInFlight);
   };
   // Auth failures keep the OpenAI envelope with 401/403 (new-api's TokenAuth on these paths).
-  const billingOptions = { config: { errorStyle: 'openai' as const }, preHandler: authenticateCaller(services, 'openai') };
+  const billingOptions = { config: { errorStyle: 'openai' as const }, onRequest: authenticateCaller(services, 'openai') };
   for (const prefix of ['', '/v1']) {
     app.get(`${prefix}/dashboard/billing/subscription`, billingOptions, billing(formatBillingSubscription));
     app.get(`${prefix}/dashboard/billing/usage`, billingOptions, billing(formatBillingUsage));

@@ -26,7 +26,7 @@ const maxConditionIds = 100;
  * Errors use the proxy's envelope, `{code, description, type, result: null}`.
  */
 export async function midjourneyRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
-  const options = { config: { errorStyle: 'mj' as const }, preHandler: authenticateCaller(services, 'midjourney') };
+  const options = { config: { errorStyle: 'mj' as const }, onRequest: authenticateCaller(services, 'midjourney') };
   const submit: TaskSubmitServices = { relay: services.relay, tasks: services.repositories.tasks, pollIntervalMs: services.environment.taskPollIntervalSeconds * 1000 };
 
   for (const mode of [undefined, ...modes]) {

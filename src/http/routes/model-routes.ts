@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ErrorStyle } from '../../errors/render-error.js';
 import {
@@ -36,12 +36,13 @@ export async function modelRoutes(app: FastifyInstance, services: AppServices): 
     const snapshot = services.catalog.snapshot;
     return listUsableModels(snapshot.channels, request.caller, { prices: snapshot.prices, allowUnpricedModels: snapshot.settings.allowUnpricedModels });
   };
-  const pickStyle = async (request: FastifyRequest) => {
+  const pickStyle: onRequestHookHandler = function pickStyle(request, _reply, done) {
     request.errorStyle = listStyleOf(request);
+    done();
   };
   const authenticate = authenticateCaller(services, 'any');
 
-  app.get('/v1/models', { preHandler: [pickStyle, authenticate] }, async (request) => {
+  app.get('/v1/models', { onRequest: [pickStyle, authenticate] }, async (request) => {
     const models = usableModels(request);
     const query = request.query as Record<string, unknown>;
     switch (request.errorStyle) {
@@ -55,7 +56,7 @@ export async function modelRoutes(app: FastifyInstance, services: AppServices): 
   });
 
   // Wildcards, not `:model`: a model id may hold a slash (`openai/gpt-4o`, `vendor/model`), as the lists show it.
-  app.get<{ Params: { '*': string } }>('/v1/models/*', { preHandler: [pickStyle, authenticate] }, async (request) => {
+  app.get<{ Params: { '*': string } }>('/v1/models/*', { onRequest: [pickStyle, authenticate] }, async (request) => {
     const id = request.params['*'];
     const model = usableModels(request).find((candidate) => candidate.id === id);
     if (model === undefined) throw new GatewayError('model_not_found', `The model '${id}' does not exist`, { status: 404, param: 'model' });
@@ -69,17 +70,17 @@ export async function modelRoutes(app: FastifyInstance, services: AppServices): 
     }
   });
 
-  app.get('/v1beta/models', { config: { errorStyle: 'gemini' }, preHandler: authenticate }, async (request) => {
+  app.get('/v1beta/models', { config: { errorStyle: 'gemini' }, onRequest: authenticate }, async (request) => {
     const query = request.query as Record<string, unknown>;
     return formatGeminiModelList(usableModels(request), optionalInteger(query.pageSize), optionalString(query.pageToken));
   });
 
-  app.get<{ Params: { '*': string } }>('/v1beta/models/*', { config: { errorStyle: 'gemini' }, preHandler: authenticate }, async (request) => {
+  app.get<{ Params: { '*': string } }>('/v1beta/models/*', { config: { errorStyle: 'gemini' }, onRequest: authenticate }, async (request) => {
     const id = request.params['*'].replace(/^models\//, '');
     const model = usableModels(request).find((candidate) => candidate.id === id);
     if (model === undefined) throw new GatewayError('model_not_found', `models/${id} is not found`, { status: 404 });
     return formatGeminiModel(model);
   });
 
-  app.get('/v1beta/openai/models', { config: { errorStyle: 'openai' }, preHandler: authenticate }, async (request) => formatOpenaiModelList(usableModels(request)));
+  app.get('/v1beta/openai/models', { config: { errorStyle: 'openai' }, onRequest: authenticate }, async (request) => formatOpenaiModelList(usableModels(request)));
 }

@@ -8,7 +8,7 @@ import { authenticateCaller } from '../middleware/authenticate-caller.js';
 export async function openaiRelayRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   const authenticate = authenticateCaller(services, 'openai');
   const route = (path: string, endpoint: OpenaiEndpoint) =>
-    app.post(path, { config: { errorStyle: 'openai' }, preHandler: authenticate }, (request, reply) => runOpenaiRelay(services.relay, endpoint, request, reply));
+    app.post(path, { config: { errorStyle: 'openai' }, onRequest: authenticate }, (request, reply) => runOpenaiRelay(services.relay, endpoint, request, reply));
 
   route('/v1/completions', openaiEndpoints.completions);
   route('/v1/embeddings', openaiEndpoints.embeddings);
@@ -18,7 +18,7 @@ export async function openaiRelayRoutes(app: FastifyInstance, services: AppServi
   route('/v1/web-search/search', openaiEndpoints['web-search']);
 
   // The legacy embeddings path names the model in the URL (new-api keeps it).
-  app.post<{ Params: { model: string } }>('/v1/engines/:model/embeddings', { config: { errorStyle: 'openai' }, preHandler: authenticate }, (request, reply) => {
+  app.post<{ Params: { model: string } }>('/v1/engines/:model/embeddings', { config: { errorStyle: 'openai' }, onRequest: authenticate }, (request, reply) => {
     const body = request.body;
     if (body !== null && typeof body === 'object' && !Array.isArray(body) && (body as Record<string, unknown>).model === undefined) {
       (body as Record<string, unknown>).model = request.params.model;

@@ -18,7 +18,7 @@ import { choosePlaygroundTokenName } from './choose-playground-token-name.js';
  */
 export async function playgroundRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   const authenticate = authenticateSession(services);
-  app.post('/pg/chat/completions', { config: { errorStyle: 'openai' }, preHandler: authenticate }, async (request, reply) => {
+  app.post('/pg/chat/completions', { config: { errorStyle: 'openai' }, onRequest: authenticate }, async (request, reply) => {
     const user = request.sessionUser;
     if (user === undefined) throw new Error('playground route runs after session authentication');
     refuseNonJsonSessionWrite(request);

@@ -94,7 +94,7 @@ export async function sessionRoutes(app: FastifyInstance, services: AppServices)
 
     // The session is checked against the catalog (authenticateSession); the balance is read from the user's
     // row, since a charge changes the row and never reloads the catalog (as the account routes read a token).
-    scope.get('/api/user/self', { config, preHandler: authenticateSession(services) }, async (request) => {
+    scope.get('/api/user/self', { config, onRequest: authenticateSession(services) }, async (request) => {
       const user = request.sessionUser;
       if (user === undefined) throw new Error('self runs after authenticateSession');
       const fresh = await services.repositories.users.get(user.id);

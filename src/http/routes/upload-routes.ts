@@ -12,7 +12,7 @@ import { authenticateCaller } from '../middleware/authenticate-caller.js';
  * requests then name by `public_url`. The gateway never sees the file; the call costs nothing.
  */
 export async function uploadRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
-  app.post('/api/upload/presign', { config: { errorStyle: 'api' }, preHandler: authenticateCaller(services, 'openai') }, async (request) => {
+  app.post('/api/upload/presign', { config: { errorStyle: 'api' }, onRequest: authenticateCaller(services, 'openai') }, async (request) => {
     const caller = request.caller;
     if (caller === undefined) throw new Error('the presign route runs after authentication');
     const storage = services.environment.uploadStorage;

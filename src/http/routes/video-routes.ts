@@ -26,7 +26,7 @@ const contentVariants = new Set(['video', 'thumbnail', 'spritesheet']);
 export async function videoRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   const authenticate = authenticateCaller(services, 'openai');
   const submit: TaskSubmitServices = { relay: services.relay, tasks: services.repositories.tasks, pollIntervalMs: services.environment.taskPollIntervalSeconds * 1000 };
-  const options = { config: { errorStyle: 'openai' as const }, preHandler: authenticate };
+  const options = { config: { errorStyle: 'openai' as const }, onRequest: authenticate };
 
   app.post('/v1/videos', options, (request, reply) => runVideoSubmit(submit, services.repositories.assetOwners, 'videos', request, reply));
   app.post('/v1/video/generations', options, (request, reply) => runVideoSubmit(submit, services.repositories.assetOwners, 'generations', request, reply));
@@ -36,7 +36,7 @@ export async function videoRoutes(app: FastifyInstance, services: AppServices): 
 
   // Kling's native routes (protocols.md §3.1): the native body on any video channel (a Kling channel sends
   // it on as it is), the OpenAI video object back; the query answers new-api's `{code, data}` wrapper.
-  const klingOptions = { config: { errorStyle: 'task' as const }, preHandler: options.preHandler };
+  const klingOptions = { config: { errorStyle: 'task' as const }, onRequest: options.onRequest };
   for (const action of ['text2video', 'image2video']) {
     const route = action === 'image2video' ? 'kling-image2video' : 'kling';
     app.post(`/kling/v1/videos/${action}`, klingOptions, (request, reply) => runVideoSubmit(submit, services.repositories.assetOwners, route, request, reply));

@@ -49,7 +49,7 @@ export async function adminRoutes(app: FastifyInstance, services: AppServices): 
         authenticated.addHook('onRoute', (route) => {
           route.config = { ...route.config, errorStyle: 'api' };
         });
-        authenticated.addHook('preHandler', authenticateAdminOrSession(services));
+        authenticated.addHook('onRequest', authenticateAdminOrSession(services));
         await channelRoutes(authenticated, services);
         await channelTestRoutes(authenticated, services);
         await tokenRoutes(authenticated, services);

@@ -1,4 +1,4 @@
-import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import type { AppServices } from '../../app-services.js';
 import { authenticateAdmin } from '../../middleware/authenticate-admin.js';
@@ -10,7 +10,7 @@ import { refuseNonJsonSessionWrite } from '../../middleware/refuse-non-json-sess
  * that sends an Authorization header is judged by that header alone, so a wrong key never falls back to a cookie.
  * A session's writes must be JSON (refuse-non-json-session-write.ts); the admin key's need not.
  */
-export function authenticateAdminOrSession(services: AppServices): preHandlerAsyncHookHandler {
+export function authenticateAdminOrSession(services: AppServices): onRequestAsyncHookHandler {
   const adminKey = authenticateAdmin(services);
   const session = authenticateSession(services);
   return async function authenticateAdminOrSessionHook(request, reply) {
