@@ -20,9 +20,9 @@ export interface DownloadSource {
 /**
  * Relays a file from its upstream to the client as it arrives (a video can be hundreds of MB: it is never
  * held whole). An upstream that cannot give it is a 502; a cut mid-file truncates the client's body, as
- * any proxy would.
+ * any proxy would. `answerHeaders` go with the file (a keyed route's x-ratelimit-* headers).
  */
-export async function relayDownload(relay: RelayServices, source: DownloadSource, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function relayDownload(relay: RelayServices, source: DownloadSource, request: FastifyRequest, reply: FastifyReply, answerHeaders: Record<string, string> = {}): Promise<void> {
   const abort = new AbortController();
   const onClose = () => abort.abort();
   reply.raw.on('close', onClose);
@@ -43,6 +43,7 @@ export async function relayDownload(relay: RelayServices, source: DownloadSource
       'content-security-policy': "default-src 'none'; sandbox",
       'x-request-id': request.id,
       ...corsResponseHeaders,
+      ...answerHeaders,
     });
     try {
       await readBodyChunks(response.body, (chunk) => (raw.write(chunk) ? undefined : waitForDrain(raw)));

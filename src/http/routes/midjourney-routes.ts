@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { mjSecretHeaders } from '../../providers/midjourney/mj-secret-headers.js';
+import { admitFreeRequest } from '../../relay/admit-free-request.js';
 import { mjSubmitRoutes } from '../../relay/midjourney/mj-request.js';
 import { runMjSubmit } from '../../relay/midjourney/run-mj-submit.js';
 import type { TaskSubmitServices } from '../../relay/task-submit/run-task-submit.js';
@@ -54,7 +55,9 @@ export async function midjourneyRoutes(app: FastifyInstance, services: AppServic
 
     app.get<{ Params: { id: string } }>(`${prefix}/task/:id/image-seed`, options, async (request, reply) => {
       const task = await callersMjTask(services, request, request.params.id);
-      return reply.headers(corsResponseHeaders).send(await imageSeedOf(services, task));
+      // Free, but it asks the operator's proxy: one request against the rpm windows.
+      const admission = await admitFreeRequest(services.relay, request.caller!, request.ip);
+      return reply.headers(corsResponseHeaders).headers(admission.rateHeaders).send(await imageSeedOf(services, task));
     });
 
     // No key (protocols.md §1.1): the id is 32 random characters, and this is where `<img>` tags point.

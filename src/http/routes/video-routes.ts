@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
+import { admitFreeRequest } from '../../relay/admit-free-request.js';
 import { createAsset } from '../../relay/video/create-asset.js';
 import { getAsset } from '../../relay/video/get-asset.js';
 import { runVideoRemix } from '../../relay/video/run-video-remix.js';
@@ -65,7 +66,9 @@ export async function videoRoutes(app: FastifyInstance, services: AppServices): 
     }
     const task = await callersTask(services, request, request.params.id);
     if (task.status !== 'success') throw new GatewayError('invalid_request', `Task is not completed yet, current status: ${task.status}`);
-    await streamVideoContent(services, task, typeof variant === 'string' ? variant : undefined, request, reply);
+    // Free, but it downloads from the operator's upstream account: one request against the rpm windows.
+    const admission = await admitFreeRequest(services.relay, request.caller!, request.ip);
+    await streamVideoContent(services, task, typeof variant === 'string' ? variant : undefined, request, reply, admission.rateHeaders);
   });
 }
 
@@ -79,10 +82,10 @@ async function callersTask(services: AppServices, request: FastifyRequest, publi
 }
 
 /** The video from where its channel keeps it (video-content-source.ts), relayed as it arrives. */
-async function streamVideoContent(services: AppServices, task: TaskRow, variant: string | undefined, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function streamVideoContent(services: AppServices, task: TaskRow, variant: string | undefined, request: FastifyRequest, reply: FastifyReply, rateHeaders: Record<string, string>): Promise<void> {
   const source = videoContentSource(services.catalog.snapshot.channels, task, variant);
   if (!source.ok) throw new GatewayError(source.status === 400 ? 'invalid_request' : 'upstream_error', source.message);
-  await relayDownload(services.relay, { url: source.url, headers: source.headers, ...contentTypes(variant), what: 'video content' }, request, reply);
+  await relayDownload(services.relay, { url: source.url, headers: source.headers, ...contentTypes(variant), what: 'video content' }, request, reply, rateHeaders);
 }
 
 /** A video is sent as `video/*`, a thumbnail or spritesheet as `image/*` (else as bytes): never as a page. */
