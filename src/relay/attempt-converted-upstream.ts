@@ -114,8 +114,9 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     if (meter.clientAborted) return { kind: 'served', value: { status }, status };
     // A 200 whose answer says it failed (Responses `status: "failed"`) is not shown as a whole answer.
     const failure = readFailedAnswer(answer, json, input.key);
-    // A request the upstream refused (by its error code) before producing anything costs nothing, as its 400 would.
-    if (failure !== undefined) return { kind: 'failed', failure, upstreamAnswered: failure.kind !== 'status' || answer.content.length > 0 };
+    // A request the upstream refused (by its error code) costs nothing, as its 400 would — unless the failed
+    // answer has content or reports usage (what it ran, searches included, the upstream bills).
+    if (failure !== undefined) return { kind: 'failed', failure, upstreamAnswered: failure.kind !== 'status' || answer.content.length > 0 || meter.upstreamUsage !== undefined };
     return sendWhole(input, answer, status);
   }
 
@@ -198,7 +199,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     if (failure === undefined) return await sendWhole(input, collectStreamParts(collected), status);
     // The error goes to the client as this failure (and to the log with it), not as a served interruption.
     meter.interruption = undefined;
-    return { kind: 'failed', failure, upstreamAnswered: failure.kind !== 'status' || meter.firstTokenAt !== undefined };
+    return { kind: 'failed', failure, upstreamAnswered: failure.kind !== 'status' || meter.producedBillable() };
   }
   write(closing(encoder.end(), input.clientFraming, arrayOpened));
   if (!meter.committed) write(input.clientFraming === 'json-array' ? '[]' : ': empty\n\n');

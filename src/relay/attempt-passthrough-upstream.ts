@@ -211,7 +211,7 @@ async function collectWholeAnswer(
   if (meter.clientAborted) return { kind: 'served', value: { status }, status };
   const failure = readInBandFailure(parts, input.key);
   // A request the upstream refused in-band before producing anything costs nothing, as its 400 would.
-  if (failure !== undefined) return { kind: 'failed', failure, upstreamAnswered: failure.kind !== 'status' || meter.firstTokenAt !== undefined };
+  if (failure !== undefined) return { kind: 'failed', failure, upstreamAnswered: failure.kind !== 'status' || meter.producedBillable() };
   meter.committed = true;
   sendWholeAnswer(input.reply, status, input.clientHeaders, 'application/json', JSON.stringify(merge(events)));
   return { kind: 'served', value: { status }, status };

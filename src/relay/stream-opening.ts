@@ -65,12 +65,16 @@ export class StreamOpening {
   /**
    * The attempt's outcome when it failed before its answer and nothing reached the client: a failure the
    * next channel is tried after — and, should none answer, the client gets an error and is charged nothing
-   * (nothing was delivered) —, or, when the error's code says the request is at fault, the 400 that goes
-   * straight back to the client (readInBandFailure). Undefined otherwise.
+   * (nothing was delivered, unless web searches ran before it: those are billed) —, or, when the error's code
+   * says the request is at fault, the 400 that goes straight back to the client (readInBandFailure).
+   * Undefined otherwise.
    */
   failedOutcome(meter: UsageMeter, key: string): AttemptOutcome<{ status: number }> | undefined {
     if (this.failedWith === undefined || meter.clientAborted || meter.committed) return undefined;
     meter.interruption = undefined;
-    return { kind: 'failed', failure: readInBandFailure([this.failedWith], key) ?? { kind: 'connection', message: 'The upstream failed before answering.' } };
+    const failure = readInBandFailure([this.failedWith], key) ?? { kind: 'connection' as const, message: 'The upstream failed before answering.' };
+    // Searches that ran before the failure are billed by the upstream: the attempt answered (and is billed
+    // them should no later attempt serve, as any in-band failure's output is).
+    return meter.producedBillable() ? { kind: 'failed', failure, upstreamAnswered: true } : { kind: 'failed', failure };
   }
 }

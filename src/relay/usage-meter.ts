@@ -78,6 +78,15 @@ export class UsageMeter {
   }
 
   /**
+   * Whether the attempt produced anything its upstream bills before it failed: text, or a web search that
+   * ran (an answer refused as the request's fault after its searches — the context they filled too long —
+   * is billed them, not nothing).
+   */
+  producedBillable(): boolean {
+    return this.firstTokenAt !== undefined || (this.reportedWebSearches ?? 0) > 0;
+  }
+
+  /**
    * What the attempt so far produced, set apart: an attempt that failed in-band after its upstream answered
    * is billed if no later attempt produces anything (`restoreAttempt`).
    */

@@ -119,3 +119,35 @@ describe('the same Responses upstream behind a converted client, cut after its s
     billedSearches(row, charged, 2);
   });
 });
+
+describe('searches that ran, then the request refused in-band as its own fault', () => {
+  // The searches' results filled the context: a 400 for the client, but the upstream bills the searches.
+  const searchedThenRefused = () => {
+    let seq = 0;
+    const e = (data: Record<string, unknown>) => ev({ ...data, sequence_number: seq++ });
+    return [
+      e({ type: 'response.created', response: response('in_progress') }),
+      e({ type: 'response.output_item.added', output_index: 0, item: { id: 'ws_1', type: 'web_search_call', status: 'in_progress' } }),
+      e({ type: 'response.output_item.done', output_index: 0, item: searchCall('ws_1') }),
+      e({ type: 'response.failed', response: { ...response('failed', [searchCall('ws_1')]), error: { code: 'context_length_exceeded', message: 'Your input exceeds the context window of this model.' } } }),
+    ];
+  };
+
+  it('pass-through: the client gets the 400, and the search that ran is billed', async () => {
+    fixture.primary['openai-responses'].enqueue({ sse: searchedThenRefused() });
+    const { row, charged, error } = await booked(fixture, async () => {
+      await fixture.sdk.openai.responses.stream({ model, input: 'Weather in Paris?', tools: [{ type: 'web_search' }], max_output_tokens: 300 }).finalResponse();
+    });
+    expect(error?.status).toBe(400);
+    billedSearches(row, charged, 1);
+  });
+
+  it('behind a Chat client: the 400, and the search billed', async () => {
+    fixture.primary['openai-responses'].enqueue({ sse: searchedThenRefused() });
+    const { row, charged, error } = await booked(fixture, async () => {
+      for await (const _chunk of await fixture.sdk.openai.chat.completions.create({ model, stream: true, max_tokens: 300, messages: [{ role: 'user', content: 'Weather in Paris?' }] }));
+    });
+    expect(error?.status).toBe(400);
+    billedSearches(row, charged, 1);
+  });
+});
