@@ -7,6 +7,7 @@
  * key while it is usable; rotation goes on for everything else. Through the openai SDK.
  */
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedUpstream, type ScriptedRequest, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
@@ -172,8 +173,13 @@ describe.skipIf(serverUrls.redis === undefined)('a continuation on another repli
     // B's rotation moves on to b; A's first answer is made with a.
     await onB.responses.create({ model: 'gpt-5', input: 'warm B', max_output_tokens: 50 });
     const first = await onA.responses.create({ model: 'gpt-5', input: 'first turn on A', max_output_tokens: 50 });
-    // The Redis write is off the request's path.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The Redis write is off the request's path: wait until it is there.
+    const redis = new Redis(serverUrls.redis!);
+    try {
+      await expect.poll(() => redis.exists(`relay:response:${first.id}`), { timeout: 10_000, interval: 50 }).toBe(1);
+    } finally {
+      redis.disconnect();
+    }
     const before = upstream.requests.length;
     const next = await onB.responses.create({ model: 'gpt-5', input: 'next on B', previous_response_id: first.id, max_output_tokens: 50 });
     expect(keysSince(upstream, before)).toEqual(['sk-account-a']);
