@@ -56,6 +56,9 @@ export const expiresAtSchema = z
 // Stored in INTEGER columns: PostgreSQL and MySQL refuse values above 2^31 - 1.
 const rateLimitValue = z.number().int().positive().max(2_147_483_647);
 
+/** A site-wide limit (`rate_limits`), stored as an option: 0 = off. */
+const siteRateLimitValue = z.number().int().nonnegative().max(2_147_483_647);
+
 export const rateLimitSchema = z
   .object({
     rpm: rateLimitValue.optional(),
@@ -138,10 +141,11 @@ export const configFileSchema = z
     log_retention_days: z.number().nonnegative().optional(),
     quota_display_type: z.enum(['USD', 'CNY', 'TOKENS']).optional(),
     usd_exchange_rate: z.number().positive().optional(),
+    /** Site-wide limits; 0 = off (a token's own `rate_limit` is positive: leave it out for none). */
     rate_limits: z
       .object({
-        per_ip: z.object({ rpm: z.number().int().nonnegative().optional() }).strict().optional(),
-        per_user: rateLimitSchema.optional(),
+        per_ip: z.object({ rpm: siteRateLimitValue.optional() }).strict().optional(),
+        per_user: z.object({ rpm: siteRateLimitValue.optional(), tpm: siteRateLimitValue.optional() }).strict().optional(),
       })
       .strict()
       .optional(),

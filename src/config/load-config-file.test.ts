@@ -193,3 +193,16 @@ describe('balance and expiry range', () => {
     expect(() => parseConfigText('tokens:\n  - { name: t, expires_at: 1e300 }\n', 'e.yaml')).toThrow(/tokens\.0\.expires_at/);
   });
 });
+
+describe('site-wide rate limits', () => {
+  it('takes 0 as off for per_ip and per_user alike, as the README example writes them', () => {
+    const config = parseConfigText('rate_limits: { per_ip: { rpm: 0 }, per_user: { rpm: 0, tpm: 0 } }\n', 'r.yaml');
+    expect(config.rate_limits).toEqual({ per_ip: { rpm: 0 }, per_user: { rpm: 0, tpm: 0 } });
+  });
+
+  it('still refuses a negative or fractional site limit, and a token limit of 0', () => {
+    expect(() => parseConfigText('rate_limits: { per_user: { tpm: -1 } }\n', 'r.yaml')).toThrow(/rate_limits\.per_user\.tpm/);
+    expect(() => parseConfigText('rate_limits: { per_user: { rpm: 1.5 } }\n', 'r.yaml')).toThrow(/rate_limits\.per_user\.rpm/);
+    expect(() => parseConfigText('tokens:\n  - { name: t, rate_limit: { rpm: 0 } }\n', 'r.yaml')).toThrow(/tokens\.0\.rate_limit\.rpm/);
+  });
+});
