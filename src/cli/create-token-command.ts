@@ -8,28 +8,19 @@ import { TokensRepository } from '../storage/tokens-repository.js';
 import { UsersRepository } from '../storage/users-repository.js';
 import { optionKeys } from '../catalog/site-settings.js';
 import { randomUUID } from 'node:crypto';
+import { SettingError } from '../config/setting-error.js';
 
 /** `relay token create`: writes the token and bumps the catalog version so running gateways pick it up. */
 export async function createTokenCommand(environment: Environment, args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      user: { type: 'string', default: 'root' },
-      name: { type: 'string' },
-      quota: { type: 'string' },
-      unlimited: { type: 'boolean', default: false },
-      group: { type: 'string' },
-      models: { type: 'string' },
-    },
-  });
-  if (values.name === undefined) throw new Error('token create needs --name');
-  const quota = values.quota === undefined ? 0 : Number(values.quota);
-  if (!Number.isInteger(quota) || quota < 0) throw new Error('--quota must be a non-negative integer');
+  const values = parseTokenCreateArgs(args);
+  if (values.name === undefined) throw new SettingError('token create needs --name NAME');
+  if (values.unlimited === true && values.quota !== undefined) throw new SettingError('token create takes --quota N or --unlimited, not both');
+  const quota = values.quota === undefined ? 0 : quotaArgument(values.quota);
   const database = await createDatabase(environment.databaseUrl);
   try {
     await runMigrations(database.db, database.dialect);
     const user = await new UsersRepository(database.db, database.dialect).getByUsername(values.user ?? 'root');
-    if (user === undefined) throw new Error(`user "${values.user}" does not exist`);
+    if (user === undefined) throw new SettingError(`token create: user "${values.user}" does not exist (--user defaults to root)`);
     const key = generateApiKey();
     await new TokensRepository(database.db, database.dialect).create(
       {
@@ -62,4 +53,30 @@ export async function createTokenCommand(environment: Environment, args: string[
   } finally {
     await database.close();
   }
+}
+
+/** parseArgs throws a TypeError for an unknown option or a missing value: an operator's mistake, said plainly. */
+function parseTokenCreateArgs(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      options: {
+        user: { type: 'string', default: 'root' },
+        name: { type: 'string' },
+        quota: { type: 'string' },
+        unlimited: { type: 'boolean', default: false },
+        group: { type: 'string' },
+        models: { type: 'string' },
+      },
+    }).values;
+  } catch (error) {
+    throw new SettingError(`token create: ${(error as Error).message}`);
+  }
+}
+
+/** A balance is written in decimal digits and stays exact in a JavaScript number (`0x10`, `1e3` and 2^53 + 1 are refused). */
+function quotaArgument(raw: string): number {
+  const quota = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(quota)) throw new SettingError(`--quota must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER} in decimal digits, got "${raw}"`);
+  return quota;
 }
