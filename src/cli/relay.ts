@@ -8,13 +8,14 @@ import { startGateway } from '../main.js';
 import { createDatabase } from '../storage/create-database.js';
 import { runMigrations } from '../storage/run-migrations.js';
 import { createTokenCommand } from './create-token-command.js';
+import { parseServeArguments } from './parse-serve-arguments.js';
 import { serveCluster } from './serve-cluster.js';
 import { tuneHeapGrowth } from './tune-heap-growth.js';
 
 const usage = `Usage: relay <command>
 
 Commands:
-  serve [--workers N]           start the gateway; N processes share the port (PORT, DATABASE_URL, RELAY_CONFIG, … from the environment or .env)
+  serve [--workers N]           start the gateway; N processes (1 to 64, or RELAY_WORKERS) share the port (PORT, DATABASE_URL, RELAY_CONFIG, … from the environment or .env)
   migrate                       create or upgrade the database schema and exit
   config check FILE             validate a config file and exit (non-zero when invalid)
   token create --user NAME --name NAME [--quota N | --unlimited] [--group G] [--models a,b]
@@ -55,7 +56,7 @@ async function main(argv: string[]): Promise<number> {
 
 async function serve(args: string[]): Promise<number> {
   const environment = readEnvironment(process.env);
-  const workers = workerCount(args);
+  const { workers } = parseServeArguments(args, process.env);
   if (usesInsecureDefaultSecret(environment) && !cluster.isWorker) {
     process.stderr.write('Warning: SESSION_SECRET / CRYPTO_SECRET are not set; channel keys are encrypted with a built-in default secret.\n');
   }
@@ -82,16 +83,6 @@ async function serve(args: string[]): Promise<number> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   return new Promise<number>(() => undefined);
-}
-
-/** `--workers N` (or RELAY_WORKERS); 1 = this process serves. */
-function workerCount(args: string[]): number {
-  const flag = args.indexOf('--workers');
-  const raw = flag >= 0 ? args[flag + 1] : process.env.RELAY_WORKERS;
-  if (raw === undefined || raw === '') return 1;
-  const count = Number(raw);
-  if (!Number.isInteger(count) || count < 1) throw new SettingError(`--workers must be a positive integer, got "${raw}"`);
-  return count;
 }
 
 main(process.argv.slice(2)).then(
