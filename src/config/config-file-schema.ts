@@ -66,6 +66,34 @@ export const rateLimitSchema = z
   })
   .strict();
 
+/** An output limit in tokens (`settings.max_tokens`): positive, and within the 32-bit columns reservations are computed against. */
+const outputTokensValue = z.number().int().positive().max(largestRowId);
+
+/**
+ * A channel's `settings`: only the keys the relay reads, each with its type, so that a misspelt key or a
+ * value of the wrong type (`api: respones`, `stream_usage: "false"`) stops the start instead of silently
+ * doing nothing (or the opposite).
+ */
+export const channelSettingsSchema = z
+  .object({
+    /** openai: the upstream speaks the Responses API instead of Chat Completions (build-provider-request.ts). */
+    api: z.enum(['chat', 'responses']).optional(),
+    /** openai: ask a streamed Chat Completions upstream for `stream_options.include_usage` (default true). */
+    stream_usage: z.boolean().optional(),
+    /** openai (Chat): send earlier turns' reasoning back as `reasoning_content` (default: DeepSeek models; replays-reasoning.ts). */
+    replay_reasoning: z.boolean().optional(),
+    /** The output limit sent (and reserved) when a request names none: one number, or upstream model → number. */
+    max_tokens: z.union([outputTokensValue, z.record(z.string().min(1), outputTokensValue)]).optional(),
+    /** openai (Chat): the field that limit goes in (default by model name; chat-output-limit-field.ts). */
+    max_tokens_field: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
+    /** openai: serve Seedance 2 reference assets (default: when the channel lists a Seedance 2 model; asset-channels.ts). */
+    asset_api: z.boolean().optional(),
+  })
+  .strict();
+
+/** The settings only an `openai` channel reads. */
+const openaiOnlySettings = ['api', 'stream_usage', 'replay_reasoning', 'max_tokens_field', 'asset_api'] as const;
+
 /** `tencent-vod`: Tencent Cloud VOD's AIGC video (spec §4.9.5), keys `SubAppId|SecretId|SecretKey[|Region]`; `suno`: a Suno-API proxy (protocols.md §2); `kling`: Kling's video API, keys `AccessKey|SecretKey` (§3); `midjourney`: a Midjourney-proxy, key = its `mj-api-secret` (§1). */
 export const channelTypes = ['openai', 'anthropic', 'gemini', 'tencent-vod', 'suno', 'kling', 'midjourney'] as const;
 
@@ -84,14 +112,23 @@ export const configChannelSchema = z
     model_mapping: z.record(z.string(), z.string()).default({}),
     enabled: z.boolean().default(true),
     auto_disable: z.boolean().default(true),
-    settings: z.record(z.string(), z.unknown()).default({}),
+    settings: channelSettingsSchema.default({}),
   })
   .strict()
   .superRefine((channel, context) => {
     if (channel.key === undefined && channel.keys === undefined) context.addIssue({ code: 'custom', message: 'a channel needs `key` or `keys`', path: ['key'] });
     const problem = channelKeyProblem(channel.type, channel.keys ?? (channel.key === undefined ? [] : [channel.key]));
     if (problem !== undefined) context.addIssue({ code: 'custom', message: problem, path: [channel.keys === undefined ? 'key' : 'keys'] });
+    const settingsProblem = channelSettingsProblem(channel.type, channel.settings);
+    if (settingsProblem !== undefined) context.addIssue({ code: 'custom', message: settingsProblem.message, path: ['settings', settingsProblem.key] });
   });
+
+/** A setting this channel type never reads (it would silently do nothing); undefined when there is none. */
+export function channelSettingsProblem(type: string, settings: Record<string, unknown>): { key: string; message: string } | undefined {
+  if (type === 'openai') return undefined;
+  const key = openaiOnlySettings.find((name) => settings[name] !== undefined);
+  return key === undefined ? undefined : { key, message: `applies to openai channels only; this channel's type is ${type}` };
+}
 
 /** Why a channel type cannot use these keys (a `tencent-vod` key has its own shape); undefined when it can. */
 export function channelKeyProblem(type: string, keys: readonly string[]): string | undefined {
@@ -183,6 +220,7 @@ function refuseRepeatedNames(names: string[] | undefined, list: string, field: s
 
 export type ConfigFile = z.infer<typeof configFileSchema>;
 export type ConfigChannel = z.infer<typeof configChannelSchema>;
+export type ChannelSettings = z.infer<typeof channelSettingsSchema>;
 export type ConfigUser = z.infer<typeof configUserSchema>;
 export type ConfigToken = z.infer<typeof configTokenSchema>;
 export type PriceInput = z.infer<typeof priceSchema>;

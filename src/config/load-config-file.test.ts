@@ -206,3 +206,34 @@ describe('site-wide rate limits', () => {
     expect(() => parseConfigText('tokens:\n  - { name: t, rate_limit: { rpm: 0 } }\n', 'r.yaml')).toThrow(/tokens\.0\.rate_limit\.rpm/);
   });
 });
+
+describe('channel settings', () => {
+  const channel = (type: string, settings: string) => `channels:\n  - { name: c, type: ${type}, base_url: "https://x.example", key: k, models: [m], settings: ${settings} }\n`;
+
+  it('takes every key the relay reads, with its type', () => {
+    const config = parseConfigText(channel('openai', '{ api: responses, stream_usage: false, replay_reasoning: true, max_tokens: { m: 8192 }, max_tokens_field: max_completion_tokens, asset_api: true }'), 's.yaml');
+    expect(config.channels?.[0]?.settings).toEqual({ api: 'responses', stream_usage: false, replay_reasoning: true, max_tokens: { m: 8192 }, max_tokens_field: 'max_completion_tokens', asset_api: true });
+    expect(parseConfigText(channel('anthropic', '{ max_tokens: 8192 }'), 's.yaml').channels?.[0]?.settings).toEqual({ max_tokens: 8192 });
+  });
+
+  it('refuses a misspelt value, a string for a boolean and an unknown key, naming each path', () => {
+    let message = '';
+    try {
+      parseConfigText(channel('openai', '{ api: respones, stream_usage: "false", max_token: 5 }'), 's.yaml');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('channels.0.settings.api');
+    expect(message).toContain('channels.0.settings.stream_usage');
+    expect(message).toContain('channels.0.settings.max_token');
+  });
+
+  it('refuses a max_tokens that is not a positive whole number', () => {
+    expect(() => parseConfigText(channel('openai', '{ max_tokens: 0 }'), 's.yaml')).toThrow(/channels\.0\.settings\.max_tokens/);
+    expect(() => parseConfigText(channel('openai', '{ max_tokens: { m: "8k" } }'), 's.yaml')).toThrow(/channels\.0\.settings\.max_tokens/);
+  });
+
+  it('refuses an openai-only setting on a channel of another type, where it would do nothing', () => {
+    expect(() => parseConfigText(channel('anthropic', '{ api: responses }'), 's.yaml')).toThrow(/channels\.0\.settings\.api`: applies to openai channels only/);
+  });
+});

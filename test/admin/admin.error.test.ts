@@ -144,6 +144,19 @@ describe('admin API refusals', () => {
     const chain = await callAdmin(gateway, 'PUT', `/api/admin/channels/${channelId}`, { body: { model_mapping: { 'gpt-4o': 'gpt-4o-2024', 'gpt-4o-2024': 'gpt-4o-2024-08-06' } } });
     expect(chain.status, chain.text).toBe(200);
   });
+
+  it('refuses channel settings the relay does not read or of the wrong type, naming the path, as the config file does', async () => {
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/channels', { body: { ...validChannel, name: 'typo', settings: { api: 'respones' } } }), 400, 'settings.api');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/channels', { body: { ...validChannel, name: 'typo', settings: { stream_usage: 'false' } } }), 400, 'settings.stream_usage');
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/channels', { body: { ...validChannel, name: 'typo', settings: { max_token: 5 } } }), 400, 'max_token');
+    expectFailure(await callAdmin(gateway, 'PUT', `/api/admin/channels/${channelId}`, { body: { settings: { asset_api: 1 } } }), 400, 'settings.asset_api');
+    // An openai-only setting on another type, on the channel as it would be after the update.
+    expectFailure(await callAdmin(gateway, 'POST', '/api/admin/channels', { body: { ...validChannel, name: 'typo', type: 'anthropic', settings: { api: 'responses' } } }), 400, 'settings.api', 'openai channels only');
+    expect((await callAdmin(gateway, 'PUT', `/api/admin/channels/${channelId}`, { body: { settings: { api: 'responses', max_tokens: 8192 } } })).status).toBe(200);
+    expectFailure(await callAdmin(gateway, 'PUT', `/api/admin/channels/${channelId}`, { body: { type: 'anthropic' } }), 400, 'settings.api', 'openai channels only');
+    expect((await callAdmin(gateway, 'GET', `/api/admin/channels/${channelId}`)).body.data).toMatchObject({ type: 'openai', settings: { api: 'responses', max_tokens: 8192 } });
+    expect((await callAdmin(gateway, 'PUT', `/api/admin/channels/${channelId}`, { body: { settings: {} } })).status).toBe(200);
+  });
 });
 
 for (const { dialect, available } of allDialects) {

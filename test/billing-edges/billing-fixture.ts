@@ -12,7 +12,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { countTokens } from 'gpt-tokenizer';
-import type { ConfigFile } from '../../src/config/config-file-schema.js';
+import type { ChannelSettings, ConfigFile } from '../../src/config/config-file-schema.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { replyAsAsked, wireStyles, type WireStyle } from '../fakes/scripted-vendor-wire.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
@@ -77,7 +77,7 @@ export interface BillingFixtureOptions {
   /** Price fields added to `modelPrice` for every model (e.g. `cache_write_1h`). */
   extraPrice?: Record<string, number>;
   /** `settings` of the primary channel of a style (e.g. an Anthropic channel's `max_tokens`). */
-  channelSettings?: Partial<Record<WireStyle, Record<string, unknown>>>;
+  channelSettings?: Partial<Record<WireStyle, ChannelSettings>>;
   /** `model_mapping` of the primary channel of a style. */
   modelMapping?: Partial<Record<WireStyle, Record<string, string>>>;
 }
@@ -107,7 +107,7 @@ async function startUpstreams(): Promise<Record<WireStyle, ScriptedUpstream>> {
 }
 
 /** A channel of the config file in front of a scripted upstream of `style` (a Responses one says so in its settings). */
-export function channelConfig(name: string, style: WireStyle, url: string, priority: number, models: string[], group = 'default', settings: Record<string, unknown> = {}) {
+export function channelConfig(name: string, style: WireStyle, url: string, priority: number, models: string[], group = 'default', settings: ChannelSettings = {}) {
   return {
     name,
     type: (style === 'openai-chat' || style === 'openai-responses' ? 'openai' : style) as 'openai' | 'anthropic' | 'gemini',
@@ -120,7 +120,7 @@ export function channelConfig(name: string, style: WireStyle, url: string, prior
     model_mapping: {},
     enabled: true,
     auto_disable: false,
-    settings: { ...(style === 'openai-responses' ? { api: 'responses' } : {}), ...settings },
+    settings: { ...(style === 'openai-responses' ? { api: 'responses' as const } : {}), ...settings },
   };
 }
 
@@ -128,7 +128,7 @@ export async function startBillingFixture(options: BillingFixtureOptions = {}): 
   const primary = await startUpstreams();
   const fallback = options.fallbacks ? await startUpstreams() : undefined;
   const group = options.group ?? 'default';
-  const channelOf = (name: string, style: WireStyle, url: string, priority: number, settings?: Record<string, unknown>) =>
+  const channelOf = (name: string, style: WireStyle, url: string, priority: number, settings?: ChannelSettings) =>
     channelConfig(name, style, url, priority, [modelOf[style]], group, settings);
   const channels = styles.map((style) => ({ ...channelOf(`primary-${style}`, style, primary[style].url, 10, options.channelSettings?.[style]), model_mapping: options.modelMapping?.[style] ?? {} }));
   if (fallback) for (const style of styles) channels.push(channelOf(`fallback-${style}`, style, fallback[style].url, 0));

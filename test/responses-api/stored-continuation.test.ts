@@ -151,7 +151,7 @@ describe('stored responses: compaction of a stored response', () => {
     const { startScriptedUpstream } = await import('../fakes/scripted-upstream.js');
     upstreams = { primary: await startScriptedUpstream({ fallback: { json: compacted } }), fallback: await startScriptedUpstream({ fallback: { json: compacted } }) };
     const channel = (name: string, url: string, priority: number) => ({
-      name, type: 'openai' as const, base_url: url, key: 'sk-up', models: ['gpt-5', 'gpt-5-openai-compact'], groups: ['default'], priority, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: { api: 'responses' },
+      name, type: 'openai' as const, base_url: url, key: 'sk-up', models: ['gpt-5', 'gpt-5-openai-compact'], groups: ['default'], priority, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: { api: 'responses' as const },
     });
     gateway = await startTestGateway({
       config: {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { channelKeyProblem } from '../../../config/config-file-schema.js';
+import { channelKeyProblem, channelSettingsProblem } from '../../../config/config-file-schema.js';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { maskUrlCredentials } from '../../../security/mask-url-credentials.js';
 import type { ChannelFields } from '../../../storage/channels-repository.js';
@@ -59,6 +59,8 @@ export async function channelRoutes(app: FastifyInstance, services: AppServices)
     // The key shape a type needs is checked on the channel as it will be, not on the fields sent alone.
     const keyProblem = channelKeyProblem(body.type ?? current.type, body.keys ?? (body.key === undefined ? current.keys : [body.key]));
     if (keyProblem !== undefined) throw new GatewayError('invalid_request', `key: ${keyProblem}`, { param: body.keys === undefined ? 'key' : 'keys' });
+    const settingsProblem = channelSettingsProblem(body.type ?? current.type, body.settings ?? current.settings);
+    if (settingsProblem !== undefined) throw new GatewayError('invalid_request', `settings.${settingsProblem.key}: ${settingsProblem.message}`, { param: `settings.${settingsProblem.key}` });
     if (body.name !== undefined) await refuseTakenName(body.name, id);
     const fields = channelFieldsOf(body);
     // A console that sends back the base URL it was shown (its credentials masked) keeps the stored one.
