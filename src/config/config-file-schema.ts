@@ -169,7 +169,8 @@ export const configFileSchema = z
   .object({
     admin_key: z.string().min(8).optional(),
     quota_per_unit: z.number().int().positive().optional(),
-    max_body_mb: z.number().positive().optional(),
+    // Fastify's bodyLimit is whole bytes: a value under one byte would be a limit of 0, which Fastify refuses at start.
+    max_body_mb: z.number().min(0.001, 'must be from 0.001 to 1024 (MiB)').max(1024, 'must be from 0.001 to 1024 (MiB)').optional(),
     retry_times: z.number().int().nonnegative().optional(),
     allow_unpriced_models: z.boolean().optional(),
     default_max_output_tokens: z.number().int().positive().optional(),

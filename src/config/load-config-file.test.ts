@@ -207,6 +207,15 @@ describe('site-wide rate limits', () => {
   });
 });
 
+describe('max_body_mb range', () => {
+  it('refuses a limit under a thousandth of a MiB (Fastify would get a bodyLimit of 0) or over 1024', () => {
+    expect(() => parseConfigText('max_body_mb: 0.0000001\n', 'b.yaml')).toThrow(/max_body_mb`: must be from 0\.001 to 1024/);
+    expect(() => parseConfigText('max_body_mb: 4096\n', 'b.yaml')).toThrow(/max_body_mb/);
+    expect(parseConfigText('max_body_mb: 0.001\n', 'b.yaml').max_body_mb).toBe(0.001);
+    expect(parseConfigText('max_body_mb: 1024\n', 'b.yaml').max_body_mb).toBe(1024);
+  });
+});
+
 describe('channel settings', () => {
   const channel = (type: string, settings: string) => `channels:\n  - { name: c, type: ${type}, base_url: "https://x.example", key: k, models: [m], settings: ${settings} }\n`;
 
