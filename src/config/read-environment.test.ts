@@ -107,7 +107,22 @@ describe('readEnvironment', () => {
   });
 
   it.each(['STREAMING_TIMEOUT', 'RELAY_CONNECT_TIMEOUT', 'RELAY_FIRST_BYTE_TIMEOUT', 'SHUTDOWN_TIMEOUT'])('refuses %s=0: undici reads a 0 timeout as none at all', (name) => {
-    expect(() => readEnvironment({ [name]: '0' })).toThrow(`Environment variable ${name} must be an integer of at least 1, got "0"`);
+    expect(() => readEnvironment({ [name]: '0' })).toThrow(`Environment variable ${name} must be an integer from 1 to 86400, got "0"`);
+  });
+
+  it.each(['STREAMING_TIMEOUT', 'RELAY_CONNECT_TIMEOUT', 'RELAY_FIRST_BYTE_TIMEOUT', 'SHUTDOWN_TIMEOUT', 'SYNC_FREQUENCY'])(
+    'refuses %s past one day: a node timer past 2^31 - 1 ms fires after 1 ms',
+    (name) => {
+      expect(readEnvironment({ [name]: '86400' })).toBeDefined();
+      expect(() => readEnvironment({ [name]: '86401' })).toThrow(`Environment variable ${name} must be an integer from`);
+      expect(() => readEnvironment({ [name]: '2147484' })).toThrow(SettingError);
+    },
+  );
+
+  it('checks UPLOAD_MAX_MB when upload storage is not configured too', () => {
+    expect(() => readEnvironment({ UPLOAD_MAX_MB: 'abc' })).toThrow('Environment variable UPLOAD_MAX_MB must be an integer from 0 to 5120, got "abc"');
+    expect(() => readEnvironment({ UPLOAD_MAX_MB: '-1' })).toThrow(SettingError);
+    expect(readEnvironment({ UPLOAD_MAX_MB: '20' }).uploadStorage).toBeUndefined();
   });
 
   it('refuses a bound past reason written as an exponent or too large', () => {

@@ -70,6 +70,13 @@ const namedProxyRanges = ['loopback', 'linklocal', 'uniquelocal'];
 /** pino's levels, plus `silent`. */
 const logLevels = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'];
 
+/**
+ * The longest wait a seconds setting may ask for (one day). Node's timers hold at most 2^31 - 1 ms (24.8
+ * days) and turn a longer delay into 1 ms with a TimeoutOverflowWarning: SYNC_FREQUENCY=2147484 would poll
+ * the catalog every millisecond and SHUTDOWN_TIMEOUT=2147484 would cut requests in flight at once.
+ */
+export const maximumTimerSeconds = 86_400;
+
 const defaultDatabaseUrl = 'sqlite:./data/relay.db';
 const insecureDefaultSecret = 'unified-relay-insecure-default-secret';
 
@@ -87,18 +94,18 @@ export function readEnvironment(env: Record<string, string | undefined>): Enviro
     sessionSecret,
     logLevel: logLevelSetting(env),
     // Timeouts of 0 would be "none" to undici: a stalled upstream would hold its stream and reservation forever.
-    streamingTimeoutSeconds: integerSetting(env, 'STREAMING_TIMEOUT', 300, { minimum: 1 }),
+    streamingTimeoutSeconds: integerSetting(env, 'STREAMING_TIMEOUT', 300, { minimum: 1, maximum: maximumTimerSeconds }),
     streamKeepAliveSeconds: integerSetting(env, 'STREAM_KEEPALIVE_SECONDS', 20, { maximum: 3600 }),
     usageWaitSeconds: integerSetting(env, 'USAGE_WAIT_SECONDS', 5, { maximum: 300 }),
     // 0 turns the polling off: a single instance, or one whose Redis carries every change.
-    syncFrequencySeconds: integerSetting(env, 'SYNC_FREQUENCY', 5),
-    connectTimeoutSeconds: integerSetting(env, 'RELAY_CONNECT_TIMEOUT', 10, { minimum: 1 }),
-    firstByteTimeoutSeconds: integerSetting(env, 'RELAY_FIRST_BYTE_TIMEOUT', 300, { minimum: 1 }),
+    syncFrequencySeconds: integerSetting(env, 'SYNC_FREQUENCY', 5, { maximum: maximumTimerSeconds }),
+    connectTimeoutSeconds: integerSetting(env, 'RELAY_CONNECT_TIMEOUT', 10, { minimum: 1, maximum: maximumTimerSeconds }),
+    firstByteTimeoutSeconds: integerSetting(env, 'RELAY_FIRST_BYTE_TIMEOUT', 300, { minimum: 1, maximum: maximumTimerSeconds }),
     nodeName: nonEmpty(env.NODE_NAME),
     maxUpstreamResponseMb: integerSetting(env, 'MAX_UPSTREAM_RESPONSE_MB', 64, { minimum: 1, maximum: 4096 }),
     sqliteCacheMb: integerSetting(env, 'SQLITE_CACHE_MB', 4, { minimum: 1, maximum: 65_536 }),
     heapGrowingPercent: integerSetting(env, 'HEAP_GROWING_PERCENT', 100, { maximum: 1000 }),
-    shutdownTimeoutSeconds: integerSetting(env, 'SHUTDOWN_TIMEOUT', 30, { minimum: 1 }),
+    shutdownTimeoutSeconds: integerSetting(env, 'SHUTDOWN_TIMEOUT', 30, { minimum: 1, maximum: maximumTimerSeconds }),
     taskPollIntervalSeconds: integerSetting(env, 'TASK_POLL_INTERVAL', 15, { maximum: 3600 }),
     taskTimeoutMinutes: integerSetting(env, 'TASK_TIMEOUT_MINUTES', 1440, { minimum: 1, maximum: 43_200 }),
     trustProxy: trustProxySetting(env),
@@ -110,6 +117,8 @@ const uploadStorageNames = ['UPLOAD_S3_ENDPOINT', 'UPLOAD_S3_BUCKET', 'UPLOAD_S3
 
 /** All four UPLOAD_S3_* settings, or none (uploads off); a partial set is a mistake worth stopping for. */
 function uploadStorageSetting(env: Record<string, string | undefined>): UploadStorage | undefined {
+  // Checked with or without storage: a mistyped limit must not lie unnoticed until storage is configured.
+  const maxBytes = integerSetting(env, 'UPLOAD_MAX_MB', 0, { minimum: 0, maximum: 5 * 1024 }) * 1024 * 1024;
   const given = uploadStorageNames.filter((name) => nonEmpty(env[name]) !== undefined);
   if (given.length === 0) return undefined;
   const missing = uploadStorageNames.filter((name) => !given.includes(name));
@@ -124,7 +133,7 @@ function uploadStorageSetting(env: Record<string, string | undefined>): UploadSt
     accessKeyId: nonEmpty(env.UPLOAD_S3_ACCESS_KEY_ID) as string,
     secretAccessKey: nonEmpty(env.UPLOAD_S3_SECRET_ACCESS_KEY) as string,
     publicBaseUrl: urlSetting(env, 'UPLOAD_PUBLIC_BASE_URL') ?? `${endpoint}/${bucket}`,
-    maxBytes: integerSetting(env, 'UPLOAD_MAX_MB', 0, { minimum: 0, maximum: 5 * 1024 }) * 1024 * 1024,
+    maxBytes,
   };
 }
 
