@@ -188,6 +188,8 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   if (bootstrap.generatedAdminKey !== undefined) {
     announce(`Generated admin key (shown once, store it now): ${bootstrap.generatedAdminKey}`);
     announce(`  Use it as: curl -H "Authorization: Bearer ${bootstrap.generatedAdminKey}" ${url === '' ? 'http://localhost:3000' : url}/api/admin/channels`);
+    // The admin key opens /api/admin only: a newcomer's next step is an API key for /v1 (README "First request").
+    announce('  API keys for /v1/* (after adding a channel and a price): npx relay token create --name my-key, or POST /api/admin/tokens {"name":"my-key"} (README "First request").');
   }
   for (const token of generatedTokens) announce(`Generated key for token "${token.name}" of user "${token.user}" (shown once): ${token.key}`);
   taskEngine.start();

@@ -58,15 +58,18 @@ for (const { dialect, available } of allDialects) {
       await database.drop();
     });
 
-    it('creates the root user and announces a generated admin key once, with a usage line', async () => {
+    it('creates the root user and announces a generated admin key once, with a usage line and how to make an API key', async () => {
       const first = await start();
 
-      expect(first.announced).toHaveLength(2);
+      expect(first.announced).toHaveLength(3);
       const key = /(sk-[A-Za-z0-9]{48})/.exec(first.announced[0] ?? '')?.[1];
       expect(key).toBeDefined();
       expect(first.announced[0]).toMatch(/admin key/i);
       expect(first.announced[1]).toContain(`Authorization: Bearer ${key}`);
       expect(first.announced[1]).toContain(`${first.gateway.url}/api/admin/`);
+      // The admin key opens /api/admin only: the newcomer is told how to make a key for /v1.
+      expect(first.announced[2]).toContain('relay token create --name');
+      expect(first.announced[2]).toContain('POST /api/admin/tokens');
 
       const root = await first.gateway.services.repositories.users.getByUsername('root');
       expect(root).toMatchObject({ role: 'root', enabled: true, unlimitedQuota: true });
@@ -120,7 +123,7 @@ for (const { dialect, available } of allDialects) {
 
     it('replaces a generated key with a configured one on the next start (rotation is one line)', async () => {
       const first = await start();
-      expect(first.announced).toHaveLength(2);
+      expect(first.announced).toHaveLength(3);
       await stop(first.gateway);
 
       const second = await start({ config: { admin_key: configuredKey } });
