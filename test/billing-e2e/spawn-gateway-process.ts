@@ -121,10 +121,15 @@ export function spawnGatewayProcess(options: GatewayProcessOptions): GatewayProc
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         if (hasExited) throw new Error(`gateway ${options.nodeName} exited before it was ready:\n${output}`);
-        const ready = await fetch(`${url}/readyz`).then(
-          (response) => response.status === 200,
-          () => false,
-        );
+        // Its own announcement first: a port found free can be taken by another suite's gateway before this
+        // one binds it, and that gateway would answer /readyz in its place (this one then exits EADDRINUSE).
+        const listening = output.includes(`listening on ${url}`);
+        const ready =
+          listening &&
+          (await fetch(`${url}/readyz`).then(
+            (response) => response.status === 200,
+            () => false,
+          ));
         if (ready) return;
         if (Date.now() > deadline) throw new Error(`gateway ${options.nodeName} was not ready after ${timeoutMs} ms:\n${output}`);
         await sleep(100);
