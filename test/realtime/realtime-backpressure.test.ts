@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+import { realtimeLedgerReads } from './realtime-ledger-reads.js';
 
 vi.mock('../../src/relay/realtime/connect-realtime-upstream.js', async (importOriginal) => ({
   ...(await importOriginal<typeof import('../../src/relay/realtime/connect-realtime-upstream.js')>()),
@@ -65,20 +66,7 @@ afterAll(async () => {
   await closeUpstream?.();
 }, 30_000);
 
-const db = () => gateway.gateway.services.database.db;
-async function used(): Promise<number> {
-  await gateway.settled();
-  const row = await db().selectFrom('users').select('used_quota').where('username', '=', 'u').executeTakeFirstOrThrow();
-  return Number(row.used_quota);
-}
-async function held(): Promise<number> {
-  const rows = await db().selectFrom('quota_reservations').select('id').where('state', '=', 'reserved').execute();
-  return rows.length;
-}
-async function lastLogId(): Promise<number> {
-  const row = await db().selectFrom('logs').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
-  return row === undefined ? 0 : Number(row.id);
-}
+const { db, used, held, lastLogId } = realtimeLedgerReads(() => gateway);
 async function open(): Promise<{ socket: WebSocket; types: string[]; closed: Promise<number> }> {
   const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { authorization: `Bearer ${key}` } });
   const types: string[] = [];

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { maxRealtimeFrameBytes } from '../../src/relay/realtime/connect-realtime-upstream.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+import { realtimeLedgerReads } from './realtime-ledger-reads.js';
 
 const quotaPerUnit = 500_000;
 const perToken = quotaPerUnit / 1_000_000;
@@ -67,24 +68,7 @@ beforeEach(() => {
   handler = () => undefined;
 });
 
-const db = () => gateway.gateway.services.database.db;
-async function used(): Promise<number> {
-  await gateway.settled();
-  const row = await db().selectFrom('users').select('used_quota').where('username', '=', 'u').executeTakeFirstOrThrow();
-  return Number(row.used_quota);
-}
-async function held(): Promise<number> {
-  const rows = await db().selectFrom('quota_reservations').select('id').where('state', '=', 'reserved').execute();
-  return rows.length;
-}
-async function lastLogId(): Promise<number> {
-  const row = await db().selectFrom('logs').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
-  return row === undefined ? 0 : Number(row.id);
-}
-async function logsSince(id: number) {
-  await gateway.settled();
-  return db().selectFrom('logs').selectAll().where('style', '=', 'openai-realtime').where('id', '>', id).orderBy('id').execute();
-}
+const { db, used, held, lastLogId, logsSince } = realtimeLedgerReads(() => gateway);
 async function reservationAmount(id: string): Promise<number> {
   const row = await db().selectFrom('quota_reservations').select('amount').where('id', '=', id).executeTakeFirstOrThrow();
   return Number(row.amount);

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+import { realtimeLedgerReads } from './realtime-ledger-reads.js';
 
 const quotaPerUnit = 500_000;
 const perToken = quotaPerUnit / 1_000_000;
@@ -72,24 +73,7 @@ afterAll(async () => {
 beforeEach(() => {
   handler = () => undefined;
 });
-const db = () => gateway.gateway.services.database.db;
-async function used(): Promise<number> {
-  await gateway.settled();
-  const row = await db().selectFrom('users').select('used_quota').where('username', '=', 'u').executeTakeFirstOrThrow();
-  return Number(row.used_quota);
-}
-async function held(): Promise<number> {
-  const rows = await db().selectFrom('quota_reservations').select('id').where('state', '=', 'reserved').execute();
-  return rows.length;
-}
-async function lastLogId(): Promise<number> {
-  const row = await db().selectFrom('logs').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
-  return row === undefined ? 0 : Number(row.id);
-}
-async function logsSince(id: number) {
-  await gateway.settled();
-  return db().selectFrom('logs').selectAll().where('style', '=', 'openai-realtime').where('id', '>', id).orderBy('id').execute();
-}
+const { used, held, lastLogId, logsSince } = realtimeLedgerReads(() => gateway);
 
 async function open(): Promise<{ socket: WebSocket; types: string[]; closed: Promise<number> }> {
   const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/v1/realtime?model=gpt-realtime`, { headers: { authorization: `Bearer ${key}` } });
