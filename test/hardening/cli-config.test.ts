@@ -85,7 +85,7 @@ describe('environment variables', { timeout: 60_000 }, () => {
     ['migrate', 'DATABASE_URL', 'garbage', 'DATABASE_URL must start with sqlite:, postgres:// or mysql:// (got "garbage")'],
     ['serve', 'PORT', '99999', 'Environment variable PORT must be an integer from 0 to 65535, got "99999"'],
     ['serve', 'LOG_LEVEL', 'verbose', 'Environment variable LOG_LEVEL must be one of silent, fatal, error, warn, info, debug, trace, got "verbose"'],
-    ['serve', 'SHUTDOWN_TIMEOUT', '0', 'Environment variable SHUTDOWN_TIMEOUT must be an integer of at least 1, got "0"'],
+    ['serve', 'SHUTDOWN_TIMEOUT', '0', 'Environment variable SHUTDOWN_TIMEOUT must be an integer from 1 to 86400, got "0"'],
   ];
   for (const [command, name, value, message] of cli) {
     it(`${name}=${value}: relay ${command} prints only the message naming ${name} and what it accepts, exit 1`, () => {
@@ -97,11 +97,11 @@ describe('environment variables', { timeout: 60_000 }, () => {
 
   // readEnvironment is pure: each value below would otherwise change behaviour silently.
   const refused: [string, string, string, string][] = [
-    ['STREAMING_TIMEOUT', '0', 'an integer of at least 1', 'undici bodyTimeout 0 = no stall guard: a silent upstream would hold its stream and reservation forever'],
-    ['RELAY_FIRST_BYTE_TIMEOUT', '0', 'an integer of at least 1', 'undici headersTimeout 0 = wait forever for headers'],
-    ['RELAY_CONNECT_TIMEOUT', '0', 'an integer of at least 1', 'undici connect timeout 0 = none'],
-    ['SYNC_FREQUENCY', '-1', 'a non-negative integer', '0 turns the polling off; below that means nothing'],
-    ['SHUTDOWN_TIMEOUT', '0', 'an integer of at least 1', 'a shutdown must give requests in flight some time'],
+    ['STREAMING_TIMEOUT', '0', 'an integer from 1 to 86400', 'undici bodyTimeout 0 = no stall guard: a silent upstream would hold its stream and reservation forever'],
+    ['RELAY_FIRST_BYTE_TIMEOUT', '0', 'an integer from 1 to 86400', 'undici headersTimeout 0 = wait forever for headers'],
+    ['RELAY_CONNECT_TIMEOUT', '0', 'an integer from 1 to 86400', 'undici connect timeout 0 = none'],
+    ['SYNC_FREQUENCY', '-1', 'an integer from 0 to 86400', '0 turns the polling off; below that means nothing'],
+    ['SHUTDOWN_TIMEOUT', '0', 'an integer from 1 to 86400', 'a shutdown must give requests in flight some time'],
     ['MAX_UPSTREAM_RESPONSE_MB', '1e9', 'an integer from 1 to 4096', 'exponent notation, and no real bound'],
     ['PORT', '99999', 'an integer from 0 to 65535', 'not a TCP port'],
     ['PORT', '0x10', 'an integer from 0 to 65535', 'hex would listen on port 16'],
