@@ -3,11 +3,10 @@
  * `maxBufferedRealtimeBytes` unsent for either side, then ends the session and bills it as cut. The bound is
  * shrunk to 1 MiB here (64 MiB in the gateway) so the test moves a few megabytes, not hundreds.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+import { listenRealtimeUpstream } from './listen-realtime-upstream.js';
 import { realtimeLedgerReads } from './realtime-ledger-reads.js';
 
 vi.mock('../../src/relay/realtime/connect-realtime-upstream.js', async (importOriginal) => ({
@@ -33,9 +32,7 @@ const raw = (ws: WebSocket) => (ws as unknown as { _socket: { pause(): void; res
 const sendAsync = (ws: WebSocket, data: Buffer | string, binary: boolean) => new Promise<void>((resolve) => ws.send(data, { binary }, () => resolve()));
 
 beforeAll(async () => {
-  const server = createServer();
-  const wss = new WebSocketServer({ server });
-  wss.on('connection', (ws) => {
+  const upstream = await listenRealtimeUpstream((ws) => {
     ws.on('error', () => undefined);
     ws.on('message', (data, isBinary) => {
       if (!isBinary) handler(ws, JSON.parse(data.toString()) as Record<string, unknown>);
@@ -43,14 +40,8 @@ beforeAll(async () => {
     ws.send(ev('session.created', { session: { id: 'sess_1', object: 'realtime.session', type: 'realtime', model: 'gpt-realtime' } }));
     onConnection(ws);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const upstreamUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  closeUpstream = () =>
-    new Promise((resolve) => {
-      for (const client of wss.clients) client.terminate();
-      wss.close();
-      server.close(() => resolve());
-    });
+  const upstreamUrl = upstream.url;
+  closeUpstream = upstream.close;
   gateway = await startTestGateway({
     dialect: 'sqlite',
     config: {

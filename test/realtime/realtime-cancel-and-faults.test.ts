@@ -5,12 +5,11 @@
  * (beyond 2^53, negative) is charged the hold and moves no tokens window past it, fractional counts are
  * floored; an upstream that breaks the WebSocket protocol closes the client with 1011.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
 import { maxRealtimeFrameBytes } from '../../src/relay/realtime/connect-realtime-upstream.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+import { listenRealtimeUpstream } from './listen-realtime-upstream.js';
 import { realtimeLedgerReads } from './realtime-ledger-reads.js';
 
 const quotaPerUnit = 500_000;
@@ -30,22 +29,14 @@ let n = 0;
 const ev = (type: string, rest: Record<string, unknown> = {}) => JSON.stringify({ type, event_id: `event_${++n}`, ...rest });
 
 beforeAll(async () => {
-  const server = createServer();
-  const wss = new WebSocketServer({ server });
-  wss.on('connection', (ws) => {
+  const upstream = await listenRealtimeUpstream((ws) => {
     const session = { id: 'sess_1', object: 'realtime.session', type: 'realtime', model: 'gpt-realtime', instructions: '' };
     ws.on('error', () => undefined);
     ws.on('message', (data) => handler(ws, JSON.parse(data.toString()) as Record<string, unknown>));
     ws.send(ev('session.created', { session }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  upstreamUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  closeUpstream = () =>
-    new Promise((resolve) => {
-      for (const client of wss.clients) client.terminate();
-      wss.close();
-      server.close(() => resolve());
-    });
+  upstreamUrl = upstream.url;
+  closeUpstream = upstream.close;
   gateway = await startTestGateway({
     dialect: 'sqlite',
     config: {

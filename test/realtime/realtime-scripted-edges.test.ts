@@ -6,11 +6,10 @@
  * model; two responses under way each keep their own text count; a `response.create` spelled with a JSON
  * escape is still refused once the key is disabled.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+import { listenRealtimeUpstream } from './listen-realtime-upstream.js';
 import { realtimeLedgerReads } from './realtime-ledger-reads.js';
 
 const quotaPerUnit = 500_000;
@@ -32,9 +31,7 @@ let n = 0;
 const ev = (type: string, rest: Record<string, unknown> = {}) => JSON.stringify({ type, event_id: `event_${++n}`, ...rest });
 
 beforeAll(async () => {
-  const server = createServer();
-  const wss = new WebSocketServer({ server });
-  wss.on('connection', (ws) => {
+  const upstream = await listenRealtimeUpstream((ws) => {
     session = { id: 'sess_1', object: 'realtime.session', type: 'realtime', model: 'gpt-realtime', instructions: '' };
     ws.on('error', () => undefined);
     ws.on('message', (data) => {
@@ -48,14 +45,8 @@ beforeAll(async () => {
     });
     ws.send(ev('session.created', { session }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  upstreamUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  closeUpstream = () =>
-    new Promise((resolve) => {
-      for (const client of wss.clients) client.terminate();
-      wss.close();
-      server.close(() => resolve());
-    });
+  upstreamUrl = upstream.url;
+  closeUpstream = upstream.close;
   gateway = await startTestGateway({
     dialect: 'sqlite',
     config: {
