@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRedisKeyPrefix } from '../../src/limits/redis-rate-limiter.js';
 import { createDatabase, type DatabaseHandle } from '../../src/storage/create-database.js';
 import { startFakeOpenaiUpstream, type FakeOpenaiUpstream } from '../fakes/fake-openai-upstream.js';
+import { startOwnRedis, type OwnRedis } from '../support/own-redis.js';
 import { createTestDatabase, serverUrls, type TestDatabase } from '../support/test-databases.js';
 import { waitFor, waitUntilDisconnected } from './read-billing-state.js';
 import { findFreePort, spawnGatewayProcess, writeConfigFile, type GatewayProcess } from './spawn-gateway-process.js';
@@ -27,6 +28,7 @@ for (const { dialect, name, available } of databases) {
     let database: TestDatabase | undefined;
     let inspector: DatabaseHandle | undefined;
     let redis: Redis | undefined;
+    let ownRedis: OwnRedis | undefined;
     let removeConfig = () => undefined as void;
     let rateKey = '';
 
@@ -47,9 +49,10 @@ for (const { dialect, name, available } of databases) {
         ],
       });
       removeConfig = config.remove;
-      // A logical database of its own keeps these windows apart from anything else using this Redis.
-      const redisUrl = new URL(serverUrls.redis!);
-      redisUrl.pathname = `/${1 + Math.floor(Math.random() * 15)}`;
+      // A redis-server of its own: a shared one's windows are keyed by token id, which every fresh database
+      // numbers from 1, so a copy of this suite running beside it (another checkout) counted into the same window.
+      ownRedis = await startOwnRedis();
+      const redisUrl = new URL(ownRedis.url);
       redis = new Redis(redisUrl.toString(), { maxRetriesPerRequest: 2 });
 
       for (const nodeName of nodeNames) {
@@ -60,17 +63,13 @@ for (const { dialect, name, available } of databases) {
       inspector = await createDatabase(database.url);
       const rpmToken = await inspector.db.selectFrom('tokens').select('id').where('name', '=', 'rpm-key').executeTakeFirstOrThrow();
       rateKey = `${defaultRedisKeyPrefix}token:${rpmToken.id}:rpm`;
-      // Token ids restart at 1 in every fresh database: a window left by an earlier run must not count.
-      await redis.del(rateKey);
     }, 60_000);
 
     afterAll(async () => {
       await Promise.all(processes.map((gateway) => gateway.stop()));
       await inspector?.close();
-      if (redis !== undefined) {
-        if (rateKey !== '') await redis.del(rateKey);
-        redis.disconnect();
-      }
+      redis?.disconnect();
+      await ownRedis?.close();
       await upstream?.close();
       if (database !== undefined) {
         // PostgreSQL refuses to drop a database while a stopped process's connections are still closing.
