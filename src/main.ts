@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { applyConfigFile } from './bootstrap/apply-config-file.js';
 import { ensureRootAndAdminKey } from './bootstrap/ensure-root-and-admin-key.js';
+import { ensureSessionSecret } from './bootstrap/ensure-session-secret.js';
 import { Catalog } from './catalog/catalog.js';
 import type { ConfigFile } from './config/config-file-schema.js';
 import { loadConfigFile } from './config/load-config-file.js';
@@ -79,6 +80,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   };
 
   const bootstrap = await ensureRootAndAdminKey(repositories.users, repositories.options, config?.admin_key ?? environment.adminKey, now());
+  const sessionSecret = await ensureSessionSecret(repositories.options, environment.sessionSecret);
   const generatedTokens = config === undefined ? [] : await applyConfigWithRetry(config, repositories, now);
 
   // ioredis is loaded only when Redis is configured (its code is ~1 MB of heap a SQLite-only gateway never uses).
@@ -174,7 +176,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     timeoutMs: environment.taskTimeoutMinutes * 60_000,
     onError: (error) => process.stderr.write(`polling tasks failed: ${String(error)}\n`),
   });
-  const services: AppServices = { environment, database, catalog, secrets, relay, repositories, taskEngine, now };
+  const services: AppServices = { environment, sessionSecret, database, catalog, secrets, relay, repositories, taskEngine, now };
   const app = await buildApp(services, {
     bodyLimitBytes: Math.floor(catalog.snapshot.settings.maxBodyMb * 1024 * 1024),
     logLevel: environment.logLevel,

@@ -39,6 +39,8 @@ export const defaultSiteSettings: SiteSettings = {
 export const optionKeys = {
   catalogVersion: 'catalog_version',
   adminKeyHash: 'admin_key_hash',
+  /** Signs console session cookies when SESSION_SECRET is unset; generated at the first start. */
+  sessionSecret: 'session_secret',
   quotaPerUnit: 'quota_per_unit',
   maxBodyMb: 'max_body_mb',
   retryTimes: 'retry_times',

@@ -58,7 +58,7 @@ async function serve(args: string[]): Promise<number> {
   const environment = readEnvironment(process.env);
   const { workers } = parseServeArguments(args, process.env);
   if (usesInsecureDefaultSecret(environment) && !cluster.isWorker) {
-    process.stderr.write('Warning: SESSION_SECRET / CRYPTO_SECRET are not set; channel keys are encrypted with a built-in default secret.\n');
+    process.stderr.write('Warning: CRYPTO_SECRET / SESSION_SECRET are not set; channel keys are encrypted with a built-in default secret.\n');
   }
   if (workers > 1 && cluster.isPrimary) {
     await serveCluster(environment, workers);

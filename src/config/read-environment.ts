@@ -10,7 +10,11 @@ export interface Environment {
   configPath: string | undefined;
   adminKey: string | undefined;
   cryptoSecret: string;
-  sessionSecret: string;
+  /**
+   * SESSION_SECRET, which signs console session cookies; unset, the gateway generates one at its first start
+   * and keeps it in the database (`ensureSessionSecret`), so that no install signs cookies with a public value.
+   */
+  sessionSecret: string | undefined;
   logLevel: string;
   /** Seconds between chunks of a stream before the upstream is abandoned. */
   streamingTimeoutSeconds: number;
@@ -81,7 +85,7 @@ const defaultDatabaseUrl = 'sqlite:./data/relay.db';
 const insecureDefaultSecret = 'unified-relay-insecure-default-secret';
 
 export function readEnvironment(env: Record<string, string | undefined>): Environment {
-  const sessionSecret = nonEmpty(env.SESSION_SECRET) ?? insecureDefaultSecret;
+  const sessionSecret = nonEmpty(env.SESSION_SECRET);
   return {
     port: integerSetting(env, 'PORT', 3000, { maximum: 65_535 }),
     host: nonEmpty(env.HOST) ?? '0.0.0.0',
@@ -90,7 +94,8 @@ export function readEnvironment(env: Record<string, string | undefined>): Enviro
     configPath: nonEmpty(env.RELAY_CONFIG),
     adminKey: nonEmpty(env.RELAY_ADMIN_KEY),
     // new-api falls back to the session secret too, so one secret is enough for a small install.
-    cryptoSecret: nonEmpty(env.CRYPTO_SECRET) ?? sessionSecret,
+    // Unset, keys stay readable under the built-in secret earlier versions used; `relay serve` warns of it.
+    cryptoSecret: nonEmpty(env.CRYPTO_SECRET) ?? sessionSecret ?? insecureDefaultSecret,
     sessionSecret,
     logLevel: logLevelSetting(env),
     // Timeouts of 0 would be "none" to undici: a stalled upstream would hold its stream and reservation forever.
@@ -176,8 +181,9 @@ function trustProxySetting(env: Record<string, string | undefined>): TrustProxy 
   return entries;
 }
 
+/** True when channel keys are encrypted with the built-in secret (neither CRYPTO_SECRET nor SESSION_SECRET set). */
 export function usesInsecureDefaultSecret(environment: Environment): boolean {
-  return environment.sessionSecret === insecureDefaultSecret || environment.cryptoSecret === insecureDefaultSecret;
+  return environment.cryptoSecret === insecureDefaultSecret;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

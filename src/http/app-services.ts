@@ -16,6 +16,8 @@ import type { UsersRepository } from '../storage/users-repository.js';
 /** What the HTTP layer may use; built once in main.ts (the composition root). */
 export interface AppServices {
   environment: Environment;
+  /** Signs console session cookies: SESSION_SECRET, else the one generated at the first start. */
+  sessionSecret: string;
   database: DatabaseHandle;
   catalog: Catalog;
   secrets: SecretBox;

@@ -201,7 +201,7 @@ describe('console login sessions', () => {
 
     it('accepts a cookie of the format before session versions (`<id>.<expiry>`) until the user\'s first logout', async () => {
       await callAdmin(gateway, 'POST', '/api/admin/users', { body: { username: 'legacy', password: 'legacy-password' } });
-      const signer = signerFactory(gateway.gateway.services.environment.sessionSecret);
+      const signer = signerFactory(gateway.gateway.services.sessionSecret);
       const legacy = `relay_session=${encodeURIComponent(signer.sign(`${await idOf('legacy')}.${Math.floor(clock / 1000) + 60}`))}`;
       expect(await selfStatus(legacy)).toBe(200);
       await callGateway(gateway, 'POST', '/api/user/logout', { headers: { cookie: legacy } });

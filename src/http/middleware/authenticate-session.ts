@@ -44,7 +44,7 @@ export function readSession(snapshot: CatalogSnapshot, unsigned: string | null, 
 
 /** Checks the signature and reads the session of a request; undefined when it presents no session cookie. */
 export function sessionReader(services: AppServices): (request: FastifyRequest) => SessionReading | undefined {
-  const signer = signerFactory(services.environment.sessionSecret);
+  const signer = signerFactory(services.sessionSecret);
   return (request) => {
     const presented = presentedSessionCookie(request);
     if (presented === undefined) return undefined;

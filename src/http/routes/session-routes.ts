@@ -34,7 +34,7 @@ export async function sessionRoutes(app: FastifyInstance, services: AppServices)
   // session check parses the Cookie header itself. Registered on the root, its hooks ran on every request
   // (a parse and a Map on each, an onSend step on each answer), relay calls included.
   await app.register(async (scope) => {
-    await scope.register(cookie, { secret: services.environment.sessionSecret, hook: false });
+    await scope.register(cookie, { secret: services.sessionSecret, hook: false });
 
     // An unknown username still costs one scrypt, so response time does not reveal which usernames exist.
     let timingDecoy: Promise<string> | undefined;
