@@ -15,10 +15,14 @@ describe('collectAssetReferences', () => {
 
   it('finds nothing in a body without references, a bare scheme, or what is not JSON-like', () => {
     expect(collectAssetReferences({ model: 'm', prompt: 'a cat', image: 'https://example.com/asset://x', seconds: 4 })).toEqual([]);
-    expect(collectAssetReferences({ image_url: 'asset://' })).toEqual([]);
-    expect(collectAssetReferences({ image_url: 'asset://two words' })).toEqual([]);
     expect(collectAssetReferences(undefined)).toEqual([]);
     expect(collectAssetReferences('asset://top')).toEqual(['top']);
+  });
+
+  it('reads a reference with spaces around it, and takes a malformed one (spaces inside, no id) as a reference to check', () => {
+    // From the isolation audit: `"asset://<id> "` passed unchecked to an upstream that may trim it.
+    expect(collectAssetReferences({ image_url: ' asset://padded\n', video_url: '\tASSET://tabbed' })).toEqual(['padded', 'tabbed']);
+    expect(collectAssetReferences({ image_url: 'asset://two words', video_url: 'asset://' })).toEqual(['two words', '']);
   });
 
   it('reads at most 16 levels deep', () => {

@@ -1,5 +1,10 @@
-/** How a Seedance 2 task names an asset the asset routes made: an `asset://<id>` URL (any case of the scheme), no spaces. */
-const assetUrl = /^asset:\/\/\S+$/i;
+/**
+ * How a Seedance 2 task names an asset the asset routes made: an `asset://<id>` URL (any case of the scheme).
+ * Every string that reads as one once trimmed is a reference, whatever follows the scheme: an upstream that
+ * trims (`"asset://<id> "`) or reads up to a space must not be handed an id the ownership check never saw.
+ * An id with spaces, or none, is then refused as an asset the caller does not own.
+ */
+const assetScheme = /^asset:\/\//i;
 /** Top-level fields that are prose, not URLs: a prompt that starts with `asset://` names no asset. */
 const proseFields = new Set(['prompt', 'negative_prompt']);
 const schemeLength = 'asset://'.length;
@@ -21,7 +26,8 @@ export function collectAssetReferences(body: unknown): string[] {
 
 function collect(value: unknown, depth: number, ids: Set<string>): void {
   if (typeof value === 'string') {
-    if (assetUrl.test(value)) ids.add(value.slice(schemeLength));
+    const trimmed = value.trim();
+    if (assetScheme.test(trimmed)) ids.add(trimmed.slice(schemeLength));
     return;
   }
   if (value === null || typeof value !== 'object' || depth >= maxDepth) return;
