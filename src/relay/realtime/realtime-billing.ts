@@ -39,14 +39,21 @@ export interface RealtimeSessionFacts {
  * reservation — the admission's size: a response's worth of input and output at the model's price — and
  * each `response.done` settles the open hold at what that response used, logs it, and takes the next hold.
  * When the next cannot be taken (the key or the wallet is short) the session must end; a hold of nothing
- * is taken in its place, so the responses still under way are billed what the balances still cover. At the end the open
+ * is taken in its place, so the responses still under way are billed what the balances still cover. A next
+ * hold the database fails (the reserve throws) ends the session the same way: its id is released, a hold of
+ * nothing is taken under a fresh id — at the next settlement, when the database fails that too — and a
+ * settled hold is never named again (a second settle of it would bill nothing). At the end the open
  * hold is settled: at nothing when no response was under way, else at the text the cut response produced,
  * counted locally. An input-audio transcription the upstream reports settles the open hold the same way,
  * at the transcription model's price (its own log row). Settlements run one after another, in the order
  * the responses and transcriptions ended.
  */
 export class RealtimeBilling {
-  private hold: string;
+  /**
+   * The open hold's reservation id; undefined once it is settled and no next one could be taken (the
+   * database failed it): the next settlement takes a hold of nothing first.
+   */
+  private hold: string | undefined;
   private holds = 1;
   private chain: Promise<unknown> = Promise.resolve();
   /**
@@ -188,23 +195,23 @@ export class RealtimeBilling {
     // A key disabled (or a user, an expiry, a model limit) since the session opened holds nothing more.
     this.checkAccess();
     const amount = this.outOfQuota ? 0 : this.session.admission.reservedAmount;
-    const reserve = (size: number) => {
-      const id = `${this.session.requestId}-${this.holds + 1}`;
-      return this.services.ledger.reserve({ id, tokenId: this.session.caller.token.id, userId: this.session.caller.user.id, amount: size }, this.services.now()).then(
-        (reserved) => ({ id, ok: reserved.ok }),
-        (error: unknown) => {
-          releaseUnknownReserve(this.services, id, [], error);
-          throw error;
-        },
+    let next: { id: string; ok: boolean };
+    try {
+      next = await this.reserve(amount);
+    } catch (error) {
+      // The database failed the hold: the session must end (it cannot hold another response), and the
+      // responses still under way settle against a hold of nothing, taken now or at the next settlement.
+      this.outOfQuota = true;
+      this.hold = await this.reserve(0).then(
+        (nothing) => (nothing.ok ? nothing.id : undefined),
+        () => undefined,
       );
-    };
-    let next = await reserve(amount);
+      throw error;
+    }
     if (!next.ok && amount > 0) {
       this.outOfQuota = true;
-      this.holds += 1;
-      next = await reserve(0);
+      next = await this.reserve(0);
     }
-    this.holds += 1;
     if (!next.ok) {
       // Not even nothing can be held (the balance is below zero): what follows is not billed, and the session ends.
       this.finished = true;
@@ -214,6 +221,39 @@ export class RealtimeBilling {
     return !this.outOfQuota;
   }
 
+  /**
+   * Reserves `amount` under the session's next hold id. Each try takes an id of its own: one whose reserve
+   * threw is being released (it may have been committed), so it is never reserved again.
+   */
+  private async reserve(amount: number): Promise<{ id: string; ok: boolean }> {
+    this.holds += 1;
+    const id = `${this.session.requestId}-${this.holds}`;
+    try {
+      const reserved = await this.services.ledger.reserve({ id, tokenId: this.session.caller.token.id, userId: this.session.caller.user.id, amount }, this.services.now());
+      return { id, ok: reserved.ok };
+    } catch (error) {
+      releaseUnknownReserve(this.services, id, [], error);
+      throw error;
+    }
+  }
+
+  /**
+   * The open hold, settled by the caller: named no more from here. With none open (the database failed
+   * the last one) a hold of nothing is taken first, so what is settled is still charged what the balances
+   * cover; undefined when the database fails that too (nothing can be billed then).
+   */
+  private async takeOpenHold(): Promise<string | undefined> {
+    const open = this.hold;
+    this.hold = undefined;
+    if (open !== undefined) return open;
+    try {
+      const nothing = await this.reserve(0);
+      return nothing.ok ? nothing.id : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The session ended: the open hold settled (a response cut mid-way at its local count), once. */
   finish(reason: string | undefined): Promise<unknown> {
     const cut = this.underWay.size > 0;
@@ -221,8 +261,11 @@ export class RealtimeBilling {
     return this.enqueue(async () => {
       if (!this.finished) {
         this.finished = true;
-        if (!cut) await settleOrRetry(this.services, this.hold, { actualAmount: 0, channelId: this.session.channelId });
-        else await this.settleHold({ input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: await totalOf(tally), reasoning: 0 } }, 'local', 499, reason ?? 'the session ended during a response');
+        if (!cut) {
+          const open = this.hold;
+          this.hold = undefined;
+          if (open !== undefined) await settleOrRetry(this.services, open, { actualAmount: 0, channelId: this.session.channelId });
+        } else await this.settleHold({ input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: await totalOf(tally), reasoning: 0 } }, 'local', 499, reason ?? 'the session ended during a response');
       }
       this.correctWindows();
     });
@@ -257,14 +300,20 @@ export class RealtimeBilling {
         actual = admission.reservedAmount;
       }
     }
+    const first = this.hold === this.session.requestId;
+    const open = await this.takeOpenHold();
+    // The database failed even a hold of nothing: the row says so, under an id of its own.
+    const hold = open ?? `${this.session.requestId}-${(this.holds += 1)}`;
     const now = this.services.now();
-    const hold = this.hold;
     // Counts no token count can be are believed nowhere: the tokens windows take the hold's tokens instead
     // (a negative count would empty them, a huge one would leave them uncorrectable), and the log row's
     // integer columns take none (a count beyond them would fail its whole batch); a warning keeps them.
     const counted = countsTokens(usage);
-    const warnings = counted ? (row.warnings ?? []) : [...(row.warnings ?? []), `the usage reported counts that are not token counts (input ${usage.input.total}, cached ${usage.input.cacheRead}, output ${usage.output.total}): charged the hold`];
-    const first = this.holds === 1;
+    const warnings = [
+      ...(row.warnings ?? []),
+      ...(counted ? [] : [`the usage reported counts that are not token counts (input ${usage.input.total}, cached ${usage.input.cacheRead}, output ${usage.output.total}): charged the hold`]),
+      ...(open === undefined ? ['the database could not take a hold to settle against: not charged'] : []),
+    ];
     this.tokensUsed += counted ? usage.input.total + usage.output.total : this.session.holdTokens;
     const logRow = (charged: number) =>
       buildLogRow({
@@ -288,6 +337,10 @@ export class RealtimeBilling {
         ip: this.session.ip,
         error: row.error,
       });
+    if (open === undefined) {
+      this.services.logWriter.write(logRow(0));
+      return;
+    }
     const settleInput = { actualAmount: actual, channelId: this.session.channelId };
     let settled: SettleOutcome;
     try {

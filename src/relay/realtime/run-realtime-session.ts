@@ -220,7 +220,11 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
             if (!billing.responseUnderWay) onResponsesDone?.();
             if (!heldAgain && ending === undefined) endRefused(client, requestId, billing.refusal, finish);
           },
-          () => finish('the response could not be billed'),
+          () => {
+            // The database failed the next hold: the gateway cannot go on serving the session (1011).
+            closeCode = 1011;
+            finish('the response could not be billed');
+          },
         );
         return;
       }
@@ -231,7 +235,11 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
           (heldAgain) => {
             if (!heldAgain && ending === undefined) endRefused(client, requestId, billing.refusal, finish);
           },
-          () => finish('the transcription could not be billed'),
+          () => {
+            // The database failed the next hold: the gateway cannot go on serving the session (1011).
+            closeCode = 1011;
+            finish('the transcription could not be billed');
+          },
         );
         return;
       }
