@@ -178,6 +178,101 @@ describe('realtime: a client that leaves mid-response', () => {
   }, 25_000);
 });
 
+describe('realtime: a client that leaves before the upstream named its response', () => {
+  it('cancels the response it asked for without an id, waits for its response.done, and bills it', async () => {
+    // The upstream names the response (response.created) only after the client has gone: the gateway
+    // relayed the response.create, so the response is under way upstream all the same.
+    const cancels: unknown[] = [];
+    let cancelled = false;
+    let createdSent = false;
+    let doneSent = false;
+    const sendDone = (ws: WebSocket) => {
+      doneSent = true;
+      ws.send(done('resp_late', usageOf(1_200, 40)));
+    };
+    handler = (ws, event) => {
+      if (event.type === 'response.create') {
+        setTimeout(() => {
+          if (ws.readyState !== WebSocket.OPEN) return;
+          createdSent = true;
+          ws.send(created('resp_late'));
+          ws.send(delta('resp_late', 'A late answer.'));
+          if (cancelled && !doneSent) sendDone(ws);
+        }, 600);
+        return;
+      }
+      if (event.type !== 'response.cancel') return;
+      cancels.push(event.response_id ?? 'no id');
+      cancelled = true;
+      if (createdSent && !doneSent) sendDone(ws);
+      else if (doneSent) ws.send(notActive());
+    };
+    const since = await lastLogId();
+    const before = await used();
+    const { socket, closed } = await open();
+    socket.send(JSON.stringify({ type: 'response.create' }));
+    socket.close();
+    await closed;
+    await expect.poll(() => held(), { timeout: 15_000 }).toBe(0);
+    await settleTime();
+    // The cancel without an id, then (once the response is named) one by its id too.
+    expect(cancels, 'the response.cancel events the gateway sent upstream').toEqual(['no id', 'resp_late']);
+    expect(doneSent).toBe(true);
+    expect((await used()) - before).toBe((1_200 * 4 + 40 * 16) * perToken);
+    const rows = await logsSince(since);
+    expect(rows.map((row) => Number(row.status))).toEqual([200]);
+  }, 25_000);
+
+  it('cancels an out-of-band response by its id once the upstream names it, and bills it', async () => {
+    // A cancel without an id stops only the default conversation's response: this one runs on until
+    // it is cancelled by its id.
+    const cancels: unknown[] = [];
+    let doneSent = false;
+    handler = (ws, event) => {
+      if (event.type === 'response.create') {
+        setTimeout(() => {
+          if (ws.readyState !== WebSocket.OPEN) return;
+          ws.send(created('resp_late_oob'));
+          ws.send(delta('resp_late_oob', 'A late side answer.'));
+        }, 600);
+        return;
+      }
+      if (event.type !== 'response.cancel') return;
+      cancels.push(event.response_id ?? 'no id');
+      if (event.response_id === 'resp_late_oob' && !doneSent) {
+        doneSent = true;
+        ws.send(done('resp_late_oob', usageOf(900, 30)));
+      } else ws.send(notActive());
+    };
+    const before = await used();
+    const { socket, closed } = await open();
+    socket.send(JSON.stringify({ type: 'response.create', response: { conversation: 'none' } }));
+    socket.close();
+    await closed;
+    await expect.poll(() => held(), { timeout: 15_000 }).toBe(0);
+    await settleTime();
+    expect(cancels).toEqual(['no id', 'resp_late_oob']);
+    expect((await used()) - before).toBe((900 * 4 + 30 * 16) * perToken);
+  }, 25_000);
+
+  it('waits for nothing once the upstream refused the response.create (an error naming its event id)', async () => {
+    handler = (ws, event) => {
+      if (event.type === 'response.create') ws.send(ev('error', { error: { type: 'invalid_request_error', code: 'conversation_already_has_active_response', message: 'Conversation already has an active response.', param: null, event_id: event.event_id } }));
+    };
+    const { socket, types, closed } = await open();
+    socket.send(JSON.stringify({ type: 'response.create', event_id: 'evt_refused' }));
+    await expect.poll(() => types.includes('error')).toBe(true);
+    const before = await used();
+    const leftAt = Date.now();
+    socket.close();
+    await closed;
+    await expect.poll(() => held(), { timeout: 15_000 }).toBe(0);
+    // Settled as soon as the upstream closed, not after the 5 s a cancelled response is given.
+    expect(Date.now() - leftAt).toBeLessThan(4_000);
+    expect((await used()) - before).toBe(0);
+  }, 25_000);
+});
+
 describe('realtime: usage that cannot be priced', () => {
   /** Runs one response that ends with `usage`; what the session charged, its first log row and the window before and after. */
   async function respond(usage: unknown, windowKey: string | undefined) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAudioDeltaFrame, readRealtimeUsage, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
+import { isAudioDeltaFrame, readRealtimeUsage, refusedEventIdOf, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
 
 const frame = (event: unknown) => Buffer.from(JSON.stringify(event));
 
@@ -24,6 +24,14 @@ describe('textDeltaOf', () => {
     expect(responseIdOf({ type: 'response.created', response: {} })).toBeUndefined();
     expect(textDeltaOf({ type: 'response.output_audio.delta', delta: 'AAAA' })).toBeUndefined();
     expect(textDeltaOf({ type: 'response.output_text.delta', delta: 3 })).toBeUndefined();
+  });
+});
+
+describe('refusedEventIdOf', () => {
+  it('reads the client event an error is about, and nothing from other events', () => {
+    expect(refusedEventIdOf({ type: 'error', error: { type: 'invalid_request_error', code: 'conversation_already_has_active_response', event_id: 'evt_1' } })).toBe('evt_1');
+    expect(refusedEventIdOf({ type: 'error', error: { event_id: null } })).toBeUndefined();
+    expect(refusedEventIdOf({ type: 'response.done', error: { event_id: 'evt_1' } })).toBeUndefined();
   });
 });
 

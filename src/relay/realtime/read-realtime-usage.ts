@@ -34,6 +34,12 @@ export function responseIdOf(event: unknown): string | undefined {
   return typeof event.response.id === 'string' ? event.response.id : undefined;
 }
 
+/** Pure: the client event an upstream `error` event is about (its `error.event_id`), when it names one. */
+export function refusedEventIdOf(event: unknown): string | undefined {
+  if (!isRecord(event) || event.type !== 'error' || !isRecord(event.error)) return undefined;
+  return typeof event.error.event_id === 'string' ? event.error.event_id : undefined;
+}
+
 /**
  * Pure: the usage a `response.done` reports (protocols.md §9): `input_tokens` (cached ones read from
  * `input_token_details.cached_tokens`), `output_tokens`, and the audio among them

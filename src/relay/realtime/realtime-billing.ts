@@ -61,6 +61,12 @@ export class RealtimeBilling {
    * cut before its usage): two at once (out-of-band responses) each keep their own.
    */
   private readonly underWay = new Map<string, TokenTally>();
+  /**
+   * The `response.create` events relayed upstream whose `response.created` has not come yet, by the
+   * client's `event_id` (undefined when it gave none), oldest first: under way upstream all the same, so a
+   * client that leaves now gets them cancelled and waited for.
+   */
+  private readonly requested: (string | undefined)[] = [];
   /** The keys of `underWay` made up for a `response.created` that named no id. */
   private readonly unnamed = new Set<string>();
   /** Deltas of no known response (an upstream that omits `response_id`): the text of whichever is cut. */
@@ -85,7 +91,19 @@ export class RealtimeBilling {
     this.responseStartedAt = services.now();
   }
 
+  /** The client's `response.create` (its `event_id`) was relayed upstream: a response is asked for. */
+  responseRequested(eventId: string | undefined): void {
+    this.requested.push(eventId);
+  }
+
+  /** The upstream refused the client event `eventId` (an `error` naming it): no response comes of it when it was a `response.create`. */
+  requestRefused(eventId: string): void {
+    const index = this.requested.indexOf(eventId);
+    if (index >= 0) this.requested.splice(index, 1);
+  }
+
   responseCreated(responseId: string | undefined): void {
+    this.requested.shift();
     if (this.underWay.size === 0) this.responseStartedAt = this.services.now();
     const key = responseId ?? `unnamed-${this.underWay.size}`;
     if (responseId === undefined) this.unnamed.add(key);
@@ -98,20 +116,24 @@ export class RealtimeBilling {
     tally.add(text);
   }
 
+  /** A response is under way: named by the upstream, or asked for and not named yet. */
   get responseUnderWay(): boolean {
-    return this.underWay.size > 0;
+    return this.underWay.size > 0 || this.requested.length > 0;
   }
 
   /**
-   * The responses under way, by their upstream ids — undefined for one whose id was never seen — so each
-   * can be cancelled by its own (an out-of-band response is cancelled by no other way).
+   * The responses under way, by their upstream ids — undefined for one whose id was never seen (or not
+   * yet: asked for, not named) — so each can be cancelled by its own (an out-of-band response is cancelled
+   * by no other way).
    */
   get responseIdsUnderWay(): (string | undefined)[] {
-    return [...this.underWay.keys()].map((key) => (this.unnamed.has(key) ? undefined : key));
+    return [...[...this.underWay.keys()].map((key) => (this.unnamed.has(key) ? undefined : key)), ...this.requested.map(() => undefined)];
   }
 
   /** A response ended: billed from the open hold, then the next hold taken. Resolves false when it could not be. */
   responseDone(reported: NormalizedUsage | undefined, responseId: string | undefined): Promise<boolean> {
+    // A response whose response.created never came: one of those asked for.
+    if (responseId === undefined ? this.underWay.size === 0 : !this.underWay.has(responseId)) this.requested.shift();
     const tally = this.takeTally(responseId);
     return this.enqueue(async () => {
       if (this.finished) return false;

@@ -13,7 +13,8 @@ import { redactSecret } from '../redact-secret.js';
 import { runFailover, type FailoverResult } from '../run-failover.js';
 import { connectRealtimeUpstream, maxBufferedRealtimeBytes } from './connect-realtime-upstream.js';
 import { formatResponseCancels } from './format-response-cancels.js';
-import { isAudioDeltaFrame, readRealtimeUsage, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
+import { isAudioDeltaFrame, readRealtimeUsage, refusedEventIdOf, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
+import { readResponseRequest } from './read-response-request.js';
 import { RealtimeBilling } from './realtime-billing.js';
 import { settleOrRetry } from '../settle-or-retry.js';
 import { readTranscriptionUsage, sessionTranscriptionModel } from './read-transcription.js';
@@ -159,6 +160,8 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
   return new Promise<void>((resolve) => {
     let ending: string | undefined;
     let onResponsesDone: (() => void) | undefined;
+    /** The responses under way were asked to stop: one named from now on is cancelled by its id too. */
+    let cancelling = false;
 
     let closeCode = 1000;
     const finish = (reason: string | undefined) => {
@@ -173,6 +176,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
               clearTimeout(timer);
               done();
             };
+            cancelling = true;
             for (const frame of formatResponseCancels(billing.responseIdsUnderWay)) upstream.send(frame);
           });
         }
@@ -211,7 +215,18 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
     const readUpstreamEvent = (event: unknown) => {
       const type = (event as { type?: unknown } | null)?.type;
       if (type === 'response.created') {
-        billing.responseCreated(responseIdOf(event));
+        const responseId = responseIdOf(event);
+        billing.responseCreated(responseId);
+        // Asked for before the client left and named only now: a cancel without an id stops no
+        // out-of-band response, so it is cancelled by its id as well.
+        if (cancelling && responseId !== undefined && upstream.readyState === WebSocket.OPEN) for (const frame of formatResponseCancels([responseId])) upstream.send(frame);
+        return;
+      }
+      if (type === 'error') {
+        // A response.create the upstream refused (one already under way, a bad parameter): nothing comes of it.
+        const refused = refusedEventIdOf(event);
+        if (refused !== undefined) billing.requestRefused(refused);
+        if (!billing.responseUnderWay) onResponsesDone?.();
         return;
       }
       if (type === 'response.done') {
@@ -265,6 +280,10 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       // Out of quota: nothing more reaches the upstream (the session is ending).
       if (upstream.readyState === WebSocket.OPEN && !billing.exhausted) {
         upstream.send(frame, { binary: isBinary });
+        // A response asked for is under way from here, though the upstream has not named it yet: a client
+        // that leaves before it does still gets it cancelled, waited for and billed.
+        const asked = isBinary ? undefined : readResponseRequest(frame);
+        if (asked !== undefined) billing.responseRequested(asked.eventId);
         // A client sending far faster than the upstream reads: the session ends (the upstream cut off, its
         // responses under way billed as cut).
         if (upstream.bufferedAmount > maxBufferedRealtimeBytes) {
