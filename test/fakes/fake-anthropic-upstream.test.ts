@@ -262,6 +262,15 @@ describe('fake Anthropic upstream: keys and request errors', () => {
     expect((viaSdk as Error).message).toContain('max_tokens: Field required');
   });
 
+  it('answers messages.countTokens with { input_tokens } (the inputTokens option) and refuses max_tokens as Anthropic does', async () => {
+    fake.setOptions({ inputTokens: 42 });
+    expect(await client.messages.countTokens({ model: 'claude-sonnet-5-5', messages: hi })).toEqual({ input_tokens: 42 });
+    expect(fake.requests.at(-1)).toMatchObject({ method: 'POST', path: '/v1/messages/count_tokens', body: { model: 'claude-sonnet-5-5', messages: hi } });
+    const withLimit = await postMessages({ model: 'm', max_tokens: 10, messages: hi }, anthropicHeaders, '/v1/messages/count_tokens');
+    expect(withLimit.status).toBe(400);
+    expect((await readJson(withLimit)).error.message).toBe('max_tokens: Extra inputs are not permitted');
+  });
+
   it('answers an unknown path with 404 not_found_error', async () => {
     const missing = await postMessages({}, anthropicHeaders, '/v1/nothing');
     expect(missing.status).toBe(404);

@@ -89,18 +89,34 @@ function answer({ request, recorded, parsed, options, sequence }: FakeExchange<F
   if (typeof version !== 'string' || !knownVersions.includes(version)) return anthropicError(400, 'invalid_request_error', `anthropic-version: ${JSON.stringify(version)} is not a valid version`, sequence);
 
   const pathname = new URL(recorded.path, 'http://fake').pathname;
-  if (recorded.method !== 'POST' || pathname !== '/v1/messages') return anthropicError(404, 'not_found_error', 'Not Found', sequence);
+  const counting = pathname === '/v1/messages/count_tokens';
+  if (recorded.method !== 'POST' || (pathname !== '/v1/messages' && !counting)) return anthropicError(404, 'not_found_error', 'Not Found', sequence);
   if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null || Array.isArray(parsed.value)) {
     return anthropicError(400, 'invalid_request_error', 'There was an issue with your request body: it is not valid JSON.', sequence);
   }
   const body = parsed.value as Json;
   if (typeof body.model !== 'string' || body.model === '') return anthropicError(400, 'invalid_request_error', 'model: Field required', sequence);
+  if (counting) return answerCount(body, options, sequence);
   if (typeof body.max_tokens !== 'number') return anthropicError(400, 'invalid_request_error', 'max_tokens: Field required', sequence);
   if (!Array.isArray(body.messages)) return anthropicError(400, 'invalid_request_error', 'messages: Field required', sequence);
   // API version 2026-10-21 removed the sampling parameters: sending one is a 400, even at its default value.
   const removed = version === '2026-10-21' ? samplingParameters.find((name) => name in body) : undefined;
   if (removed !== undefined) return anthropicError(400, 'invalid_request_error', `${removed}: Extra inputs are not permitted`, sequence);
   return answerMessage({ options, sequence, body });
+}
+
+// ---- Token count ----
+
+/**
+ * `POST /v1/messages/count_tokens`: a Messages body without the output limit (`max_tokens` and `stream`
+ * are refused as extra inputs, as Anthropic refuses them), answered `{"input_tokens": N}` with the
+ * `inputTokens` option, the input a Messages call would report.
+ */
+function answerCount(body: Json, options: FakeAnthropicOptions, sequence: number): Reply {
+  if (!Array.isArray(body.messages)) return anthropicError(400, 'invalid_request_error', 'messages: Field required', sequence);
+  const extra = ['max_tokens', 'stream'].find((name) => name in body);
+  if (extra !== undefined) return anthropicError(400, 'invalid_request_error', `${extra}: Extra inputs are not permitted`, sequence);
+  return { kind: 'json', status: 200, body: { input_tokens: options.inputTokens } };
 }
 
 // ---- Messages ----
