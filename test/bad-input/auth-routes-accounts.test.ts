@@ -43,7 +43,7 @@ describe('keys, unknown routes, model lists, account routes and content types ar
       { method: 'POST', path: '/v1/models', style: 'openai' },
       { method: 'GET', path: '/v1/messages', style: 'anthropic' },
       { method: 'POST', path: '/v1/messages/no-such-route', style: 'anthropic' },
-      { method: 'POST', path: '/v1/messages/count_tokens', style: 'anthropic' },
+      { method: 'POST', path: '/v1/messages/batches', style: 'anthropic' },
       { method: 'POST', path: '/v1beta/no-such-route', style: 'gemini' },
       { method: 'POST', path: `/v1beta/models/${models.gemini}`, style: 'gemini' },
       { method: 'GET', path: '/api/no-such-route', style: 'api' },

@@ -21,6 +21,7 @@ const adminCrud = (name: string, id: string) => [`GET /api/admin/${name}`, `POST
 const documented = new Set([
   'POST /v1/chat/completions',
   'POST /v1/messages',
+  'POST /v1/messages/count_tokens',
   'POST /v1beta/models/*',
   'GET /v1beta/models/*',
   'POST /v1/models/*',

@@ -1,7 +1,7 @@
 /**
  * From the auth audit: the shared relay security suite (relay-security-suite.ts) on every relay route it
- * did not cover yet — Messages, Responses, Completions, Images, Videos, Gemini native — in each style's
- * envelope, with every way its key can be sent.
+ * did not cover yet — Messages (and its count_tokens), Responses, Completions, Images, Videos, Gemini
+ * native — in each style's envelope, with every way its key can be sent.
  */
 import { runRelaySecuritySuite } from '../security/relay-security-suite.js';
 import { startSecurityGateway } from '../security/start-security-gateway.js';
@@ -12,6 +12,8 @@ const gemini = () => ({ contents: [{ role: 'user', parts: [{ text: 'Hello' }] }]
 
 runRelaySecuritySuite({ name: 'messages', method: 'POST', path: '/v1/messages', style: 'anthropic', body: (model) => ({ model, max_tokens: 16, messages: [{ role: 'user', content: 'Hello' }] }) }, gw);
 runRelaySecuritySuite({ name: 'messages bearer', method: 'POST', path: '/v1/messages', style: 'anthropic', keyIn: 'bearer', body: (model) => ({ model, max_tokens: 16, messages: [{ role: 'user', content: 'Hello' }] }) }, gw);
+runRelaySecuritySuite({ name: 'messages count_tokens', method: 'POST', path: '/v1/messages/count_tokens', style: 'anthropic', body: (model) => ({ model, messages: [{ role: 'user', content: 'Hello' }] }) }, gw);
+runRelaySecuritySuite({ name: 'messages count_tokens bearer', method: 'POST', path: '/v1/messages/count_tokens', style: 'anthropic', keyIn: 'bearer', body: (model) => ({ model, messages: [{ role: 'user', content: 'Hello' }] }) }, gw);
 runRelaySecuritySuite({ name: 'responses', method: 'POST', path: '/v1/responses', style: 'openai', body: (model) => ({ model, input: 'Hello' }) }, gw);
 runRelaySecuritySuite({ name: 'completions', method: 'POST', path: '/v1/completions', style: 'openai', body: (model) => ({ model, prompt: 'Hello' }) }, gw);
 runRelaySecuritySuite({ name: 'images', method: 'POST', path: '/v1/images/generations', style: 'openai', body: (model) => ({ model, prompt: 'Hello' }) }, gw);

@@ -6,6 +6,7 @@ import { runOpenaiRelay } from '../../relay/openai/run-openai-relay.js';
 import { authorizeModel } from '../../relay/relay-envelope.js';
 import { requirePrice } from '../../relay/require-price.js';
 import { runTextRelay } from '../../relay/text/run-text-relay.js';
+import { runAnthropicCountTokens } from '../../relay/text/run-anthropic-count-tokens.js';
 import { validateChatRequest } from '../../relay/openai/validate-chat-request.js';
 import { runGeminiEmbeddingRelay } from '../../relay/gemini/run-gemini-embedding-relay.js';
 import { requireObjectBody as requireObject } from '../../relay/validate-body.js';
@@ -29,6 +30,12 @@ export async function textRelayRoutes(app: FastifyInstance, services: AppService
   app.post('/v1/messages', { config: { errorStyle: 'anthropic', setsRequestId: true }, onRequest: authenticateCaller(services, 'anthropic') }, (request, reply) => {
     const inbound = buildParsedInbound('anthropic-messages', requireObject(request.body), request.rawBody);
     return track(() => runTextRelay(services.relay, inbound, request, reply));
+  });
+
+  // Anthropic's token count: the channel's own count on an Anthropic channel, else the gateway's; never charged.
+  app.post('/v1/messages/count_tokens', { config: { errorStyle: 'anthropic', setsRequestId: true }, onRequest: authenticateCaller(services, 'anthropic') }, (request, reply) => {
+    const body = requireObject(request.body);
+    return track(() => runAnthropicCountTokens(services.relay, body, request, reply));
   });
 
   app.post('/v1/responses', { config: { errorStyle: 'openai', setsRequestId: true }, onRequest: authenticateCaller(services, 'openai') }, (request, reply) => {
