@@ -80,7 +80,17 @@ export interface CanonicalTool {
   parameters: Record<string, unknown>;
 }
 
-export type CanonicalToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
+/**
+ * `allowed-tools` is OpenAI's `allowed_tools` choice (Gemini: `allowedFunctionNames`): the model may call
+ * only the named tools (mode `required`: it must call one of them), though every tool stays declared.
+ * Parsers keep it only for a strict subset of the declared tools (convert/shared/to-allowed-tools-choice.ts).
+ */
+export type CanonicalToolChoice =
+  | { type: 'auto' }
+  | { type: 'none' }
+  | { type: 'required' }
+  | { type: 'tool'; name: string }
+  | { type: 'allowed-tools'; mode: 'auto' | 'required'; names: string[] };
 
 export type CanonicalResponseFormat =
   | { type: 'text' }

@@ -17,12 +17,13 @@ export interface ToolNameAliases {
  * name is taken as it is. Gemini allows dots and colons in function names (`weather.get`, MCP's
  * `server:tool`) that OpenAI and Anthropic refuse with a 400; such a name is sent as its other characters
  * replaced with `_`, cut to leave room, and a hash of the whole name appended — the same alias for the
- * declaration, the history's calls and results and a named tool choice — and every call the upstream makes
+ * declaration, the history's calls and results and a named (or allowed) tool choice — and every call the upstream makes
  * under an alias reaches the client under its own name.
  */
 export function toolNameAliases(request: CanonicalRequest): ToolNameAliases | undefined {
   const names = new Set<string>(request.tools.map((tool) => tool.name));
   if (request.toolChoice?.type === 'tool') names.add(request.toolChoice.name);
+  if (request.toolChoice?.type === 'allowed-tools') for (const name of request.toolChoice.names) names.add(name);
   for (const message of request.messages) for (const name of namesIn(message)) names.add(name);
   const toUpstream = new Map<string, string>();
   for (const name of names) if (!acceptedName.test(name)) toUpstream.set(name, aliasOf(name));
@@ -37,6 +38,7 @@ export function withToolAliases(request: CanonicalRequest, aliases: ToolNameAlia
     ...request,
     tools: request.tools.map((tool) => ({ ...tool, name: rename(tool.name) })),
     ...(request.toolChoice?.type === 'tool' ? { toolChoice: { type: 'tool', name: rename(request.toolChoice.name) } } : {}),
+    ...(request.toolChoice?.type === 'allowed-tools' ? { toolChoice: { ...request.toolChoice, names: request.toolChoice.names.map(rename) } } : {}),
     messages: request.messages.map((message): CanonicalMessage => {
       if (message.role === 'assistant') return { ...message, content: message.content.map((part) => (part.type === 'tool-call' ? { ...part, name: rename(part.name) } : part)) };
       if (message.role === 'tool') return { ...message, content: message.content.map((part) => (part.name === undefined ? part : { ...part, name: rename(part.name) })) };

@@ -2,6 +2,7 @@ import type { Converted, FormatRequestOptions } from '../../canonical/conversion
 import type { CanonicalReasoningConfig, CanonicalRequest, CanonicalToolChoice } from '../../canonical/canonical-request.js';
 import { formatAnthropicMessagesContent } from './format-anthropic-messages-content.js';
 import { formatAnthropicOutputSchema } from './format-anthropic-output-schema.js';
+import { offeredTools } from '../shared/offered-tools.js';
 
 /** Anthropic's smallest thinking budget (docs: extended thinking, "budget_tokens … minimum is 1,024"). */
 const minimumThinkingBudget = 1024;
@@ -28,7 +29,11 @@ export function formatAnthropicMessagesRequest(request: CanonicalRequest, upstre
   body.messages = formatAnthropicMessagesContent(request.messages, warnings);
 
   if (request.tools.length > 0) {
-    body.tools = request.tools.map((tool) => ({
+    // Anthropic has no allowed-tools choice: an allowed subset is sent as the only tools declared.
+    if (request.toolChoice?.type === 'allowed-tools') {
+      warnings.push(`tool choice allowed-tools: Anthropic has no allowed subset; only the allowed tools (${request.toolChoice.names.join(', ')}) are declared`);
+    }
+    body.tools = offeredTools(request).map((tool) => ({
       name: tool.name,
       ...(tool.description === undefined ? {} : { description: tool.description }),
       // Anthropic requires an object schema with `type`; OpenAI clients may send `{}` for a tool without arguments.
@@ -47,7 +52,8 @@ export function formatAnthropicMessagesRequest(request: CanonicalRequest, upstre
   const answerRoom = request.maxOutputTokens === undefined ? answerRoomUnderDefault : 1;
   let thinkingBudget = request.reasoning === undefined ? undefined : formatThinkingBudget(request.reasoning, maxTokens, answerRoom, warnings);
   // Anthropic refuses thinking with a forced tool choice (docs: extended thinking, "Tool use"): the choice wins.
-  const forcedTool = request.tools.length > 0 && (request.toolChoice?.type === 'required' || request.toolChoice?.type === 'tool');
+  const choice = request.toolChoice;
+  const forcedTool = request.tools.length > 0 && (choice?.type === 'required' || choice?.type === 'tool' || (choice?.type === 'allowed-tools' && choice.mode === 'required'));
   if (forcedTool && thinkingBudget !== undefined && thinkingBudget > 0) {
     warnings.push(`thinking not sent: Anthropic refuses it with tool choice '${request.toolChoice?.type}'`);
     thinkingBudget = undefined;
@@ -104,6 +110,9 @@ function formatToolChoice(choice: CanonicalToolChoice | undefined, parallelToolC
       return { type: 'none' };
     case 'tool':
       return { type: 'tool', name: choice.name, ...disableParallel };
+    case 'allowed-tools':
+      // Only the allowed tools are declared (offeredTools): the mode alone keeps the model to them.
+      return { type: choice.mode === 'required' ? 'any' : 'auto', ...disableParallel };
     default: {
       const unhandled: never = choice;
       throw new Error(`unhandled tool choice ${JSON.stringify(unhandled)}`);

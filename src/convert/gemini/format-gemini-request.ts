@@ -45,6 +45,10 @@ function formatToolChoice(choice: CanonicalToolChoice): Record<string, unknown> 
       return { mode: 'ANY' };
     case 'tool':
       return { mode: 'ANY', allowedFunctionNames: [choice.name] };
+    case 'allowed-tools':
+      // Gemini takes allowedFunctionNames only with mode ANY (must call one) or VALIDATED (call one of them,
+      // or answer in text): AUTO would ignore them (ai.google.dev/api/caching#FunctionCallingConfig).
+      return { mode: choice.mode === 'required' ? 'ANY' : 'VALIDATED', allowedFunctionNames: choice.names };
     default: {
       const unhandled: never = choice;
       throw new Error(`unhandled tool choice ${JSON.stringify(unhandled)}`);

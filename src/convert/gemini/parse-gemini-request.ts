@@ -7,6 +7,7 @@ import type {
   CanonicalToolChoice,
 } from '../../canonical/canonical-request.js';
 import type { Converted, InvalidWireRequest } from '../../canonical/conversion.js';
+import { toAllowedToolsChoice } from '../shared/to-allowed-tools-choice.js';
 import { camelizeGeminiKeys } from './camelize-gemini-keys.js';
 import { geminiRequestSchema, type GeminiRequest } from './gemini-wire-schema.js';
 import { normalizeGeminiSchema } from './normalize-gemini-schema.js';
@@ -47,12 +48,13 @@ export function parseGeminiRequest(body: unknown): Converted<CanonicalRequest> |
 
   const responseFormat = parseResponseFormat(wire, warnings);
   const reasoning = parseReasoning(wire, warnings);
-  const toolChoice = parseToolChoice(wire, warnings);
+  const tools = parseTools(wire, warnings);
+  const toolChoice = parseToolChoice(wire, tools, warnings);
   const request: CanonicalRequest = {
     model: (wire.model ?? '').replace(/^models\//, ''),
     system: parseSystem(wire, warnings),
     messages,
-    tools: parseTools(wire, warnings),
+    tools,
     ...(toolChoice === undefined ? {} : { toolChoice }),
     ...(config.maxOutputTokens === undefined ? {} : { maxOutputTokens: config.maxOutputTokens }),
     ...(config.temperature === undefined ? {} : { temperature: config.temperature }),
@@ -97,7 +99,7 @@ function parseTools(wire: GeminiRequest, warnings: string[]): CanonicalTool[] {
   return tools;
 }
 
-function parseToolChoice(wire: GeminiRequest, warnings: string[]): CanonicalToolChoice | undefined {
+function parseToolChoice(wire: GeminiRequest, tools: CanonicalTool[], warnings: string[]): CanonicalToolChoice | undefined {
   const config = wire.toolConfig?.functionCallingConfig;
   const allowed = config?.allowedFunctionNames ?? [];
   switch (config?.mode?.toUpperCase()) {
@@ -109,13 +111,13 @@ function parseToolChoice(wire: GeminiRequest, warnings: string[]): CanonicalTool
     case 'NONE':
       return { type: 'none' };
     case 'VALIDATED':
+      // VALIDATED with allowedFunctionNames is OpenAI's allowed_tools in mode auto: call one of them, or answer.
       warnings.push('toolConfig: mode VALIDATED is carried as auto');
-      return { type: 'auto' };
+      return allowed.length === 0 ? { type: 'auto' } : toAllowedToolsChoice('auto', allowed, tools, 'toolConfig.functionCallingConfig.allowedFunctionNames', warnings);
     case 'ANY': {
       const only = allowed.length === 1 ? allowed[0] : undefined;
       if (only !== undefined) return { type: 'tool', name: only };
-      if (allowed.length > 1) warnings.push('toolConfig: allowedFunctionNames with several names is carried as "any tool"');
-      return { type: 'required' };
+      return allowed.length === 0 ? { type: 'required' } : toAllowedToolsChoice('required', allowed, tools, 'toolConfig.functionCallingConfig.allowedFunctionNames', warnings);
     }
     default:
       warnings.push(`toolConfig: unknown mode ${JSON.stringify(config?.mode)} was ignored`);

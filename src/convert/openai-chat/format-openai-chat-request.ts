@@ -1,5 +1,6 @@
 import type { CanonicalRequest, CanonicalResponseFormat, CanonicalToolChoice } from '../../canonical/canonical-request.js';
 import type { Converted } from '../../canonical/conversion.js';
+import { offeredTools } from '../shared/offered-tools.js';
 import { chatOutputLimitField } from './chat-output-limit-field.js';
 import { formatOpenaiChatMessages, type FormatOpenaiChatMessagesOptions } from './format-openai-chat-messages.js';
 
@@ -25,6 +26,9 @@ function formatToolChoice(choice: CanonicalToolChoice): unknown {
       return choice.type;
     case 'tool':
       return { type: 'function', function: { name: choice.name } };
+    case 'allowed-tools':
+      // Only the allowed tools are declared (offeredTools): the mode alone keeps the model to them.
+      return choice.mode;
     default: {
       const unhandled: never = choice;
       throw new Error(`unhandled tool choice ${JSON.stringify(unhandled)}`);
@@ -61,7 +65,9 @@ export function formatOpenaiChatRequest(
   const body: Record<string, unknown> = { model: upstreamModel, messages: messages.value };
 
   if (request.tools.length > 0) {
-    body.tools = request.tools.map((tool) => {
+    // OpenAI-compatible servers other than OpenAI refuse or ignore an `allowed_tools` choice: an allowed
+    // subset is sent as the only tools declared, which every server honours.
+    body.tools = offeredTools(request).map((tool) => {
       const fn: Record<string, unknown> = { name: tool.name };
       if (tool.description !== undefined) fn.description = tool.description;
       fn.parameters = tool.parameters;

@@ -72,7 +72,13 @@ export const openaiChatToolChoiceSchema = z.union([
     .object({
       type: z.string(),
       function: z.object({ name: z.string() }).passthrough().optional(),
-      allowed_tools: z.object({ mode: z.string() }).passthrough().optional(),
+      allowed_tools: z
+        .object({
+          mode: z.string(),
+          tools: z.array(z.object({ type: z.string(), function: z.object({ name: z.string() }).passthrough().optional() }).passthrough()).optional(),
+        })
+        .passthrough()
+        .optional(),
     })
     .passthrough(),
 ]);

@@ -93,7 +93,7 @@ describe('parseOpenaiChatRequest', () => {
       'messages[1].content[0]: a refusal has no canonical form; carried as text',
       'tools[0].strict is not carried: arguments are not guaranteed to match the schema',
       'tools[1]: a "custom" tool cannot be carried to other API styles; dropped',
-      'tool_choice.allowed_tools.tools (the allowed subset) is not carried: every tool is allowed',
+      "tool_choice.allowed_tools.tools: no declared function tool is allowed; carried as tool choice 'auto' with every tool allowed",
       'reasoning_effort "xhigh" has no canonical form; the upstream default applies',
     ]);
   });

@@ -6,6 +6,7 @@ import type {
   CanonicalToolChoice,
 } from '../../canonical/canonical-request.js';
 import type { Converted, InvalidWireRequest } from '../../canonical/conversion.js';
+import { toAllowedToolsChoice } from '../shared/to-allowed-tools-choice.js';
 import { toInvalidWireRequest } from '../shared/to-invalid-wire-request.js';
 import { openaiChatRequestSchema, type OpenaiChatRequest } from './openai-chat-request-schema.js';
 import { parseOpenaiChatMessages } from './parse-openai-chat-messages.js';
@@ -43,7 +44,7 @@ function parseTools(tools: NonNullable<OpenaiChatRequest['tools']>, warnings: st
   return { value: parsed };
 }
 
-function parseToolChoice(choice: NonNullable<OpenaiChatRequest['tool_choice']>, warnings: string[]): Parsed<CanonicalToolChoice | undefined> {
+function parseToolChoice(choice: NonNullable<OpenaiChatRequest['tool_choice']>, tools: CanonicalTool[], warnings: string[]): Parsed<CanonicalToolChoice | undefined> {
   if (typeof choice === 'string') {
     if (!simpleToolChoices.has(choice)) return refuse('tool_choice', `Invalid value for 'tool_choice': ${JSON.stringify(choice)}`);
     return { value: { type: choice as 'auto' | 'none' | 'required' } };
@@ -54,8 +55,8 @@ function parseToolChoice(choice: NonNullable<OpenaiChatRequest['tool_choice']>, 
   }
   const mode = choice.type === 'allowed_tools' ? choice.allowed_tools?.mode : undefined;
   if (mode === 'auto' || mode === 'required') {
-    warnings.push('tool_choice.allowed_tools.tools (the allowed subset) is not carried: every tool is allowed');
-    return { value: { type: mode } };
+    const listed = (choice.allowed_tools?.tools ?? []).flatMap((tool) => (tool.type === 'function' && tool.function !== undefined ? [tool.function.name] : []));
+    return { value: toAllowedToolsChoice(mode, listed, tools, 'tool_choice.allowed_tools.tools', warnings) };
   }
   warnings.push(`tool_choice of type ${JSON.stringify(choice.type)} cannot be carried to other API styles; the upstream default applies`);
   return { value: undefined };
@@ -106,7 +107,7 @@ export function parseOpenaiChatRequest(body: unknown): Converted<CanonicalReques
   };
 
   if (wire.tool_choice !== null && wire.tool_choice !== undefined) {
-    const choice = parseToolChoice(wire.tool_choice, warnings);
+    const choice = parseToolChoice(wire.tool_choice, request.tools, warnings);
     if ('invalid' in choice) return choice;
     if (choice.value !== undefined) request.toolChoice = choice.value;
   }

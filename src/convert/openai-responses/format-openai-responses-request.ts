@@ -25,6 +25,8 @@ function formatToolChoice(choice: CanonicalToolChoice): unknown {
       return choice.type;
     case 'tool':
       return { type: 'function', name: choice.name };
+    case 'allowed-tools':
+      return { type: 'allowed_tools', mode: choice.mode, tools: choice.names.map((name) => ({ type: 'function', name })) };
     default: {
       const unhandled: never = choice;
       throw new Error(`unhandled tool choice ${JSON.stringify(unhandled)}`);

@@ -6,6 +6,8 @@ import type {
   CanonicalToolChoice,
 } from '../../canonical/canonical-request.js';
 import type { Converted, InvalidWireRequest } from '../../canonical/conversion.js';
+import { isRecord } from '../shared/is-record.js';
+import { toAllowedToolsChoice } from '../shared/to-allowed-tools-choice.js';
 import { toInvalidWireRequest } from '../shared/to-invalid-wire-request.js';
 import { parseOpenaiResponsesInput } from './parse-openai-responses-input.js';
 import {
@@ -49,7 +51,7 @@ function parseTools(tools: NonNullable<Wire['tools']>, warnings: string[]): Pars
   return { value: parsed };
 }
 
-function parseToolChoice(choice: NonNullable<Wire['tool_choice']>, warnings: string[]): Parsed<CanonicalToolChoice | undefined> {
+function parseToolChoice(choice: NonNullable<Wire['tool_choice']>, tools: CanonicalTool[], warnings: string[]): Parsed<CanonicalToolChoice | undefined> {
   if (typeof choice === 'string') {
     if (choice === 'auto' || choice === 'none' || choice === 'required') return { value: { type: choice } };
     return refuse('tool_choice', `Invalid value for 'tool_choice': ${JSON.stringify(choice)}`);
@@ -59,8 +61,9 @@ function parseToolChoice(choice: NonNullable<Wire['tool_choice']>, warnings: str
     return { value: { type: 'tool', name: choice.name } };
   }
   if (choice.type === 'allowed_tools' && (choice.mode === 'auto' || choice.mode === 'required')) {
-    warnings.push('tool_choice.tools (the allowed subset) is not carried: every tool is allowed');
-    return { value: { type: choice.mode } };
+    const listed = Array.isArray(choice.tools) ? choice.tools : [];
+    const names = listed.flatMap((tool) => (isRecord(tool) && tool.type === 'function' && typeof tool.name === 'string' ? [tool.name] : []));
+    return { value: toAllowedToolsChoice(choice.mode, names, tools, 'tool_choice.tools', warnings) };
   }
   warnings.push(`tool_choice of type ${JSON.stringify(choice.type)} cannot be carried to other API styles; the upstream default applies`);
   return { value: undefined };
@@ -144,7 +147,7 @@ export function parseOpenaiResponsesRequest(body: unknown): Converted<CanonicalR
   };
 
   if (wire.tool_choice != null) {
-    const choice = parseToolChoice(wire.tool_choice, warnings);
+    const choice = parseToolChoice(wire.tool_choice, request.tools, warnings);
     if ('invalid' in choice) return choice;
     if (choice.value !== undefined) request.toolChoice = choice.value;
   }
