@@ -46,6 +46,17 @@ describe('media in tool results and documents reach the upstream; gateway-made o
     expect(output.output).toEqual([{ type: 'input_text', text: 'radar:' }, { type: 'input_image', image_url: `data:image/png;base64,${PNG}` }]);
   });
 
+  it('anthropic client tool_result with an image → openai-chat: the tool message holds the text, a user message right after it the labelled image', async () => {
+    fixture.upstream.enqueue(replyFor('openai-chat', { text: 'ok', stop: 'stop', usage: { input: 1, output: 1 } }, false));
+    await fixture.anthropic.messages.create(withImageResult(M.chat));
+    const messages = fixture.upstream.requests.at(-1)!.body.messages.slice(-3);
+    expect(messages).toEqual([
+      { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_R', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }] },
+      { role: 'tool', tool_call_id: 'toolu_R', content: 'radar:' },
+      { role: 'user', content: [{ type: 'text', text: 'Image from the result of tool call toolu_R (get_weather):' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] },
+    ]);
+  });
+
   const withPdfResult = (model: string) => ({
     model, max_tokens: 100, tools: [wTool],
     messages: [

@@ -108,11 +108,17 @@ function formatAssistant(content: CanonicalAssistantPart[], path: string, warnin
   return message;
 }
 
-function formatToolResult(result: CanonicalToolResultPart, path: string, warnings: string[]): WireMessage {
+/**
+ * One result as a `tool` message (its text), and the images it held: Chat `tool` messages carry text only,
+ * so its images travel in a user message after the turn's tool messages, behind a label naming the call.
+ */
+function formatToolResult(result: CanonicalToolResultPart, path: string, warnings: string[]): { message: WireMessage; images: WirePart[] } {
   const texts: CanonicalTextPart[] = [];
+  const images: WirePart[] = [];
   for (const part of result.content) {
     if (part.type === 'text') texts.push(part);
-    else if (part.type === 'image') warnings.push(`${path}: Chat Completions tool messages cannot hold images; image dropped from the result of ${result.toolCallId}`);
+    else if (part.type === 'image') images.push(formatImage(part));
+    else if ((part.mediaType ?? (part.source.kind === 'base64' ? part.source.mediaType : '')).startsWith('image/')) images.push(formatImage({ type: 'image', source: part.source }));
     else {
       // A text file a tool returned (a source file, a CSV) is text to the model, as it is in a user turn.
       const text = inlineTextOf(part.source, part.mediaType);
@@ -120,13 +126,29 @@ function formatToolResult(result: CanonicalToolResultPart, path: string, warning
       else warnings.push(`${path}: Chat Completions tool messages cannot hold files; file dropped from the result of ${result.toolCallId}`);
     }
   }
+  if (images.length > 0) {
+    warnings.push(`${path}: Chat Completions tool messages cannot hold images; the result of ${result.toolCallId} has its images sent in a user message after the tool messages`);
+    const label = `${images.length === 1 ? 'Image' : 'Images'} from the result of tool call ${result.toolCallId}${result.name === undefined ? '' : ` (${result.name})`}:`;
+    images.unshift({ type: 'text', text: label });
+  }
   if (result.isError === true) warnings.push(`${path}: the error flag of the result of ${result.toolCallId} has no Chat Completions field`);
   const [only] = texts;
   const content = texts.length === 0 ? '' : texts.length === 1 && only !== undefined ? only.text : texts.map((part) => ({ type: 'text', text: part.text }));
-  return { role: 'tool', tool_call_id: result.toolCallId, content };
+  return { message: { role: 'tool', tool_call_id: result.toolCallId, content }, images };
 }
 
-/** Canonical system prompt and turns → Chat `messages`: one `system` message per system part, one `tool` message per result. */
+/** A user message's content as parts, for the images of tool results to go before. */
+function asParts(content: unknown): WirePart[] {
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  return content as WirePart[];
+}
+
+/**
+ * Canonical system prompt and turns → Chat `messages`: one `system` message per system part, one `tool`
+ * message per result. Images of tool results follow the run of tool messages (OpenAI requires every
+ * `tool_call_id` of an assistant turn answered right after it): in the user message that comes next, before
+ * its own content, or else in a user message of their own.
+ */
 export function formatOpenaiChatMessages(
   system: CanonicalTextPart[],
   messages: CanonicalMessage[],
@@ -134,17 +156,31 @@ export function formatOpenaiChatMessages(
 ): Converted<WireMessage[]> {
   const warnings: string[] = [];
   const wire: WireMessage[] = system.map((part) => ({ role: 'system', content: part.text }));
+  let resultImages: WirePart[] = [];
+  const flushResultImages = () => {
+    if (resultImages.length > 0) wire.push({ role: 'user', content: resultImages });
+    resultImages = [];
+  };
   for (const [index, message] of messages.entries()) {
     const path = `messages[${index}]`;
     switch (message.role) {
-      case 'user':
-        wire.push(formatUser(message.content, path, warnings));
+      case 'user': {
+        const user = formatUser(message.content, path, warnings);
+        if (resultImages.length > 0) user.content = [...resultImages, ...asParts(user.content)];
+        resultImages = [];
+        wire.push(user);
         break;
+      }
       case 'assistant':
+        flushResultImages();
         wire.push(formatAssistant(message.content, path, warnings, options));
         break;
       case 'tool':
-        wire.push(...message.content.map((result) => formatToolResult(result, path, warnings)));
+        for (const result of message.content) {
+          const formatted = formatToolResult(result, path, warnings);
+          wire.push(formatted.message);
+          resultImages.push(...formatted.images);
+        }
         break;
       default: {
         const unhandled: never = message;
@@ -152,5 +188,6 @@ export function formatOpenaiChatMessages(
       }
     }
   }
+  flushResultImages();
   return { value: wire, warnings };
 }

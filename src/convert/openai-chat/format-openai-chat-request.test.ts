@@ -67,6 +67,50 @@ describe('formatOpenaiChatRequest', () => {
   });
 });
 
+describe('formatOpenaiChatRequest images in tool results', () => {
+  const png = { kind: 'base64', mediaType: 'image/png', data: 'iVBOR' } as const;
+  const pngUrl = 'data:image/png;base64,iVBOR';
+  const calls: CanonicalRequest['messages'][number] = {
+    role: 'assistant',
+    content: [{ type: 'tool-call', id: 'call_1', name: 'screenshot', arguments: '{}' }, { type: 'tool-call', id: 'call_2', name: 'radar', arguments: '{}' }],
+  };
+  const results: CanonicalRequest['messages'] = [
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', name: 'screenshot', content: [{ type: 'text', text: 'shot:' }, { type: 'image', source: png }] }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_2', content: [{ type: 'image', source: { kind: 'url', url: 'https://example.com/a.png' }, detail: 'low' }, { type: 'file', source: png, mediaType: 'image/png' }] }] },
+  ];
+  const request = (after: CanonicalRequest['messages']): CanonicalRequest => ({ model: 'm', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'q' }] }, calls, ...results, ...after], tools: [], stream: false });
+
+  it('sends them in one user message after all the turn\'s tool messages, each result\'s images behind a label naming its call', () => {
+    const { value, warnings } = formatOpenaiChatRequest(request([{ role: 'assistant', content: [{ type: 'text', text: 'Seen.' }] }]), 'gpt-4o');
+    expect((value.messages as Record<string, unknown>[]).slice(2)).toEqual([
+      { role: 'tool', tool_call_id: 'call_1', content: 'shot:' },
+      { role: 'tool', tool_call_id: 'call_2', content: '' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Image from the result of tool call call_1 (screenshot):' },
+          { type: 'image_url', image_url: { url: pngUrl } },
+          { type: 'text', text: 'Images from the result of tool call call_2:' },
+          { type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'low' } },
+          { type: 'image_url', image_url: { url: pngUrl } },
+        ],
+      },
+      { role: 'assistant', content: 'Seen.' },
+    ]);
+    expect(warnings).toContain('messages[2]: Chat Completions tool messages cannot hold images; the result of call_1 has its images sent in a user message after the tool messages');
+  });
+
+  it('puts them before the content of the user message that follows the results, and after results that end the conversation', () => {
+    const merged = formatOpenaiChatRequest(request([{ role: 'user', content: [{ type: 'text', text: 'Compare them.' }] }]), 'gpt-4o').value.messages as Record<string, unknown>[];
+    expect(merged.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'user']);
+    expect((merged[4]?.content as Record<string, unknown>[]).at(-1)).toEqual({ type: 'text', text: 'Compare them.' });
+    expect(merged[4]?.content).toHaveLength(6);
+    const last = formatOpenaiChatRequest(request([]), 'gpt-4o').value.messages as Record<string, unknown>[];
+    expect(last.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'user']);
+    expect(last[4]?.content).toHaveLength(5);
+  });
+});
+
 describe('formatOpenaiChatRequest stop sequences', () => {
   it('sends at most the 4 Chat Completions takes, and says so', () => {
     const request: CanonicalRequest = { model: 'm', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'q' }] }], tools: [], stream: false, stopSequences: ['a', 'b', 'c', 'd', 'e'] };
