@@ -70,10 +70,12 @@ describe('parsing an allowed-tools choice', () => {
 });
 
 describe('formatting an allowed-tools choice', () => {
-  it('Gemini: allowedFunctionNames with mode ANY for required, VALIDATED for auto (AUTO ignores the names)', () => {
+  it('Gemini: allowedFunctionNames with mode ANY for required; for auto, AUTO with only the allowed functions declared (AUTO ignores names, VALIDATED is a preview)', () => {
     expect(formatGeminiRequest(request, 'gemini-2.5-flash').value.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['a', 'c'] } });
-    expect(formatGeminiRequest(autoRequest, 'gemini-2.5-flash').value.toolConfig).toEqual({ functionCallingConfig: { mode: 'VALIDATED', allowedFunctionNames: ['b'] } });
     expect(declared((formatGeminiRequest(request, 'gemini-2.5-flash').value.tools as { functionDeclarations: unknown }[])[0]?.functionDeclarations)).toEqual(names);
+    const auto = formatGeminiRequest(autoRequest, 'gemini-2.5-flash').value;
+    expect(auto.toolConfig).toEqual({ functionCallingConfig: { mode: 'AUTO' } });
+    expect(declared((auto.tools as { functionDeclarations: unknown }[])[0]?.functionDeclarations)).toEqual(['b']);
   });
 
   it('Responses: its native allowed_tools choice, every tool still declared', () => {
@@ -106,7 +108,9 @@ describe('formatting an allowed-tools choice', () => {
 
   it('a Chat client\'s subset reaches each converted upstream whole (parse, then format)', () => {
     const { value } = fromChat('auto', ['b', 'c']);
-    expect(formatGeminiRequest(value, 'gemini-2.5-flash').value.toolConfig).toEqual({ functionCallingConfig: { mode: 'VALIDATED', allowedFunctionNames: ['b', 'c'] } });
+    const gemini = formatGeminiRequest(value, 'gemini-2.5-flash').value;
+    expect(gemini.toolConfig).toEqual({ functionCallingConfig: { mode: 'AUTO' } });
+    expect(declared((gemini.tools as { functionDeclarations: unknown }[])[0]?.functionDeclarations)).toEqual(['b', 'c']);
     expect(declared(formatAnthropicMessagesRequest(value, 'claude-sonnet-4-5').value.tools)).toEqual(['b', 'c']);
     expect(formatOpenaiResponsesRequest(value, 'gpt-5').value.tool_choice).toEqual({ type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'b' }, { type: 'function', name: 'c' }] });
   });

@@ -62,13 +62,13 @@ describe('an allowed_tools subset reaches converted upstreams', () => {
     expect(JSON.stringify((await fixture.lastLog()).warnings)).toContain('only the allowed tools (get_time) are declared');
   });
 
-  it('a Chat client\'s subset: Gemini gets allowedFunctionNames (mode VALIDATED for auto), every function declared', async () => {
+  it('a Chat client\'s subset under auto: Gemini gets mode AUTO with only the allowed functions declared', async () => {
     fixture.upstream.clearQueue();
     fixture.upstream.enqueue(replyFor('gemini', ok, false));
     await chatSubset(M.gemini);
     const body = fixture.upstream.requests.at(-1)!.body as any;
-    expect(body.toolConfig).toEqual({ functionCallingConfig: { mode: 'VALIDATED', allowedFunctionNames: ['get_time'] } });
-    expect(body.tools[0].functionDeclarations.map((declaration: any) => declaration.name)).toEqual(['get_weather', 'get_time']);
+    expect(body.toolConfig).toEqual({ functionCallingConfig: { mode: 'AUTO' } });
+    expect(body.tools[0].functionDeclarations.map((declaration: any) => declaration.name)).toEqual(['get_time']);
   });
 
   it('a Chat client\'s subset: Responses gets its own allowed_tools choice', async () => {

@@ -3,6 +3,7 @@ import type { CanonicalRequest, CanonicalToolChoice } from '../../canonical/cano
 import type { Converted } from '../../canonical/conversion.js';
 import { formatGeminiContents } from './format-gemini-contents.js';
 import { formatGeminiGenerationConfig } from './format-gemini-generation-config.js';
+import { offeredTools } from '../shared/offered-tools.js';
 
 /**
  * Canonical → the body of a Gemini generateContent / streamGenerateContent call. The model and streaming
@@ -17,7 +18,8 @@ export function formatGeminiRequest(request: CanonicalRequest, upstreamModel: st
   if (request.tools.length > 0) {
     body.tools = [
       {
-        functionDeclarations: request.tools.map((tool) => ({
+        // An allowed subset under `auto` is declared alone (below); under `required` every tool is, with the names.
+        functionDeclarations: (request.toolChoice?.type === 'allowed-tools' && request.toolChoice.mode === 'auto' ? offeredTools(request) : request.tools).map((tool) => ({
           name: tool.name,
           ...(tool.description === undefined ? {} : { description: tool.description }),
           parametersJsonSchema: formatGeminiJsonSchema(tool.parameters),
@@ -46,9 +48,10 @@ function formatToolChoice(choice: CanonicalToolChoice): Record<string, unknown> 
     case 'tool':
       return { mode: 'ANY', allowedFunctionNames: [choice.name] };
     case 'allowed-tools':
-      // Gemini takes allowedFunctionNames only with mode ANY (must call one) or VALIDATED (call one of them,
-      // or answer in text): AUTO would ignore them (ai.google.dev/api/caching#FunctionCallingConfig).
-      return { mode: choice.mode === 'required' ? 'ANY' : 'VALIDATED', allowedFunctionNames: choice.names };
+      // Gemini takes allowedFunctionNames only with mode ANY (must call one) or VALIDATED, a preview mode
+      // older models and Vertex may refuse; AUTO ignores them (ai.google.dev/api/caching#FunctionCallingConfig).
+      // So `auto` is AUTO with only the allowed functions declared, as Anthropic and Chat upstreams get it.
+      return choice.mode === 'required' ? { mode: 'ANY', allowedFunctionNames: choice.names } : { mode: 'AUTO' };
     default: {
       const unhandled: never = choice;
       throw new Error(`unhandled tool choice ${JSON.stringify(unhandled)}`);
