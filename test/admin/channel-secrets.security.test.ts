@@ -49,7 +49,8 @@ describe('admin API: channel secrets', () => {
     expect(echoed.body.data).toMatchObject({ base_url: maskedBaseUrl, priority: 5 });
     expect((await gateway.gateway.services.repositories.channels.get(id))?.baseUrl).toBe(baseUrl);
 
-    const moved = await callAdmin(gateway, 'PUT', `/api/admin/channels/${id}`, { body: { base_url: 'https://api.example.com/v1' } });
+    // Another host takes the key again (channel-rekey.security.test.ts).
+    const moved = await callAdmin(gateway, 'PUT', `/api/admin/channels/${id}`, { body: { base_url: 'https://api.example.com/v1', key: 'sk-upstream-round-trip-secret-9876543210' } });
     expect(moved.body.data.base_url).toBe('https://api.example.com/v1');
     expect((await gateway.gateway.services.repositories.channels.get(id))?.baseUrl).toBe('https://api.example.com/v1');
   });

@@ -11,12 +11,16 @@ import { formatChannel } from './format-channel.js';
 import { parseIdParameter } from './parse-id-parameter.js';
 import { parsePageRequest } from './parse-page-request.js';
 import { parseRequestBody } from './parse-request-body.js';
+import { refuseKeyLessOriginChange } from './refuse-key-less-origin-change.js';
 import { refuseUnknownGroups } from './refuse-unknown-groups.js';
 import { successEnvelope } from './success-envelope.js';
 
 const tag = 'channels';
 
-/** /api/admin/channels: upstream channels. Keys (and a base URL's credentials) are write-only: answers show them masked. */
+/**
+ * /api/admin/channels: upstream channels. Keys (and a base URL's credentials) are write-only: answers show them
+ * masked, and an update that sends the channel to another origin must give its keys again.
+ */
 export async function channelRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   const channels = services.repositories.channels;
 
@@ -65,6 +69,7 @@ export async function channelRoutes(app: FastifyInstance, services: AppServices)
     const fields = channelFieldsOf(body);
     // A console that sends back the base URL it was shown (its credentials masked) keeps the stored one.
     if (fields.baseUrl !== undefined && fields.baseUrl !== current.baseUrl && fields.baseUrl === maskUrlCredentials(current.baseUrl)) delete fields.baseUrl;
+    refuseKeyLessOriginChange(current.baseUrl, fields.baseUrl, fields.keys !== undefined);
     await channels.update(id, fields, services.now());
     // An operator's edit (a new key, re-enabling) starts the channel afresh: no cooldown, no key set aside.
     services.relay.health.reset(id);
