@@ -32,9 +32,12 @@ export type CanonicalStreamPart =
    * For billing only (encoders write nothing): the input an upstream reported before its final usage,
    * in a report without output counts (Gemini's interim `usageMetadata`) — billed, with the produced text
    * counted locally, when the answer ends before a `usage` part or a finish with usage, which replace it —
-   * with the web searches (Gemini grounding) run so far, billed likewise.
+   * with the web searches (Gemini grounding) run so far, billed likewise. Also a report that leaves out the
+   * count of output already produced (Gemini without `candidatesTokenCount`): it then replaces any earlier
+   * `usage` part, and `reasoning` is the reasoning it did count (`thoughtsTokenCount`), billed as reported
+   * while the visible output is counted locally.
    */
-  | { type: 'input-usage'; input: NormalizedUsage['input']; webSearches?: number }
+  | { type: 'input-usage'; input: NormalizedUsage['input']; webSearches?: number; reasoning?: number }
   /**
    * For billing only (encoders write nothing): the web searches the upstream has run so far, all of them
    * (Responses' finished `web_search_call` items) — billed, with the produced text counted locally, when the

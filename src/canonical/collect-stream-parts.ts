@@ -49,9 +49,12 @@ export function collectStreamParts(parts: readonly CanonicalStreamPart[]): Canon
         if (call !== undefined) call.arguments += part.argumentsDelta;
         break;
       }
+      case 'input-usage':
+        // A report that leaves out output already produced: no earlier report is the answer's usage.
+        response.usage = undefined;
+        break;
       case 'tool-call-end':
       case 'error':
-      case 'input-usage':
       case 'web-searches':
       case 'uncarried-output':
         break;

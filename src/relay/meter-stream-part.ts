@@ -36,8 +36,12 @@ export function meterStreamPart(meter: UsageMeter, part: CanonicalStreamPart, no
       meter.upstreamUsage = part.usage;
       return;
     case 'input-usage':
-      meter.reportedInput = part.input;
+      // A later report than any usage before it (canonical-stream-part.ts): the output is counted locally.
+      meter.upstreamUsage = undefined;
+      // A report of 0 input (a relay that counts only the total) leaves the prompt to the local count.
+      meter.reportedInput = part.input.total > 0 ? part.input : undefined;
       meter.reportedWebSearches = part.webSearches;
+      meter.reportedReasoning = part.reasoning;
       return;
     case 'web-searches':
       meter.reportedWebSearches = part.count;
@@ -50,8 +54,12 @@ export function meterStreamPart(meter: UsageMeter, part: CanonicalStreamPart, no
       meter.onAnswerNoted?.();
       return;
     case 'text-delta':
+      noteText(meter, part.text, now);
+      return;
     case 'reasoning-delta':
       noteText(meter, part.text, now);
+      // Apart too: a report that counts the reasoning but not the visible output (input-usage) bills the rest.
+      meter.reasoningTally.add(part.text);
       return;
     case 'tool-call-start':
       noteText(meter, part.name, now);

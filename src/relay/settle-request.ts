@@ -35,17 +35,25 @@ export async function resolveUsage(input: Pick<SettlementInput, 'admission' | 'm
 
 /**
  * The usage of an answer whose upstream reported none: the prompt (or the input the upstream reported
- * before its answer, Anthropic's message_start) and the text produced, counted exactly
+ * before its answer, Anthropic's message_start) and the text produced (less its reasoning when the
+ * upstream counted that, `reportedReasoning`), counted exactly
  * (o200k, not the admission estimate; only this path loads the tokenizer, count-tokens.ts), and any output
  * that is not text at what its endpoint says it costs (images without usage, run-image-relay.ts). Settlement
  * bills it, and a converted answer shows it to the client, so the two agree.
  */
 export async function countUsageLocally(admission: Pick<Admission, 'countPromptTokens' | 'promptImageTokens'>, meter: UsageMeter): Promise<NormalizedUsage> {
   const reported = meter.reportedInput;
-  const [promptTokens, outputTokens] = await Promise.all([reported === undefined ? admission.countPromptTokens() : 0, meter.outputTally.total()]);
+  const reasoning = meter.reportedReasoning;
+  const [promptTokens, outputTokens, reasoningTextTokens] = await Promise.all([
+    reported === undefined ? admission.countPromptTokens() : 0,
+    meter.outputTally.total(),
+    reasoning === undefined ? 0 : meter.reasoningTally.total(),
+  ]);
   // The input the upstream reported before its answer (its cache reads and writes with it) is what it bills.
   const input = reported === undefined ? { total: promptTokens, cacheRead: 0, cacheWrite: 0 } : { ...reported };
-  const usage: NormalizedUsage = { input, output: { total: outputTokens + meter.unreportedOutputTokens, reasoning: 0 } };
+  // Reasoning the upstream counted (its report left out only the visible output) replaces the count of its text.
+  const output = reasoning === undefined ? { total: outputTokens, reasoning: 0 } : { total: Math.max(0, outputTokens - reasoningTextTokens) + reasoning, reasoning };
+  const usage: NormalizedUsage = { input, output: { total: output.total + meter.unreportedOutputTokens, reasoning: output.reasoning } };
   // Searches the upstream reported running before it broke off (Gemini grounding, Responses' finished
   // `web_search_call` items) are billed as it bills them.
   if (meter.reportedWebSearches !== undefined && meter.reportedWebSearches > 0) usage.webSearches = meter.reportedWebSearches;

@@ -7,7 +7,9 @@ export interface ProducedOutput {
   upstreamUsage: NormalizedUsage | undefined;
   reportedInput: NormalizedUsage['input'] | undefined;
   reportedWebSearches: number | undefined;
+  reportedReasoning: number | undefined;
   outputTally: TokenTally;
+  reasoningTally: TokenTally;
   firstTokenAt: number | undefined;
   deliveredCalls: number | undefined;
   unreportedOutputTokens: number;
@@ -24,7 +26,15 @@ export class UsageMeter {
   reportedInput: NormalizedUsage['input'] | undefined;
   /** Web searches an upstream reported before its final usage (Gemini grounding, Responses' finished `web_search_call` items): billed with a local count. */
   reportedWebSearches: number | undefined;
+  /**
+   * The reasoning a report counted when it left out the visible output (Gemini's `thoughtsTokenCount`
+   * without `candidatesTokenCount`): billed as reported, the visible output counted locally.
+   */
+  reportedReasoning: number | undefined;
+  /** Every produced text (reasoning included), counted locally when no usage is reported. */
   outputTally = new TokenTally();
+  /** The reasoning text alone (also in `outputTally`): taken out of it when `reportedReasoning` bills the reasoning. */
+  reasoningTally = new TokenTally();
   firstTokenAt: number | undefined;
   /** Per-call endpoints: how many calls (images) the answer delivered, when it says; settlement charges these. */
   deliveredCalls: number | undefined;
@@ -91,14 +101,16 @@ export class UsageMeter {
    * is billed if no later attempt produces anything (`restoreAttempt`).
    */
   setAsideAttempt(): ProducedOutput {
-    return { upstreamUsage: this.upstreamUsage, reportedInput: this.reportedInput, reportedWebSearches: this.reportedWebSearches, outputTally: this.outputTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens };
+    return { upstreamUsage: this.upstreamUsage, reportedInput: this.reportedInput, reportedWebSearches: this.reportedWebSearches, reportedReasoning: this.reportedReasoning, outputTally: this.outputTally, reasoningTally: this.reasoningTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens };
   }
 
   restoreAttempt(produced: ProducedOutput): void {
     this.upstreamUsage = produced.upstreamUsage;
     this.reportedInput = produced.reportedInput;
     this.reportedWebSearches = produced.reportedWebSearches;
+    this.reportedReasoning = produced.reportedReasoning;
     this.outputTally = produced.outputTally;
+    this.reasoningTally = produced.reasoningTally;
     this.firstTokenAt = produced.firstTokenAt;
     this.deliveredCalls = produced.deliveredCalls;
     this.unreportedOutputTokens = produced.unreportedOutputTokens;
@@ -112,7 +124,9 @@ export class UsageMeter {
     this.upstreamUsage = undefined;
     this.reportedInput = undefined;
     this.reportedWebSearches = undefined;
+    this.reportedReasoning = undefined;
     this.outputTally = new TokenTally();
+    this.reasoningTally = new TokenTally();
     this.firstTokenAt = undefined;
     this.deliveredCalls = undefined;
     this.unreportedOutputTokens = 0;

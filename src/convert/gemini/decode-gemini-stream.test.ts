@@ -134,14 +134,42 @@ describe('createGeminiStreamDecoder', () => {
     expect(parts.at(-1)).toEqual({ type: 'finish', finishReason: { unified: 'error', raw: undefined }, usage: undefined });
   });
 
-  it('takes a prompt-only report on the finish chunk, or after it, as the final usage', () => {
+  it('takes a prompt-only report on the finish chunk, or after it, of an empty answer as the final usage', () => {
     const prompt = { promptTokenCount: 12, totalTokenCount: 12 };
     const onFinish = decodeChunks([{ candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, finishReason: 'STOP' }], usageMetadata: prompt }]).parts;
-    const afterFinish = decodeChunks([{ candidates: [{ content: { role: 'model', parts: [{ text: 'Hi' }] }, finishReason: 'STOP' }] }, { usageMetadata: prompt }]).parts;
+    const afterFinish = decodeChunks([{ candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, finishReason: 'SAFETY' }] }, { usageMetadata: prompt }]).parts;
     for (const parts of [onFinish, afterFinish]) {
       expect(parts.some((part) => part.type === 'input-usage')).toBe(false);
       expect(parts.at(-1)).toMatchObject({ type: 'finish', usage: { input: { total: 12 }, output: { total: 0 } } });
     }
+  });
+
+  it('reads a final report without candidatesTokenCount after text as the input, its output left to the local count', () => {
+    const prompt = { promptTokenCount: 12, totalTokenCount: 12 };
+    const text = (value: string, extra: Record<string, unknown> = {}) => ({ candidates: [{ content: { role: 'model', parts: [{ text: value }] }, ...extra }] });
+    const onFinish = decodeChunks([text('Hello'), { ...text(' there', { finishReason: 'STOP' }), usageMetadata: prompt }]).parts;
+    const afterFinish = decodeChunks([text('Hello', { finishReason: 'STOP' }), { usageMetadata: prompt }]).parts;
+    // An earlier report that counted some of the output is replaced: its count is not the answer's.
+    const afterCounted = decodeChunks([{ ...text('Hello'), usageMetadata: { ...prompt, candidatesTokenCount: 1 } }, { ...text(' there', { finishReason: 'STOP' }), usageMetadata: { ...prompt, candidatesTokenCount: 0 } }]).parts;
+    for (const parts of [onFinish, afterFinish, afterCounted]) {
+      expect(parts.filter((part) => part.type === 'input-usage').at(-1)).toEqual({ type: 'input-usage', input: { total: 12, cacheRead: 0, cacheWrite: 0 } });
+      expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: { unified: 'stop' }, usage: undefined });
+    }
+  });
+
+  it('keeps the thoughts a final report counted when it leaves out the candidates after text', () => {
+    const { parts } = decodeChunks([
+      { candidates: [{ content: { role: 'model', parts: [{ text: 'hm', thought: true }] } }], usageMetadata: { promptTokenCount: 11, thoughtsTokenCount: 150, totalTokenCount: 161 } },
+      { candidates: [{ content: { role: 'model', parts: [{ text: 'Answer.' }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 11, thoughtsTokenCount: 198, totalTokenCount: 209 } },
+    ]);
+    expect(parts.filter((part) => part.type === 'input-usage')).toEqual([{ type: 'input-usage', input: { total: 11, cacheRead: 0, cacheWrite: 0 }, reasoning: 198 }]);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', usage: undefined });
+  });
+
+  it('takes a thoughts-only final report of an answer that only thought as its usage', () => {
+    const { parts } = decodeChunks([{ candidates: [{ content: { role: 'model', parts: [{ text: 'hm', thought: true }] }, finishReason: 'MAX_TOKENS' }], usageMetadata: { promptTokenCount: 11, thoughtsTokenCount: 198, totalTokenCount: 209 } }]);
+    expect(parts.some((part) => part.type === 'input-usage')).toBe(false);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', usage: { input: { total: 11 }, output: { total: 198, reasoning: 198 } } });
   });
 
   it('takes a report with a thoughts count as usage before the finish, as thinking streams send it', () => {

@@ -7,7 +7,7 @@ import { mapGeminiFinishReason } from './map-gemini-finish-reason.js';
 import { readGeminiCreateTime } from './read-gemini-create-time.js';
 import { readThoughtSignature } from './read-thought-signature.js';
 import { countGroundingSearches, groundingQueriesOf } from './count-grounding-searches.js';
-import { keepEarlierShares, readGeminiUsage, reportsGeminiOutput, withGroundingSearches } from './read-gemini-usage.js';
+import { keepEarlierShares, readGeminiUsage, reportsGeminiCandidates, reportsGeminiOutput, withGroundingSearches } from './read-gemini-usage.js';
 import { collectUncarriedCandidateText } from './collect-uncarried-candidate-text.js';
 
 /**
@@ -15,7 +15,8 @@ import { collectUncarriedCandidateText } from './collect-uncarried-candidate-tex
  * GenerateContentResponse; its usage is cumulative (a `usage` part is emitted when it changes) and the
  * finish reason waits for `end()`, since usage may still follow it. A report without output counts before
  * the answer's finish (Gemini 2.0-class streams send the prompt count alone until the last chunk) is the
- * input only (an `input-usage` part), never a final usage of 0 output. Candidates after the first are
+ * input only (an `input-usage` part), never a final usage of 0 output; so is a report without
+ * `candidatesTokenCount` once text or a call was produced, finish or not. Candidates after the first are
  * not carried, but their text is, for billing (`uncarried-output`). Function calls come whole (one
  * start/delta/end); Vertex's streamed arguments (`willContinue` + `partialArgs`) are forwarded piece by
  * piece. Thought signatures follow the rules of `parseGeminiModelParts`.
@@ -34,6 +35,8 @@ export function createGeminiStreamDecoder(): StreamDecoder {
   let usage: NormalizedUsage | undefined;
   let usageKey = '';
   let reportedInputKey = '';
+  /** Text or a call was produced (any candidate's): a report must count it (`candidatesTokenCount`) to bill it. */
+  let producedOutput = false;
   /** Google searches the answer ran (grounding), billed with its final usage. */
   const searchQueries = new Set<string>();
   let modelVersion: string | undefined;
@@ -76,6 +79,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       return;
     }
     const index = toolCalls++;
+    producedOutput = true;
     out.push({ type: 'tool-call-start', index, id: call.id ?? makeGeminiToolCallId(responseId, index), name: call.name ?? '' });
     if (call.willContinue === true) {
       streamingCall = { index, args: createGeminiPartialArgsAccumulator() };
@@ -95,7 +99,10 @@ export function createGeminiStreamDecoder(): StreamDecoder {
     if (signature !== undefined) out.push({ type: 'reasoning-signature', signature });
     if (wirePart.functionCall !== undefined) functionCall(out, wirePart.functionCall);
     else if (wirePart.text !== undefined) {
-      if (wirePart.text !== '') out.push({ type: 'text-delta', text: wirePart.text });
+      if (wirePart.text !== '') {
+        producedOutput = true;
+        out.push({ type: 'text-delta', text: wirePart.text });
+      }
     } else if (wirePart.inlineData !== undefined || wirePart.fileData !== undefined) warnOnce('generated media (inlineData/fileData) has no canonical form and was dropped');
     else if (wirePart.executableCode !== undefined || wirePart.codeExecutionResult !== undefined) warnOnce('code execution parts were dropped');
   }
@@ -128,7 +135,10 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       if ((chunk.candidates?.length ?? 0) > 1) {
         warnOnce('several candidates: only the first is carried');
         const uncarried = collectUncarriedCandidateText(chunk.candidates);
-        if (uncarried !== '') out.push({ type: 'uncarried-output', text: uncarried });
+        if (uncarried !== '') {
+          producedOutput = true;
+          out.push({ type: 'uncarried-output', text: uncarried });
+        }
       }
       const candidate = chunk.candidates?.[0];
       modelVersion ??= chunk.modelVersion ?? undefined;
@@ -139,13 +149,26 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       // The usage object of the JSON itself, not zod's copy, is what `raw` keeps.
       const usageMetadata = (json as { usageMetadata?: unknown }).usageMetadata;
       const reported = readGeminiUsage(usageMetadata);
-      if (reported !== undefined && finishRaw === undefined && blockReason === undefined && !reportsGeminiOutput(usageMetadata)) {
+      const interim = finishRaw === undefined && blockReason === undefined && !reportsGeminiOutput(usageMetadata);
+      // A report without `candidatesTokenCount` after the answer produced text or a call (Gemini leaves it
+      // out when it counts no candidates; some relays leave it out of the last chunk, thinking models write
+      // `thoughtsTokenCount` alone) does not count that output: billed, as an interim report is, with the
+      // output counted locally — and the thoughts it did count — never as 0 output. It replaces any earlier report.
+      const uncountedOutput = producedOutput && !reportsGeminiCandidates(usageMetadata);
+      if (reported !== undefined && (interim || uncountedOutput)) {
+        // An earlier report that counted output stands against a later one of the prompt alone.
+        if (!uncountedOutput && usage !== undefined) return out;
         // The prompt count alone, mid-answer: billed with the output counted locally if the answer ends here,
         // and with the searches run so far (an answer cut after its grounding still bills them).
         const searches = countGroundingSearches(searchQueries, modelVersion);
-        const key = `${reported.input.total}/${searches}`;
-        if (key !== reportedInputKey) out.push({ type: 'input-usage', input: reported.input, ...(searches > 0 ? { webSearches: searches } : {}) });
+        const reasoning = uncountedOutput && reported.output.reasoning > 0 ? reported.output.reasoning : undefined;
+        const key = `${reported.input.total}/${searches}/${reasoning ?? ''}`;
+        if (key !== reportedInputKey || usage !== undefined) out.push({ type: 'input-usage', input: reported.input, ...(searches > 0 ? { webSearches: searches } : {}), ...(reasoning === undefined ? {} : { reasoning }) });
         reportedInputKey = key;
+        if (uncountedOutput) {
+          usage = undefined;
+          usageKey = '';
+        }
         return out;
       }
       const next = reported === undefined ? undefined : keepEarlierShares(reported, usage, usageMetadata);

@@ -47,6 +47,15 @@ export function reportsGeminiOutput(usageMetadata: unknown): boolean {
 }
 
 /**
+ * Pure: whether a `usageMetadata` counts the answer's candidates (`candidatesTokenCount`, a number above 0).
+ * Gemini leaves it out when it counts none (an empty or blocked answer, a thinking model that only thought),
+ * so one that leaves it out after text was produced has not counted that text.
+ */
+export function reportsGeminiCandidates(usageMetadata: unknown): boolean {
+  return isRecord(usageMetadata) && typeof usageMetadata.candidatesTokenCount === 'number' && usageMetadata.candidatesTokenCount > 0;
+}
+
+/**
  * The tokens of one modality in a `ModalityTokenCount` list (ai.google.dev/api/generate-content#ModalityTokenCount),
  * read leniently: relays write an empty list as `null`, and a malformed list must cost only the modality
  * split, never the counts beside it.
