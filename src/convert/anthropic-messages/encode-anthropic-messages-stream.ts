@@ -38,6 +38,8 @@ export function createAnthropicMessagesStreamEncoder(context: ConversionContext)
 
   function messageStart(): string {
     started = true;
+    // Other styles report usage only at the end, and message_start is not held back for it: its zeros are
+    // made good by message_delta, whose input and cache counts the SDK's MessageStream copies.
     const message = {
       id: context.newId('msg_'), type: 'message', role: 'assistant', model: context.requestedModel, content: [],
       stop_reason: null, stop_sequence: null,
