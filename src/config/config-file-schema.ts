@@ -121,7 +121,25 @@ export const configChannelSchema = z
     if (problem !== undefined) context.addIssue({ code: 'custom', message: problem, path: [channel.keys === undefined ? 'key' : 'keys'] });
     const settingsProblem = channelSettingsProblem(channel.type, channel.settings);
     if (settingsProblem !== undefined) context.addIssue({ code: 'custom', message: settingsProblem.message, path: ['settings', settingsProblem.key] });
+    const urlProblem = baseUrlProblem(channel.base_url);
+    if (urlProblem !== undefined) context.addIssue({ code: 'custom', message: urlProblem, path: ['base_url'] });
   });
+
+/**
+ * Why a channel cannot use this base URL; undefined when it can. Upstream calls go to the URL's origin and
+ * path only (upstream-client.ts), so a user and password in it would never be sent: the operator's
+ * credentials would silently do nothing. (Rows stored before this check keep being masked in answers.)
+ */
+export function baseUrlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined; // `.url()` reports it
+  }
+  if (parsed.username === '' && parsed.password === '') return undefined;
+  return 'must not carry a user or password (`user:password@`): they are never sent upstream; put the credential in the channel\'s `key` (or `keys`), or in a proxy in front of the upstream';
+}
 
 /** A setting this channel type never reads (it would silently do nothing); undefined when there is none. */
 export function channelSettingsProblem(type: string, settings: Record<string, unknown>): { key: string; message: string } | undefined {

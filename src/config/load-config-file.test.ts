@@ -148,6 +148,14 @@ describe('loadConfigFile', () => {
     expect(error.message).toContain('channels.0.key');
   });
 
+  it('refuses a channel base_url with a user or password, which would never be sent upstream', async () => {
+    const path = writeConfig('userinfo.yaml', 'channels:\n  - { name: c, type: openai, base_url: "https://proxy-user:proxy-pass@x.example/v1", key: k, models: [m] }\n');
+    const error = await problemOf(path);
+    expect(error.problems).toEqual([expect.stringContaining('`channels.0.base_url`: must not carry a user or password')]);
+    expect(error.message).toContain("channel's `key`");
+    expect(error.message).not.toContain('proxy-pass');
+  });
+
   it('reports every problem at once', async () => {
     const path = writeConfig('several.yaml', 'max_body_mb: big\nusers:\n  - { username: bob, quota: -1, colour: red }\n');
     const error = await problemOf(path);

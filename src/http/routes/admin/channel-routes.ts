@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { channelKeyProblem, channelSettingsProblem } from '../../../config/config-file-schema.js';
+import { baseUrlProblem, channelKeyProblem, channelSettingsProblem } from '../../../config/config-file-schema.js';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { maskUrlCredentials } from '../../../security/mask-url-credentials.js';
 import type { ChannelFields } from '../../../storage/channels-repository.js';
@@ -69,6 +69,9 @@ export async function channelRoutes(app: FastifyInstance, services: AppServices)
     const fields = channelFieldsOf(body);
     // A console that sends back the base URL it was shown (its credentials masked) keeps the stored one.
     if (fields.baseUrl !== undefined && fields.baseUrl !== current.baseUrl && fields.baseUrl === maskUrlCredentials(current.baseUrl)) delete fields.baseUrl;
+    // Checked after that: the stored URL sent back (masked or not) from before credentials were refused is no new one.
+    const urlProblem = fields.baseUrl === undefined || fields.baseUrl === current.baseUrl ? undefined : baseUrlProblem(fields.baseUrl);
+    if (urlProblem !== undefined) throw new GatewayError('invalid_request', `base_url: ${urlProblem}`, { param: 'base_url' });
     refuseKeyLessOriginChange(current.baseUrl, fields.baseUrl, fields.keys !== undefined);
     await channels.update(id, fields, services.now());
     // An operator's edit (a new key, re-enabling) starts the channel afresh: no cooldown, no key set aside.
