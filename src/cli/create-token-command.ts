@@ -3,6 +3,7 @@ import type { Environment } from '../config/read-environment.js';
 import { generateApiKey, hashApiKey, visiblePrefixOf } from '../security/api-keys.js';
 import { createDatabase } from '../storage/create-database.js';
 import { OptionsRepository } from '../storage/options-repository.js';
+import { PricingRepository } from '../storage/pricing-repository.js';
 import { runMigrations } from '../storage/run-migrations.js';
 import { TokensRepository } from '../storage/tokens-repository.js';
 import { UsersRepository } from '../storage/users-repository.js';
@@ -21,6 +22,7 @@ export async function createTokenCommand(environment: Environment, args: string[
     await runMigrations(database.db, database.dialect);
     const user = await new UsersRepository(database.db, database.dialect).getByUsername(values.user ?? 'root');
     if (user === undefined) throw new SettingError(`token create: user "${values.user}" does not exist (--user defaults to root)`);
+    if (values.group !== undefined) await refuseUnknownGroup(new PricingRepository(database.db), values.group);
     const key = generateApiKey();
     await new TokensRepository(database.db, database.dialect).create(
       {
@@ -53,6 +55,17 @@ export async function createTokenCommand(environment: Environment, args: string[
   } finally {
     await database.close();
   }
+}
+
+/**
+ * A token in a group that does not exist could never authenticate: refused as the admin API refuses it.
+ * `default` always exists (the catalog adds it); the others are the config file's `groups` (applied at
+ * start) and those made with the admin API.
+ */
+async function refuseUnknownGroup(pricing: PricingRepository, group: string): Promise<void> {
+  const known = ['default', ...(await pricing.listGroups()).map((stored) => stored.name).filter((name) => name !== 'default')];
+  if (known.includes(group)) return;
+  throw new SettingError(`token create: group "${group}" does not exist (groups: ${known.join(', ')}); add it under \`groups\` in the config file or with POST /api/admin/groups`);
 }
 
 /** parseArgs throws a TypeError for an unknown option or a missing value: an operator's mistake, said plainly. */
