@@ -25,11 +25,13 @@ const taskIdPattern = /^task_[A-Za-z0-9]{32}$/;
 interface Scripted {
   url: string;
   mode: 'ok' | 'delay' | 'nonjson' | 'banned' | 'html-image';
+  /** The image a finished task reports in 'html-image' mode; default its own HTML `/page`. */
+  imageUrl: string | undefined;
   submits: number;
   close(): Promise<void>;
 }
 async function startScripted(): Promise<Scripted> {
-  const state: Scripted = { url: '', mode: 'ok', submits: 0, close: async () => undefined };
+  const state: Scripted = { url: '', mode: 'ok', imageUrl: undefined, submits: 0, close: async () => undefined };
   let next = 1_800_000_000_000_001;
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -63,7 +65,7 @@ async function startScripted(): Promise<Scripted> {
       }
       const asked = request.url === '/mj/task/list-by-condition' && state.mode === 'html-image' ? ((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { ids: string[] }).ids ?? []) : [];
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(asked.map((id) => ({ id, action: 'SHORTEN', status: 'SUCCESS', progress: '100%', imageUrl: `${state.url}/page` }))));
+      response.end(JSON.stringify(asked.map((id) => ({ id, action: 'SHORTEN', status: 'SUCCESS', progress: '100%', imageUrl: state.imageUrl ?? `${state.url}/page` }))));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -382,6 +384,45 @@ describe('Midjourney bad input', () => {
       expect(response.headers.get('content-security-policy')).toContain('sandbox');
     } finally {
       scripted.mode = 'ok';
+    }
+  });
+
+  it('/mj/image fetches the URL the proxy reported as given (another host, a private address), never sends it the secret, and follows no redirect', async () => {
+    // docs/behaviour.md "Midjourney": the proxy is the operator's own upstream, so its URLs are not screened.
+    const seen: { url: string; secret: string | undefined }[] = [];
+    const imageHost = createServer((request, response) => {
+      seen.push({ url: request.url ?? '', secret: request.headers['mj-api-secret'] as string | undefined });
+      if (request.url === '/moved.png') {
+        response.writeHead(302, { location: '/cat.png' });
+        response.end();
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'image/png' });
+      response.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 7]));
+    });
+    await new Promise<void>((resolve) => imageHost.listen(0, '127.0.0.1', resolve));
+    const imageOrigin = `http://127.0.0.1:${(imageHost.address() as AddressInfo).port}`;
+    scripted.mode = 'html-image';
+    try {
+      scripted.imageUrl = `${imageOrigin}/cat.png`;
+      const id = (await submit('/mj/submit/shorten', { prompt: 'an image elsewhere' })).result as string;
+      await poll();
+      const image = await fetch(`${gateway.url}/mj/image/${id}`);
+      expect(image.status).toBe(200);
+      expect(Buffer.from(await image.arrayBuffer())).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 7]));
+      expect(seen).toEqual([{ url: '/cat.png', secret: undefined }]);
+
+      scripted.imageUrl = `${imageOrigin}/moved.png`;
+      const movedId = (await submit('/mj/submit/shorten', { prompt: 'a moved image' })).result as string;
+      await poll();
+      const moved = await fetch(`${gateway.url}/mj/image/${movedId}`);
+      expect(moved.status).toBe(502);
+      expect(seen.map((request) => request.url)).toEqual(['/cat.png', '/moved.png']);
+    } finally {
+      scripted.mode = 'ok';
+      scripted.imageUrl = undefined;
+      imageHost.closeAllConnections();
+      await new Promise((resolve) => imageHost.close(resolve));
     }
   });
 });
