@@ -7,6 +7,7 @@ import { attemptOpenaiUpstream } from '../openai/attempt-openai-upstream.js';
 import { runRelayEnvelope } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
 import type { UsageMeter } from '../usage-meter.js';
+import { geminiEmbeddingFailure } from './gemini-embedding-failure.js';
 import { geminiEmbeddingBody, readGeminiEmbeddingText, type GeminiEmbeddingAction } from './gemini-embedding-request.js';
 
 const geminiChannelTypes: ReadonlySet<string> = new Set(['gemini']);
@@ -15,6 +16,7 @@ const geminiChannelTypes: ReadonlySet<string> = new Set(['gemini']);
  * Gemini native `:embedContent` and `:batchEmbedContents`, served by Gemini channels: the body relayed as
  * sent (with the model mapped), the answer as received. Gemini reports no usage for embeddings, so the
  * charge is the embedded text counted locally at the input price, as for OpenAI embeddings without usage.
+ * A 2xx error document is the channel's failure, as on `generateContent`: tried elsewhere, and free.
  */
 export function runGeminiEmbeddingRelay(services: RelayServices, action: GeminiEmbeddingAction, model: string, body: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const prompt = readGeminiEmbeddingText(action, body, model);
@@ -39,6 +41,8 @@ export function runGeminiEmbeddingRelay(services: RelayServices, action: GeminiE
           meter: tools.meter,
           signal: tools.signal,
           clientHeaders: tools.clientHeaders(channel),
+          // A 2xx error document (a chained gateway's failure) served nothing: the next channel is tried.
+          channelFailureIn: (answer) => geminiEmbeddingFailure(answer, key),
           readWholeAnswer: noUsageReported,
         });
       },
