@@ -47,6 +47,13 @@ export interface Admission extends PromptTokens {
 }
 
 /**
+ * The fewest prompt tokens a request is reserved for: with a token price that is at least 1 quota unit
+ * (a non-zero cost rounds up to 1), so an exhausted wallet is refused; a free model (prices of 0, a group
+ * ratio of 0) still reserves nothing.
+ */
+const minimumPromptTokens = 1;
+
+/**
  * The reservation, or the 402 of a request whose limits multiply past any amount the books can hold (a
  * candidate count of 1e15, a search cap of 2^53): no balance could cover it, and the arithmetic would
  * otherwise fail as a 500.
@@ -77,7 +84,9 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
   const calls = input.calls ?? 1;
   const reservedAmount = isPriced(price)
     ? reservationOrRefusal({
-        promptTokens: input.estimatedPromptTokens,
+        // Whatever it sends, a request the upstream serves reads something: an estimate of nothing (input
+        // the estimate cannot see) would reserve 0, which the ledger admits on any balance, an empty one too.
+        promptTokens: Math.max(input.estimatedPromptTokens, minimumPromptTokens),
         maxOutputTokens,
         defaultMaxOutputTokens: outputBudget,
         price,

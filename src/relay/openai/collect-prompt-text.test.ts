@@ -6,18 +6,28 @@ import { collectInputText } from './collect-prompt-text.js';
 describe('collectInputText', () => {
   it('keeps each input of an array apart, so that its count is the sum of theirs', async () => {
     const prompts = ['first prompt', 'second prompt', 'third'];
-    expect(collectInputText(prompts)).toEqual({ texts: prompts, extraTokens: 0 });
+    expect(collectInputText(prompts)).toEqual({ texts: prompts, extraTokens: 0, imageTokens: 0 });
     const exact = (await Promise.all(prompts.map(countTextTokens))).reduce((sum, count) => sum + count, 0);
     expect(await estimatePromptTokens(collectInputText(prompts)).countPromptTokens()).toBe(exact);
   });
 
   it('counts token ids as one token each, flat or batched', () => {
-    expect(collectInputText([1, 2, 3, 4, 5, 6])).toEqual({ texts: [], extraTokens: 6 });
-    expect(collectInputText([[1, 2], [3]])).toEqual({ texts: [], extraTokens: 3 });
+    expect(collectInputText([1, 2, 3, 4, 5, 6])).toEqual({ texts: [], extraTokens: 6, imageTokens: 0 });
+    expect(collectInputText([[1, 2], [3]])).toEqual({ texts: [], extraTokens: 3, imageTokens: 0 });
   });
 
   it('reads text parts and several values (rerank: the query, then the documents)', () => {
-    expect(collectInputText([{ type: 'text', text: 'a cat' }, { type: 'image_url' }])).toEqual({ texts: ['a cat'], extraTokens: 0 });
-    expect(collectInputText('query', ['doc one', { text: 'doc two' }])).toEqual({ texts: ['query', 'doc one', 'doc two'], extraTokens: 0 });
+    expect(collectInputText('query', ['doc one', { text: 'doc two' }])).toEqual({ texts: ['query', 'doc one', 'doc two'], extraTokens: 0, imageTokens: 0 });
+  });
+
+  it('counts an image input at the flat per-image estimate: Jina multimodal, url forms, moderations parts', () => {
+    expect(collectInputText([{ type: 'text', text: 'a cat' }, { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }])).toEqual({ texts: ['a cat'], extraTokens: 0, imageTokens: 1000 });
+    expect(collectInputText([{ image: 'https://example.com/cat.png' }, { url: 'https://example.com/dog.png' }, { image_url: 'https://example.com/cow.png' }])).toEqual({ texts: [], extraTokens: 0, imageTokens: 3000 });
+    expect(collectInputText('', [{ image: 'https://example.com/a.png' }, { text: 'a dog' }])).toEqual({ texts: ['', 'a dog'], extraTokens: 0, imageTokens: 1000 });
+    expect(estimatePromptTokens(collectInputText([{ image: 'https://example.com/cat.png' }])).estimatedPromptTokens).toBe(1000);
+  });
+
+  it('counts another object as its JSON text, never as nothing', () => {
+    expect(collectInputText([{ title: 'A doc', body: 'its words' }])).toEqual({ texts: ['{"title":"A doc","body":"its words"}'], extraTokens: 0, imageTokens: 0 });
   });
 });

@@ -54,19 +54,32 @@ function fileSourceOf(file: unknown): CanonicalMediaSource | undefined {
 /**
  * Legacy completions `prompt`, embeddings `input`, moderations `input`, rerank `query` + `documents`: a
  * string, an array of them (each its own input, counted alone), token ids (a number is one token, as in
- * `[1, 2, 3]` or `[[1, 2], [3]]`) or `{ text }` parts.
+ * `[1, 2, 3]` or `[[1, 2], [3]]`), `{ text }` parts, or images — Jina's multimodal `{ image }` inputs and
+ * rerank documents, `{ url }`, `{ image_url }`, moderations' `{ type: 'image_url' }` parts — each at the
+ * flat per-image estimate. Any other object is counted as its JSON text: an upstream reads something there,
+ * and a request must not come to nothing it could be served for free.
  */
 export function collectInputText(...values: unknown[]): PromptText {
-  const prompt: PromptText = { texts: [], extraTokens: 0 };
+  const prompt: PromptText = { texts: [], extraTokens: 0, imageTokens: 0 };
   const visit = (value: unknown) => {
     if (typeof value === 'string') prompt.texts.push(value);
     else if (typeof value === 'number') prompt.extraTokens += 1;
     else if (Array.isArray(value)) value.forEach(visit);
     else if (value !== null && typeof value === 'object') {
-      const { text } = value as Record<string, unknown>;
-      if (typeof text === 'string') prompt.texts.push(text);
+      const part = value as Record<string, unknown>;
+      const image = isImageInput(part);
+      if (typeof part.text === 'string') prompt.texts.push(part.text);
+      else if (!image) prompt.texts.push(JSON.stringify(part));
+      if (image) prompt.imageTokens = (prompt.imageTokens ?? 0) + estimatedTokensPerImage;
     }
   };
   values.forEach(visit);
   return prompt;
+}
+
+/** An input object that carries an image: by its field (`image`, `image_url`, `url`) or its type. */
+function isImageInput(part: Record<string, unknown>): boolean {
+  const { type } = part;
+  if (type === 'image_url' || type === 'image' || type === 'input_image') return true;
+  return [part.image, part.image_url, part.url].some((field) => field !== undefined && field !== null);
 }
