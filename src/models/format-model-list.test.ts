@@ -3,7 +3,7 @@ import { formatAnthropicModelList, formatGeminiModelList, formatOpenaiModelList 
 import type { UsableModel } from './list-usable-models.js';
 
 describe('format-model-list', () => {
-  const models: UsableModel[] = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, ownedBy: 'openai' }));
+  const models: UsableModel[] = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, ownedBy: 'openai', channelTypes: ['openai'] }));
 
   it('formats the OpenAI list', () => {
     expect(formatOpenaiModelList(models.slice(0, 1))).toEqual({ object: 'list', data: [{ id: 'a', object: 'model', created: 1_700_000_000, owned_by: 'openai' }] });
@@ -33,5 +33,13 @@ describe('format-model-list', () => {
     const last = formatGeminiModelList(models, 2, '4');
     expect(last.models.map((model) => model.name)).toEqual(['models/e']);
     expect(last).not.toHaveProperty('nextPageToken');
+  });
+
+  it('lists the embedding actions for a model a Gemini channel serves, and only then', () => {
+    const methods = (channelTypes: string[]) => formatGeminiModelList([{ id: 'm', ownedBy: channelTypes[0]!, channelTypes }], undefined, undefined).models[0]!.supportedGenerationMethods;
+    expect(methods(['openai'])).toEqual(['generateContent', 'streamGenerateContent', 'countTokens']);
+    expect(methods(['anthropic', 'openai'])).toEqual(['generateContent', 'streamGenerateContent', 'countTokens']);
+    expect(methods(['gemini'])).toEqual(['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents']);
+    expect(methods(['gemini', 'openai'])).toEqual(['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents']);
   });
 });

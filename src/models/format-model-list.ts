@@ -1,3 +1,4 @@
+import { geminiEmbeddingActions, geminiEmbeddingChannelTypes } from '../relay/gemini/gemini-embedding-request.js';
 import type { UsableModel } from './list-usable-models.js';
 
 /**
@@ -50,14 +51,21 @@ export function formatAnthropicModelList(models: UsableModel[], query: Anthropic
   };
 }
 
+const geminiTextMethods = ['generateContent', 'streamGenerateContent', 'countTokens'];
+
+/**
+ * A model a Gemini channel serves also lists the embedding actions the gateway relays to it: Google's docs
+ * find embedding models by `embedContent` among them (the SDK's `supportedActions`).
+ */
 export function formatGeminiModel(model: UsableModel) {
+  const embeds = model.channelTypes.some((type) => geminiEmbeddingChannelTypes.has(type));
   return {
     name: `models/${model.id}`,
     baseModelId: model.id,
     version: '001',
     displayName: model.id,
     description: `${model.id} served through Unified Relay`,
-    supportedGenerationMethods: ['generateContent', 'streamGenerateContent', 'countTokens'],
+    supportedGenerationMethods: embeds ? [...geminiTextMethods, ...geminiEmbeddingActions] : geminiTextMethods,
   };
 }
 

@@ -79,6 +79,12 @@ describe('listUsableModels', () => {
     expect(listUsableModels(channels, caller(), everyModelPriced).find((model) => model.id === 'gpt-4o')?.ownedBy).toBe('azure');
   });
 
+  it('names the types of every channel that serves the model to the caller', () => {
+    const served = [channel(1, { type: 'openai', models: ['m'], priority: 5 }), channel(2, { type: 'gemini', models: ['m'] }), channel(3, { type: 'anthropic', models: ['m'], groups: ['vip'] }), channel(4, { type: 'anthropic', models: ['m'], status: 'disabled' })];
+    const prices = { prices: new Map([['m', { model: 'm', input: 1 }]]), allowUnpricedModels: false };
+    expect(listUsableModels(served, caller(), prices)).toEqual([{ id: 'm', ownedBy: 'openai', channelTypes: ['gemini', 'openai'] }]);
+  });
+
   it('lists only the pinned channel’s models for a pinned request', () => {
     expect(ids(listUsableModels(channels, caller({ pinnedChannelId: 2 }), everyModelPriced))).toEqual(['gpt-4o']);
   });

@@ -133,6 +133,14 @@ describe('GET /v1beta/models through the SDK', () => {
     expect(model.supportedActions).toEqual(expect.arrayContaining(['generateContent', 'countTokens']));
   });
 
+  it('a model a Gemini channel serves lists embedContent and batchEmbedContents (how Google\'s docs find embedding models), the others do not', async () => {
+    const actions = new Map<string, string[] | undefined>();
+    for await (const model of await sdk.models.list()) actions.set(model.name!, model.supportedActions);
+    expect(actions.get(`models/${modelOf.gemini}`)).toEqual(['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents']);
+    for (const style of styles.filter((style) => style !== 'gemini')) expect(actions.get(`models/${modelOf[style]}`)).toEqual(['generateContent', 'streamGenerateContent', 'countTokens']);
+    expect((await sdk.models.get({ model: modelOf.gemini })).supportedActions).toEqual(expect.arrayContaining(['embedContent', 'batchEmbedContents']));
+  });
+
   it('models.get() of a model the key may not use → ApiError 404', async () => {
     const limited = new GoogleGenAI({ apiKey: limitedKey, httpOptions: { baseUrl: gateway.url } });
     const error = await limited.models.get({ model: modelOf.gemini }).catch((caught: unknown) => caught);

@@ -5,6 +5,12 @@ import type { PromptText } from '../openai/collect-prompt-text.js';
 /** Gemini's embedding actions (protocols.md §7): one content, or a batch of requests each naming its model. */
 export type GeminiEmbeddingAction = 'embedContent' | 'batchEmbedContents';
 
+/** The actions, as Gemini's model list names them (`supportedGenerationMethods`). */
+export const geminiEmbeddingActions: readonly GeminiEmbeddingAction[] = ['embedContent', 'batchEmbedContents'];
+
+/** The channel types an embedding action can be sent to: another style has no such call. */
+export const geminiEmbeddingChannelTypes: ReadonlySet<string> = new Set(['gemini']);
+
 /**
  * Pure: checks an embedding body and reads what it embeds (every `text` part, each counted alone; media parts
  * at 1000 tokens each, as images are counted everywhere).

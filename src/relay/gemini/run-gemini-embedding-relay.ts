@@ -8,9 +8,7 @@ import { runRelayEnvelope } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
 import type { UsageMeter } from '../usage-meter.js';
 import { geminiEmbeddingFailure } from './gemini-embedding-failure.js';
-import { geminiEmbeddingBody, readGeminiEmbeddingText, type GeminiEmbeddingAction } from './gemini-embedding-request.js';
-
-const geminiChannelTypes: ReadonlySet<string> = new Set(['gemini']);
+import { geminiEmbeddingBody, geminiEmbeddingChannelTypes, readGeminiEmbeddingText, type GeminiEmbeddingAction } from './gemini-embedding-request.js';
 
 /**
  * Gemini native `:embedContent` and `:batchEmbedContents`, served by Gemini channels: the body relayed as
@@ -25,7 +23,7 @@ export function runGeminiEmbeddingRelay(services: RelayServices, action: GeminiE
       services,
       request,
       reply,
-      { model, stream: false, ...estimatePromptTokens(prompt), maxOutputTokens: 0, channelTypes: geminiChannelTypes, logStyle: `gemini-${action}`, warnings: [] },
+      { model, stream: false, ...estimatePromptTokens(prompt), maxOutputTokens: 0, channelTypes: geminiEmbeddingChannelTypes, logStyle: `gemini-${action}`, warnings: [] },
       async (channel, key, tools) => {
         const mapping = resolveModelMapping(channel.modelMapping, model);
         if (!mapping.ok) return mappingLoopFailure(channel.id, mapping.loop);
