@@ -34,6 +34,8 @@ export interface RelayPlan extends PromptTokens {
   price?: PriceRecord;
   /** Channel types able to serve it; undefined = any. */
   channelTypes?: ReadonlySet<string>;
+  /** A narrower test a channel must pass (`ChannelQuery.channelFilter`); undefined = none. */
+  channelFilter?: ((channel: ChannelRecord) => boolean) | undefined;
   /** The one channel that may serve it (a remix goes where its video is), else the caller's pin, if any. */
   pinnedChannelId?: number;
   /** The channel tried first while it can serve (it holds the stored response the request continues). */
@@ -99,6 +101,7 @@ export async function runRelayEnvelope(
       ? { group: caller.group, model, pinnedChannelId: plan.pinnedChannelId ?? caller.pinnedChannelId, pinKeepsGroup }
       : { group: caller.group, model, pinnedChannelId: plan.pinnedChannelId ?? caller.pinnedChannelId, pinKeepsGroup, channelTypes: plan.channelTypes };
   if (plan.preferredChannelId !== undefined) query.preferredChannelId = plan.preferredChannelId;
+  if (plan.channelFilter !== undefined) query.channelFilter = plan.channelFilter;
   authorizeModel(services, caller, query);
 
   const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, promptImageTokens: plan.promptImageTokens, maxOutputTokens: plan.maxOutputTokens, calls: plan.calls, webSearches: plan.webSearches, price: plan.price, ip: request.ip });

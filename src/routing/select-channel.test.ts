@@ -95,6 +95,16 @@ describe('candidateChannels with channel types', () => {
     expect(candidateChannels(channels, { ...query, channelTypes: new Set(['openai']) }).map((candidate) => candidate.id)).toEqual([1]);
     expect(candidateChannels(channels, query).map((candidate) => candidate.id)).toEqual([1, 2]);
   });
+
+  it('keeps only channels a channel filter passes, alone or with a type set, each answer apart', () => {
+    const speaksChat = (candidate: ChannelRecord) => candidate.settings.api !== 'responses';
+    const openaiOnly = new Set(['openai']);
+    const channels = [channel(1, { settings: { api: 'responses' } }), channel(2), channel(3, { type: 'anthropic' })];
+    expect(candidateChannels(channels, { ...query, channelFilter: speaksChat }).map((candidate) => candidate.id)).toEqual([2, 3]);
+    expect(candidateChannels(channels, { ...query, channelTypes: openaiOnly, channelFilter: speaksChat }).map((candidate) => candidate.id)).toEqual([2]);
+    expect(candidateChannels(channels, { ...query, channelTypes: openaiOnly }).map((candidate) => candidate.id)).toEqual([1, 2]);
+    expect(selectChannel(channels, { ...query, channelTypes: openaiOnly, channelFilter: speaksChat }, () => 0)?.id).toBe(2);
+  });
 });
 
 describe('candidateChannels cache', () => {

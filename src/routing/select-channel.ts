@@ -17,23 +17,30 @@ export interface ChannelQuery {
   /** Channel types that can serve this request (embeddings only reach OpenAI-compatible channels); undefined = any. */
   channelTypes?: ReadonlySet<string>;
   /**
+   * A narrower test a channel must pass (a Chat request with `n` > 1 needs an OpenAI channel that speaks
+   * Chat, not one set to the Responses API); undefined = none. A module-level function: candidates are
+   * cached by its identity, as by the type set's.
+   */
+  channelFilter?: (channel: ChannelRecord) => boolean;
+  /**
    * The channel holding the state the request continues (a stored Responses answer): chosen first while it
    * is still a candidate, whatever its priority or cooldown — another channel's account would not know it.
    */
   preferredChannelId?: number;
 }
 
-type CandidateQuery = Pick<ChannelQuery, 'group' | 'model' | 'pinnedChannelId' | 'pinKeepsGroup' | 'channelTypes'>;
+type CandidateQuery = Pick<ChannelQuery, 'group' | 'model' | 'pinnedChannelId' | 'pinKeepsGroup' | 'channelTypes' | 'channelFilter'>;
 
 /**
  * Candidates found so far, per channel list (a catalog snapshot's list never changes: a new list is a new
  * key, and the old entries go with the old list), per channel-type set (weakly held, by identity: the
- * routes pass constants), per group and model. Only non-empty answers are kept, so their number is
+ * routes pass constants) or channel filter (likewise), per group and model. Only non-empty answers are kept, so their number is
  * bounded by the catalog's own groups × models, not by the model names clients send; a cap guards the rest.
  */
 interface CandidateCache {
   anyType: Map<string, readonly ChannelRecord[]>;
-  byTypes: WeakMap<ReadonlySet<string>, Map<string, readonly ChannelRecord[]>>;
+  /** Keyed by the query's type set or its filter (a query with both is not cached). */
+  restricted: WeakMap<object, Map<string, readonly ChannelRecord[]>>;
 }
 const candidatesByList = new WeakMap<readonly ChannelRecord[], CandidateCache>();
 const maxCachedPerSet = 4096;
@@ -44,16 +51,17 @@ const maxCachedPerSet = 4096;
  * twice (the envelope's existence check and the failover's choice), per request.
  */
 export function candidateChannels(channels: readonly ChannelRecord[], query: CandidateQuery): readonly ChannelRecord[] {
-  if (query.pinnedChannelId !== undefined) return scanCandidates(channels, query);
+  if (query.pinnedChannelId !== undefined || (query.channelTypes !== undefined && query.channelFilter !== undefined)) return scanCandidates(channels, query);
   let cache = candidatesByList.get(channels);
   if (cache === undefined) {
-    cache = { anyType: new Map(), byTypes: new WeakMap() };
+    cache = { anyType: new Map(), restricted: new WeakMap() };
     candidatesByList.set(channels, cache);
   }
-  let byGroupModel = query.channelTypes === undefined ? cache.anyType : cache.byTypes.get(query.channelTypes);
+  const restriction = query.channelFilter ?? query.channelTypes;
+  let byGroupModel = restriction === undefined ? cache.anyType : cache.restricted.get(restriction);
   if (byGroupModel === undefined) {
     byGroupModel = new Map();
-    cache.byTypes.set(query.channelTypes as ReadonlySet<string>, byGroupModel);
+    cache.restricted.set(restriction as object, byGroupModel);
   }
   const key = `${query.group}\u0000${query.model}`;
   const known = byGroupModel.get(key);
@@ -65,7 +73,10 @@ export function candidateChannels(channels: readonly ChannelRecord[], query: Can
 
 function scanCandidates(channels: readonly ChannelRecord[], query: CandidateQuery): ChannelRecord[] {
   const servable = (channel: ChannelRecord) =>
-    channel.status === 'enabled' && channel.models.includes(query.model) && (query.channelTypes === undefined || query.channelTypes.has(channel.type));
+    channel.status === 'enabled' &&
+    channel.models.includes(query.model) &&
+    (query.channelTypes === undefined || query.channelTypes.has(channel.type)) &&
+    (query.channelFilter === undefined || query.channelFilter(channel));
   if (query.pinnedChannelId !== undefined) {
     return channels.filter((channel) => channel.id === query.pinnedChannelId && servable(channel) && (query.pinKeepsGroup !== true || channel.groups.includes(query.group)));
   }

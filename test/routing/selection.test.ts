@@ -171,4 +171,25 @@ describe('channel selection', () => {
     expect((refused as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('n');
     expect(fx.ups[0]!.requests).toHaveLength(1);
   });
+
+  it('n > 1 goes to the Chat channel of a model, not to an OpenAI channel set to the Responses API at a higher priority (from the Chat-parameters audit)', async () => {
+    fx = await startFixture({
+      upstreams: 2,
+      channels: ([a, b]) => [channel('resp', a!, { priority: 10, settings: { api: 'responses' } }), channel('chat', b!, { priority: 0 })],
+      fallback: [okReply('openai-responses'), okReply()],
+    });
+    const sdk = new OpenAI({ apiKey: userKey, baseURL: `${fx.url}/v1`, maxRetries: 0 });
+    const messages = [{ role: 'user' as const, content: 'hi' }];
+    for (let index = 0; index < 4; index += 1) {
+      const { response } = await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages, n: 2 }).withResponse();
+      expect(response.headers.get('x-relay-channel-id')).toBe(String(fx.idOf('chat')));
+    }
+    const { response: legacy } = await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages, functions: [{ name: 'f', parameters: { type: 'object' } }] }).withResponse();
+    expect(legacy.headers.get('x-relay-channel-id')).toBe(String(fx.idOf('chat')));
+    expect(fx.ups[0]!.requests).toHaveLength(0);
+    expect(fx.ups[1]!.requests.map((request) => request.path)).toEqual(Array(5).fill('/v1/chat/completions'));
+    // A plain request still goes by priority, to the Responses channel.
+    await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages });
+    expect(fx.ups[0]!.requests.map((request) => request.path)).toEqual(['/v1/responses']);
+  });
 });

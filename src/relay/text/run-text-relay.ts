@@ -48,13 +48,13 @@ export interface TextInbound extends PromptTokens {
 }
 
 const textChannelTypes: ReadonlySet<string> = new Set(['openai', 'anthropic', 'gemini']);
-const openaiChannelTypes: ReadonlySet<string> = new Set(['openai']);
 const geminiChannelTypes: ReadonlySet<string> = new Set(['gemini']);
 
 /**
  * Chat requests only a Chat Completions upstream can serve: several choices (`n` > 1) or the legacy
- * `functions`. They are routed to OpenAI channels only, so the answer does not depend on which channel of
- * a mixed model is picked; where none serves the model, the conversion's own 400 explains why.
+ * `functions`. They are routed to Chat upstreams only (`isChatUpstream`), so the answer does not depend
+ * on which channel of a mixed model is picked; where none serves the model, the conversion's own 400
+ * explains why.
  */
 function needsChatUpstream(inbound: TextInbound): boolean {
   if (inbound.style !== 'openai-chat') return false;
@@ -98,14 +98,24 @@ function reservedWebSearches(services: RelayServices, inbound: TextInbound, requ
   return most;
 }
 
-function channelTypesFor(services: RelayServices, inbound: TextInbound, request: FastifyRequest): ReadonlySet<string> {
-  if (!needsChatUpstream(inbound)) return textChannelTypes;
+/** An OpenAI channel that speaks Chat Completions upstream (not one set to the Responses API). */
+function isChatUpstream(channel: ChannelRecord): boolean {
+  return upstreamTextStyleOf(channel) === 'openai-chat';
+}
+
+/**
+ * The channels a request may go to: any text channel, or, for a request only Chat can serve, the
+ * channels whose upstream speaks Chat — an OpenAI channel set to the Responses API would refuse `n` > 1
+ * as a Gemini or Anthropic one would, whatever its priority.
+ */
+function channelsFor(services: RelayServices, inbound: TextInbound, request: FastifyRequest): Pick<RelayPlan, 'channelTypes' | 'channelFilter'> {
+  if (!needsChatUpstream(inbound)) return { channelTypes: textChannelTypes };
   const caller = request.caller;
-  const query = { group: caller?.group ?? '', model: inbound.model, pinnedChannelId: caller?.pinnedChannelId, channelTypes: openaiChannelTypes };
-  if (candidateChannels(services.catalog.snapshot.channels, query).length > 0) return openaiChannelTypes;
+  const query = { group: caller?.group ?? '', model: inbound.model, pinnedChannelId: caller?.pinnedChannelId, channelFilter: isChatUpstream };
+  if (candidateChannels(services.catalog.snapshot.channels, query).length > 0) return { channelFilter: isChatUpstream };
   // No Chat channel: parsing for conversion refuses the request with the field that needs one.
   inbound.canonical();
-  return textChannelTypes;
+  return { channelTypes: textChannelTypes };
 }
 
 /**
@@ -170,7 +180,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
       onAnswered: continued?.onAnswered,
       maxOutputTokens: reservedOutputTokens(services, inbound),
       webSearches: reservedWebSearches(services, inbound, request),
-      channelTypes: channelTypesFor(services, inbound, request),
+      ...channelsFor(services, inbound, request),
       logStyle: inbound.style,
       warnings: inbound.warnings,
     },
