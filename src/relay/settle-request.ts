@@ -1,5 +1,5 @@
 import { computeCharge, isPriced } from '../billing/compute-charge.js';
-import { addImages, type NormalizedUsage, type UsageSource } from '../billing/normalized-usage.js';
+import { addAudio, addImages, type NormalizedUsage, type UsageSource } from '../billing/normalized-usage.js';
 import type { SettleOutcome } from '../billing/quota-ledger.js';
 import type { Admission } from './admit-request.js';
 import { correctTokenWindows } from './correct-token-windows.js';
@@ -44,16 +44,21 @@ export async function resolveUsage(input: Pick<SettlementInput, 'admission' | 'm
 export async function countUsageLocally(admission: Pick<Admission, 'countPromptTokens' | 'promptImageTokens'>, meter: UsageMeter): Promise<NormalizedUsage> {
   const reported = meter.reportedInput;
   const reasoning = meter.reportedReasoning;
-  const [promptTokens, outputTokens, reasoningTextTokens] = await Promise.all([
+  const [promptTokens, outputTokens, reasoningTextTokens, audioOutputTokens] = await Promise.all([
     reported === undefined ? admission.countPromptTokens() : 0,
     meter.outputTally.total(),
     reasoning === undefined ? 0 : meter.reasoningTally.total(),
+    meter.audioTranscriptTally.total(),
   ]);
   // The input the upstream reported before its answer (its cache reads and writes with it) is what it bills.
   const input = reported === undefined ? { total: promptTokens, cacheRead: 0, cacheWrite: 0 } : { ...reported };
   // Reasoning the upstream counted (its report left out only the visible output) replaces the count of its text.
   const output = reasoning === undefined ? { total: outputTokens, reasoning: 0 } : { total: Math.max(0, outputTokens - reasoningTextTokens) + reasoning, reasoning };
-  const usage: NormalizedUsage = { input, output: { total: output.total + meter.unreportedOutputTokens, reasoning: output.reasoning } };
+  const usage: NormalizedUsage = { input, output: { total: output.total + audioOutputTokens + meter.unreportedOutputTokens, reasoning: output.reasoning } };
+  // Spoken output is counted by its transcript, each of its tokens one of audio output (at `audio_output`
+  // where the price sets it): a lower bound, OpenAI's audio tokens for the same speech being several
+  // times as many, so an answer without usage is never billed above what its upstream charged.
+  addAudio(usage, 0, audioOutputTokens);
   // Searches the upstream reported running before it broke off (Gemini grounding, Responses' finished
   // `web_search_call` items) are billed as it bills them.
   if (meter.reportedWebSearches !== undefined && meter.reportedWebSearches > 0) usage.webSearches = meter.reportedWebSearches;

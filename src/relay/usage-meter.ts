@@ -10,6 +10,7 @@ export interface ProducedOutput {
   reportedReasoning: number | undefined;
   outputTally: TokenTally;
   reasoningTally: TokenTally;
+  audioTranscriptTally: TokenTally;
   firstTokenAt: number | undefined;
   deliveredCalls: number | undefined;
   unreportedOutputTokens: number;
@@ -35,6 +36,11 @@ export class UsageMeter {
   outputTally = new TokenTally();
   /** The reasoning text alone (also in `outputTally`): taken out of it when `reportedReasoning` bills the reasoning. */
   reasoningTally = new TokenTally();
+  /**
+   * The transcripts of the speech an answer without usage made (Chat's `audio.transcript`, OpenAI's audio
+   * models): counted apart from `outputTally`, as that many tokens of audio output (settle-request.ts).
+   */
+  audioTranscriptTally = new TokenTally();
   firstTokenAt: number | undefined;
   /** Per-call endpoints: how many calls (images) the answer delivered, when it says; settlement charges these. */
   deliveredCalls: number | undefined;
@@ -101,7 +107,7 @@ export class UsageMeter {
    * is billed if no later attempt produces anything (`restoreAttempt`).
    */
   setAsideAttempt(): ProducedOutput {
-    return { upstreamUsage: this.upstreamUsage, reportedInput: this.reportedInput, reportedWebSearches: this.reportedWebSearches, reportedReasoning: this.reportedReasoning, outputTally: this.outputTally, reasoningTally: this.reasoningTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens };
+    return { upstreamUsage: this.upstreamUsage, reportedInput: this.reportedInput, reportedWebSearches: this.reportedWebSearches, reportedReasoning: this.reportedReasoning, outputTally: this.outputTally, reasoningTally: this.reasoningTally, audioTranscriptTally: this.audioTranscriptTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens };
   }
 
   restoreAttempt(produced: ProducedOutput): void {
@@ -111,6 +117,7 @@ export class UsageMeter {
     this.reportedReasoning = produced.reportedReasoning;
     this.outputTally = produced.outputTally;
     this.reasoningTally = produced.reasoningTally;
+    this.audioTranscriptTally = produced.audioTranscriptTally;
     this.firstTokenAt = produced.firstTokenAt;
     this.deliveredCalls = produced.deliveredCalls;
     this.unreportedOutputTokens = produced.unreportedOutputTokens;
@@ -127,6 +134,7 @@ export class UsageMeter {
     this.reportedReasoning = undefined;
     this.outputTally = new TokenTally();
     this.reasoningTally = new TokenTally();
+    this.audioTranscriptTally = new TokenTally();
     this.firstTokenAt = undefined;
     this.deliveredCalls = undefined;
     this.unreportedOutputTokens = 0;

@@ -14,6 +14,7 @@ import { isErrorDocument } from '../is-error-document.js';
 import { sendWholeAnswer } from '../write-to-client.js';
 import { findTopLevelUsage } from './find-top-level-usage.js';
 import { pipeOpenaiStream, type PipeStreamInput, type PipeStreamResult } from './pipe-openai-stream.js';
+import { noteChatMessageText } from './note-chat-message-text.js';
 import { readOpenaiUsage, type ReadOpenaiUsageOptions } from './read-openai-usage.js';
 import { skipEchoedPrompt, type EchoedPrompt } from './skip-echoed-prompt.js';
 
@@ -152,10 +153,14 @@ function noteNonStreamUsage(bytes: Buffer, meter: UsageMeter, options: ReadOpena
     return json;
   }
   if (meter.upstreamUsage !== undefined || !Array.isArray(json.choices)) return undefined;
-  for (const [position, choice] of (json.choices as { index?: unknown; message?: { content?: unknown; tool_calls?: unknown }; text?: unknown }[]).entries()) {
+  const note = (text: string, audio: boolean) => (audio ? meter.audioTranscriptTally : meter.outputTally).add(text);
+  for (const [position, choice] of (json.choices as ({ index?: unknown; message?: Record<string, unknown> | null; text?: unknown } | null)[]).entries()) {
+    if (choice === null || typeof choice !== 'object') continue;
     if (typeof choice.text === 'string') meter.outputTally.add(echoedPrompt === undefined ? choice.text : skipEchoedPrompt(choice.text, echoedPrompt(typeof choice.index === 'number' ? choice.index : position)));
-    if (typeof choice.message?.content === 'string') meter.outputTally.add(choice.message.content);
-    if (choice.message?.tool_calls !== undefined) meter.outputTally.add(JSON.stringify(choice.message.tool_calls));
+    const message = choice.message;
+    if (message === undefined || message === null || typeof message !== 'object') continue;
+    noteChatMessageText(message, note);
+    if (message.tool_calls !== undefined && message.tool_calls !== null) meter.outputTally.add(JSON.stringify(message.tool_calls));
   }
   return undefined;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
 import { countTextTokens } from '../count-tokens.js';
-import { collectInputText } from './collect-prompt-text.js';
+import { collectChatPromptText, collectInputText } from './collect-prompt-text.js';
 
 describe('collectInputText', () => {
   it('keeps each input of an array apart, so that its count is the sum of theirs', async () => {
@@ -29,5 +29,20 @@ describe('collectInputText', () => {
 
   it('counts another object as its JSON text, never as nothing', () => {
     expect(collectInputText([{ title: 'A doc', body: 'its words' }])).toEqual({ texts: ['{"title":"A doc","body":"its words"}'], extraTokens: 0, imageTokens: 0 });
+  });
+});
+
+describe('collectChatPromptText', () => {
+  it('reads the definitions the model reads: tools, legacy functions and calls, a response_format JSON schema', () => {
+    const schema = { name: 'form', strict: true, schema: { type: 'object', properties: { city: { type: 'string' } } } };
+    const functions = [{ name: 'lookup', parameters: { type: 'object' } }];
+    const functionCall = { name: 'lookup', arguments: '{"q":"x"}' };
+    const { texts } = collectChatPromptText({
+      messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, function_call: functionCall }],
+      functions,
+      response_format: { type: 'json_schema', json_schema: schema },
+    });
+    expect(texts).toEqual([['hi', JSON.stringify(functionCall), JSON.stringify(functions), JSON.stringify(schema)].join('\n')]);
+    expect(collectChatPromptText({ messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_object' } }).texts).toEqual(['hi']);
   });
 });

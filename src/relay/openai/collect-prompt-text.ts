@@ -24,7 +24,7 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
   for (const message of messages) {
     if (message === null || typeof message !== 'object') continue;
     extraTokens += tokensPerMessage;
-    const { content, tool_calls: toolCalls, name } = message as Record<string, unknown>;
+    const { content, tool_calls: toolCalls, function_call: functionCall, name } = message as Record<string, unknown>;
     if (typeof name === 'string') parts.push(name);
     if (typeof content === 'string') parts.push(content);
     else if (Array.isArray(content)) {
@@ -40,8 +40,16 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
       }
     }
     if (Array.isArray(toolCalls)) parts.push(JSON.stringify(toolCalls));
+    if (functionCall !== undefined && functionCall !== null) parts.push(JSON.stringify(functionCall));
   }
+  // Definitions the model reads and its upstream bills as input: tools, legacy functions, a JSON schema.
   if (Array.isArray(body.tools)) parts.push(JSON.stringify(body.tools));
+  if (Array.isArray(body.functions)) parts.push(JSON.stringify(body.functions));
+  const format = body.response_format;
+  if (format !== null && typeof format === 'object') {
+    const schema = (format as Record<string, unknown>).json_schema;
+    if (schema !== undefined && schema !== null) parts.push(JSON.stringify(schema));
+  }
   return { texts: [parts.join('\n')], extraTokens, imageTokens };
 }
 

@@ -9,6 +9,7 @@ import { StreamEndedMidAnswer } from '../stream-ended-mid-answer.js';
 import { readBodyChunks, type ChunkSource } from '../read-body-chunks.js';
 import { ClientStreamWriter, streamResponseHeaders } from '../write-to-client.js';
 import { givesFinishReason } from './gives-finish-reason.js';
+import { noteChatMessageText, type NoteOutputText } from './note-chat-message-text.js';
 import { readOpenaiUsage } from './read-openai-usage.js';
 import { createEchoedPromptSkipper, type EchoedPrompt } from './skip-echoed-prompt.js';
 
@@ -55,7 +56,12 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
   let sawDone = false;
   // A usage report ends a stream properly even when it counts nothing (and so is billed by a local count).
   let sawUsage = false;
-  const tally: Tally = { meter, now: input.now, skipEcho: input.echoedPrompt === undefined ? undefined : createEchoedPromptSkipper(input.echoedPrompt) };
+  const tally: Tally = {
+    meter,
+    now: input.now,
+    skipEcho: input.echoedPrompt === undefined ? undefined : createEchoedPromptSkipper(input.echoedPrompt),
+    noteDelta: (text, audio) => noteText(text, tally, text, audio),
+  };
 
   // Events not parsed yet: needed only if the upstream never reports usage.
   const held = new HeldEvents();
@@ -262,6 +268,8 @@ interface Tally {
   meter: UsageMeter;
   now(): number;
   skipEcho: ((index: number, text: string) => string) | undefined;
+  /** A delta's text fields, as `noteChatMessageText` finds them. */
+  noteDelta: NoteOutputText;
 }
 
 /** The text of a held event, for the local count. */
@@ -282,21 +290,23 @@ function tallyChoices(choices: unknown[], tally: Tally): void {
     if (choice === null || typeof choice !== 'object') continue;
     const { delta, text, index } = choice as { delta?: Record<string, unknown>; text?: unknown; index?: unknown };
     if (typeof text === 'string') noteText(text, tally, tally.skipEcho?.(typeof index === 'number' ? index : position, text));
-    if (delta === undefined || delta === null) continue;
-    if (typeof delta.content === 'string') noteText(delta.content, tally);
-    if (typeof delta.reasoning_content === 'string') noteText(delta.reasoning_content, tally);
+    if (delta === undefined || delta === null || typeof delta !== 'object') continue;
+    noteChatMessageText(delta, tally.noteDelta);
     if (Array.isArray(delta.tool_calls)) {
-      for (const call of delta.tool_calls as { function?: { name?: unknown; arguments?: unknown } }[]) {
-        if (typeof call.function?.name === 'string') noteText(call.function.name, tally);
-        if (typeof call.function?.arguments === 'string') noteText(call.function.arguments, tally);
+      for (const call of delta.tool_calls as ({ function?: { name?: unknown; arguments?: unknown } } | null)[]) {
+        if (typeof call?.function?.name === 'string') noteText(call.function.name, tally);
+        if (typeof call?.function?.arguments === 'string') noteText(call.function.arguments, tally);
       }
     }
   }
 }
 
-/** The first text received is the first token (an echoed prompt too); `counted` is what of it is output. */
-function noteText(text: string, tally: Tally, counted = text): void {
+/**
+ * The first text received is the first token (an echoed prompt too); `counted` is what of it is output,
+ * and `audio` says it is the transcript of spoken output (counted as audio output, usage-meter.ts).
+ */
+function noteText(text: string, tally: Tally, counted = text, audio = false): void {
   if (text === '') return;
   if (tally.meter.firstTokenAt === undefined) tally.meter.firstTokenAt = tally.now();
-  tally.meter.outputTally.add(counted);
+  (audio ? tally.meter.audioTranscriptTally : tally.meter.outputTally).add(counted);
 }

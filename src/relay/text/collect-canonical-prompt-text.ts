@@ -39,6 +39,8 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
     }
   }
   if (request.tools.length > 0) texts.push(JSON.stringify(request.tools));
+  // A structured output's schema is input its upstream bills (OpenAI, Anthropic, Gemini alike).
+  if (request.responseFormat?.type === 'json_schema') texts.push(JSON.stringify(request.responseFormat.schema));
   return { texts: [texts.join('\n')], extraTokens, imageTokens };
 }
 
