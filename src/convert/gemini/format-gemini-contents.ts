@@ -18,6 +18,7 @@ const skipSignatureValidator = 'skip_thought_signature_validator';
 /**
  * Canonical messages → Gemini `contents`. Tool results become `functionResponse` parts of a user turn,
  * named after their call; consecutive turns of one role are merged, as Gemini expects turns to alternate.
+ * Empty text parts are not sent (the model's own, in `formatGeminiModelParts`, unless they carry a signature).
  */
 export function formatGeminiContents(messages: CanonicalMessage[], upstreamModel: string, warnings: string[]): GeminiWireContent[] {
   const contents: GeminiWireContent[] = [];
@@ -32,7 +33,9 @@ export function formatGeminiContents(messages: CanonicalMessage[], upstreamModel
   for (const message of messages) {
     switch (message.role) {
       case 'user':
-        append('user', message.content.map((part) => formatGeminiUserPart(part, warnings)));
+        // Gemini refuses a part with nothing in it (400 "required oneof field 'data' must have one initialized
+        // field"), and Claude Code sends empty text blocks; a turn left with no parts is not sent (`append`).
+        append('user', message.content.filter((part) => part.type !== 'text' || part.text !== '').map((part) => formatGeminiUserPart(part, warnings)));
         break;
       case 'assistant': {
         for (const part of message.content) if (part.type === 'tool-call') callNames.set(part.id, part.name);

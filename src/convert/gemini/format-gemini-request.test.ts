@@ -84,3 +84,37 @@ describe('formatGeminiRequest stop sequences', () => {
     expect(warnings).toContain('stop sequences: 7 given, Gemini takes 5; the rest not sent');
   });
 });
+
+describe('formatGeminiRequest empty text', () => {
+  type Contents = { role: string; parts: Record<string, unknown>[] }[];
+
+  it('leaves an empty text part out of a user turn: Gemini refuses it ("required oneof field \'data\' must have one initialized field")', () => {
+    const request: CanonicalRequest = { ...base, messages: [{ role: 'user', content: [{ type: 'text', text: '' }, { type: 'text', text: 'hello' }] }] };
+    expect(formatGeminiRequest(request, 'gemini-2.5-flash').value.contents).toEqual([{ role: 'user', parts: [{ text: 'hello' }] }]);
+  });
+
+  it('sends no user turn whose only text is empty, and keeps the turns around it alternating', () => {
+    const request: CanonicalRequest = {
+      ...base,
+      messages: [
+        ...base.messages,
+        { role: 'assistant', content: [{ type: 'text', text: 'a' }] },
+        { role: 'user', content: [{ type: 'text', text: '' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'b' }] },
+        { role: 'user', content: [{ type: 'text', text: 'next' }] },
+      ],
+    };
+    expect(formatGeminiRequest(request, 'gemini-2.5-flash').value.contents as Contents).toEqual([
+      { role: 'user', parts: [{ text: 'q' }] },
+      { role: 'model', parts: [{ text: 'a' }, { text: 'b' }] },
+      { role: 'user', parts: [{ text: 'next' }] },
+    ]);
+  });
+
+  it('leaves empty system parts out, and systemInstruction out when nothing is left', () => {
+    const some = formatGeminiRequest({ ...base, system: [{ type: 'text', text: '' }, { type: 'text', text: 'Be brief.' }] }, 'gemini-2.5-flash');
+    expect(some.value.systemInstruction).toEqual({ parts: [{ text: 'Be brief.' }] });
+    const none = formatGeminiRequest({ ...base, system: [{ type: 'text', text: '' }] }, 'gemini-2.5-flash');
+    expect(none.value).not.toHaveProperty('systemInstruction');
+  });
+});

@@ -14,7 +14,9 @@ import { offeredTools } from '../shared/offered-tools.js';
 export function formatGeminiRequest(request: CanonicalRequest, upstreamModel: string): Converted<Record<string, unknown>> {
   const warnings: string[] = [];
   const body: Record<string, unknown> = { contents: formatGeminiContents(request.messages, upstreamModel, warnings) };
-  if (request.system.length > 0) body.systemInstruction = { parts: request.system.map((part) => ({ text: part.text })) };
+  // An empty system part is refused as an empty user part is (see formatGeminiContents).
+  const systemParts = request.system.filter((part) => part.text !== '').map((part) => ({ text: part.text }));
+  if (systemParts.length > 0) body.systemInstruction = { parts: systemParts };
   if (request.tools.length > 0) {
     body.tools = [
       {

@@ -8,6 +8,7 @@ import type {
   CanonicalUserPart,
 } from '../../canonical/canonical-request.js';
 import type { Converted } from '../../canonical/conversion.js';
+import { dropEmptyTextParts } from '../shared/drop-empty-text-parts.js';
 import { inlineTextOf } from '../shared/inline-text-file.js';
 import { placeholderFilename } from '../shared/placeholder-filename.js';
 
@@ -70,9 +71,11 @@ function formatUserPart(part: CanonicalUserPart, path: string, warnings: string[
 function formatUser(content: CanonicalUserPart[], path: string, warnings: string[]): WireMessage {
   const [only] = content;
   if (content.length === 1 && only?.type === 'text') return { role: 'user', content: only.text };
-  const parts = content.flatMap((part, index) => formatUserPart(part, `${path}.content[${index}]`, warnings) ?? []);
-  // OpenAI refuses an empty parts array.
-  return { role: 'user', content: parts.length === 0 ? '' : parts };
+  const formatted = content.flatMap<WirePart>((part, index) => formatUserPart(part, `${path}.content[${index}]`, warnings) ?? []);
+  const parts = dropEmptyTextParts(formatted, 'text');
+  // OpenAI refuses an empty parts array; a message of empty text is sent as a lone empty text block is.
+  const [first] = parts;
+  return { role: 'user', content: first === undefined || (parts.length === 1 && first.type === 'text' && first.text === '') ? '' : parts };
 }
 
 function formatAssistant(content: CanonicalAssistantPart[], path: string, warnings: string[], options: FormatOpenaiChatMessagesOptions): WireMessage {
@@ -132,8 +135,10 @@ function formatToolResult(result: CanonicalToolResultPart, path: string, warning
     images.unshift({ type: 'text', text: label });
   }
   if (result.isError === true) warnings.push(`${path}: the error flag of the result of ${result.toolCallId} has no Chat Completions field`);
-  const [only] = texts;
-  const content = texts.length === 0 ? '' : texts.length === 1 && only !== undefined ? only.text : texts.map((part) => ({ type: 'text', text: part.text }));
+  // Empty text parts are left out (strict servers refuse them); a result with no text is sent as ''.
+  const kept = texts.filter((part) => part.text !== '');
+  const [only] = kept;
+  const content = kept.length === 0 ? '' : kept.length === 1 && only !== undefined ? only.text : kept.map((part) => ({ type: 'text', text: part.text }));
   return { message: { role: 'tool', tool_call_id: result.toolCallId, content }, images };
 }
 

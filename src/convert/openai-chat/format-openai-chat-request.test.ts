@@ -119,3 +119,32 @@ describe('formatOpenaiChatRequest stop sequences', () => {
     expect(warnings).toContain('stop sequences: 5 given, Chat Completions takes 4; the rest not sent');
   });
 });
+
+describe('formatOpenaiChatRequest empty text', () => {
+  const withMessages = (messages: CanonicalRequest['messages']): CanonicalRequest => ({ model: 'm', system: [], messages, tools: [], stream: false });
+  const messagesOf = (request: CanonicalRequest) => formatOpenaiChatRequest(request, 'gpt-4o').value.messages as Record<string, unknown>[];
+
+  it('leaves an empty text part (a Claude Code empty block) out of a user message that has other content: strict servers refuse it', () => {
+    const image = { type: 'image' as const, source: { kind: 'url' as const, url: 'https://example.com/a.png' } };
+    expect(messagesOf(withMessages([{ role: 'user', content: [{ type: 'text', text: '' }, { type: 'text', text: 'hello' }, image] }]))).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hello' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] },
+    ]);
+  });
+
+  it('sends a user message of empty text only as an empty string, as a lone empty block is sent', () => {
+    const empty = { type: 'text' as const, text: '' };
+    expect(messagesOf(withMessages([{ role: 'user', content: [empty, empty] }]))).toEqual([{ role: 'user', content: '' }]);
+    expect(messagesOf(withMessages([{ role: 'user', content: [empty] }]))).toEqual([{ role: 'user', content: '' }]);
+  });
+
+  it('leaves empty text out of a tool result', () => {
+    const messages = messagesOf(
+      withMessages([
+        { role: 'user', content: [{ type: 'text', text: 'q' }] },
+        { role: 'assistant', content: [{ type: 'tool-call', id: 'c', name: 'f', arguments: '{}' }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', content: [{ type: 'text', text: '' }, { type: 'text', text: 'r' }] }] },
+      ]),
+    );
+    expect(messages[2]).toEqual({ role: 'tool', tool_call_id: 'c', content: 'r' });
+  });
+});

@@ -6,6 +6,7 @@ import type {
   CanonicalUserPart,
 } from '../../canonical/canonical-request.js';
 import type { Converted } from '../../canonical/conversion.js';
+import { dropEmptyTextParts } from '../shared/drop-empty-text-parts.js';
 import { placeholderFilename } from '../shared/placeholder-filename.js';
 
 type WireItem = Record<string, unknown>;
@@ -86,7 +87,8 @@ function formatAssistantParts(parts: CanonicalAssistantPart[], path: string, war
 
 function formatToolResult(result: CanonicalToolResultPart, path: string, warnings: string[]): WireItem {
   if (result.isError === true) warnings.push(`${path}: the tool result's error flag cannot be carried; sent as a normal result`);
-  const content = result.content.filter((part, index) => carriesToResponses(part, `${path}.content[${index}]`, warnings));
+  // Empty text parts are left out (strict servers refuse them); a result with nothing else is sent as ''.
+  const content = result.content.filter((part, index) => carriesToResponses(part, `${path}.content[${index}]`, warnings) && (part.type !== 'text' || part.text !== ''));
   const [first, ...rest] = content;
   const output = first === undefined ? '' : first.type === 'text' && rest.length === 0 ? first.text : content.map(formatUserPart);
   return { type: 'function_call_output', call_id: result.toolCallId, output };
@@ -100,7 +102,11 @@ export function formatOpenaiResponsesInput(messages: CanonicalMessage[]): Conver
     const path = `messages[${index}]`;
     switch (message.role) {
       case 'user':
-        items.push({ type: 'message', role: 'user', content: message.content.filter((part, partIndex) => carriesToResponses(part, `${path}.content[${partIndex}]`, warnings)).map(formatUserPart) });
+        items.push({
+          type: 'message',
+          role: 'user',
+          content: dropEmptyTextParts(message.content.filter((part, partIndex) => carriesToResponses(part, `${path}.content[${partIndex}]`, warnings)).map(formatUserPart), 'input_text'),
+        });
         break;
       case 'assistant':
         items.push(...formatAssistantParts(message.content, path, warnings));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { CanonicalRequest } from '../../canonical/canonical-request.js';
 import { expectGolden, toPrettyJson } from '../test-support/expect-golden.js';
 import { formatOpenaiResponsesRequest } from './format-openai-responses-request.js';
 import { canonicalRequests } from './test-support/canonical-requests.js';
@@ -65,5 +66,30 @@ describe('formatOpenaiResponsesRequest reasoning budgets', () => {
     const { value, warnings } = formatOpenaiResponsesRequest(request, 'gpt-5');
     expect(value.reasoning).toEqual({ summary: 'auto' });
     expect(warnings).toContain('a dynamic reasoning budget is sent as no effort: the upstream model decides');
+  });
+});
+
+describe('formatOpenaiResponsesRequest empty text', () => {
+  const inputOf = (messages: CanonicalRequest['messages']) =>
+    formatOpenaiResponsesRequest({ model: 'm', system: [], messages, tools: [], stream: false }, 'gpt-5').value.input as Record<string, unknown>[];
+
+  it('leaves an empty input_text (a Claude Code empty block) out of a user message that has other content: strict servers refuse it', () => {
+    expect(inputOf([{ role: 'user', content: [{ type: 'text', text: '' }, { type: 'text', text: 'hello' }] }])).toEqual([
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hello' }] },
+    ]);
+  });
+
+  it('keeps one empty input_text for a user message of empty text only, as a lone empty block is sent', () => {
+    const empty = { type: 'text' as const, text: '' };
+    expect(inputOf([{ role: 'user', content: [empty, empty] }])).toEqual([{ type: 'message', role: 'user', content: [{ type: 'input_text', text: '' }] }]);
+  });
+
+  it('leaves empty text out of a tool result', () => {
+    const input = inputOf([
+      { role: 'user', content: [{ type: 'text', text: 'q' }] },
+      { role: 'assistant', content: [{ type: 'tool-call', id: 'c', name: 'f', arguments: '{}' }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', content: [{ type: 'text', text: '' }, { type: 'text', text: 'r' }] }] },
+    ]);
+    expect(input.at(-1)).toEqual({ type: 'function_call_output', call_id: 'c', output: 'r' });
   });
 });
