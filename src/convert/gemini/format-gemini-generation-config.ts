@@ -1,5 +1,6 @@
 import { formatGeminiJsonSchema } from './format-gemini-json-schema.js';
 import type { CanonicalRequest } from '../../canonical/canonical-request.js';
+import { clampGeminiThinkingBudget } from './clamp-gemini-thinking-budget.js';
 
 const maxGeminiStopSequences = 5;
 
@@ -51,11 +52,12 @@ export function formatGeminiGenerationConfig(request: CanonicalRequest, upstream
     const thinking: Record<string, unknown> = {};
     if (reasoning.includeThoughts !== undefined) thinking.includeThoughts = reasoning.includeThoughts;
     if (reasoning.budgetTokens !== undefined) {
-      thinking.thinkingBudget = reasoning.budgetTokens;
+      thinking.thinkingBudget = clampGeminiThinkingBudget(reasoning.budgetTokens, upstreamModel, warnings);
       if (reasoning.effort !== undefined) warnings.push(`reasoning: effort "${reasoning.effort}" dropped; Gemini takes a budget or a level, not both`);
     } else if (reasoning.effort !== undefined) {
       if (/gemini-[12](?![0-9])/.test(upstreamModel)) {
-        thinking.thinkingBudget = budgetByEffort[reasoning.effort];
+        // The warning below names the budget sent, so fitting it into the model's range needs no other.
+        thinking.thinkingBudget = clampGeminiThinkingBudget(budgetByEffort[reasoning.effort], upstreamModel, []);
         warnings.push(`reasoning: effort "${reasoning.effort}" sent as thinkingBudget ${thinking.thinkingBudget} (${upstreamModel} takes no thinkingLevel)`);
       } else {
         thinking.thinkingLevel = reasoning.effort.toUpperCase();

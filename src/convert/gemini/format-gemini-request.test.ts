@@ -118,3 +118,36 @@ describe('formatGeminiRequest empty text', () => {
     expect(none.value).not.toHaveProperty('systemInstruction');
   });
 });
+
+describe('formatGeminiRequest thinking budget', () => {
+  const withBudget = (budgetTokens: number, model: string) => formatGeminiRequest({ ...base, reasoning: { budgetTokens, includeThoughts: true } }, model);
+  const budgetOf = (result: ReturnType<typeof withBudget>) => (result.value.generationConfig as { thinkingConfig: { thinkingBudget?: number } }).thinkingConfig.thinkingBudget;
+
+  it("fits Claude Code's 31999 into gemini-2.5-flash's 24576, with a warning (Gemini refuses a larger budget with a 400)", () => {
+    const result = withBudget(31999, 'gemini-2.5-flash');
+    expect(budgetOf(result)).toBe(24576);
+    expect(result.warnings).toEqual(['reasoning: thinking budget 31999 sent as 24576 (Gemini 2.5 Flash takes 1–24576)']);
+  });
+
+  it('fits a budget into the range of each 2.5 family by upstream model name', () => {
+    expect(budgetOf(withBudget(31999, 'gemini-2.5-flash-lite'))).toBe(24576);
+    expect(budgetOf(withBudget(100, 'gemini-2.5-flash-lite-preview-06-17'))).toBe(512);
+    expect(budgetOf(withBudget(31999, 'gemini-2.5-pro'))).toBe(31999);
+    expect(budgetOf(withBudget(40000, 'gemini-2.5-pro'))).toBe(32768);
+    expect(budgetOf(withBudget(64, 'gemini-2.5-pro-preview-06-05'))).toBe(128);
+    expect(budgetOf(withBudget(31999, 'gemini-2.5-flash-preview-09-2025'))).toBe(24576);
+    expect(withBudget(1024, 'gemini-2.5-flash').warnings).toEqual([]);
+  });
+
+  it('leaves 0 (off) and -1 (dynamic) alone, and a model whose range is not known', () => {
+    expect(budgetOf(withBudget(0, 'gemini-2.5-flash'))).toBe(0);
+    expect(budgetOf(withBudget(-1, 'gemini-2.5-pro'))).toBe(-1);
+    expect(budgetOf(withBudget(31999, 'gemini-3-pro-preview'))).toBe(31999);
+  });
+
+  it('fits a budget made from an effort too, naming the budget sent', () => {
+    const result = formatGeminiRequest({ ...base, reasoning: { effort: 'minimal' } }, 'gemini-2.5-flash-lite');
+    expect(result.value.generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 512 } });
+    expect(result.warnings).toEqual(['reasoning: effort "minimal" sent as thinkingBudget 512 (gemini-2.5-flash-lite takes no thinkingLevel)']);
+  });
+});
