@@ -1,4 +1,5 @@
 import type { PriceRecord } from '../catalog/catalog-records.js';
+import { billsPriorityTier } from './bills-priority-tier.js';
 import type { NormalizedUsage } from './normalized-usage.js';
 
 /**
@@ -18,7 +19,8 @@ export function computeChargeFast(usage: NormalizedUsage, price: PriceRecord, gr
     const units = multiply(multiply(multiply(perCall.units, ratio.units), perUnit.units), calls);
     return units === undefined ? undefined : roundHalfUp(units, perCall.scale + ratio.scale + perUnit.scale);
   }
-  if (price.input === undefined) return undefined;
+  // The Priority multiplier (rare) takes the BigInt path.
+  if (price.input === undefined || billsPriorityTier(usage, price)) return undefined;
 
   const inputPrice = decimalOf(price.input);
   const cacheReadPrice = price.cacheRead === undefined ? inputPrice : decimalOf(price.cacheRead);

@@ -57,6 +57,18 @@ describe('computeCharge', () => {
     expect(computeCharge(usage({ total: 3000, cacheRead: 500, audio: 2000 }, { total: 800, audio: 600 }), price, 1, quotaPerUnit)).toBe(67_875);
   });
 
+  it("multiplies the token cost by the priority multiplier for an answer served at OpenAI's Priority tier, searches excepted", () => {
+    // $2.50 in, $10 out: 1,000 + 1,000 tokens = 12,500 $ per M × 1.7 = 21,250 → 0.02125 $ × 500,000 = 10,625.
+    const price: PriceRecord = { model: 'gpt-4o', input: 2.5, output: 10, priority: 1.7, webSearch: 0.01 };
+    expect(computeCharge({ ...usage({ total: 1000 }, { total: 1000 }), serviceTier: 'priority' }, price, 1, quotaPerUnit)).toBe(10_625);
+    // Standard, flex or unreported tiers, and a price without a multiplier: the standard charge.
+    expect(computeCharge({ ...usage({ total: 1000 }, { total: 1000 }), serviceTier: 'default' }, price, 1, quotaPerUnit)).toBe(6250);
+    expect(computeCharge(usage({ total: 1000 }, { total: 1000 }), price, 1, quotaPerUnit)).toBe(6250);
+    expect(computeCharge({ ...usage({ total: 1000 }, { total: 1000 }), serviceTier: 'priority' }, { model: 'gpt-4o', input: 2.5, output: 10 }, 1, quotaPerUnit)).toBe(6250);
+    // One search ($0.01 → 5,000) is added at its own price, not multiplied.
+    expect(computeCharge({ ...usage({ total: 1000 }, { total: 1000 }), serviceTier: 'priority', webSearches: 1 }, price, 1, quotaPerUnit)).toBe(15_625);
+  });
+
   it('bills each web search at the web_search price on top of the tokens, and none when the model has no such price', () => {
     // $3 in, $15 out, $0.01 a search: 1,000×3 + 200×15 = 6,000 µ$ per M → 0.006 $; 3 searches 0.03 $ → 0.036 $ × 500,000 = 18,000.
     const price: PriceRecord = { model: 'claude', input: 3, output: 15, webSearch: 0.01 };

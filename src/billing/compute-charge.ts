@@ -1,4 +1,5 @@
 import type { PriceRecord } from '../catalog/catalog-records.js';
+import { billsPriorityTier } from './bills-priority-tier.js';
 import { computeChargeFast } from './compute-charge-fast.js';
 import type { NormalizedUsage } from './normalized-usage.js';
 
@@ -23,8 +24,10 @@ export function isPriced(price: PriceRecord | undefined): boolean {
  *   `usage.output.audio`, a part of the output) take the `audioInput` and `audioOutput` prices, falling
  *   back to the input and output prices; image tokens (`usage.input.image`, `usage.output.image`, each
  *   clamped to what audio leaves of its side) take the `imageInput` and `imageOutput` prices, with the same
- *   fallbacks. Web searches the upstream ran (`usage.webSearches`) are added at
- *   the `webSearch` price each (site currency per search; unset, they are not billed).
+ *   fallbacks. An answer served at OpenAI's Priority tier (`usage.serviceTier` `priority`) has its token
+ *   cost multiplied by the `priority` multiplier when the price carries one. Web searches the upstream ran
+ *   (`usage.webSearches`) are added at the `webSearch` price each (site currency per search; unset, they
+ *   are not billed), at every tier.
  *
  * Rounding rule: the cost is computed exactly — every price and ratio is taken at the decimal value it is
  * written with (0.15 is 15/100, not the nearest double) and the arithmetic is done in integers — then
@@ -78,7 +81,9 @@ export function computeChargeExact(usage: NormalizedUsage, price: PriceRecord, g
   // Web searches are priced each, not per million: their cost joins the tokens' at the same scale.
   const webSearches = count(usage.webSearches ?? 0, 'webSearches');
   const searchCost = price.webSearch === undefined || webSearches === 0 ? undefined : product([times(webSearches, exactDecimal(price.webSearch, 'webSearch')), { units: 1_000_000n, scale: 0 }]);
-  return roundCharge(product([searchCost === undefined ? tokenCost : sum([tokenCost, searchCost]), perMillionTokens, ratio, perUnit]));
+  const tieredCost = billsPriorityTier(usage, price) ? product([tokenCost, exactDecimal(price.priority ?? 1, 'priority')]) : tokenCost;
+  return roundCharge(product([searchCost === undefined ? tieredCost : sum([tieredCost, searchCost]), perMillionTokens, ratio, perUnit]));
+
 }
 
 /** `units × 10^-scale`, exactly. */

@@ -12,6 +12,11 @@ describe('estimateReservation', () => {
     expect(estimateReservation({ ...base, promptTokens: 1000, maxOutputTokens: 500, price })).toBe(3750);
   });
 
+  it("reserves at the priority multiplier when the price carries one (a request sent with OpenAI's Priority tier)", () => {
+    // 3,750 standard × 2.
+    expect(estimateReservation({ ...base, promptTokens: 1000, maxOutputTokens: 500, price: { model: 'gpt-4o', input: 2.5, output: 10, priority: 2 } })).toBe(7500);
+  });
+
   it('uses the default output limit when the client sets none', () => {
     const price: PriceRecord = { model: 'gpt-4o', input: 2.5, output: 10 };
     // 1,000×2.5 + 4,096×10 = 43,460 → 0.04346 $ → 21,730.

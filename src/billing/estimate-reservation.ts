@@ -27,6 +27,8 @@ export interface ReservationEstimateInput {
  * that assumed plain input would then fall short of the settled charge. Likewise audio and images: the
  * prompt is priced as audio (or images) when that is the dearest rate, and the output limit at the dearest of
  * the text, audio and image output prices (a prompt of text can still be answered in audio or an image).
+ * A price that carries a `priority` multiplier (admission leaves it only on a request that asked for
+ * OpenAI's Priority tier) is reserved at that tier: the answer may be served, and billed, at it.
  */
 export function estimateReservation(input: ReservationEstimateInput): number {
   const { price, promptTokens } = input;
@@ -60,6 +62,7 @@ export function estimateReservation(input: ReservationEstimateInput): number {
     },
     output: { total: outputTokens, reasoning: 0, audio: audioOutput ? outputTokens : 0, image: imageOutput ? outputTokens : 0 },
     ...(input.webSearches !== undefined && input.webSearches > 0 ? { webSearches: input.webSearches } : {}),
+    ...(price.priority !== undefined ? { serviceTier: 'priority' } : {}),
   };
   return computeCharge(usage, price, input.groupRatio, input.quotaPerUnit, input.calls);
 }

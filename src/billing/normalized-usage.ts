@@ -13,7 +13,21 @@ export interface NormalizedUsage {
   output: { total: number; reasoning: number; audio?: number; image?: number };
   /** Web searches the upstream's server-side search tool ran (billed per search at the `webSearch` price); absent when none were reported. */
   webSearches?: number;
+  /**
+   * The tier OpenAI says served the answer (its `service_tier`: `default`, `flex`, `priority`…); absent
+   * where the upstream does not say. `priority` is billed at the price's `priority` multiplier when the
+   * price the request was admitted at carries one (only a request that asked for the tier is).
+   */
+  serviceTier?: string;
   raw?: unknown;
+}
+
+/**
+ * Pure: `usage` with the tier an OpenAI answer says served it (its `service_tier`, when a string), unless
+ * the usage already names one. Returns `usage` itself when nothing changes, else a copy.
+ */
+export function withServiceTier(usage: NormalizedUsage, tier: unknown): NormalizedUsage {
+  return typeof tier !== 'string' || usage.serviceTier !== undefined ? usage : { ...usage, serviceTier: tier };
 }
 
 /** Where the numbers came from, recorded in the log. */

@@ -47,7 +47,7 @@ export async function applyConfigFile(config: ConfigFile, repositories: ConfigRe
   for (const [name, ratio] of Object.entries(config.groups ?? {})) await pricing.upsertGroup({ name, ratio }, now);
   for (const [model, price] of Object.entries(config.prices ?? {})) {
     await pricing.upsertPrice(
-      { model, input: price.input, output: price.output, cacheRead: price.cache_read, cacheWrite: price.cache_write, cacheWrite1h: price.cache_write_1h, audioInput: price.audio_input, audioOutput: price.audio_output, imageInput: price.image_input, imageOutput: price.image_output, webSearch: price.web_search, perCall: price.per_call, perSecond: price.per_second },
+      { model, input: price.input, output: price.output, cacheRead: price.cache_read, cacheWrite: price.cache_write, cacheWrite1h: price.cache_write_1h, audioInput: price.audio_input, audioOutput: price.audio_output, imageInput: price.image_input, imageOutput: price.image_output, webSearch: price.web_search, priority: price.priority, perCall: price.per_call, perSecond: price.per_second },
       now,
     );
   }

@@ -84,6 +84,12 @@ export interface PriceRecord {
   imageOutput?: number;
   /** Each web search the upstream ran for the request (Anthropic's and OpenAI's server-side search tool); unset, they are not billed. */
   webSearch?: number;
+  /**
+   * OpenAI's Priority processing (`service_tier: "priority"`), which OpenAI bills above its standard rates:
+   * the multiplier (at least 1) of the token prices when a request that asked for it is answered at that
+   * tier. Unset, the tier is not sent upstream: the operator never pays a tier it did not price.
+   */
+  priority?: number;
   perCall?: number;
   perSecond?: number;
 }

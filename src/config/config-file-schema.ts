@@ -13,6 +13,9 @@ const apiKeyPattern = /^sk-[A-Za-z0-9]{48}$/;
 /** A price or a ratio: finite (JSON's 1e400 parses as Infinity, which no charge can be computed from) and not negative. */
 export const priceValue = z.number().finite().nonnegative();
 
+/** A service tier's multiplier of the token prices: a dearer tier, so at least 1 (finite, as a price). */
+export const tierMultiplier = z.number().finite().min(1);
+
 export const priceSchema = z
   .object({
     input: priceValue.optional(),
@@ -31,6 +34,8 @@ export const priceSchema = z
     image_output: priceValue.optional(),
     /** Each web search the upstream ran (server-side search tools), per call; unset, searches are not billed. */
     web_search: priceValue.optional(),
+    /** OpenAI Priority processing (`service_tier: "priority"`): the multiplier of the token prices; unset, the tier is not sent upstream. */
+    priority: tierMultiplier.optional(),
     per_call: priceValue.optional(),
     per_second: priceValue.optional(),
   })

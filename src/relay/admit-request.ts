@@ -25,6 +25,8 @@ export interface AdmissionInput extends PromptTokens {
   webSearches?: number | undefined;
   /** The price to bill at when the route prices the request itself (a video task's size and length); else the model's. */
   price?: PriceRecord | undefined;
+  /** The request asked for OpenAI's Priority tier, and is sent with it (its price names a `priority` multiplier). */
+  priorityTier?: boolean | undefined;
   ip: string;
 }
 
@@ -68,6 +70,17 @@ function reservationOrRefusal(estimate: Parameters<typeof estimateReservation>[0
 }
 
 /**
+ * The price a request is billed at: its `priority` multiplier kept only for a request sent with OpenAI's
+ * Priority tier (reserved at it, and billed at it if the answer says it was served at it); any other
+ * request is standard, whatever tier an answer names.
+ */
+function priceAtTier(price: PriceRecord, priorityTier: boolean): PriceRecord {
+  if (priorityTier || price.priority === undefined) return price;
+  const { priority: _standard, ...standard } = price;
+  return standard;
+}
+
+/**
  * Price → rate limit → reserve (issue #4). Throws the GatewayError the client gets: 400 for an unpriced
  * model, 429 with Retry-After and x-ratelimit-* headers, 402 when the token or the wallet is short.
  * Once this returns, the caller must settle the reservation whatever happens (settle-request.ts).
@@ -75,7 +88,7 @@ function reservationOrRefusal(estimate: Parameters<typeof estimateReservation>[0
 export async function admitRequest(services: RelayServices, input: AdmissionInput): Promise<Admission> {
   const snapshot = services.catalog.snapshot;
   const settings = snapshot.settings;
-  const price = input.price ?? requirePrice(snapshot, input.model);
+  const price = priceAtTier(input.price ?? requirePrice(snapshot, input.model), input.priorityTier === true);
   // A request that names no output limit may be sent any channel's own default (an Anthropic channel's
   // settings.max_tokens); one that names a tiny limit may be sent Responses' minimum instead.
   const outputBudget = snapshot.outputBudgetFor(input.model);

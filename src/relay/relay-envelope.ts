@@ -3,6 +3,8 @@ import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
 import { tokenAllowsModel } from '../auth/authorize-model.js';
 import { corsResponseHeaders } from '../http/cors.js';
 import { toGatewayError } from '../http/middleware/handle-errors.js';
+import { billsPriorityTier } from '../billing/bills-priority-tier.js';
+import type { NormalizedUsage } from '../billing/normalized-usage.js';
 import type { ChannelRecord, PriceRecord } from '../catalog/catalog-records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { ClientAbortSignal } from '../providers/client-abort-signal.js';
@@ -32,6 +34,11 @@ export interface RelayPlan extends PromptTokens {
   webSearches?: number;
   /** The price when the route chose it (video tasks: by size and length); else the model's own. */
   price?: PriceRecord;
+  /**
+   * The request goes upstream with OpenAI's `service_tier: "priority"` (its price names a multiplier):
+   * reserved at the tier, and billed at it when the answer says it was served at it.
+   */
+  priorityTier?: boolean;
   /** Channel types able to serve it; undefined = any. */
   channelTypes?: ReadonlySet<string>;
   /** A narrower test a channel must pass (`ChannelQuery.channelFilter`); undefined = none. */
@@ -104,7 +111,7 @@ export async function runRelayEnvelope(
   if (plan.channelFilter !== undefined) query.channelFilter = plan.channelFilter;
   authorizeModel(services, caller, query);
 
-  const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, promptImageTokens: plan.promptImageTokens, maxOutputTokens: plan.maxOutputTokens, calls: plan.calls, webSearches: plan.webSearches, price: plan.price, ip: request.ip });
+  const admission = await admitRequest(services, { requestId: request.id, caller, model, estimatedPromptTokens: plan.estimatedPromptTokens, countPromptTokens: plan.countPromptTokens, promptImageTokens: plan.promptImageTokens, maxOutputTokens: plan.maxOutputTokens, calls: plan.calls, webSearches: plan.webSearches, price: plan.price, priorityTier: plan.priorityTier, ip: request.ip });
   const meter = new UsageMeter();
   const abort = new ClientAbortSignal();
   let usageWait: NodeJS.Timeout | undefined;
@@ -211,7 +218,7 @@ export async function runRelayEnvelope(
         usageSource: settlement.usageSource,
         charged: settlement.charged,
         attempts: result !== undefined && result.kind !== 'no_channel' ? result.attempts : [],
-        warnings: admission.warnings.length === 0 ? plan.warnings : [...admission.warnings, ...plan.warnings],
+        warnings: withTierNote(admission.warnings.length === 0 ? plan.warnings : [...admission.warnings, ...plan.warnings], settlement.usage, admission.price),
         ip: request.ip,
         error: meter.interruption ?? (meter.clientAborted ? 'client disconnected' : failure?.message),
       });
@@ -267,6 +274,11 @@ export function authorizeModel(services: RelayServices, caller: AuthenticatedCal
     throw new GatewayError('no_available_channel', `No available channel for model ${query.model} under group ${caller.group}.`);
   }
   throw new GatewayError('model_not_found', `The model \`${query.model}\` does not exist or you do not have access to it.`, { param: 'model' });
+}
+
+/** The log's warnings, with a note when the charge took the price's Priority multiplier (the row has no column for it). */
+function withTierNote(warnings: string[], usage: NormalizedUsage, price: PriceRecord): string[] {
+  return billsPriorityTier(usage, price) ? [...warnings, `service_tier "priority": served at OpenAI's Priority tier, tokens billed at ×${price.priority}`] : warnings;
 }
 
 /** The request path without its query string (the log's `path`). */

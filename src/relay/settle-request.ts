@@ -1,5 +1,5 @@
 import { computeCharge, isPriced } from '../billing/compute-charge.js';
-import { addAudio, addImages, type NormalizedUsage, type UsageSource } from '../billing/normalized-usage.js';
+import { addAudio, addImages, withServiceTier, type NormalizedUsage, type UsageSource } from '../billing/normalized-usage.js';
 import type { SettleOutcome } from '../billing/quota-ledger.js';
 import type { Admission } from './admit-request.js';
 import { correctTokenWindows } from './correct-token-windows.js';
@@ -28,7 +28,8 @@ export interface Settlement {
  */
 export async function resolveUsage(input: Pick<SettlementInput, 'admission' | 'meter' | 'upstreamAnswered'>): Promise<{ usage: NormalizedUsage; source: UsageSource }> {
   const { meter, admission } = input;
-  if (meter.upstreamUsage !== undefined) return { usage: meter.upstreamUsage, source: 'upstream' };
+  // The tier a Chat answer named outside its usage goes with it (a Priority answer is billed at that tier).
+  if (meter.upstreamUsage !== undefined) return { usage: withServiceTier(meter.upstreamUsage, meter.servedTier), source: 'upstream' };
   if (!input.upstreamAnswered) return { usage: { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, reasoning: 0 } }, source: 'none' };
   return { usage: await countUsageLocally(admission, meter), source: 'local' };
 }
@@ -62,6 +63,7 @@ export async function countUsageLocally(admission: Pick<Admission, 'countPromptT
   // Searches the upstream reported running before it broke off (Gemini grounding, Responses' finished
   // `web_search_call` items) are billed as it bills them.
   if (meter.reportedWebSearches !== undefined && meter.reportedWebSearches > 0) usage.webSearches = meter.reportedWebSearches;
+  if (meter.servedTier !== undefined) usage.serviceTier = meter.servedTier;
   // The prompt's images (their flat estimates) at the image input price, and unreported output, which is
   // images (their budget), at the image output price.
   return addImages(usage, reported === undefined ? admission.promptImageTokens : 0, meter.unreportedOutputTokens);

@@ -8,6 +8,7 @@ export interface ProducedOutput {
   reportedInput: NormalizedUsage['input'] | undefined;
   reportedWebSearches: number | undefined;
   reportedReasoning: number | undefined;
+  servedTier: string | undefined;
   outputTally: TokenTally;
   reasoningTally: TokenTally;
   audioTranscriptTally: TokenTally;
@@ -32,6 +33,11 @@ export class UsageMeter {
    * without `candidatesTokenCount`): billed as reported, the visible output counted locally.
    */
   reportedReasoning: number | undefined;
+  /**
+   * The tier an OpenAI Chat answer says served it (`service_tier` of its chunks or of the whole answer),
+   * read where its usage is not: billed with the usage, a local count's too (settle-request.ts).
+   */
+  servedTier: string | undefined;
   /** Every produced text (reasoning included), counted locally when no usage is reported. */
   outputTally = new TokenTally();
   /** The reasoning text alone (also in `outputTally`): taken out of it when `reportedReasoning` bills the reasoning. */
@@ -107,7 +113,7 @@ export class UsageMeter {
    * is billed if no later attempt produces anything (`restoreAttempt`).
    */
   setAsideAttempt(): ProducedOutput {
-    return { upstreamUsage: this.upstreamUsage, reportedInput: this.reportedInput, reportedWebSearches: this.reportedWebSearches, reportedReasoning: this.reportedReasoning, outputTally: this.outputTally, reasoningTally: this.reasoningTally, audioTranscriptTally: this.audioTranscriptTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens };
+    return { upstreamUsage: this.upstreamUsage, reportedInput: this.reportedInput, reportedWebSearches: this.reportedWebSearches, reportedReasoning: this.reportedReasoning, servedTier: this.servedTier, outputTally: this.outputTally, reasoningTally: this.reasoningTally, audioTranscriptTally: this.audioTranscriptTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens };
   }
 
   restoreAttempt(produced: ProducedOutput): void {
@@ -115,6 +121,7 @@ export class UsageMeter {
     this.reportedInput = produced.reportedInput;
     this.reportedWebSearches = produced.reportedWebSearches;
     this.reportedReasoning = produced.reportedReasoning;
+    this.servedTier = produced.servedTier;
     this.outputTally = produced.outputTally;
     this.reasoningTally = produced.reasoningTally;
     this.audioTranscriptTally = produced.audioTranscriptTally;
@@ -132,6 +139,7 @@ export class UsageMeter {
     this.reportedInput = undefined;
     this.reportedWebSearches = undefined;
     this.reportedReasoning = undefined;
+    this.servedTier = undefined;
     this.outputTally = new TokenTally();
     this.reasoningTally = new TokenTally();
     this.audioTranscriptTally = new TokenTally();

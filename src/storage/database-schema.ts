@@ -81,6 +81,8 @@ export interface PricesTable {
   image_input: number | null;
   image_output: number | null;
   web_search: number | null;
+  /** OpenAI Priority processing's multiplier of the token prices (migration 016). */
+  priority: number | null;
   per_call: number | null;
   per_second: number | null;
   updated_at: number;

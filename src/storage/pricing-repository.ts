@@ -19,6 +19,7 @@ export class PricingRepository {
       if (row.image_input !== null) price.imageInput = Number(row.image_input);
       if (row.image_output !== null) price.imageOutput = Number(row.image_output);
       if (row.web_search !== null) price.webSearch = Number(row.web_search);
+      if (row.priority !== null) price.priority = Number(row.priority);
       if (row.per_call !== null) price.perCall = Number(row.per_call);
       if (row.per_second !== null) price.perSecond = Number(row.per_second);
       return price;
@@ -37,6 +38,7 @@ export class PricingRepository {
       image_input: price.imageInput ?? null,
       image_output: price.imageOutput ?? null,
       web_search: price.webSearch ?? null,
+      priority: price.priority ?? null,
       per_call: price.perCall ?? null,
       per_second: price.perSecond ?? null,
       updated_at: now,

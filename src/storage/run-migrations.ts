@@ -15,6 +15,7 @@ import { webSearchPricesMigration } from './migrations/012-web-search-prices.js'
 import { imagePricesMigration } from './migrations/013-image-prices.js';
 import { assetOwnersMigration } from './migrations/014-asset-owners.js';
 import { tasksRequestIdMigration } from './migrations/015-tasks-request-id.js';
+import { priorityTierPricesMigration } from './migrations/016-priority-tier-prices.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -34,6 +35,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '013-image-prices': imagePricesMigration(),
     '014-asset-owners': assetOwnersMigration(),
     '015-tasks-request-id': tasksRequestIdMigration(),
+    '016-priority-tier-prices': priorityTierPricesMigration(),
   };
 }
 

@@ -177,7 +177,7 @@ for (const { dialect, available } of allDialects) {
 
     it('creates, reads, updates and deletes prices keyed by model name, including names with a slash', async () => {
       const created = await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'gpt-4o', input: 2.5, output: 10 } });
-      expect(created.body.data).toEqual({ model: 'gpt-4o', input: 2.5, output: 10, cache_read: null, cache_write: null, cache_write_1h: null, audio_input: null, audio_output: null, image_input: null, image_output: null, web_search: null, per_call: null, per_second: null });
+      expect(created.body.data).toEqual({ model: 'gpt-4o', input: 2.5, output: 10, cache_read: null, cache_write: null, cache_write_1h: null, audio_input: null, audio_output: null, image_input: null, image_output: null, web_search: null, priority: null, per_call: null, per_second: null });
       expect(gateway.gateway.services.catalog.snapshot.prices.get('gpt-4o')).toMatchObject({ input: 2.5, output: 10 });
 
       const slashed = await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'meta-llama/Llama-3-70b', per_call: 0.01 } });
@@ -185,7 +185,7 @@ for (const { dialect, available } of allDialects) {
       expect((await callAdmin(gateway, 'GET', '/api/admin/prices/meta-llama%2FLlama-3-70b')).body.data.per_call).toBe(0.01);
 
       const updated = await callAdmin(gateway, 'PUT', '/api/admin/prices/gpt-4o', { body: { cache_read: 1.25, output: null } });
-      expect(updated.body.data).toEqual({ model: 'gpt-4o', input: 2.5, output: null, cache_read: 1.25, cache_write: null, cache_write_1h: null, audio_input: null, audio_output: null, image_input: null, image_output: null, web_search: null, per_call: null, per_second: null });
+      expect(updated.body.data).toEqual({ model: 'gpt-4o', input: 2.5, output: null, cache_read: 1.25, cache_write: null, cache_write_1h: null, audio_input: null, audio_output: null, image_input: null, image_output: null, web_search: null, priority: null, per_call: null, per_second: null });
 
       const claude = await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'claude-cached', input: 3, cache_write: 3.75, cache_write_1h: 6 } });
       expect(claude.body.data).toMatchObject({ cache_write: 3.75, cache_write_1h: 6 });

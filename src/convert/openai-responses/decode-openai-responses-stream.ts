@@ -1,4 +1,5 @@
 import type { StreamDecoder } from '../../canonical/conversion.js';
+import { withServiceTier } from '../../billing/normalized-usage.js';
 import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.js';
 import type { SseEvent } from '../../streaming/decode-sse.js';
 import { mapOpenaiResponsesFinishReason } from './map-openai-responses-finish-reason.js';
@@ -175,7 +176,7 @@ export function createOpenaiResponsesStreamDecoder(): StreamDecoder {
     // Each web search is billed on top of the tokens: counted from the final object, else from the items seen.
     const searches = Math.max(countWebSearchCalls(response?.output), searchesSeen);
     const read = readOpenaiResponsesUsage(response?.usage);
-    const usage = read === undefined ? undefined : withWebSearches(read, searches);
+    const usage = read === undefined ? undefined : withServiceTier(withWebSearches(read, searches), response?.service_tier);
     if (usage !== undefined) parts.push({ type: 'usage', usage });
     else warn('the upstream reported no usage');
     // Without usage the answer is counted locally: with the final object's searches the items did not show.

@@ -116,6 +116,8 @@ export const openaiResponsesObjectSchema = z
     incomplete_details: nullish(z.object({ reason: nullish(z.string()) }).passthrough()),
     output: nullish(z.array(openaiResponsesTypedObjectSchema)),
     usage: z.unknown(),
+    /** The tier that served the answer (billing: a Priority answer takes the price's multiplier). */
+    service_tier: z.unknown(),
   })
   .passthrough();
 export type OpenaiResponsesObject = z.infer<typeof openaiResponsesObjectSchema>;

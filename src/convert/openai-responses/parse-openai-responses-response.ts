@@ -1,6 +1,7 @@
 import type { CanonicalAssistantPart } from '../../canonical/canonical-request.js';
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
 import type { Converted } from '../../canonical/conversion.js';
+import { withServiceTier } from '../../billing/normalized-usage.js';
 import { mapOpenaiResponsesFinishReason } from './map-openai-responses-finish-reason.js';
 import { openaiResponsesObjectSchema } from './openai-responses-wire-schema.js';
 import { parseOpenaiResponsesOutputItem } from './parse-openai-responses-output-item.js';
@@ -32,7 +33,7 @@ export function parseOpenaiResponsesResponse(body: unknown): Converted<Canonical
   if (wire.error?.message != null) warnings.push(`the upstream response failed: ${wire.error.message}`);
 
   const read = readOpenaiResponsesUsage(wire.usage);
-  const usage = read === undefined ? undefined : withWebSearches(read, countWebSearchCalls(wire.output));
+  const usage = read === undefined ? undefined : withServiceTier(withWebSearches(read, countWebSearchCalls(wire.output)), wire.service_tier);
   if (usage === undefined) warnings.push('the upstream reported no usage');
   const hasToolCalls = content.some((part) => part.type === 'tool-call');
   return {

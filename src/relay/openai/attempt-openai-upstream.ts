@@ -56,6 +56,11 @@ export interface OpenaiAttemptInput {
   errorDocumentFails?: true | undefined;
   /** The prompt each choice's text starts with (legacy Completions `echo`), left out of a local count. */
   echoedPrompt?: EchoedPrompt | undefined;
+  /**
+   * True: a whole answer is parsed for its `service_tier` too (a request that asked for OpenAI's Priority
+   * tier, billed at it when served at it), not only searched for its usage.
+   */
+  readsServiceTier?: true | undefined;
 }
 
 export interface OpenaiServed {
@@ -109,7 +114,7 @@ export async function attemptOpenaiUpstream(input: OpenaiAttemptInput): Promise<
   if (channelFailure !== undefined) return { kind: 'failed', failure: channelFailure.kind === 'status' ? { ...channelFailure, message: redactSecret(channelFailure.message, input.key) } : channelFailure };
   meter.firstTokenAt = services.now();
   if (input.readWholeAnswer === undefined) {
-    const errorDocument = noteNonStreamUsage(bytes, meter, input.billsOutput === false ? noOutputBilled : outputBilled, input.echoedPrompt);
+    const errorDocument = noteNonStreamUsage(bytes, meter, input.billsOutput === false ? noOutputBilled : outputBilled, input.echoedPrompt, input.readsServiceTier === true);
     const failure = input.errorDocumentFails === true ? errorDocumentFailure(errorDocument, input.key) : undefined;
     if (failure !== undefined) {
       // Not an answer that cost nothing but no answer at all: the meter holds nothing of it.
@@ -132,9 +137,10 @@ const noOutputBilled: ReadOpenaiUsageOptions = { billsOutput: false };
  * Whatever the content type says: some upstreams label their JSON `text/plain` or `text/html`. Returns the
  * answer when it is a 2xx error document (metered as costing nothing).
  */
-function noteNonStreamUsage(bytes: Buffer, meter: UsageMeter, options: ReadOpenaiUsageOptions, echoedPrompt: EchoedPrompt | undefined): Record<string, unknown> | undefined {
-  // Usage alone when it can be found cheaply; the whole answer only when usage is missing or unclear (or counts nothing).
-  const found = findTopLevelUsage(bytes);
+function noteNonStreamUsage(bytes: Buffer, meter: UsageMeter, options: ReadOpenaiUsageOptions, echoedPrompt: EchoedPrompt | undefined, readsServiceTier: boolean): Record<string, unknown> | undefined {
+  // Usage alone when it can be found cheaply; the whole answer only when usage is missing or unclear (or
+  // counts nothing), or when its tier is wanted too.
+  const found = readsServiceTier ? undefined : findTopLevelUsage(bytes);
   if (found !== undefined) {
     meter.upstreamUsage = readOpenaiUsage(found, options);
     if (meter.upstreamUsage !== undefined) return undefined;
@@ -146,6 +152,7 @@ function noteNonStreamUsage(bytes: Buffer, meter: UsageMeter, options: ReadOpena
     return undefined;
   }
   meter.upstreamUsage = readOpenaiUsage(json.usage, options);
+  if (readsServiceTier && typeof json.service_tier === 'string') meter.servedTier = json.service_tier;
   if (meter.upstreamUsage === undefined && isErrorDocument(json)) {
     // A failure answered with a 2xx: nothing delivered, nothing charged (per token or per call).
     meter.upstreamUsage = emptyUsage();

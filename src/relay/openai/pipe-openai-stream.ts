@@ -88,6 +88,8 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
       chunk = undefined;
     }
     if (chunk !== undefined) {
+      // OpenAI names the tier on every chunk; a Priority one is billed at that tier (read from the chunks parsed).
+      if (typeof chunk.service_tier === 'string') meter.servedTier = chunk.service_tier;
       const choices = chunk.choices;
       if (chunk.usage !== undefined && chunk.usage !== null) {
         sawUsage = true;

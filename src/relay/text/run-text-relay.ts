@@ -22,6 +22,7 @@ import type { UsageMeter } from '../usage-meter.js';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { keyFingerprint } from '../../tasks/key-fingerprint.js';
 import { declaredWebSearches } from './declared-web-searches.js';
+import { resolveServiceTier, withheldPriorityWarning, withoutServiceTier } from './resolve-service-tier.js';
 import { textStyles } from './text-styles.js';
 
 /** A text-generation request as its inbound style parsed it. */
@@ -164,6 +165,8 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
     omitReasoningText: inbound.style === 'gemini' && inbound.canonical().reasoning?.includeThoughts !== true,
   };
   const inboundConverters = textStyles[inbound.style];
+  const tier = resolveServiceTier(inbound.style, inbound.body, services.catalog.snapshot.prices.get(inbound.model));
+  if (tier === 'withheld') inbound.warnings.push(withheldPriorityWarning);
   const continued = inbound.style === 'openai-responses' ? await planContinuation(services, inbound, request) : undefined;
   await runRelayEnvelope(
     services,
@@ -180,6 +183,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
       onAnswered: continued?.onAnswered,
       maxOutputTokens: reservedOutputTokens(services, inbound),
       webSearches: reservedWebSearches(services, inbound, request),
+      priorityTier: tier === 'priority',
       ...channelsFor(services, inbound, request),
       logStyle: inbound.style,
       warnings: inbound.warnings,
@@ -201,18 +205,23 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
         if (inbound.style === 'openai-chat') {
           const askForStreamUsage = inbound.stream && !inbound.includeUsage && channel.settings.stream_usage !== false;
           const limit = outputLimit === undefined ? undefined : { field: chatOutputLimitField(upstreamModel, channel.settings.max_tokens_field), tokens: outputLimit };
-          return attemptOpenaiUpstream({
+          const withheld = tier === 'withheld';
+          const outcome = await attemptOpenaiUpstream({
             upstreamPath: openaiEndpoints.chat.upstreamPath,
-            upstreamBody: buildUpstreamBody(inbound.rawBody, inbound.body, upstreamModel, askForStreamUsage, true, limit),
+            upstreamBody: buildUpstreamBody(withheld ? undefined : inbound.rawBody, withheld ? withoutServiceTier(inbound.body) : inbound.body, upstreamModel, askForStreamUsage, true, limit),
             stream: inbound.stream,
             clientWantsUsage: inbound.includeUsage,
             singleChoice: (openaiEndpoints.chat.choicesMade?.(inbound.body) ?? 1) === 1,
             // A 2xx error document is the channel's failure on every text route (passthrough or converted).
             errorDocumentFails: true,
+            readsServiceTier: tier === 'priority' ? true : undefined,
             ...common,
           });
+          return outcome;
         }
-        const bytes = inbound.passthroughBody(upstreamModel, outputLimit);
+        const passthrough = inbound.passthroughBody(upstreamModel, outputLimit);
+        // (Only a Responses request gets here with a tier to withhold: its bytes are rewritten without it.)
+        const bytes = tier === 'withheld' && passthrough !== undefined ? JSON.stringify(withoutServiceTier(JSON.parse(passthrough.toString()) as Record<string, unknown>)) : passthrough;
         if (bytes !== undefined) {
           return attemptPassthroughUpstream({
             style: upstreamStyle,

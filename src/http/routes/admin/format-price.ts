@@ -14,6 +14,7 @@ export function formatPrice(price: PriceRecord) {
     image_input: price.imageInput ?? null,
     image_output: price.imageOutput ?? null,
     web_search: price.webSearch ?? null,
+    priority: price.priority ?? null,
     per_call: price.perCall ?? null,
     per_second: price.perSecond ?? null,
   };

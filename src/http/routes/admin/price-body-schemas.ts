@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { PriceRecord } from '../../../catalog/catalog-records.js';
-import { priceSchema, priceValue } from '../../../config/config-file-schema.js';
+import { priceSchema, priceValue, tierMultiplier } from '../../../config/config-file-schema.js';
 
-const atLeastOnePrice = (body: Record<string, unknown>) => Object.entries(body).some(([name, value]) => name !== 'model' && value !== undefined && value !== null);
+/** A price needs a price: the `priority` multiplier alone prices nothing. */
+const atLeastOnePrice = (body: Record<string, unknown>) => Object.entries(body).some(([name, value]) => name !== 'model' && name !== 'priority' && value !== undefined && value !== null);
 
 /** The config file's price fields plus the model they price. */
 export const createPriceBodySchema = priceSchema
@@ -24,6 +25,7 @@ export const updatePriceBodySchema = z
     image_input: clearablePrice,
     image_output: clearablePrice,
     web_search: clearablePrice,
+    priority: tierMultiplier.nullable().optional(),
     per_call: clearablePrice,
     per_second: clearablePrice,
   })
@@ -46,6 +48,7 @@ export function mergePrice(current: PriceRecord, body: PriceBody): PriceRecord {
     imageInput: pick(body.image_input, current.imageInput),
     imageOutput: pick(body.image_output, current.imageOutput),
     webSearch: pick(body.web_search, current.webSearch),
+    priority: pick(body.priority, current.priority),
     perCall: pick(body.per_call, current.perCall),
     perSecond: pick(body.per_second, current.perSecond),
   };
