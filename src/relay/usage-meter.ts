@@ -109,6 +109,16 @@ export class UsageMeter {
   }
 
   /**
+   * Web searches an upstream bills but does not count in its answer (a Chat search-preview call runs one):
+   * billed with the usage it reports, or with a local count.
+   */
+  noteWebSearches(count: number): void {
+    this.reportedWebSearches = Math.max(this.reportedWebSearches ?? 0, count);
+    const usage = this.upstreamUsage;
+    if (usage !== undefined && (usage.webSearches ?? 0) < count) this.upstreamUsage = { ...usage, webSearches: count };
+  }
+
+  /**
    * What the attempt so far produced, set apart: an attempt that failed in-band after its upstream answered
    * is billed if no later attempt produces anything (`restoreAttempt`).
    */

@@ -12,6 +12,13 @@ describe('declaredWebSearches', () => {
     expect(declaredWebSearches('anthropic-messages', {})).toBe(0);
   });
 
+  it("counts one search for a Chat request's web_search_options (OpenAI bills each search-preview call one)", () => {
+    expect(declaredWebSearches('openai-chat', { web_search_options: {} })).toBe(1);
+    expect(declaredWebSearches('openai-chat', { web_search_options: { search_context_size: 'high' } })).toBe(1);
+    expect(declaredWebSearches('openai-chat', { web_search_options: null })).toBe(0);
+    expect(declaredWebSearches('openai-chat', {})).toBe(0);
+  });
+
   it('reserves Gemini grounding as Google bills it: once per prompt for 2.x models, the default number of queries for later ones', () => {
     expect(declaredWebSearches('gemini', { tools: [{ googleSearch: {} }] }, 'gemini-2.5-flash')).toBe(1);
     expect(declaredWebSearches('gemini', { tools: [{ google_search: {} }] }, 'gemini-3-pro-preview')).toBe(defaultReservedWebSearches);

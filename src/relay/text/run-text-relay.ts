@@ -167,6 +167,8 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
   const inboundConverters = textStyles[inbound.style];
   const tier = resolveServiceTier(inbound.style, inbound.body, services.catalog.snapshot.prices.get(inbound.model));
   if (tier === 'withheld') inbound.warnings.push(withheldPriorityWarning);
+  // A Chat search-preview call (`web_search_options`) is billed its search once delivered: the answer has no count of it.
+  const chatSearches = inbound.style === 'openai-chat' ? declaredWebSearches(inbound.style, inbound.body) : 0;
   const continued = inbound.style === 'openai-responses' ? await planContinuation(services, inbound, request) : undefined;
   await runRelayEnvelope(
     services,
@@ -217,6 +219,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
             readsServiceTier: tier === 'priority' ? true : undefined,
             ...common,
           });
+          if (outcome.kind === 'served' && chatSearches > 0) tools.meter.noteWebSearches(chatSearches);
           return outcome;
         }
         const passthrough = inbound.passthroughBody(upstreamModel, outputLimit);
