@@ -94,7 +94,14 @@ export class SqlQuotaLedger implements QuotaLedger {
           .where('id', '=', input.channelId)
           .execute();
       }
-      await trx.updateTable('quota_reservations').set({ settled_amount: charged }).where('id', '=', reservationId).execute();
+      // Which wallets the charge left (migration 017): the flags settleWallet just went by, under its row locks.
+      const limited = (table: 'tokens' | 'users', id: number) =>
+        sql<number>`coalesce((select case when unlimited_quota = 1 then 0 else 1 end from ${sql.table(table)} where id = ${id}), 0)`;
+      await trx
+        .updateTable('quota_reservations')
+        .set({ settled_amount: charged, token_debited: limited('tokens', row.token_id), user_debited: limited('users', row.user_id) })
+        .where('id', '=', reservationId)
+        .execute();
       return { commit: true, result: { applied: true, charged } };
     });
   }

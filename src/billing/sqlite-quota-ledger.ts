@@ -86,7 +86,14 @@ export class SqliteQuotaLedger implements QuotaLedger {
       // usual case). Not one UPDATE … RETURNING: SQLite gathers returned rows in a temporary table on every
       // execution, and the read plus the write cost less (~4 µs per request through the gateway).
       openReservation: prepare(`select amount, token_id, user_id from quota_reservations where id = ? and state = 'reserved'`),
-      claim: prepare(`update quota_reservations set state = 'settled', settled_at = ?, settled_amount = min(amount, ?) where id = ? and state = 'reserved'`),
+      // Which wallets the charge leaves (migration 017), by the flags the settled increments will be written
+      // by: read in this transaction, which nothing else writes before it commits.
+      claim: prepare(
+        `update quota_reservations set state = 'settled', settled_at = ?, settled_amount = min(amount, ?),
+          token_debited = coalesce((select unlimited_quota <> 1 from tokens where id = quota_reservations.token_id), 0),
+          user_debited = coalesce((select unlimited_quota <> 1 from users where id = quota_reservations.user_id), 0)
+          where id = ? and state = 'reserved'`,
+      ),
       tokenBalance: balanceOf('token'),
       userBalance: balanceOf('user'),
       addToToken: addToWallet('token'),

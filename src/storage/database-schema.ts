@@ -111,6 +111,10 @@ export interface QuotaReservationsTable {
   settled_amount: number | null;
   created_at: number;
   settled_at: number | null;
+  /** 1 when the token was limited at settlement (the charge left its balance), 0 when not; null before migration 017 and until settled. */
+  token_debited: number | null;
+  /** The same for the user. */
+  user_debited: number | null;
 }
 
 export interface LogsTable {
@@ -181,6 +185,10 @@ export interface TasksTable {
   fail_reason: string | null;
   /** The charge settled at submit; null until then. */
   quota: number | null;
+  /** Copied from its reservation with the charge: whether the charge left the token's balance (1) or not (0); null before migration 017. */
+  token_debited: number | null;
+  /** The same for the user: a refund credits exactly the wallets that paid. */
+  user_debited: number | null;
   refunded: number;
   lease_until: number;
   next_poll_at: number;

@@ -16,6 +16,7 @@ import { imagePricesMigration } from './migrations/013-image-prices.js';
 import { assetOwnersMigration } from './migrations/014-asset-owners.js';
 import { tasksRequestIdMigration } from './migrations/015-tasks-request-id.js';
 import { priorityTierPricesMigration } from './migrations/016-priority-tier-prices.js';
+import { walletsDebitedMigration } from './migrations/017-wallets-debited.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -36,6 +37,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '014-asset-owners': assetOwnersMigration(),
     '015-tasks-request-id': tasksRequestIdMigration(),
     '016-priority-tier-prices': priorityTierPricesMigration(),
+    '017-wallets-debited': walletsDebitedMigration(dialect),
   };
 }
 

@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type RawBuilder, type Selectable } from 'kysely';
 import { unfinishedStatuses, type TaskStatus } from '../tasks/task-status.js';
 import type { Database, DatabaseSchema, DialectName, TasksTable } from './database-schema.js';
 
@@ -125,9 +125,22 @@ export class TasksRepository {
     await this.db.deleteFrom('tasks').where('id', '=', id).where('status', '=', 'not_start').execute();
   }
 
-  /** The charge the submit settled at, kept with the task (its reservation row is deleted a day later). */
+  /**
+   * The charge the submit settled at, kept with the task (its reservation row is deleted a day later), and
+   * which wallets it left, as its settle recorded them on the reservation: the refund gives it back to
+   * those, whatever their `unlimited_quota` by then.
+   */
   async recordCharge(id: number, quota: number): Promise<void> {
-    await this.db.updateTable('tasks').set({ quota }).where('id', '=', id).where('quota', 'is', null).execute();
+    await this.db
+      .updateTable('tasks')
+      .set((eb) => ({
+        quota,
+        token_debited: eb.selectFrom('quota_reservations').select('token_debited').whereRef('quota_reservations.id', '=', 'tasks.request_id'),
+        user_debited: eb.selectFrom('quota_reservations').select('user_debited').whereRef('quota_reservations.id', '=', 'tasks.request_id'),
+      }))
+      .where('id', '=', id)
+      .where('quota', 'is', null)
+      .execute();
   }
 
   /** Any caller's task: for `/mj/image/{id}`, which needs no key (the id is unguessable). */
@@ -218,36 +231,61 @@ export class TasksRepository {
 
   /**
    * Gives a failed task's charge back, once: in one transaction, `refunded` 0 → 1 (the guard: a second
-   * caller, on any instance, updates nothing and refunds nothing), then the token's and the user's balances
-   * up and their used quota down by the charge (an unlimited balance does not move), and the channel's used
-   * quota down when the submit's settlement had put it up. The charge is the task's `quota`, or — when a crash came between settling and recording
-   * it — its reservation's settled amount. 'pending' while that reservation is still open (crash recovery
-   * settles it); undefined when there is nothing to refund (not failed, or refunded already).
+   * caller, on any instance, updates nothing and refunds nothing), then the token's and the user's used
+   * quota down by the charge and their balances up by it — each only if the charge left it (`token_debited`,
+   * `user_debited`: limited at settlement), whatever its `unlimited_quota` now; a row settled before
+   * migration 017 (null) goes by the flag now — and the channel's used quota down when the submit's
+   * settlement had put it up. The charge is the task's `quota`, or — when a crash came between settling and
+   * recording it — its reservation's settled amount and wallets. 'pending' while that reservation is still
+   * open (crash recovery settles it); undefined when there is nothing to refund (not failed, or refunded
+   * already).
    */
   async refundFailed(id: number, now: number): Promise<TaskRefund | 'pending' | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const task = await trx.selectFrom('tasks').selectAll().where('id', '=', id).where('status', '=', 'failure').where('refunded', '=', 0).executeTakeFirst();
       if (task === undefined) return undefined;
       let quota = task.quota === null ? null : Number(task.quota);
+      let { token_debited: tokenDebited, user_debited: userDebited } = task;
       // The submit's settlement credited the channel; a reservation settled by crash recovery did not.
       const channelCredited = quota !== null && task.channel_id !== null;
       if (quota === null) {
-        const reservation = await trx.selectFrom('quota_reservations').select(['state', 'settled_amount']).where('id', '=', task.request_id).executeTakeFirst();
+        const reservation = await trx
+          .selectFrom('quota_reservations')
+          .select(['state', 'settled_amount', 'token_debited', 'user_debited'])
+          .where('id', '=', task.request_id)
+          .executeTakeFirst();
         if (reservation !== undefined && reservation.state !== 'settled') return 'pending';
         // The retention sweep keeps such a task's reservation until it is refunded or succeeds
         // (delete-old-rows.ts); none at all means nothing was charged.
         quota = reservation?.settled_amount === null || reservation === undefined ? 0 : Number(reservation.settled_amount);
+        tokenDebited = reservation?.token_debited ?? null;
+        userDebited = reservation?.user_debited ?? null;
       }
-      const claimed = await trx.updateTable('tasks').set({ refunded: 1, quota, updated_at: now }).where('id', '=', id).where('refunded', '=', 0).executeTakeFirst();
+      const claimed = await trx
+        .updateTable('tasks')
+        .set({ refunded: 1, quota, token_debited: tokenDebited, user_debited: userDebited, updated_at: now })
+        .where('id', '=', id)
+        .where('refunded', '=', 0)
+        .executeTakeFirst();
       if (Number(claimed.numUpdatedRows) === 0) return undefined;
       if (quota > 0) {
-        await sql`update tokens set remain_quota = case when unlimited_quota = 1 then remain_quota else remain_quota + ${quota} end,
+        await sql`update tokens set remain_quota = ${refundedBalance('remain_quota', tokenDebited, quota)},
           used_quota = used_quota - ${quota} where id = ${task.token_id}`.execute(trx);
-        await sql`update users set quota = case when unlimited_quota = 1 then quota else quota + ${quota} end,
+        await sql`update users set quota = ${refundedBalance('quota', userDebited, quota)},
           used_quota = used_quota - ${quota} where id = ${task.user_id}`.execute(trx);
         if (channelCredited) await sql`update channels set used_quota = used_quota - ${quota} where id = ${task.channel_id}`.execute(trx);
       }
-      return { quota, task: { ...task, refunded: 1, quota } };
+      return { quota, task: { ...task, refunded: 1, quota, token_debited: tokenDebited, user_debited: userDebited } };
     });
   }
+}
+
+/**
+ * A wallet's balance after a refund of `quota`: up by it when the charge left it, unchanged when it did
+ * not; unknown (a row settled before migration 017) goes by the wallet's flag now, as refunds did then.
+ */
+function refundedBalance(balance: 'remain_quota' | 'quota', debited: number | null, quota: number): RawBuilder<number> {
+  const column = sql.ref(balance);
+  if (debited === null) return sql<number>`case when unlimited_quota = 1 then ${column} else ${column} + ${quota} end`;
+  return Number(debited) === 1 ? sql<number>`${column} + ${quota}` : sql<number>`${column}`;
 }

@@ -24,6 +24,8 @@ function row(change: Partial<TaskRow>): TaskRow {
     result: JSON.stringify({ code: 1, description: 'Submit success', result: '1700', properties: { discordInstanceId: 'secret', numberOfQueues: 1 } }),
     fail_reason: null,
     quota: 10,
+    token_debited: 1,
+    user_debited: 1,
     refunded: 0,
     lease_until: 0,
     next_poll_at: 0,
