@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqlQuotaLedger } from '../../src/billing/sql-quota-ledger.js';
 import { allDialects } from '../support/test-databases.js';
 import { openLedgerDatabase, type LedgerDatabase } from '../billing/ledger-test-setup.js';
 
@@ -62,5 +63,24 @@ for (const { dialect, available } of allDialects) {
       const after = await read(tokenId, userId);
       expect(after.user).toEqual({ remain: -actual, used: actual });
     });
+
+    // From the inflight audit: a task's refund comes long after its settle, and credits exactly the wallets
+    // the settle recorded as charged (migration 016) — those limited at settlement, whatever they were at reserve.
+    for (const [kind, ledgerOf] of [
+      ['the wired ledger', (owner: string) => books.ledger(owner)],
+      ['SqlQuotaLedger', (owner: string) => new SqlQuotaLedger(books.handle.db, dialect, owner)],
+    ] as const) {
+      it(`${kind} records on the settled reservation which wallets the charge left, by their flags at settlement`, async () => {
+        const ledger = ledgerOf(`flip-d-${kind}`);
+        const { tokenId, userId } = await books.createAccount({ user: null, token: 50_000 });
+        const id = `${dialect}-debited-${kind.length}`;
+        expect(await ledger.reserve({ id, tokenId, userId, amount: reserved }, now)).toEqual({ ok: true });
+        await books.tokens.update(tokenId, { unlimitedQuota: true }, now);
+        await books.users.update(userId, { unlimitedQuota: false, quota: 100_000 }, now);
+        await ledger.settle(id, { actualAmount: actual, channelId: undefined }, now);
+        const row = await books.handle.db.selectFrom('quota_reservations').select(['token_debited', 'user_debited']).where('id', '=', id).executeTakeFirstOrThrow();
+        expect({ token: Number(row.token_debited), user: Number(row.user_debited) }).toEqual({ token: 0, user: 1 });
+      });
+    }
   });
 }
