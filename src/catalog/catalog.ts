@@ -38,7 +38,12 @@ export interface CatalogRepositories {
 /** Carries "the catalog changed" between replicas (Redis pub/sub); absent on a single process. */
 export interface ChangeNotifier {
   publish(version: string): Promise<void>;
-  subscribe(onVersion: (version: string) => void): Promise<void>;
+  /**
+   * `onVersion` hears each published version. `onResubscribed` hears that the subscription is back after
+   * its connection dropped: what was published meanwhile is lost (pub/sub keeps nothing for an absent
+   * subscriber), so the listener must look at the stored version itself.
+   */
+  subscribe(onVersion: (version: string) => void, onResubscribed: () => void): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -102,19 +107,27 @@ export class Catalog {
     await this.reloading;
   }
 
-  /** Keeps replicas fresh: a Redis message when there is Redis, and a cheap version poll always. */
+  /**
+   * Keeps replicas fresh: a Redis message when there is Redis, and a cheap version poll unless
+   * SYNC_FREQUENCY is 0. A Redis subscriber that reconnected checks the stored version as the poll does:
+   * with the poll off, a change published while it was away would otherwise never be loaded.
+   */
   async startSync(pollIntervalMs: number): Promise<void> {
-    await this.notifier?.subscribe((version) => {
-      if (version !== this.current?.version) void this.reload().catch(() => undefined);
-    });
+    await this.notifier?.subscribe(
+      (version) => {
+        if (version !== this.current?.version) void this.reload().catch(() => undefined);
+      },
+      () => void this.reloadIfStale().catch(() => undefined),
+    );
     if (pollIntervalMs <= 0) return;
-    this.pollTimer = setInterval(() => {
-      void this.repositories.options
-        .get(optionKeys.catalogVersion)
-        .then((version) => (version !== undefined && version !== this.current?.version ? this.reload() : undefined))
-        .catch(() => undefined);
-    }, pollIntervalMs);
+    this.pollTimer = setInterval(() => void this.reloadIfStale().catch(() => undefined), pollIntervalMs);
     this.pollTimer.unref();
+  }
+
+  /** Reloads when the stored catalog version is not the one loaded. */
+  private async reloadIfStale(): Promise<void> {
+    const version = await this.repositories.options.get(optionKeys.catalogVersion);
+    if (version !== undefined && version !== this.current?.version) await this.reload();
   }
 
   async stop(): Promise<void> {

@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChangeNotifier } from './catalog.js';
@@ -25,11 +26,11 @@ describe.skipIf(redisUrl === undefined)('createRedisChangeNotifier', () => {
     for (const notifier of notifiers) await notifier.close();
   });
 
-  async function listening(db: number): Promise<string[]> {
+  async function listening(db: number, onResubscribed: () => void = () => undefined): Promise<string[]> {
     const notifier = createRedisChangeNotifier(onDatabase(db));
     notifiers.push(notifier);
     const heard: string[] = [];
-    await notifier.subscribe((version) => heard.push(version));
+    await notifier.subscribe((version) => heard.push(version), onResubscribed);
     return heard;
   }
 
@@ -45,5 +46,28 @@ describe.skipIf(redisUrl === undefined)('createRedisChangeNotifier', () => {
     // Delivery to the other database, were it subscribed to the same channel, would come with the first.
     await sleep(100);
     expect(otherDatabase).not.toContain(version);
+  });
+
+  // From the inflight audit: what is published while a subscriber reconnects is lost to it, so the
+  // catalog must hear that it is back (and then read the stored version).
+  it('says when a dropped subscription is back, and hears what is published after that', async () => {
+    let resubscribed = 0;
+    const heard = await listening(13, () => (resubscribed += 1));
+    const control = new Redis(onDatabase(13));
+    try {
+      const subscribers = String(await control.call('client', 'list'))
+        .split('\n')
+        .filter((line) => line.includes(' db=13 ') && /\bsub=[1-9]/.test(line));
+      expect(subscribers.length).toBeGreaterThan(0);
+      for (const line of subscribers) await control.call('client', 'kill', 'id', /id=(\d+)/.exec(line)![1]!);
+      for (let waited = 0; waited < 3000 && resubscribed === 0; waited += 20) await sleep(20);
+      expect(resubscribed).toBe(1);
+      const version = `v-back-${Date.now()}`;
+      await control.publish(catalogChannelName(13), version);
+      for (let waited = 0; waited < 2000 && !heard.includes(version); waited += 20) await sleep(20);
+      expect(heard).toContain(version);
+    } finally {
+      control.disconnect();
+    }
   });
 });

@@ -25,11 +25,22 @@ export function createRedisChangeNotifier(redisUrl: string): ChangeNotifier {
       if (publisher.status === 'wait') await publisher.connect();
       await publisher.publish(channelName, version);
     },
-    async subscribe(onVersion) {
-      subscriber = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
-      subscriber.on('error', () => undefined);
-      subscriber.on('message', (_channel: string, version: string) => onVersion(version));
-      await subscriber.subscribe(channelName);
+    async subscribe(onVersion, onResubscribed) {
+      // Resubscribed here rather than by ioredis (which does it without saying when it is done), so the
+      // listener hears of it once the server has confirmed the subscription: a change published after
+      // that is heard, and one published before it is in the database the listener then reads.
+      const connection = new Redis(redisUrl, { maxRetriesPerRequest: 2, autoResubscribe: false });
+      subscriber = connection;
+      connection.on('error', () => undefined);
+      connection.on('message', (_channel: string, version: string) => onVersion(version));
+      await connection.subscribe(channelName);
+      // The first connection's 'ready' came before its SUBSCRIBE was answered: each from now on is a reconnection.
+      connection.on('ready', () => {
+        connection
+          .subscribe(channelName)
+          .then(() => onResubscribed())
+          .catch(() => undefined);
+      });
     },
     async close() {
       publisher.disconnect();
