@@ -3,7 +3,8 @@
  * `base_url` to a host of the caller's choosing kept the stored keys, and the next relayed request (or the
  * channel test) sent them there as `Authorization`: an admin session, or anyone with the admin key, could
  * read every key. An update that moves the base URL to another origin (scheme, host, port) now has to carry
- * the key(s) again; a path on the same origin may still change alone.
+ * the key(s) again. So does another path or query on the same origin (session 30): a shared host may tell its
+ * tenants apart by path, and the keys would reach another tenant's endpoint.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenaiUpstream, type FakeOpenaiUpstream } from '../fakes/fake-openai-upstream.js';
@@ -13,7 +14,7 @@ import { callAdmin, callGateway, logIn, type ApiAnswer, type RequestOptions } fr
 const storedKey = 'sk-stored-upstream-secret-0123456789abcdef';
 const newKey = 'sk-new-upstream-secret-0123456789abcdefgh';
 
-describe('admin API security: a channel moved to another origin takes its key again', () => {
+describe('admin API security: a channel moved to another origin or path takes its key again', () => {
   let gateway: TestGateway;
   let upstream: FakeOpenaiUpstream;
   let elsewhere: FakeOpenaiUpstream;
@@ -76,7 +77,7 @@ describe('admin API security: a channel moved to another origin takes its key ag
         for (const body of [{ base_url: elsewhere.url }, { base_url: `${elsewhere.url}/v1`, priority: 3 }, { name: `moved-${id}`, base_url: elsewhere.url, models: ['gpt-4o-mini'] }]) {
           const answer = await call('PUT', `/api/admin/channels/${id}`, { body });
           expect(answer.status, answer.text).toBe(400);
-          expect(answer.body).toEqual({ success: false, message: expect.stringMatching(/^key: .*another origin/) });
+          expect(answer.body).toEqual({ success: false, message: expect.stringMatching(/^key: .*another origin or path/) });
         }
         // Nothing of the refused update was applied.
         expect(await gateway.gateway.services.repositories.channels.get(id)).toMatchObject({ name, baseUrl: upstream.url, keys: [storedKey], priority: 0 });
@@ -116,14 +117,30 @@ describe('admin API security: a channel moved to another origin takes its key ag
         expect(await gateway.gateway.services.repositories.channels.get(id)).toMatchObject({ baseUrl: upstream.url, keys: [storedKey, newKey] });
       });
 
-      it('takes a change of path, case or default port on the same origin without the key', async () => {
+      it('refuses another path or query on the same origin without the key, and the stored keys never go there', async () => {
         const { id } = await createChannel();
-        for (const baseUrl of [`${upstream.url}/proxy/v1`, upstream.url.replace(/^http:/, 'HTTP:'), `${upstream.url}/`]) {
+        for (const baseUrl of [`${upstream.url}/tenant-b/v1`, `${upstream.url}/v1`, `${upstream.url}?account=b`]) {
+          const answer = await call('PUT', `/api/admin/channels/${id}`, { body: { base_url: baseUrl } });
+          expect(answer.status, `${baseUrl}: ${answer.text}`).toBe(400);
+          expect(answer.body.message).toMatch(/^key: .*another origin or path/);
+        }
+        expect(await gateway.gateway.services.repositories.channels.get(id)).toMatchObject({ baseUrl: upstream.url, keys: [storedKey] });
+        await relayThrough(id);
+        expect(upstream.requests.map((request) => request.path)).toEqual(['/v1/chat/completions']);
+
+        const moved = await call('PUT', `/api/admin/channels/${id}`, { body: { base_url: `${upstream.url}/tenant-b`, key: newKey } });
+        expect(moved.status, moved.text).toBe(200);
+        expect(await gateway.gateway.services.repositories.channels.get(id)).toMatchObject({ baseUrl: `${upstream.url}/tenant-b`, keys: [newKey] });
+      });
+
+      it('takes a change of case, default port or trailing slash without the key', async () => {
+        const { id } = await createChannel();
+        for (const baseUrl of [upstream.url.replace(/^http:/, 'HTTP:'), `${upstream.url}/`]) {
           const answer = await call('PUT', `/api/admin/channels/${id}`, { body: { base_url: baseUrl } });
           expect(answer.status, `${baseUrl}: ${answer.text}`).toBe(200);
         }
         expect(await gateway.gateway.services.repositories.channels.get(id)).toMatchObject({ keys: [storedKey] });
-        // A change of type keeps the host the keys go to: it needs no key either.
+        // A change of type keeps the place the keys go to: it needs no key either.
         expect((await call('PUT', `/api/admin/channels/${id}`, { body: { type: 'anthropic' } })).status).toBe(200);
         expect((await call('PUT', `/api/admin/channels/${id}`, { body: { type: 'openai', priority: 1 } })).status).toBe(200);
         expect(await gateway.gateway.services.repositories.channels.get(id)).toMatchObject({ type: 'openai', keys: [storedKey], priority: 1 });

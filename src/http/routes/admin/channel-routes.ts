@@ -11,7 +11,7 @@ import { formatChannel } from './format-channel.js';
 import { parseIdParameter } from './parse-id-parameter.js';
 import { parsePageRequest } from './parse-page-request.js';
 import { parseRequestBody } from './parse-request-body.js';
-import { refuseKeyLessOriginChange } from './refuse-key-less-origin-change.js';
+import { refuseKeyLessDestinationChange } from './refuse-key-less-destination-change.js';
 import { refuseUnknownGroups } from './refuse-unknown-groups.js';
 import { successEnvelope } from './success-envelope.js';
 
@@ -72,7 +72,7 @@ export async function channelRoutes(app: FastifyInstance, services: AppServices)
     // Checked after that: the stored URL sent back (masked or not) from before credentials were refused is no new one.
     const urlProblem = fields.baseUrl === undefined || fields.baseUrl === current.baseUrl ? undefined : baseUrlProblem(fields.baseUrl);
     if (urlProblem !== undefined) throw new GatewayError('invalid_request', `base_url: ${urlProblem}`, { param: 'base_url' });
-    refuseKeyLessOriginChange(current.baseUrl, fields.baseUrl, fields.keys !== undefined);
+    refuseKeyLessDestinationChange(current.baseUrl, fields.baseUrl, fields.keys !== undefined);
     await channels.update(id, fields, services.now());
     // An operator's edit (a new key, re-enabling) starts the channel afresh: no cooldown, no key set aside.
     services.relay.health.reset(id);
