@@ -80,15 +80,28 @@ export class TokensRepository {
     return row === undefined ? undefined : toTokenRecord(row);
   }
 
-  /** What the token's requests in flight hold reserved (open quota reservations), in quota units. */
-  async reservedInFlight(id: number): Promise<number> {
+  /**
+   * The token with what its requests in flight hold reserved (open quota reservations, in quota units), read
+   * in one statement: one snapshot on every database, so a settle committing between two reads can neither
+   * count a charge twice (still reserved and already used) nor miss it.
+   */
+  async getWithReservedInFlight(id: number): Promise<{ token: StoredToken; reservedInFlight: number } | undefined> {
     const row = await this.db
-      .selectFrom('quota_reservations')
-      .select((eb) => eb.fn.sum<number | string | null>('amount').as('reserved'))
-      .where('state', '=', 'reserved')
-      .where('token_id', '=', id)
+      .selectFrom('tokens')
+      .selectAll()
+      .select((eb) =>
+        eb
+          .selectFrom('quota_reservations')
+          .select((reservations) => reservations.fn.sum<number | string | null>('amount').as('reserved'))
+          .where('state', '=', 'reserved')
+          .where('token_id', '=', id)
+          .as('reserved_in_flight'),
+      )
+      .where('id', '=', id)
       .executeTakeFirst();
-    return Number(row?.reserved ?? 0);
+    if (row === undefined) return undefined;
+    const { reserved_in_flight: reserved, ...tokenRow } = row;
+    return { token: toTokenRecord(tokenRow), reservedInFlight: Number(reserved ?? 0) };
   }
 
   async getByKeyHash(keyHash: string): Promise<StoredToken | undefined> {

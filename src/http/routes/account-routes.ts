@@ -97,17 +97,16 @@ type FreshToken = { ok: true; token: TokenRecord; reservedInFlight: number } | {
 async function readFreshToken(services: AppServices, request: FastifyRequest): Promise<FreshToken> {
   const caller = request.caller;
   if (caller === undefined) throw new Error('account routes run after authentication');
-  let token: TokenRecord | undefined;
-  let reservedInFlight: number;
+  let read: Awaited<ReturnType<AppServices['repositories']['tokens']['getWithReservedInFlight']>>;
   try {
-    [token, reservedInFlight] = await Promise.all([services.repositories.tokens.get(caller.token.id), services.repositories.tokens.reservedInFlight(caller.token.id)]);
+    read = await services.repositories.tokens.getWithReservedInFlight(caller.token.id);
   } catch (error) {
     request.log.error({ err: error, tokenId: caller.token.id }, 'reading the token for an account route failed');
     return { ok: false };
   }
-  if (token === undefined) throw new GatewayError('invalid_api_key', 'Incorrect API key provided.');
-  if (!token.enabled) throw new GatewayError('token_disabled', 'This API key has been disabled.');
-  return { ok: true, token, reservedInFlight };
+  if (read === undefined) throw new GatewayError('invalid_api_key', 'Incorrect API key provided.');
+  if (!read.token.enabled) throw new GatewayError('token_disabled', 'This API key has been disabled.');
+  return { ok: true, token: read.token, reservedInFlight: read.reservedInFlight };
 }
 
 /** Spec §4.11: token usage and the OpenAI-compatible billing routes. */
