@@ -19,4 +19,13 @@ export interface CanonicalResponse {
   finishReason: CanonicalFinishReason;
   /** As the upstream reported it; undefined when it reported none (billing then counts locally). */
   usage: NormalizedUsage | undefined;
+  /**
+   * For billing only (formatters write nothing), beside an undefined `usage`: a report that left out the
+   * count of the output the answer produced (Gemini without `candidatesTokenCount`). Its input, the
+   * reasoning it did count (`thoughtsTokenCount`) and its web searches are billed as reported, the visible
+   * output counted locally — as a stream's `input-usage` part is (canonical-stream-part.ts).
+   */
+  inputUsage?: { input: NormalizedUsage['input']; reasoning?: number; webSearches?: number };
+  /** For billing only: the text of candidates no part carries (Gemini `candidateCount` > 1), counted when no usage is reported. */
+  uncarriedOutput?: string;
 }

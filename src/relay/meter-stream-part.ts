@@ -4,7 +4,8 @@ import type { UsageMeter } from './usage-meter.js';
 
 /**
  * Reads what billing needs from a whole (non-streamed) answer: its reported usage, or, when the upstream
- * reported none, the text it produced, counted locally at settlement as a stream's would be.
+ * reported none, the text it produced, counted locally at settlement as a stream's would be — with the
+ * input (and reasoning) of a report that left the output out (`inputUsage`), as an `input-usage` part.
  */
 export function meterWholeResponse(meter: UsageMeter, response: CanonicalResponse, now: () => number): void {
   meter.firstTokenAt = now();
@@ -18,7 +19,17 @@ export function meterWholeResponse(meter: UsageMeter, response: CanonicalRespons
         meter.outputTally.add(part.arguments);
       } else {
         meter.outputTally.add(part.text);
+        // Apart too: a report that counted the reasoning but not the visible output bills the rest.
+        if (part.type === 'reasoning') meter.reasoningTally.add(part.text);
       }
+    }
+    if (response.uncarriedOutput !== undefined) meter.outputTally.add(response.uncarriedOutput);
+    const reported = response.inputUsage;
+    if (reported !== undefined) {
+      // A report of 0 input (a relay that counts only the total) leaves the prompt to the local count.
+      meter.reportedInput = reported.input.total > 0 ? reported.input : undefined;
+      meter.reportedWebSearches = reported.webSearches;
+      meter.reportedReasoning = reported.reasoning;
     }
   }
   meter.onAnswerNoted?.();

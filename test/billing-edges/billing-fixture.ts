@@ -13,6 +13,7 @@ import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { countTokens } from 'gpt-tokenizer';
 import type { ChannelSettings, ConfigFile } from '../../src/config/config-file-schema.js';
+import type { DialectName } from '../../src/storage/database-schema.js';
 import { startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { replyAsAsked, wireStyles, type WireStyle } from '../fakes/scripted-vendor-wire.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
@@ -80,6 +81,8 @@ export interface BillingFixtureOptions {
   channelSettings?: Partial<Record<WireStyle, ChannelSettings>>;
   /** `model_mapping` of the primary channel of a style. */
   modelMapping?: Partial<Record<WireStyle, Record<string, string>>>;
+  /** The database the ledger is kept in (SQLite unless given; see test/support/test-databases.ts). */
+  dialect?: DialectName;
 }
 
 export interface BillingFixture {
@@ -139,7 +142,7 @@ export async function startBillingFixture(options: BillingFixtureOptions = {}): 
     users: [{ username: 'payer', role: 'user', group, enabled: true, ...(options.userQuota === undefined ? {} : { quota: options.userQuota }) }],
     tokens: [{ name: 'payer-key', user: 'payer', key: callerKey, expires_at: 0, enabled: true, ...(options.tokenQuota === undefined ? { unlimited_quota: true } : { quota: options.tokenQuota }) }],
   };
-  const gateway = await startTestGateway({ env: options.env ?? {}, config });
+  const gateway = await startTestGateway({ env: options.env ?? {}, config, ...(options.dialect === undefined ? {} : { dialect: options.dialect }) });
   const { db } = gateway.gateway.services.database;
   const channelRows = await db.selectFrom('channels').select(['id', 'name']).execute();
   const channelIds = Object.fromEntries(channelRows.map((row) => [row.name, Number(row.id)]));

@@ -34,4 +34,38 @@ describe('parseGeminiResponse', () => {
     const candidate = { content: { role: 'model', parts: [{ text: 'x' }] }, finishReason: 'STOP' };
     expect(parseGeminiResponse({ candidates: [candidate, candidate] }).warnings).toEqual(['2 candidates: only the first is carried']);
   });
+
+  const answer = (parts: unknown[], usageMetadata: unknown, extra: Record<string, unknown> = {}) => ({ candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP' }], usageMetadata, ...extra });
+  const prompt = { promptTokenCount: 12, totalTokenCount: 12 };
+
+  it('reads a report without candidatesTokenCount after text as the input, its output left to the local count', () => {
+    for (const usageMetadata of [prompt, { ...prompt, candidatesTokenCount: 0 }]) {
+      const { value } = parseGeminiResponse(answer([{ text: 'Hello' }], usageMetadata));
+      expect(value.usage).toBeUndefined();
+      expect(value.inputUsage).toEqual({ input: { total: 12, cacheRead: 0, cacheWrite: 0 } });
+    }
+    const call = parseGeminiResponse(answer([{ functionCall: { name: 'lookup', args: { q: 'x' } } }], prompt)).value;
+    expect({ usage: call.usage, inputUsage: call.inputUsage }).toEqual({ usage: undefined, inputUsage: { input: { total: 12, cacheRead: 0, cacheWrite: 0 } } });
+  });
+
+  it('keeps the thoughts such a report counted', () => {
+    const { value } = parseGeminiResponse(answer([{ text: 'hm', thought: true }, { text: 'Answer.' }], { promptTokenCount: 11, thoughtsTokenCount: 198, totalTokenCount: 209 }));
+    expect(value.usage).toBeUndefined();
+    expect(value.inputUsage).toEqual({ input: { total: 11, cacheRead: 0, cacheWrite: 0 }, reasoning: 198 });
+  });
+
+  it('takes the prompt-only report of an empty answer, and the thoughts-only report of one that only thought, as its usage', () => {
+    const empty = parseGeminiResponse(answer([{ text: '' }], prompt)).value;
+    expect(empty.inputUsage).toBeUndefined();
+    expect(empty.usage).toMatchObject({ input: { total: 12 }, output: { total: 0 } });
+    const thought = parseGeminiResponse(answer([{ text: 'hm', thought: true }], { promptTokenCount: 11, thoughtsTokenCount: 198, totalTokenCount: 209 })).value;
+    expect(thought.inputUsage).toBeUndefined();
+    expect(thought.usage).toMatchObject({ output: { total: 198, reasoning: 198 } });
+  });
+
+  it('keeps the text of the candidates after the first for billing', () => {
+    const candidate = (text: string) => ({ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP' });
+    expect(parseGeminiResponse({ candidates: [candidate('one'), candidate('two'), candidate('three')] }).value.uncarriedOutput).toBe('twothree');
+    expect(parseGeminiResponse({ candidates: [candidate('one')] }).value).not.toHaveProperty('uncarriedOutput');
+  });
 });

@@ -1,4 +1,3 @@
-import type { NormalizedUsage } from '../../billing/normalized-usage.js';
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
 import type { Converted } from '../../canonical/conversion.js';
 import { geminiResponseSchema } from './gemini-wire-schema.js';
@@ -7,12 +6,16 @@ import { mapGeminiFinishReason } from './map-gemini-finish-reason.js';
 import { parseGeminiModelParts } from './parse-gemini-model-parts.js';
 import { readGeminiCreateTime } from './read-gemini-create-time.js';
 import { countGroundingSearches, groundingQueriesOf } from './count-grounding-searches.js';
-import { readGeminiUsage, withGroundingSearches } from './read-gemini-usage.js';
+import { readGeminiUsage, reportsGeminiCandidates, withGroundingSearches } from './read-gemini-usage.js';
+import { collectUncarriedCandidateText } from './collect-uncarried-candidate-text.js';
 
 /**
  * An upstream GenerateContentResponse (ai.google.dev/api/generate-content#generatecontentresponse) →
- * canonical. Only the first candidate is read (the gateway never asks for more). A prompt blocked before
- * any candidate (`promptFeedback.blockReason`) is a content_filter stop with the block reason as raw.
+ * canonical. Only the first candidate is read (the gateway never asks for more); the text of the others
+ * is kept for billing (`uncarriedOutput`). A prompt blocked before any candidate (`promptFeedback.blockReason`)
+ * is a content_filter stop with the block reason as raw. A `usageMetadata` without `candidatesTokenCount`
+ * after text or a call was produced has not counted that output: it is no usage, only `inputUsage`, as the
+ * stream decoder reads the same report (decode-gemini-stream.ts).
  */
 export function parseGeminiResponse(body: unknown): Converted<CanonicalResponse> {
   const warnings: string[] = [];
@@ -30,6 +33,7 @@ export function parseGeminiResponse(body: unknown): Converted<CanonicalResponse>
   if (candidate?.citationMetadata !== undefined) warnings.push('citationMetadata has no canonical form');
 
   const content = parseGeminiModelParts(candidate?.content?.parts ?? [], (ordinal) => makeGeminiToolCallId(wire.responseId, ordinal), warnings);
+  const uncarried = collectUncarriedCandidateText(candidates);
   const blockReason = wire.promptFeedback?.blockReason;
   const finishReason =
     candidate?.finishReason === undefined && blockReason !== undefined
@@ -42,14 +46,33 @@ export function parseGeminiResponse(body: unknown): Converted<CanonicalResponse>
       created: readGeminiCreateTime(wire.createTime),
       content,
       finishReason: wire.error !== undefined && candidate === undefined ? { unified: 'error', raw: wire.error.status } : finishReason,
-      usage: groundedUsage(readGeminiUsage((body as { usageMetadata?: unknown }).usageMetadata), candidate?.groundingMetadata, wire.modelVersion ?? undefined),
+      ...readUsage(body, content, uncarried, candidate?.groundingMetadata, wire.modelVersion ?? undefined),
+      ...(uncarried === '' ? {} : { uncarriedOutput: uncarried }),
     },
     warnings,
   };
 }
 
-/** The usage with the Google searches the answer's grounding ran. */
-function groundedUsage(usage: NormalizedUsage | undefined, groundingMetadata: unknown, modelVersion: string | undefined): NormalizedUsage | undefined {
-  if (usage === undefined) return undefined;
-  return withGroundingSearches(usage, countGroundingSearches(new Set(groundingQueriesOf(groundingMetadata)), modelVersion));
+/**
+ * The answer's usage, or, when its report leaves out `candidatesTokenCount` though the answer produced
+ * text or a call (Gemini writes it only when it counts candidates; some relays drop it; a thinking model's
+ * report may carry `thoughtsTokenCount` alone), the input, thoughts and searches it did count: billed
+ * with the produced output counted locally, never as 0 output. An empty or blocked answer's prompt-only
+ * report, or a thinking-only one's, is its usage.
+ */
+function readUsage(
+  body: unknown,
+  content: CanonicalResponse['content'],
+  uncarried: string,
+  groundingMetadata: unknown,
+  modelVersion: string | undefined,
+): Pick<CanonicalResponse, 'usage' | 'inputUsage'> {
+  const usageMetadata = (body as { usageMetadata?: unknown }).usageMetadata;
+  const reported = readGeminiUsage(usageMetadata);
+  if (reported === undefined) return { usage: undefined };
+  const searches = countGroundingSearches(new Set(groundingQueriesOf(groundingMetadata)), modelVersion);
+  const producedOutput = uncarried !== '' || content.some((part) => part.type === 'tool-call' || (part.type === 'text' && part.text !== ''));
+  if (!producedOutput || reportsGeminiCandidates(usageMetadata)) return { usage: withGroundingSearches(reported, searches) };
+  const reasoning = reported.output.reasoning;
+  return { usage: undefined, inputUsage: { input: reported.input, ...(reasoning > 0 ? { reasoning } : {}), ...(searches > 0 ? { webSearches: searches } : {}) } };
 }
