@@ -8,13 +8,14 @@ import { startTestGateway, type TestGateway } from '../support/start-test-gatewa
 /**
  * `POST /v1/messages/count_tokens` through `@anthropic-ai/sdk`'s `messages.countTokens` (docs/behaviour.md
  * "Styles and conversion"): an Anthropic channel's model is counted by the channel (its count path, the
- * model mapped, the channel's key) and counts against the key's rpm; another channel's model is counted
- * locally (exact o200k, 4 per message) with no upstream call and no rate limit; neither is charged or
- * logged as a charge. Refusals come in Anthropic's envelope, as /v1/messages gives them.
+ * model mapped, the channel's key); another channel's model is counted locally (exact o200k, 4 per
+ * message) with no upstream call. Both count against the key's rpm; neither is charged or logged as a
+ * charge. Refusals come in Anthropic's envelope, as /v1/messages gives them.
  */
 const callerKey = `sk-${'c'.repeat(48)}`;
 const limitedKey = `sk-${'l'.repeat(48)}`;
 const rpmKey = `sk-${'r'.repeat(48)}`;
+const localRpmKey = `sk-${'m'.repeat(48)}`;
 const anthropicChannelKey = 'sk-ant-channel-key-000001';
 const claudeModel = 'count-claude';
 const claudeUpstreamModel = 'claude-upstream-9';
@@ -41,6 +42,7 @@ beforeAll(async () => {
         { name: 'payer-key', user: 'payer', key: callerKey, expires_at: 0, enabled: true, quota: 10_000_000 },
         { name: 'limited-key', user: 'payer', key: limitedKey, expires_at: 0, enabled: true, quota: 10_000_000, model_limits: [chatModel] },
         { name: 'rpm-key', user: 'payer', key: rpmKey, expires_at: 0, enabled: true, quota: 10_000_000, rate_limit: { rpm: 2 } },
+        { name: 'local-rpm-key', user: 'payer', key: localRpmKey, expires_at: 0, enabled: true, quota: 10_000_000, rate_limit: { rpm: 2 } },
       ],
     },
   });
@@ -142,11 +144,14 @@ describe('messages.countTokens on another channel type', () => {
     expect(((await fuller.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(plain.input_tokens + 20);
   });
 
-  it('is not rate limited, as Gemini :countTokens is not', async () => {
-    const client = sdk(rpmKey);
-    for (let index = 0; index < 4; index += 1) {
-      await expect(client.messages.countTokens({ model: chatModel, messages: [{ role: 'user', content: 'x' }] })).resolves.toEqual({ input_tokens: tokens('x') + 4 });
-    }
+  it('counts against the key rpm too (the exact count is the gateway CPU): the third count in a minute is the SDK RateLimitError', async () => {
+    const client = sdk(localRpmKey);
+    const count = () => client.messages.countTokens({ model: chatModel, messages: [{ role: 'user', content: 'x' }] }).withResponse();
+    const answers = [await count(), await count()];
+    expect(answers.map(({ data }) => data)).toEqual([{ input_tokens: tokens('x') + 4 }, { input_tokens: tokens('x') + 4 }]);
+    expect(answers.map(({ response }) => response.headers.get('x-ratelimit-remaining-requests'))).toEqual(['1', '0']);
+    await expect(count()).rejects.toBeInstanceOf(Anthropic.RateLimitError);
+    expect(openaiUpstream.requests.length).toBe(0);
   });
 });
 

@@ -3,11 +3,10 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import { openaiEndpoints } from '../../relay/openai/openai-endpoints.js';
 import { buildChatInbound, buildGeminiInbound, buildParsedInbound } from '../../relay/text/build-text-inbound.js';
 import { runOpenaiRelay } from '../../relay/openai/run-openai-relay.js';
-import { authorizeModel } from '../../relay/relay-envelope.js';
-import { requirePrice } from '../../relay/require-price.js';
 import { runTextRelay } from '../../relay/text/run-text-relay.js';
 import { runAnthropicCountTokens } from '../../relay/text/run-anthropic-count-tokens.js';
 import { validateChatRequest } from '../../relay/openai/validate-chat-request.js';
+import { runGeminiCountTokens } from '../../relay/gemini/run-gemini-count-tokens.js';
 import { runGeminiEmbeddingRelay } from '../../relay/gemini/run-gemini-embedding-relay.js';
 import { requireObjectBody as requireObject } from '../../relay/validate-body.js';
 import type { AppServices } from '../app-services.js';
@@ -65,17 +64,9 @@ export async function textRelayRoutes(app: FastifyInstance, services: AppService
         const inbound = buildGeminiInbound(body, request.rawBody, model, stream, framing);
         return track(() => runTextRelay(services.relay, inbound, request, reply));
       }
-      case 'countTokens': {
-        // Counted locally with the exact tokenizer (no upstream call, nothing billed); o200k, not Gemini's own.
-        // Only for a model the key may use, as generateContent would answer.
-        const caller = request.caller;
-        if (caller === undefined) throw new Error('relay routes run after authentication');
-        authorizeModel(services.relay, caller, { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId });
-        requirePrice(services.relay.catalog.snapshot, model);
-        const contents = body.generateContentRequest !== null && typeof body.generateContentRequest === 'object' ? (body.generateContentRequest as Record<string, unknown>) : body;
-        const inbound = buildGeminiInbound(contents, undefined, model, false, 'sse');
-        return inbound.countPromptTokens().then((totalTokens) => reply.header('x-request-id', request.id).send({ totalTokens }));
-      }
+      case 'countTokens':
+        // Counted locally, never charged; one request against the rpm windows (run-gemini-count-tokens.ts).
+        return runGeminiCountTokens(services.relay, model, body, request, reply);
       case 'embedContent':
       case 'batchEmbedContents':
         return runGeminiEmbeddingRelay(services.relay, action, model, body, request, reply);

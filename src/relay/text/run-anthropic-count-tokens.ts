@@ -13,12 +13,14 @@ const anthropicChannelTypes: ReadonlySet<string> = new Set(['anthropic']);
 /**
  * `POST /v1/messages/count_tokens` (Anthropic's token count): the body a Messages request would send, less
  * its output limit. Refused as /v1/messages refuses (a malformed body 400, then the model: 403 outside the
- * key's model_limits, 400 unknown or unpriced, 503 elsewhere only). Never charged.
+ * key's model_limits, 400 unknown or unpriced, 503 elsewhere only). Never charged, but either way one
+ * request against the rpm windows, as the free asset requests (a 429 when one is full, before any count):
  * - An Anthropic channel of the caller's group serves the model: the count is that channel's
- *   (`/v1/messages/count_tokens`, model mapped, the channel's key), relayed as it answers. Free, but it uses
- *   the operator's upstream account: one request against the rpm windows, as the free asset requests.
+ *   (`/v1/messages/count_tokens`, model mapped, the channel's key), relayed as it answers; it uses the
+ *   operator's upstream account.
  * - Otherwise it is counted here (the exact o200k count a request's settlement uses, as Gemini's
- *   `:countTokens`): no upstream call, no rate limit, no log row.
+ *   `:countTokens`): no upstream call and no log row, but the exact count of a large body is CPU time on
+ *   the event loop, which a key must not be able to ask for without end.
  */
 export async function runAnthropicCountTokens(services: RelayServices, body: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const caller = request.caller;
@@ -31,13 +33,13 @@ export async function runAnthropicCountTokens(services: RelayServices, body: Rec
   requirePrice(services.catalog.snapshot, inbound.model);
   const requestIds = { 'x-request-id': request.id, 'request-id': request.id };
 
+  const admission = await admitFreeRequest(services, caller, request.ip);
   const anthropicQuery = { ...query, channelTypes: anthropicChannelTypes };
   if (candidateChannels(services.catalog.snapshot.channels, anthropicQuery).length === 0) {
     const inputTokens = await inbound.countPromptTokens();
-    return reply.headers(requestIds).send({ input_tokens: inputTokens });
+    return reply.headers({ ...requestIds, ...admission.rateHeaders }).send({ input_tokens: inputTokens });
   }
 
-  const admission = await admitFreeRequest(services, caller, request.ip);
   const answer = await askAnthropicCountTokens(services, { query: anthropicQuery, body, rawBody: request.rawBody, clientHeaders: request.headers });
   try {
     JSON.parse(answer.text);

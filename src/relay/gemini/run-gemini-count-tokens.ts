@@ -1,0 +1,25 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { admitFreeRequest } from '../admit-free-request.js';
+import { authorizeModel } from '../relay-envelope.js';
+import type { RelayServices } from '../relay-services.js';
+import { requirePrice } from '../require-price.js';
+import { buildGeminiInbound } from '../text/build-text-inbound.js';
+
+/**
+ * Gemini native `:countTokens`, counted here with the exact tokenizer (o200k, not Gemini's own): no upstream
+ * call, nothing charged, no log row. Only for a model the key may use, as `:generateContent` would answer
+ * (403, 400 unknown or unpriced, 503), and one request against the rpm windows as the free routes are
+ * (a 429 when one is full, before counting): the exact count of a large body is CPU time on the event
+ * loop, which a key must not be able to ask for without end. No tokens window is charged or consulted.
+ */
+export async function runGeminiCountTokens(services: RelayServices, model: string, body: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const caller = request.caller;
+  if (caller === undefined) throw new Error('relay routes run after authentication');
+  authorizeModel(services, caller, { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId });
+  requirePrice(services.catalog.snapshot, model);
+  const contents = body.generateContentRequest !== null && typeof body.generateContentRequest === 'object' ? (body.generateContentRequest as Record<string, unknown>) : body;
+  const inbound = buildGeminiInbound(contents, undefined, model, false, 'sse');
+  const admission = await admitFreeRequest(services, caller, request.ip);
+  const totalTokens = await inbound.countPromptTokens();
+  return reply.headers({ 'x-request-id': request.id, ...admission.rateHeaders }).send({ totalTokens });
+}
