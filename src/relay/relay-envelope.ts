@@ -139,6 +139,10 @@ export async function runRelayEnvelope(
   let upstreamAnswered = false;
   let answeredFailure: ProducedOutput | undefined;
   let lastAttemptAnswered = false;
+  // The channel whose answer the request is billed for, which its used quota counts: the last attempt
+  // that answered (as `upstreamAnswered` and `answeredFailure` follow it), or the one that wrote to the client.
+  let answeredChannelId: number | undefined;
+  let attemptChannelId: number | undefined;
   let attemptNumber = 0;
   let result: FailoverResult<{ status: number }> | undefined;
   let failure: GatewayError | undefined;
@@ -167,6 +171,7 @@ export async function runRelayEnvelope(
       shouldStop: () => meter.clientAborted,
       attempt: async (channel, key) => {
         attemptNumber += 1;
+        attemptChannelId = channel.id;
         // Until it returns: an attempt that throws (a conversion refusing the request) produced nothing.
         lastAttemptAnswered = false;
         slot?.close();
@@ -179,7 +184,10 @@ export async function runRelayEnvelope(
         const outcome = await attempt(channel, key, tools);
         // A failed attempt's writer sent nothing and is done with; the next attempt opens its own.
         if (outcome.kind === 'failed') slot?.close();
-        if (outcome.kind === 'served' || outcome.upstreamAnswered === true) upstreamAnswered = true;
+        if (outcome.kind === 'served' || outcome.upstreamAnswered === true) {
+          upstreamAnswered = true;
+          answeredChannelId = channel.id;
+        }
         // Kept in case no later attempt produces anything: then this one's output is what the request cost.
         answeredFailure = outcome.kind === 'failed' && outcome.upstreamAnswered === true ? meter.setAsideAttempt() : answeredFailure;
         lastAttemptAnswered = outcome.kind === 'served' || outcome.upstreamAnswered === true;
@@ -224,7 +232,11 @@ export async function runRelayEnvelope(
       });
     // A settle the database could not take is retried in the background: the request's log row (and a
     // task's charge) follow it once it went through, with the usage it was settled at.
-    const settlement = await settleRequest(services, { requestId: request.id, admission, meter, upstreamAnswered, channelId: result?.kind === 'served' ? channelId : undefined }, (late, failedAt) => {
+    // Served: the channel that served. Else an attempt that threw after writing to the client is billed
+    // for what it sent, and a failure after its upstream answered for what that answer produced: its
+    // channel counts the charge as it would have had it served (nothing answered: no channel, no charge).
+    const billedChannelId = result?.kind === 'served' ? result.channel.id : meter.committed ? attemptChannelId : answeredChannelId;
+    const settlement = await settleRequest(services, { requestId: request.id, admission, meter, upstreamAnswered, channelId: billedChannelId }, (late, failedAt) => {
       services.logWriter.write(logRow(late, failedAt));
       plan.onSettledLate?.(late.charged);
     });

@@ -29,5 +29,11 @@ describe('an attempt that failed in-band, then a channel whose conversion refuse
     expect(fx.ups[1]!.requests).toHaveLength(0);
     const row = await fx.gateway.gateway.services.database.db.selectFrom('logs').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow();
     expect({ source: row.usage_source, output: Number(row.output_tokens) }).toEqual({ source: 'local', output: tokens(halfText) });
+    // The channel whose half answer is billed counts the charge; the one that refused counts nothing.
+    const channels = await fx.gateway.gateway.services.database.db.selectFrom('channels').select(['name', 'used_quota', 'request_count']).orderBy('name').execute();
+    expect(channels.map((channel) => ({ name: channel.name, used: Number(channel.used_quota), requests: Number(channel.request_count) }))).toEqual([
+      { name: 'a', used: Number(row.quota), requests: 1 },
+      { name: 'b', used: 0, requests: 0 },
+    ]);
   });
 });
