@@ -198,6 +198,7 @@ export async function recoverOpenReservations(
   const open = await db
     .selectFrom('quota_reservations')
     .select(['id', 'amount', 'token_id', 'user_id', 'owner', 'created_at'])
+    .select((eb) => eb.selectFrom('tasks').select((inner) => inner.fn.max('tasks.channel_id').as('channel_id')).whereRef('tasks.request_id', '=', 'quota_reservations.id').as('task_channel_id'))
     .where('state', '=', 'reserved')
     .where((eb) => (owner === undefined ? eb('created_at', '<', now - staleReservationMs) : eb.or([eb('owner', '=', owner), eb('created_at', '<', now - staleReservationMs)])))
     .orderBy('created_at')
@@ -205,7 +206,7 @@ export async function recoverOpenReservations(
   let settled = 0;
   let quota = 0;
   for (const reservation of open) {
-    const outcome = await settle(reservation.id, { actualAmount: Number(reservation.amount), channelId: undefined }, now);
+    const outcome = await settle(reservation.id, { actualAmount: Number(reservation.amount), channelId: taskChannelId(reservation.task_channel_id) }, now);
     if (!outcome.applied) continue;
     settled += 1;
     quota += outcome.charged;
@@ -219,6 +220,16 @@ export async function recoverOpenReservations(
     });
   }
   return { settled, quota };
+}
+
+/**
+ * The channel a recovered reservation's charge counts on: none for a request (which channel served it
+ * died with the process), the accepting channel for a task the upstream accepted (`tasks.channel_id`,
+ * written before the submit's settle). So every settle of a task's reservation — the submit's own, late or
+ * not, or recovery's — puts its charge on the task's channel, and the task's refund takes it back from there.
+ */
+export function taskChannelId(value: number | string | null | undefined): number | undefined {
+  return value === null || value === undefined ? undefined : Number(value);
 }
 
 export function quotaAmount(value: number, name: string): number {

@@ -2,7 +2,7 @@ import type { Database as SqliteConnection, Statement } from 'better-sqlite3';
 import { ExpectedFailure, SqliteGroupCommit } from '../storage/sqlite-group-commit.js';
 import type { QuotaLedger, RecoveredReservation, RecoveryScope, Reservation, ReserveOutcome, SettleInput, SettleOutcome } from './quota-ledger.js';
 import { SettledIncrements, type WalletIncrement } from './settled-increments.js';
-import { quotaAmount, staleReservationMs } from './sql-quota-ledger.js';
+import { quotaAmount, staleReservationMs, taskChannelId } from './sql-quota-ledger.js';
 
 /** Thrown only once the step has undone its own writes: the group commit rejects this request alone. */
 class Short extends ExpectedFailure {
@@ -19,6 +19,8 @@ interface OpenReservation {
   token_id: number;
   user_id: number;
 }
+
+const taskChannel = `(select max(channel_id) from tasks where tasks.request_id = quota_reservations.id) as task_channel_id`;
 
 /** Reservations remembered at most; past it the memory is dropped and settles read their rows back. */
 const maxRemembered = 65_536;
@@ -102,8 +104,9 @@ export class SqliteQuotaLedger implements QuotaLedger {
       settleUserGuarded: settleWalletGuarded('user'),
       addToChannel: prepare(`update channels set used_quota = used_quota + ?, request_count = request_count + ? where id = ?`),
       recordCharge: prepare(`update quota_reservations set settled_amount = ? where id = ?`),
-      open: prepare(`select id, amount, token_id, user_id, owner, created_at from quota_reservations where state = 'reserved' and (owner = ? or created_at < ?) order by created_at`),
-      stale: prepare(`select id, amount, token_id, user_id, owner, created_at from quota_reservations where state = 'reserved' and created_at < ? order by created_at`),
+      // With the channel of the task the reservation is for, if an upstream accepted one (taskChannelId).
+      open: prepare(`select id, amount, token_id, user_id, owner, created_at, ${taskChannel} from quota_reservations where state = 'reserved' and (owner = ? or created_at < ?) order by created_at`),
+      stale: prepare(`select id, amount, token_id, user_id, owner, created_at, ${taskChannel} from quota_reservations where state = 'reserved' and created_at < ? order by created_at`),
     };
   }
 
@@ -135,11 +138,11 @@ export class SqliteQuotaLedger implements QuotaLedger {
   async recoverOpenReservations(now: number, onSettled?: (reservation: RecoveredReservation) => Promise<void>, scope: RecoveryScope = 'start'): Promise<{ settled: number; quota: number }> {
     await this.outsideOtherTransactions();
     const cutoff = now - staleReservationMs;
-    const open = (scope === 'start' ? this.statements.open.all(this.owner, cutoff) : this.statements.stale.all(cutoff)) as { id: string; amount: number; token_id: number; user_id: number; owner: string; created_at: number }[];
+    const open = (scope === 'start' ? this.statements.open.all(this.owner, cutoff) : this.statements.stale.all(cutoff)) as { id: string; amount: number; token_id: number; user_id: number; owner: string; created_at: number; task_channel_id: number | null }[];
     let settled = 0;
     let quota = 0;
     for (const reservation of open) {
-      const outcome = await this.settle(reservation.id, { actualAmount: Number(reservation.amount), channelId: undefined }, now);
+      const outcome = await this.settle(reservation.id, { actualAmount: Number(reservation.amount), channelId: taskChannelId(reservation.task_channel_id) }, now);
       if (!outcome.applied) continue;
       settled += 1;
       quota += outcome.charged;

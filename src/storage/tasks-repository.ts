@@ -234,8 +234,8 @@ export class TasksRepository {
    * caller, on any instance, updates nothing and refunds nothing), then the token's and the user's used
    * quota down by the charge and their balances up by it — each only if the charge left it (`token_debited`,
    * `user_debited`: limited at settlement), whatever its `unlimited_quota` now; a row settled before
-   * migration 017 (null) goes by the flag now — and the channel's used quota down when the submit's
-   * settlement had put it up. The charge is the task's `quota`, or — when a crash came between settling and
+   * migration 017 (null) goes by the flag now — and the used quota of the channel that accepted the task
+   * down, where every settle of its reservation put the charge. The charge is the task's `quota`, or — when a crash came between settling and
    * recording it — its reservation's settled amount and wallets. 'pending' while that reservation is still
    * open (crash recovery settles it); undefined when there is nothing to refund (not failed, or refunded
    * already).
@@ -246,8 +246,9 @@ export class TasksRepository {
       if (task === undefined) return undefined;
       let quota = task.quota === null ? null : Number(task.quota);
       let { token_debited: tokenDebited, user_debited: userDebited } = task;
-      // The submit's settlement credited the channel; a reservation settled by crash recovery did not.
-      const channelCredited = quota !== null && task.channel_id !== null;
+      // Every settle of an accepted task's reservation put its charge on the task's channel: the submit's
+      // (late or not, its charge recorded here or lost on the way) and crash recovery's (taskChannelId).
+      const channelCredited = task.channel_id !== null;
       if (quota === null) {
         const reservation = await trx
           .selectFrom('quota_reservations')

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createQuotaLedger } from '../../src/billing/create-quota-ledger.js';
-import { staleReservationMs } from '../../src/billing/sql-quota-ledger.js';
+import { SqlQuotaLedger, staleReservationMs } from '../../src/billing/sql-quota-ledger.js';
+import { TasksRepository } from '../../src/storage/tasks-repository.js';
 import { allDialects } from '../support/test-databases.js';
 import { openLedgerDatabase, type LedgerDatabase } from './ledger-test-setup.js';
 
@@ -92,5 +93,27 @@ for (const { dialect, available } of allDialects) {
       expect({ remain: token?.remainQuota, used: token?.usedQuota, requests: token?.requestCount }).toEqual({ remain: 44_500, used: 5500, requests: 10 });
       for (const id of ids) expect((await state(id)).state).toBe('settled');
     });
+
+    for (const [name, ledgerOf] of [
+      ['the wired ledger', (owner: string) => database.ledger(owner)],
+      ['SqlQuotaLedger', (owner: string) => new SqlQuotaLedger(database.handle.db, dialect, owner)],
+    ] as const) {
+      it(`${name}: a task's reservation is recovered on the channel that accepted the task, any other on none`, async () => {
+        const channelId = await database.createChannel();
+        const tasks = new TasksRepository(database.handle.db, database.handle.dialect);
+        const accepted = await leaveOpen('node-a', 'accepted-task', 1000, now - hour);
+        const notAccepted = await leaveOpen('node-a', 'unaccepted-task', 300, now - hour);
+        await leaveOpen('node-a', 'request', 200, now - hour);
+        const task = (requestId: string) => tasks.insert({ publicId: `task_${requestId.replace(/[^a-z0-9]/g, '').padEnd(32, '0')}`, kind: 'video', requestId, ...account, model: 'sora-2', properties: {} }, now - hour);
+        const acceptedId = await task(accepted);
+        await task(notAccepted);
+        const submitted = { channelId, keyFingerprint: 'fingerprint', upstreamModel: 'sora-2', upstreamId: 'video_1', status: 'queued' as const, progress: 0, result: '{}', nextPollAt: now };
+        expect(await tasks.markSubmitted(acceptedId, submitted, now - hour)).toBe(true);
+
+        expect(await ledgerOf(node('node-a')).recoverOpenReservations(now)).toEqual({ settled: 3, quota: 1500 });
+        const channel = await database.channels.get(channelId);
+        expect({ used: channel?.usedQuota, requests: channel?.requestCount }).toEqual({ used: 1000, requests: 1 });
+      });
+    }
   });
 }

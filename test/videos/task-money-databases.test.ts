@@ -126,16 +126,17 @@ describe.each(allDialects)('task money on $dialect', ({ dialect, available }) =>
       await tasks.markSubmitted(taskId, { channelId: channel!.id, keyFingerprint: keyFingerprint(upstreamKeys[0]!), upstreamModel: 'sora-2', upstreamId: upstreamVideo.id, status: 'queued', progress: 0, result: '{}', nextPollAt: fixture.now() }, fixture.now()),
     ).toBe(true);
 
-    // The restart settles the reservation at its amount (the client has paid; the channel was not credited).
+    // The restart settles the reservation at its amount (the client has paid), on the channel that accepted the task.
     await services.relay.ledger.recoverOpenReservations(fixture.now(), undefined, 'start');
     expect((await fixture.tokenUsed()) - usedBefore).toBe(amount);
+    expect((await channelUsed()) - channelBefore).toBe(amount);
 
     // The task runs on; the retention sweep runs a day and more later and keeps the reservation it needs.
     fixture.advanceClock(25 * 3600_000);
     await runRetention(services.database, fixture.now(), 0);
     expect(await db.selectFrom('quota_reservations').select('id').where('id', '=', requestId).executeTakeFirst()).toBeDefined();
 
-    // The upstream fails it: the whole charge comes back, and the channel's used quota does not move.
+    // The upstream fails it: the whole charge comes back, to the wallets and off the channel.
     fixture.sora.advance(upstreamVideo.id, { status: 'failed', error: { code: 'internal_error', message: 'gave up' } });
     await fixture.poll();
     expect(await fixture.task(publicId)).toMatchObject({ status: 'failure', refunded: 1, quota: amount });
