@@ -207,7 +207,13 @@ export async function runRelayEnvelope(
     // An earlier attempt's output, when no later one produced anything (even one that threw), is what the
     // request cost; an attempt that threw after writing to the client is billed for what it sent.
     if (answeredFailure !== undefined && !lastAttemptAnswered && !meter.committed) meter.restoreAttempt(answeredFailure);
-    const channelId = result !== undefined && result.kind !== 'no_channel' ? result.channel.id : undefined;
+    // Served: the channel that served. Else an attempt that threw after writing to the client is billed
+    // for what it sent, and a failure after its upstream answered for what that answer produced: its
+    // channel counts the charge as it would have had it served (nothing answered: no channel, no charge).
+    const billedChannelId = result?.kind === 'served' ? result.channel.id : meter.committed ? attemptChannelId : answeredChannelId;
+    // The row names the channel billed, so a channel's rows add up to its used quota; a request billed on
+    // none names the last channel tried (its failure is the one answered).
+    const channelId = billedChannelId ?? (result !== undefined && result.kind !== 'no_channel' ? result.channel.id : undefined);
     const logRow = (settlement: Settlement, finishedAt: number) =>
       buildLogRow({
         requestId: request.id,
@@ -232,10 +238,6 @@ export async function runRelayEnvelope(
       });
     // A settle the database could not take is retried in the background: the request's log row (and a
     // task's charge) follow it once it went through, with the usage it was settled at.
-    // Served: the channel that served. Else an attempt that threw after writing to the client is billed
-    // for what it sent, and a failure after its upstream answered for what that answer produced: its
-    // channel counts the charge as it would have had it served (nothing answered: no channel, no charge).
-    const billedChannelId = result?.kind === 'served' ? result.channel.id : meter.committed ? attemptChannelId : answeredChannelId;
     const settlement = await settleRequest(services, { requestId: request.id, admission, meter, upstreamAnswered, channelId: billedChannelId }, (late, failedAt) => {
       services.logWriter.write(logRow(late, failedAt));
       plan.onSettledLate?.(late.charged);

@@ -68,9 +68,15 @@ describe.each(allDialects)('channel used quota on $dialect', ({ dialect, availab
     const half = { data: { candidates: [{ content: { role: 'model', parts: [{ text: halfText }] }, index: 0 }], modelVersion: 'gemini-2.5-flash' } };
     fixture.primary.gemini.enqueue({ sse: [half, streamErrorEvent('gemini', 'The model is overloaded.')], crlf: true });
     fixture.fallback!.gemini.enqueue(errorReply('gemini', 500, 'busy'));
+    const rowsBefore = (await fixture.logs()).length;
     const { charged, channels } = await counted(() => sendWithSdk(fixture.sdk, 'openai-chat', modelOf.gemini, false, 500).catch(() => undefined));
     expect(charged).toBe(expectedCharge({ input: promptTokensExact(), output: tokens(halfText) }));
     expect(channels).toEqual({ 'primary-gemini': { used: charged, requests: 1 } });
+    // The log row names the channel billed, not the fallback that only refused, so a channel's rows add up
+    // to its used quota (the logs audit); both attempts are still listed.
+    const rows = (await fixture.logs()).slice(rowsBefore);
+    expect(rows.map((row: { channel_id: number | null; quota: number }) => ({ channel: row.channel_id, quota: row.quota }))).toEqual([{ channel: fixture.channelIds['primary-gemini'], quota: charged }]);
+    expect(JSON.parse((rows[0] as { attempts: string }).attempts)).toHaveLength(2);
   });
 
   it.skipIf(!available)('a client that left after the upstream answered 200 pays its prompt, counted on that channel', async () => {
