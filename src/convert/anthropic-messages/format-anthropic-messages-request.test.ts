@@ -141,6 +141,45 @@ describe('formatAnthropicMessagesRequest', () => {
       expect(result.warnings).toEqual(["thinking not sent: Anthropic refuses it with tool choice 'required'"]);
     });
 
+    describe('in a tool loop whose assistant turn lost its signed thinking', () => {
+      const loop = (assistant: CanonicalRequest['messages'][number]): CanonicalRequest => ({
+        ...base,
+        tools: [weatherTool],
+        reasoning: { effort: 'low' },
+        temperature: 0.5,
+        maxOutputTokens: 4096,
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+          assistant,
+          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'toolu_1', content: [{ type: 'text', text: 'sunny' }] }] },
+        ],
+      });
+      const call = { type: 'tool-call' as const, id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' };
+
+      it('leaves thinking out (Anthropic requires that turn to start with thinking), with a warning, max_tokens kept', () => {
+        // An OpenAI Chat client hands back reasoning_content without the signature: it cannot be replayed.
+        const result = formatAnthropicMessagesRequest(loop({ role: 'assistant', content: [{ type: 'reasoning', text: 'I need the weather.' }, call] }), 'claude');
+        expect(result.value.thinking).toBeUndefined();
+        expect(result.value.max_tokens).toBe(4096);
+        // Without thinking, the sampling settings it refused are sent again.
+        expect(result.value.temperature).toBe(0.5);
+        expect(result.warnings).toContain('thinking not sent: the assistant turn whose tool calls this request answers has no signed thinking to replay, which Anthropic requires with thinking on');
+      });
+
+      it('keeps thinking when that turn starts with signed or redacted thinking', () => {
+        const signed = formatAnthropicMessagesRequest(loop({ role: 'assistant', content: [{ type: 'reasoning', text: 'Hm.', signature: 'SIG' }, call] }), 'claude');
+        expect(signed.value.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+        const redacted = formatAnthropicMessagesRequest(loop({ role: 'assistant', content: [{ type: 'reasoning', text: '', redactedData: 'RED' }, call] }), 'claude');
+        expect(redacted.value.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+      });
+
+      it('keeps thinking when the request starts a new turn (it ends on a user text, not on tool results)', () => {
+        const request = loop({ role: 'assistant', content: [call] });
+        const result = formatAnthropicMessagesRequest({ ...request, messages: [...request.messages, { role: 'assistant', content: [{ type: 'text', text: 'Sunny.' }] }, { role: 'user', content: [{ type: 'text', text: 'Thanks' }] }] }, 'claude');
+        expect(result.value.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+      });
+    });
+
     it('drops temperature, top_k and a low top_p when thinking is on', () => {
       const result = formatAnthropicMessagesRequest({ ...base, reasoning: { budgetTokens: 2048 }, temperature: 0.2, topK: 5, topP: 0.5 }, 'claude');
       expect(result.value).not.toHaveProperty('temperature');

@@ -3,6 +3,7 @@ import type { CanonicalReasoningConfig, CanonicalRequest, CanonicalToolChoice } 
 import { formatAnthropicMessagesContent } from './format-anthropic-messages-content.js';
 import { formatAnthropicOutputSchema } from './format-anthropic-output-schema.js';
 import { offeredTools } from '../shared/offered-tools.js';
+import { finalToolTurnLacksThinking } from './final-tool-turn-lacks-thinking.js';
 
 /** Anthropic's smallest thinking budget (docs: extended thinking, "budget_tokens … minimum is 1,024"). */
 const minimumThinkingBudget = 1024;
@@ -26,7 +27,8 @@ export function formatAnthropicMessagesRequest(request: CanonicalRequest, upstre
   if (system.length === 1) body.system = system[0]?.text;
   else if (system.length > 1) body.system = system.map((part) => ({ type: 'text', text: part.text }));
 
-  body.messages = formatAnthropicMessagesContent(request.messages, warnings);
+  const messages = formatAnthropicMessagesContent(request.messages, warnings);
+  body.messages = messages;
 
   if (request.tools.length > 0) {
     // Anthropic has no allowed-tools choice: an allowed subset is sent as the only tools declared.
@@ -56,6 +58,12 @@ export function formatAnthropicMessagesRequest(request: CanonicalRequest, upstre
   const forcedTool = request.tools.length > 0 && (choice?.type === 'required' || choice?.type === 'tool' || (choice?.type === 'allowed-tools' && choice.mode === 'required'));
   if (forcedTool && thinkingBudget !== undefined && thinkingBudget > 0) {
     warnings.push(`thinking not sent: Anthropic refuses it with tool choice '${request.toolChoice?.type}'`);
+    thinkingBudget = undefined;
+  }
+  // A tool loop whose assistant turn lost its signed thinking (a client style that cannot carry the
+  // signature) is refused with thinking on: this request goes without it, max_tokens unchanged.
+  if (thinkingBudget !== undefined && thinkingBudget > 0 && finalToolTurnLacksThinking(messages)) {
+    warnings.push("thinking not sent: the assistant turn whose tool calls this request answers has no signed thinking to replay, which Anthropic requires with thinking on");
     thinkingBudget = undefined;
   }
   if (thinkingBudget !== undefined) body.thinking = thinkingBudget === 0 ? { type: 'disabled' } : { type: 'enabled', budget_tokens: thinkingBudget };
