@@ -148,6 +148,44 @@ describe('agent loops through converted directions against vendor-checking upstr
     expect(JSON.stringify((await fixture.lastLog()).warnings)).toContain('thinking not sent: the assistant turn whose tool calls this request answers has no signed thinking to replay');
   });
 
+  it.each([false, true])('gemini client with a thinking budget → anthropic answering redacted_thinking + tool_use: turn 2 is valid (stream=%s)', async (stream) => {
+    violations = [];
+    const redacted = 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj';
+    const turn1 = (req: ScriptedRequest) => {
+      violations.push(...validateAnthropic(req.body));
+      const events: any[] = [
+        { event: 'message_start', data: { type: 'message_start', message: { id: 'msg_r1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 50, output_tokens: 1 } } } },
+        { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'redacted_thinking', data: redacted } } },
+        { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+        { event: 'content_block_start', data: { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_R1', name: 'get_weather', input: {} } } },
+        { event: 'content_block_delta', data: { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"location":"Paris"}' } } },
+        { event: 'content_block_stop', data: { type: 'content_block_stop', index: 1 } },
+        { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 30 } } },
+        { event: 'message_stop', data: { type: 'message_stop' } },
+      ];
+      if (req.body.stream === true) return { sse: events };
+      return { json: { id: 'msg_r1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'redacted_thinking', data: redacted }, { type: 'tool_use', id: 'toolu_R1', name: 'get_weather', input: { location: 'Paris' } }], stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: 50, output_tokens: 30 } } };
+    };
+    fixture.upstream.enqueue(turn1, (req: ScriptedRequest) => {
+      violations.push(...validateAnthropic(req.body));
+      const blocks = req.body.messages[1].content;
+      if (!blocks.some((b: any) => b.type === 'redacted_thinking' && b.data === redacted)) violations.push('anthropic: the redacted_thinking block did not come back unchanged');
+      return replyFor('anthropic', { text: 'Sunny.', stop: 'stop', usage: usage(80, 3) }, req.body.stream === true);
+    });
+    const config = { thinkingConfig: { includeThoughts: true, thinkingBudget: 2048 }, tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather', parametersJsonSchema: weatherSchema }] }] };
+    const contents: any[] = [{ role: 'user', parts: [{ text: 'Weather in Paris?' }] }];
+    let parts: any[] = [];
+    if (stream) {
+      for await (const chunk of await fixture.gemini.models.generateContentStream({ model: M.anthropic, contents, config })) parts.push(...(chunk.candidates?.[0]?.content?.parts ?? []));
+    } else parts = (await fixture.gemini.models.generateContent({ model: M.anthropic, contents, config })).candidates![0]!.content!.parts!;
+    const call = parts.find((p) => p.functionCall !== undefined);
+    expect(call.functionCall).toMatchObject({ id: 'toolu_R1', name: 'get_weather', args: { location: 'Paris' } });
+    contents.push({ role: 'model', parts }, { role: 'user', parts: [{ functionResponse: { id: call.functionCall.id, name: 'get_weather', response: { output: 'sunny' } } }] });
+    const answer = await fixture.gemini.models.generateContent({ model: M.anthropic, contents, config });
+    expect(answer.text).toBe('Sunny.');
+    expect(violations).toEqual([]);
+  });
+
   // ---------- Anthropic client with extended thinking ----------
   async function anthropicLoop(model: string, stream: boolean, thinking: boolean) {
     const tools = [
@@ -224,7 +262,7 @@ describe('agent loops through converted directions against vendor-checking upstr
     throw new Error('no final answer');
   }
 
-  describe.each([{ model: M.chat }, { model: M.anthropic }])('gemini client → $model', ({ model }) => {
+  describe.each([{ model: M.chat }, { model: M.anthropic }, { model: M.responses }])('gemini client → $model', ({ model }) => {
     it.each([false, true])('parallel calls, results, a second round, the answer (stream=%s)', async (stream) => {
       const up = upstreamStyleOf(model);
       const ids = up === 'anthropic' ? ['toolu_01A', 'toolu_01B', 'toolu_01C'] : ['call_1', 'call_2', 'call_3'];

@@ -5,6 +5,7 @@ import { geminiResponseSchema, type GeminiFunctionCall, type GeminiPart, type Ge
 import { makeGeminiToolCallId } from './make-gemini-tool-call-id.js';
 import { mapGeminiFinishReason } from './map-gemini-finish-reason.js';
 import { readGeminiCreateTime } from './read-gemini-create-time.js';
+import { parseGeminiThoughtSignature } from './map-gemini-thought-signature.js';
 import { readThoughtSignature } from './read-thought-signature.js';
 import { countGroundingSearches, groundingQueriesOf } from './count-grounding-searches.js';
 import { keepEarlierShares, readGeminiUsage, reportsGeminiCandidates, reportsGeminiOutput, withGroundingSearches } from './read-gemini-usage.js';
@@ -90,13 +91,13 @@ export function createGeminiStreamDecoder(): StreamDecoder {
   }
 
   function part(out: CanonicalStreamPart[], wirePart: GeminiPart): void {
-    const signature = readThoughtSignature(wirePart);
+    const signature = signaturePartOf(wirePart);
     if (wirePart.thought === true) {
       if (wirePart.text !== undefined && wirePart.text !== '') out.push({ type: 'reasoning-delta', text: wirePart.text });
-      if (signature !== undefined) out.push({ type: 'reasoning-signature', signature });
+      if (signature !== undefined) out.push(signature);
       return;
     }
-    if (signature !== undefined) out.push({ type: 'reasoning-signature', signature });
+    if (signature !== undefined) out.push(signature);
     if (wirePart.functionCall !== undefined) functionCall(out, wirePart.functionCall);
     else if (wirePart.text !== undefined) {
       if (wirePart.text !== '') {
@@ -201,4 +202,12 @@ export function createGeminiStreamDecoder(): StreamDecoder {
       return failed || finishRaw !== undefined || blockReason !== undefined;
     },
   };
+}
+
+/** A part's thought signature as a stream part: redacted reasoning when it carries some (another gateway's Gemini answer). */
+function signaturePartOf(wirePart: GeminiPart): CanonicalStreamPart | undefined {
+  const signature = readThoughtSignature(wirePart);
+  if (signature === undefined) return undefined;
+  const opaque = parseGeminiThoughtSignature(signature);
+  return 'signature' in opaque ? { type: 'reasoning-signature', signature: opaque.signature } : { type: 'reasoning-redacted', data: opaque.redactedData };
 }

@@ -97,10 +97,30 @@ describe('createGeminiStreamEncoder', () => {
     expect(encoder.end()).toBe('');
   });
 
-  it('drops redacted reasoning with a warning', () => {
+  it('carries redacted reasoning as the signature of the call that follows, which the decoder reads back as redacted', () => {
     const encoder = createGeminiStreamEncoder(fixedContext());
-    expect(encoder.encode({ type: 'reasoning-redacted', data: 'opaque' })).toBe('');
-    expect(encoder.warnings).toEqual(['redacted/encrypted reasoning has no Gemini form and was dropped']);
+    const parts: CanonicalStreamPart[] = [
+      { type: 'start', id: 'r1', model: 'm', created: 0 },
+      { type: 'reasoning-delta', text: 'Let me think.' },
+      { type: 'reasoning-redacted', data: 'gAAAAABenc1' },
+      { type: 'tool-call-start', index: 0, id: 'call_1', name: 'get_weather' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '{}' },
+      { type: 'tool-call-end', index: 0 },
+      { type: 'finish', finishReason: { unified: 'tool_calls', raw: 'tool_calls' }, usage: undefined },
+    ];
+    const text = parts.map((part) => encoder.encode(part)).join('') + encoder.end();
+    expect(encoder.warnings).toEqual([]);
+    const events = toWireEvents(text).map((event) => (event.data as { candidates: { content: { parts: unknown[] } }[] }).candidates[0]!.content.parts);
+    expect(events.flat()).toContainEqual({ functionCall: { id: 'call_1', name: 'get_weather', args: {} }, thoughtSignature: 'redacted:gAAAAABenc1' });
+    const decoder = createGeminiStreamDecoder();
+    const decoded: CanonicalStreamPart[] = [];
+    const sse = createSseDecoder({ maxEventBytes: 1 << 20, onEvent: (event) => decoded.push(...decoder.push(event)) });
+    sse.push(Buffer.from(text));
+    sse.end();
+    expect(decoded.filter((part) => part.type.startsWith('reasoning'))).toEqual([
+      { type: 'reasoning-delta', text: 'Let me think.' },
+      { type: 'reasoning-redacted', data: 'gAAAAABenc1' },
+    ]);
   });
 });
 

@@ -4,6 +4,7 @@ import { encodeSseEvent } from '../../streaming/encode-sse.js';
 import type { GeminiWirePart } from './format-gemini-model-parts.js';
 import { formatGeminiErrorStatus } from './format-gemini-error-status.js';
 import { formatGeminiFinishReason } from './map-gemini-finish-reason.js';
+import { formatGeminiRedactedSignature } from './map-gemini-thought-signature.js';
 import { parseToolArguments } from './parse-tool-arguments.js';
 import { formatGeminiUsage } from './read-gemini-usage.js';
 
@@ -19,7 +20,8 @@ interface BufferedCall {
  * per `data:` event, no closing event, `usageMetadata` on every chunk once known and final on the chunk
  * that carries `finishReason`. Gemini sends function calls whole, so a call's arguments are held until
  * its `tool-call-end` (only that call's; text keeps flowing). A signature is written on the text or call
- * that follows it, else on its own empty part, as `formatGeminiModelParts` does.
+ * that follows it, else on its own empty part, as `formatGeminiModelParts` does; so is redacted reasoning,
+ * carried as a signature.
  */
 export function createGeminiStreamEncoder(context: ConversionContext): StreamEncoder {
   const warnings: string[] = [];
@@ -83,14 +85,14 @@ export function createGeminiStreamEncoder(context: ConversionContext): StreamEnc
           lastWasReasoning = true;
           return frame(parts);
         }
-        case 'reasoning-signature': {
+        case 'reasoning-signature':
+        case 'reasoning-redacted': {
+          // Redacted reasoning travels as a signature the client hands back (map-gemini-thought-signature.ts).
+          const signature = part.type === 'reasoning-signature' ? part.signature : formatGeminiRedactedSignature(part.data);
           const flushed = pendingSignature === undefined ? '' : frame(signaturePart());
-          pendingSignature = { signature: part.signature, afterReasoning: lastWasReasoning };
+          pendingSignature = { signature, afterReasoning: lastWasReasoning };
           return flushed;
         }
-        case 'reasoning-redacted':
-          warnOnce('redacted/encrypted reasoning has no Gemini form and was dropped');
-          return '';
         case 'tool-call-start':
           lastWasReasoning = false;
           calls.set(part.index, { id: part.id, name: part.name, arguments: '', signature: takeSignature() });

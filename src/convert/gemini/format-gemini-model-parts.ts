@@ -1,4 +1,5 @@
 import type { CanonicalAssistantPart } from '../../canonical/canonical-request.js';
+import { formatGeminiThoughtSignature } from './map-gemini-thought-signature.js';
 import { parseToolArguments } from './parse-tool-arguments.js';
 
 export type GeminiWirePart = Record<string, unknown>;
@@ -10,8 +11,12 @@ export type GeminiWirePart = Record<string, unknown>;
  * a replayed turn whose first `functionCall` lacks its signature, and a signature that followed thoughts
  * covers them. With nothing after it (or more reasoning), it stays on the thought part itself, or on an
  * empty text part when the reasoning has no text, as Gemini ends a streamed answer.
+ *
+ * Redacted reasoning (Anthropic `redacted_thinking`, Responses encrypted content) is carried as a signature
+ * (map-gemini-thought-signature.ts) toward a Gemini client, which hands it back on its next turn, and
+ * dropped toward a Gemini upstream (`redacted: 'drop'`), which could not read it.
  */
-export function formatGeminiModelParts(content: CanonicalAssistantPart[], warnings: string[]): GeminiWirePart[] {
+export function formatGeminiModelParts(content: CanonicalAssistantPart[], warnings: string[], options: { redacted: 'carry' | 'drop' }): GeminiWirePart[] {
   const parts: GeminiWirePart[] = [];
   let carried: string | undefined;
   const takeCarried = () => {
@@ -24,19 +29,23 @@ export function formatGeminiModelParts(content: CanonicalAssistantPart[], warnin
     const next = content[index + 1];
     switch (part.type) {
       case 'reasoning': {
-        if (part.redactedData !== undefined) warnings.push('reasoning: redacted/encrypted reasoning has no Gemini form and was dropped');
-        const signedPartFollows = part.signature !== undefined && (next?.type === 'text' || next?.type === 'tool-call');
+        let signature: string | undefined;
+        if (part.redactedData !== undefined && options.redacted === 'drop') {
+          warnings.push('reasoning: redacted/encrypted reasoning has no Gemini form and was dropped');
+          signature = part.signature;
+        } else signature = formatGeminiThoughtSignature(part, warnings);
+        const signedPartFollows = signature !== undefined && (next?.type === 'text' || next?.type === 'tool-call');
         if (part.text === '') {
-          if (part.signature === undefined) break;
+          if (signature === undefined) break;
           if (carried !== undefined) parts.push({ text: '', ...takeCarried() });
-          if (next !== undefined) carried = part.signature;
-          else parts.push({ text: '', thoughtSignature: part.signature });
+          if (next !== undefined) carried = signature;
+          else parts.push({ text: '', thoughtSignature: signature });
           break;
         }
-        const own = signedPartFollows || part.signature === undefined ? {} : { thoughtSignature: part.signature };
+        const own = signedPartFollows || signature === undefined ? {} : { thoughtSignature: signature };
         if (carried !== undefined && 'thoughtSignature' in own) parts.push({ text: '', ...takeCarried() });
         parts.push({ text: part.text, thought: true, ...takeCarried(), ...own });
-        if (signedPartFollows) carried = part.signature;
+        if (signedPartFollows) carried = signature;
         break;
       }
       case 'text':

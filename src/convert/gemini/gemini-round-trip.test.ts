@@ -130,3 +130,32 @@ describe('Gemini response round trip', () => {
     }
   });
 });
+
+describe('redacted reasoning through a Gemini client', () => {
+  // Anthropic `redacted_thinking` (no text) and a Responses reasoning item (summary text + encrypted content).
+  const call = { type: 'tool-call' as const, id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' };
+  const answers: CanonicalResponse['content'][] = [
+    [{ type: 'reasoning', text: '', redactedData: 'EmwKAhgBEgy3va3p' }, call],
+    [{ type: 'reasoning', text: 'Let me think.', redactedData: 'gAAAAABenc1' }, call],
+  ];
+
+  it('reaches the client as the signature of the call that follows, and comes back as redacted reasoning on its next turn', () => {
+    for (const content of answers) {
+      const response: CanonicalResponse = { id: 'r', model: 'm', created: 0, content, finishReason: { unified: 'tool_calls', raw: 'STOP' }, usage: undefined };
+      const formatted = formatGeminiResponse(response, fixedContext('gemini-2.5-flash'));
+      expect(formatted.warnings).toEqual([]);
+      const parts = (formatted.value as { candidates: { content: { parts: Record<string, unknown>[] } }[] }).candidates[0]!.content.parts;
+      expect(parts.at(-1)).toMatchObject({ functionCall: { id: 'toolu_1' }, thoughtSignature: `redacted:${content[0]!.type === 'reasoning' ? content[0]!.redactedData : ''}` });
+      const next = parseGeminiRequest({ contents: [{ role: 'user', parts: [{ text: 'Weather?' }] }, { role: 'model', parts }, { role: 'user', parts: [{ functionResponse: { id: 'toolu_1', name: 'get_weather', response: { output: 'sunny' } } }] }] });
+      if ('invalid' in next) throw new Error(next.message);
+      expect(next.value.messages[1]).toEqual({ role: 'assistant', content });
+    }
+  });
+
+  it('is still dropped, with a warning, toward a Gemini upstream, which could not read it', () => {
+    const request: CanonicalRequest = { ...urlFields(representative), messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }, { role: 'assistant', content: answers[0]! }], toolChoice: undefined };
+    const formatted = formatGeminiRequest(request, 'gemini-2.5-flash');
+    expect(JSON.stringify(formatted.value)).not.toContain('EmwKAhgBEgy3va3p');
+    expect(formatted.warnings).toContain('reasoning: redacted/encrypted reasoning has no Gemini form and was dropped');
+  });
+});

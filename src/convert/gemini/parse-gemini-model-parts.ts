@@ -1,5 +1,6 @@
 import type { CanonicalAssistantPart } from '../../canonical/canonical-request.js';
 import type { GeminiPart } from './gemini-wire-schema.js';
+import { parseGeminiThoughtSignature } from './map-gemini-thought-signature.js';
 import { readThoughtSignature } from './read-thought-signature.js';
 
 /**
@@ -11,6 +12,7 @@ import { readThoughtSignature } from './read-thought-signature.js';
  *   until one carries a signature (streamed thoughts arrive one part per chunk);
  * - on any other part, it signs the reasoning just before it when that one has none, else it becomes an
  *   empty reasoning part of its own, placed before the part that carried it.
+ * A signature that carries redacted reasoning (map-gemini-thought-signature.ts) sets `redactedData` instead.
  * `formatGeminiModelParts` writes them back where Gemini expects them.
  */
 export function parseGeminiModelParts(
@@ -27,22 +29,23 @@ export function parseGeminiModelParts(
   };
 
   for (const part of parts) {
-    const signature = readThoughtSignature(part);
+    const wireSignature = readThoughtSignature(part);
+    const signature = wireSignature === undefined ? undefined : parseGeminiThoughtSignature(wireSignature);
     if (part.thought === true) {
       if (part.text === undefined) warnings.push('model turn: a thought part without text (thought media) was dropped');
       const open = lastReasoningWithoutSignature();
       if (open !== undefined) {
         open.text += part.text ?? '';
-        if (signature !== undefined) open.signature = signature;
+        if (signature !== undefined) Object.assign(open, signature);
       } else {
-        content.push({ type: 'reasoning', text: part.text ?? '', ...(signature === undefined ? {} : { signature }) });
+        content.push({ type: 'reasoning', text: part.text ?? '', ...signature });
       }
       continue;
     }
     if (signature !== undefined) {
       const open = lastReasoningWithoutSignature();
-      if (open !== undefined) open.signature = signature;
-      else content.push({ type: 'reasoning', text: '', signature });
+      if (open !== undefined) Object.assign(open, signature);
+      else content.push({ type: 'reasoning', text: '', ...signature });
     }
     if (part.functionCall !== undefined) {
       const call = part.functionCall;
