@@ -82,6 +82,12 @@ export interface ConversionContext {
    * `includeThoughts: true`): reasoning text is left out of the answer, its signatures kept.
    */
   omitReasoningText?: boolean;
+  /**
+   * The upstream is Gemini, whose function calls carry thought signatures it requires back (Gemini 3): a
+   * Chat answer writes each on the tool call that follows it, where Google's own OpenAI-compatible endpoint
+   * does (`tool_calls[i].extra_content.google.thought_signature`), since Chat has no reasoning signature field.
+   */
+  thoughtSignaturesOnToolCalls?: boolean;
 }
 
 export type { CanonicalRequest, CanonicalResponse, CanonicalStreamPart };

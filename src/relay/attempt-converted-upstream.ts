@@ -126,7 +126,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
 
   const decoder = input.upstream.createDecoder();
   const collected: CanonicalStreamPart[] = [];
-  const encoder = input.clientStreams ? input.inbound.createEncoder(input.context, { includeUsage: input.includeUsage }) : undefined;
+  const encoder = input.clientStreams ? input.inbound.createEncoder(clientContext(input), { includeUsage: input.includeUsage }) : undefined;
   let arrayOpened = false;
   const client = new ClientStreamWriter(reply, meter, () => streamResponseHeaders(input.clientHeaders, input.clientFraming === 'json-array' ? 'application/json; charset=utf-8' : sseContentType));
   // The opening frames wait for the answer's first content: an in-band failure before it fails over.
@@ -207,6 +207,11 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   return { kind: 'served', value: { status }, status };
 }
 
+/** The conversion context of the client's answer: a Gemini upstream's thought signatures go where a Chat client keeps them. */
+function clientContext(input: ConvertedAttemptInput): ConversionContext {
+  return input.upstreamStyle === 'gemini' ? { ...input.context, thoughtSignaturesOnToolCalls: true } : input.context;
+}
+
 function closing(text: string, framing: 'sse' | 'json-array', arrayOpened: boolean): string {
   if (framing === 'sse') return text;
   return arrayOpened ? ']' : '';
@@ -215,7 +220,7 @@ function closing(text: string, framing: 'sse' | 'json-array', arrayOpened: boole
 async function sendWhole(input: ConvertedAttemptInput, response: CanonicalResponse, status: number): Promise<AttemptOutcome<{ status: number }>> {
   // No usage from the upstream: the client is shown the local count it is billed, not zeros.
   const shown = response.usage === undefined && input.meter.upstreamUsage === undefined ? Object.assign({}, response, { usage: await input.countUsageLocally() }) : response;
-  const formatted = input.inbound.formatResponse(shown, input.context);
+  const formatted = input.inbound.formatResponse(shown, clientContext(input));
   input.warnings.push(...formatted.warnings);
   input.meter.committed = true;
   sendWholeAnswer(input.reply, status, input.clientHeaders, 'application/json', JSON.stringify(formatted.value));

@@ -94,6 +94,7 @@ describe('agent loops through converted directions against vendor-checking upstr
   describe.each([
     { model: M.anthropic, gemini3: false },
     { model: M.gemini, gemini3: false },
+    { model: M.gemini3, gemini3: true },
     { model: M.responses, gemini3: false },
   ])('openai-chat client → $model', ({ model, gemini3 }) => {
     it.each([false, true])('parallel calls, results, a second round, the answer (stream=%s)', async (stream) => {

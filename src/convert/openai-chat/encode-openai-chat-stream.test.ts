@@ -108,3 +108,42 @@ describe('createOpenaiChatStreamEncoder', () => {
     expect(encoder.end()).toBe('');
   });
 });
+
+describe('createOpenaiChatStreamEncoder thought signatures of a Gemini upstream', () => {
+  const parts: CanonicalStreamPart[] = [
+    { type: 'start', id: 'r1', model: 'm', created: 1 },
+    { type: 'reasoning-delta', text: 'Think.' },
+    { type: 'reasoning-signature', signature: 'GSIG1' },
+    { type: 'tool-call-start', index: 0, id: 'c1', name: 'get_weather' },
+    { type: 'tool-call-delta', index: 0, argumentsDelta: '{}' },
+    { type: 'tool-call-end', index: 0 },
+    { type: 'tool-call-start', index: 1, id: 'c2', name: 'get_time' },
+    { type: 'tool-call-end', index: 1 },
+    { type: 'finish', finishReason: { unified: 'tool_calls', raw: 'STOP' }, usage: undefined },
+  ];
+  const firstFragments = (text: string) =>
+    toEvents(text)
+      .filter((event) => event.data !== '[DONE]')
+      .flatMap((event) => (JSON.parse(event.data) as { choices: { delta: { tool_calls?: Record<string, unknown>[] } }[] }).choices[0]?.delta.tool_calls ?? [])
+      .filter((fragment) => fragment.id !== undefined);
+
+  it("writes the signature on the first fragment of the call that follows it, as Google's OpenAI-compatible endpoint does", () => {
+    const encoder = createOpenaiChatStreamEncoder({ ...createTestContext(), thoughtSignaturesOnToolCalls: true }, { includeUsage: false });
+    const text = parts.map((part) => encoder.encode(part)).join('') + encoder.end();
+    expect(firstFragments(text)).toEqual([
+      { index: 0, id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '' }, extra_content: { google: { thought_signature: 'GSIG1' } } },
+      { index: 1, id: 'c2', type: 'function', function: { name: 'get_time', arguments: '' } },
+    ]);
+    expect(encoder.warnings).toEqual([]);
+  });
+
+  it('drops it, with a warning, for another upstream, or when text comes before the call', () => {
+    const other = createOpenaiChatStreamEncoder(createTestContext(), { includeUsage: false });
+    expect(firstFragments(parts.map((part) => other.encode(part)).join(''))[0]).not.toHaveProperty('extra_content');
+    expect(other.warnings).toEqual(['a reasoning signature cannot be expressed in Chat Completions; dropped']);
+    const gemini = createOpenaiChatStreamEncoder({ ...createTestContext(), thoughtSignaturesOnToolCalls: true }, { includeUsage: false });
+    const withText: CanonicalStreamPart[] = [...parts.slice(0, 3), { type: 'text-delta', text: 'Checking.' }, ...parts.slice(3)];
+    expect(firstFragments(withText.map((part) => gemini.encode(part)).join(''))[0]).not.toHaveProperty('extra_content');
+    expect(gemini.warnings).toEqual(['a reasoning signature cannot be expressed in Chat Completions; dropped']);
+  });
+});

@@ -2,6 +2,7 @@ import type { NormalizedUsage } from '../../billing/normalized-usage.js';
 import type { CanonicalStreamPart, ConversionContext, StreamEncoder } from '../../canonical/conversion.js';
 import { encodeSseDone, encodeSseEvent } from '../../streaming/encode-sse.js';
 import { mapToOpenaiChatFinishReason } from './map-openai-chat-finish-reason.js';
+import { formatOpenaiChatThoughtSignature } from './map-openai-chat-thought-signature.js';
 import { formatOpenaiChatUsage } from './read-openai-chat-usage.js';
 
 export interface OpenaiChatStreamEncoderOptions {
@@ -15,7 +16,8 @@ type Choice = Record<string, unknown>;
  * Canonical parts → Chat Completions SSE as OpenAI sends it: a first chunk with `role`, deltas, tool calls by
  * `index` (id, type and name in the first fragment), a chunk with an empty delta and `finish_reason`, the
  * usage chunk with `choices: []` when asked for, then `[DONE]`. Reasoning goes out as DeepSeek's
- * `delta.reasoning_content`; an error as `{ error }`, which the official SDKs throw as an APIError.
+ * `delta.reasoning_content`; an error as `{ error }`, which the official SDKs throw as an APIError. A Gemini
+ * upstream's signature right before a tool call goes on that call's first fragment (`context.thoughtSignaturesOnToolCalls`).
  */
 export function createOpenaiChatStreamEncoder(context: ConversionContext, options: OpenaiChatStreamEncoderOptions = { includeUsage: false }): StreamEncoder {
   const warnings: string[] = [];
@@ -26,6 +28,12 @@ export function createOpenaiChatStreamEncoder(context: ConversionContext, option
   let lastUsage: NormalizedUsage | undefined;
   /** An error chunk was written: no finish chunk may follow it. */
   let failed = false;
+  /** A signature waiting for the tool call right after it (only with `thoughtSignaturesOnToolCalls`). */
+  let pendingSignature: string | undefined;
+  const dropPendingSignature = () => {
+    if (pendingSignature !== undefined) warnings.push('a reasoning signature cannot be expressed in Chat Completions; dropped');
+    pendingSignature = undefined;
+  };
 
   function chunk(choices: Choice[], usage: unknown = null): string {
     const body: Record<string, unknown> = { id, object: 'chat.completion.chunk', created, model: context.requestedModel, choices };
@@ -61,6 +69,7 @@ export function createOpenaiChatStreamEncoder(context: ConversionContext, option
   }
 
   function encodePart(part: CanonicalStreamPart): string {
+    if (pendingSignature !== undefined && part.type !== 'tool-call-start' && part.type !== 'usage' && part.type !== 'input-usage') dropPendingSignature();
     switch (part.type) {
       case 'start':
         return started ? '' : start(part.id, part.created);
@@ -69,13 +78,17 @@ export function createOpenaiChatStreamEncoder(context: ConversionContext, option
       case 'reasoning-delta':
         return part.text === '' ? '' : delta({ reasoning_content: part.text });
       case 'reasoning-signature':
-        warnings.push('a reasoning signature cannot be expressed in Chat Completions; dropped');
+        if (context.thoughtSignaturesOnToolCalls === true) pendingSignature = part.signature;
+        else warnings.push('a reasoning signature cannot be expressed in Chat Completions; dropped');
         return '';
       case 'reasoning-redacted':
         warnings.push('redacted/encrypted reasoning cannot be expressed in Chat Completions; dropped');
         return '';
-      case 'tool-call-start':
-        return delta({ tool_calls: [{ index: part.index, id: part.id, type: 'function', function: { name: part.name, arguments: '' } }] });
+      case 'tool-call-start': {
+        const signature = pendingSignature === undefined ? {} : formatOpenaiChatThoughtSignature(pendingSignature);
+        pendingSignature = undefined;
+        return delta({ tool_calls: [{ index: part.index, id: part.id, type: 'function', function: { name: part.name, arguments: '' }, ...signature }] });
+      }
       case 'tool-call-delta':
         return part.argumentsDelta === '' ? '' : delta({ tool_calls: [{ index: part.index, function: { arguments: part.argumentsDelta } }] });
       case 'tool-call-end':

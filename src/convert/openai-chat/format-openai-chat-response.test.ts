@@ -35,3 +35,34 @@ describe('formatOpenaiChatResponse refusals', () => {
     expect(message).toMatchObject({ content: null, refusal: "I'm sorry, I can't help with that." });
   });
 });
+
+describe('formatOpenaiChatResponse thought signatures of a Gemini upstream', () => {
+  const response: CanonicalResponse = {
+    id: 'r1', model: 'm', created: 1,
+    content: [
+      { type: 'reasoning', text: 'Think.', signature: 'GSIG1' },
+      { type: 'tool-call', id: 'c1', name: 'get_weather', arguments: '{}' },
+      { type: 'tool-call', id: 'c2', name: 'get_time', arguments: '{}' },
+    ],
+    finishReason: { unified: 'tool_calls', raw: 'STOP' },
+    usage: undefined,
+  };
+  const toolCalls = (value: Record<string, unknown>) => (value.choices as { message: { tool_calls: Record<string, unknown>[] } }[])[0]!.message.tool_calls;
+
+  it("writes the signature on the call that follows it, as Google's OpenAI-compatible endpoint does", () => {
+    const { value, warnings } = formatOpenaiChatResponse(response, { ...createTestContext(), thoughtSignaturesOnToolCalls: true });
+    expect(toolCalls(value)).toEqual([
+      { id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{}' }, extra_content: { google: { thought_signature: 'GSIG1' } } },
+      { id: 'c2', type: 'function', function: { name: 'get_time', arguments: '{}' } },
+    ]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('drops it, with a warning, for another upstream, or when no call follows it', () => {
+    const other = formatOpenaiChatResponse(response, createTestContext());
+    expect(toolCalls(other.value)[0]).not.toHaveProperty('extra_content');
+    expect(other.warnings).toEqual(['a reasoning signature cannot be expressed in Chat Completions; dropped']);
+    const beforeText = formatOpenaiChatResponse({ ...response, content: [response.content[0]!, { type: 'text', text: 'Sunny.' }] }, { ...createTestContext(), thoughtSignaturesOnToolCalls: true });
+    expect(beforeText.warnings).toEqual(['a reasoning signature cannot be expressed in Chat Completions; dropped']);
+  });
+});

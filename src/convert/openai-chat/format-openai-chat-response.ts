@@ -2,12 +2,14 @@ import { emptyUsage } from '../../billing/normalized-usage.js';
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
 import type { ConversionContext, Converted } from '../../canonical/conversion.js';
 import { mapToOpenaiChatFinishReason } from './map-openai-chat-finish-reason.js';
+import { formatOpenaiChatThoughtSignature } from './map-openai-chat-thought-signature.js';
 import { formatOpenaiChatUsage } from './read-openai-chat-usage.js';
 
 /**
  * Canonical → the client's `chat.completion` body. The upstream's id is kept (a fresh `chatcmpl-` id only when
  * it had none) so logs on both sides match; the model is the one the client asked for. Reasoning goes out as
- * DeepSeek's `reasoning_content`, the field Chat Completions clients that show reasoning read.
+ * DeepSeek's `reasoning_content`, the field Chat Completions clients that show reasoning read. A Gemini
+ * upstream's signature right before a tool call goes on that call (`context.thoughtSignaturesOnToolCalls`).
  */
 export function formatOpenaiChatResponse(response: CanonicalResponse, context: ConversionContext): Converted<Record<string, unknown>> {
   const warnings: string[] = [];
@@ -15,7 +17,8 @@ export function formatOpenaiChatResponse(response: CanonicalResponse, context: C
   let refusal = '';
   let reasoning = '';
   const toolCalls: Record<string, unknown>[] = [];
-  for (const part of response.content) {
+  const carriesSignatures = context.thoughtSignaturesOnToolCalls === true;
+  for (const [index, part] of response.content.entries()) {
     switch (part.type) {
       case 'text':
         if (part.refusal === true) refusal += part.text;
@@ -23,12 +26,17 @@ export function formatOpenaiChatResponse(response: CanonicalResponse, context: C
         break;
       case 'reasoning':
         reasoning += part.text;
-        if (part.signature !== undefined) warnings.push('a reasoning signature cannot be expressed in Chat Completions; dropped');
+        if (part.signature !== undefined && !(carriesSignatures && response.content[index + 1]?.type === 'tool-call')) {
+          warnings.push('a reasoning signature cannot be expressed in Chat Completions; dropped');
+        }
         if (part.redactedData !== undefined) warnings.push('redacted/encrypted reasoning cannot be expressed in Chat Completions; dropped');
         break;
-      case 'tool-call':
-        toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
+      case 'tool-call': {
+        const before = response.content[index - 1];
+        const signature = carriesSignatures && before?.type === 'reasoning' ? before.signature : undefined;
+        toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments }, ...(signature === undefined ? {} : formatOpenaiChatThoughtSignature(signature)) });
         break;
+      }
       default: {
         const unhandled: never = part;
         throw new Error(`unhandled assistant part ${JSON.stringify(unhandled)}`);

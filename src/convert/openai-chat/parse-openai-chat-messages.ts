@@ -9,6 +9,7 @@ import type { ZodError } from 'zod';
 import type { Converted, InvalidWireRequest } from '../../canonical/conversion.js';
 import { parseDataUrl } from '../shared/parse-data-url.js';
 import { toInvalidWireRequest } from '../shared/to-invalid-wire-request.js';
+import { parseOpenaiChatThoughtSignature } from './map-openai-chat-thought-signature.js';
 import {
   openaiChatAudioPartSchema,
   openaiChatFilePartSchema,
@@ -126,6 +127,10 @@ function parseToolCalls(toolCalls: OpenaiChatToolCall[], path: string, warnings:
     if (call.function === undefined) return refuse(`${path}[${index}].function`, `Missing required parameter: '${path}[${index}].function'`);
     const { name, arguments: args } = call.function;
     names.set(call.id, name);
+    // A Gemini thought signature written on the call (map-openai-chat-thought-signature.ts) signs it again:
+    // an empty reasoning right before the call, which the Gemini formatter writes back onto the call.
+    const signature = parseOpenaiChatThoughtSignature(call);
+    if (signature !== undefined) parts.push({ type: 'reasoning', text: '', signature });
     // "" (a call that takes no arguments, as some compatible servers answer it) is replayed as {}.
     parts.push({ type: 'tool-call', id: call.id, name, arguments: typeof args === 'string' ? args || '{}' : JSON.stringify(args) });
   }

@@ -64,6 +64,30 @@ describe('parseOpenaiChatRequest', () => {
     expect(value.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'reasoning', text: 'Greet back.' }, { type: 'text', text: 'Hello.' }] });
   });
 
+  it("reads a Gemini thought signature on a replayed tool call (Google's `extra_content.google.thought_signature`) as signed reasoning right before that call", () => {
+    const { value } = parsedValue({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'hi' },
+        {
+          role: 'assistant',
+          content: null,
+          reasoning_content: 'Think.',
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' }, extra_content: { google: { thought_signature: 'GSIG1' } } },
+            { id: 'c2', type: 'function', function: { name: 'g', arguments: '{}' } },
+          ],
+        },
+      ],
+    });
+    expect(value.messages[1]?.content).toEqual([
+      { type: 'reasoning', text: 'Think.' },
+      { type: 'reasoning', text: '', signature: 'GSIG1' },
+      { type: 'tool-call', id: 'c1', name: 'f', arguments: '{}' },
+      { type: 'tool-call', id: 'c2', name: 'g', arguments: '{}' },
+    ]);
+  });
+
   it('carries input audio as a file part with its media type', () => {
     const { value } = parsedValue({
       model: 'gpt-4o-audio-preview',
