@@ -16,9 +16,11 @@ import type { CanonicalFinishReason } from './canonical-response.js';
 export type CanonicalStreamPart =
   /**
    * `inputUsage`: the input the upstream reported before its answer (Anthropic's message_start), billed
-   * when the answer ends before its final usage; its output is then counted locally.
+   * when the answer ends before its final usage; its output is then counted locally. `serviceTier`: the
+   * OpenAI tier the opening event names (a Responses stream's `response.created`), billed with a local
+   * count when the stream ends before the final usage, which names the tier that served it.
    */
-  | { type: 'start'; id: string; model: string; created: number; inputUsage?: NormalizedUsage['input'] }
+  | { type: 'start'; id: string; model: string; created: number; inputUsage?: NormalizedUsage['input']; serviceTier?: string }
   /** `refusal`: text of a refusal (see CanonicalTextPart). */
   | { type: 'text-delta'; text: string; refusal?: true }
   | { type: 'reasoning-delta'; text: string }

@@ -42,6 +42,8 @@ export function meterStreamPart(meter: UsageMeter, part: CanonicalStreamPart, no
       meter.responseId = part.id;
       meter.onAnswerNoted?.();
       if (part.inputUsage !== undefined) meter.reportedInput = part.inputUsage;
+      // The earliest tier named: a stream cut before its final usage is billed at it (settle-request.ts).
+      if (part.serviceTier !== undefined) meter.servedTier ??= part.serviceTier;
       return;
     case 'usage':
       meter.upstreamUsage = part.usage;

@@ -232,7 +232,7 @@ export async function runRelayEnvelope(
         usageSource: settlement.usageSource,
         charged: settlement.charged,
         attempts: result !== undefined && result.kind !== 'no_channel' ? result.attempts : [],
-        warnings: withTierNote(admission.warnings.length === 0 ? plan.warnings : [...admission.warnings, ...plan.warnings], settlement.usage, admission.price),
+        warnings: withTierNote(admission.warnings.length === 0 ? plan.warnings : [...admission.warnings, ...plan.warnings], settlement.usage, admission.price, settlement.usageSource === 'local' && meter.servedTier === undefined),
         ip: request.ip,
         error: meter.interruption ?? (meter.clientAborted ? 'client disconnected' : failure?.message),
       });
@@ -290,9 +290,17 @@ export function authorizeModel(services: RelayServices, caller: AuthenticatedCal
   throw new GatewayError('model_not_found', `The model \`${query.model}\` does not exist or you do not have access to it.`, { param: 'model' });
 }
 
-/** The log's warnings, with a note when the charge took the price's Priority multiplier (the row has no column for it). */
-function withTierNote(warnings: string[], usage: NormalizedUsage, price: PriceRecord): string[] {
-  return billsPriorityTier(usage, price) ? [...warnings, `service_tier "priority": served at OpenAI's Priority tier, tokens billed at ×${price.priority}`] : warnings;
+/**
+ * The log's warnings, with a note when the charge took the price's Priority multiplier (the row has no
+ * column for it): served at the tier, or (`asked`) cut before any event named a tier, so billed at the one
+ * the request asked for.
+ */
+function withTierNote(warnings: string[], usage: NormalizedUsage, price: PriceRecord, asked: boolean): string[] {
+  if (!billsPriorityTier(usage, price)) return warnings;
+  const note = asked
+    ? `service_tier "priority": the answer ended before any event named its tier, billed at the tier asked for, tokens at ×${price.priority}`
+    : `service_tier "priority": served at OpenAI's Priority tier, tokens billed at ×${price.priority}`;
+  return [...warnings, note];
 }
 
 /** The request path without its query string (the log's `path`). */

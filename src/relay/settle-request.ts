@@ -63,7 +63,11 @@ export async function countUsageLocally(admission: Pick<Admission, 'countPromptT
   // Searches the upstream reported running before it broke off (Gemini grounding, Responses' finished
   // `web_search_call` items) are billed as it bills them.
   if (meter.reportedWebSearches !== undefined && meter.reportedWebSearches > 0) usage.webSearches = meter.reportedWebSearches;
-  if (meter.servedTier !== undefined) usage.serviceTier = meter.servedTier;
+  // The tier the answer's earliest event named (a Chat chunk, a Responses stream's response.created);
+  // else, for an answer cut before any named one, the tier the request went upstream with: OpenAI serves
+  // a Priority request at that tier (bar the downgrades its final answer would have named) and bills it so.
+  const tier = meter.servedTier ?? meter.askedTier;
+  if (tier !== undefined) usage.serviceTier = tier;
   // The prompt's images (their flat estimates) at the image input price, and unreported output, which is
   // images (their budget), at the image output price.
   return addImages(usage, reported === undefined ? admission.promptImageTokens : 0, meter.unreportedOutputTokens);

@@ -9,6 +9,7 @@ export interface ProducedOutput {
   reportedWebSearches: number | undefined;
   reportedReasoning: number | undefined;
   servedTier: string | undefined;
+  askedTier: string | undefined;
   outputTally: TokenTally;
   reasoningTally: TokenTally;
   audioTranscriptTally: TokenTally;
@@ -34,10 +35,17 @@ export class UsageMeter {
    */
   reportedReasoning: number | undefined;
   /**
-   * The tier an OpenAI Chat answer says served it (`service_tier` of its chunks or of the whole answer),
-   * read where its usage is not: billed with the usage, a local count's too (settle-request.ts).
+   * The tier an OpenAI answer says served it, read where its usage is not (`service_tier` of a Chat
+   * answer or its chunks; of a Responses stream's opening `response.created`, its earliest event): billed
+   * with the usage when that names none, and with a local count (settle-request.ts).
    */
   servedTier: string | undefined;
+  /**
+   * The tier the attempt's request went upstream with when it asked for OpenAI's Priority tier (a same-style
+   * Chat or Responses request): what an answer billed by a local count is charged at when none of its
+   * events named the tier that served it (settle-request.ts).
+   */
+  askedTier: string | undefined;
   /** Every produced text (reasoning included), counted locally when no usage is reported. */
   outputTally = new TokenTally();
   /** The reasoning text alone (also in `outputTally`): taken out of it when `reportedReasoning` bills the reasoning. */
@@ -123,7 +131,7 @@ export class UsageMeter {
    * is billed if no later attempt produces anything (`restoreAttempt`).
    */
   setAsideAttempt(): ProducedOutput {
-    return { upstreamUsage: this.upstreamUsage, reportedInput: this.reportedInput, reportedWebSearches: this.reportedWebSearches, reportedReasoning: this.reportedReasoning, servedTier: this.servedTier, outputTally: this.outputTally, reasoningTally: this.reasoningTally, audioTranscriptTally: this.audioTranscriptTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens };
+    return { upstreamUsage: this.upstreamUsage, reportedInput: this.reportedInput, reportedWebSearches: this.reportedWebSearches, reportedReasoning: this.reportedReasoning, servedTier: this.servedTier, askedTier: this.askedTier, outputTally: this.outputTally, reasoningTally: this.reasoningTally, audioTranscriptTally: this.audioTranscriptTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens };
   }
 
   restoreAttempt(produced: ProducedOutput): void {
@@ -132,6 +140,7 @@ export class UsageMeter {
     this.reportedWebSearches = produced.reportedWebSearches;
     this.reportedReasoning = produced.reportedReasoning;
     this.servedTier = produced.servedTier;
+    this.askedTier = produced.askedTier;
     this.outputTally = produced.outputTally;
     this.reasoningTally = produced.reasoningTally;
     this.audioTranscriptTally = produced.audioTranscriptTally;
@@ -150,6 +159,7 @@ export class UsageMeter {
     this.reportedWebSearches = undefined;
     this.reportedReasoning = undefined;
     this.servedTier = undefined;
+    this.askedTier = undefined;
     this.outputTally = new TokenTally();
     this.reasoningTally = new TokenTally();
     this.audioTranscriptTally = new TokenTally();

@@ -67,7 +67,8 @@ export function createOpenaiResponsesStreamDecoder(): StreamDecoder {
     if (started) return;
     started = true;
     if (response === undefined) warn('the stream had no response.created');
-    parts.push({ type: 'start', id: response?.id ?? '', model: response?.model ?? '', created: response?.created_at ?? 0 });
+    const tier = response?.service_tier;
+    parts.push({ type: 'start', id: response?.id ?? '', model: response?.model ?? '', created: response?.created_at ?? 0, ...(typeof tier === 'string' ? { serviceTier: tier } : {}) });
   }
 
   function sendArguments(state: Extract<OutputState, { kind: 'tool' }>, complete: string | undefined, parts: CanonicalStreamPart[]): void {

@@ -203,8 +203,12 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
       // A client that named no output limit gets the one its reservation covers: an upstream left to its own
       // (a reasoning model's 100k) could produce more than the balances pay for.
       const outputLimit = inbound.maxOutputTokens === undefined ? defaultMaxTokens(channel, upstreamModel, services) : undefined;
+      // Sent with the Priority tier (the field goes upstream as asked on the same-style paths alone): an
+      // answer cut before any event named its tier is billed at it (settle-request.ts).
+      const askedPriority = tier === 'priority';
       if (upstreamStyle === inbound.style) {
         if (inbound.style === 'openai-chat') {
+          if (askedPriority) tools.meter.askedTier = 'priority';
           const askForStreamUsage = inbound.stream && !inbound.includeUsage && channel.settings.stream_usage !== false;
           const limit = outputLimit === undefined ? undefined : { field: chatOutputLimitField(upstreamModel, channel.settings.max_tokens_field), tokens: outputLimit };
           const withheld = tier === 'withheld';
@@ -216,7 +220,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
             singleChoice: (openaiEndpoints.chat.choicesMade?.(inbound.body) ?? 1) === 1,
             // A 2xx error document is the channel's failure on every text route (passthrough or converted).
             errorDocumentFails: true,
-            readsServiceTier: tier === 'priority' ? true : undefined,
+            readsServiceTier: askedPriority ? true : undefined,
             ...common,
           });
           if (outcome.kind === 'served' && chatSearches > 0) tools.meter.noteWebSearches(chatSearches);
@@ -226,6 +230,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
         // (Only a Responses request gets here with a tier to withhold: its bytes are rewritten without it.)
         const bytes = tier === 'withheld' && passthrough !== undefined ? JSON.stringify(withoutServiceTier(JSON.parse(passthrough.toString()) as Record<string, unknown>)) : passthrough;
         if (bytes !== undefined) {
+          if (askedPriority) tools.meter.askedTier = 'priority';
           return attemptPassthroughUpstream({
             style: upstreamStyle,
             converters: inboundConverters,
