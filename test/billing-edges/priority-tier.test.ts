@@ -167,6 +167,21 @@ for (const { dialect, available } of allDialects) {
       expect(row.warnings).toContain('service_tier "priority" is not sent upstream: the model\'s price names no priority multiplier');
     });
 
+    it('Chat, priced: `fast` (OpenAI serves and bills it as Priority) is sent as asked and charged × priority', async () => {
+      chatUp.enqueue({ json: chatAnswer('priority') });
+      const answer = await sdk.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello' }], service_tier: 'fast' as never });
+      const row = await lastLog();
+      expect({ tier: answer.service_tier, sent: sentTier(chatUp), quota: row.quota }).toEqual({ tier: 'priority', sent: 'fast', quota: 10_625 });
+    });
+
+    it('Responses, priced: a tier the gateway cannot price (`ultrafast`) is not sent upstream and is charged standard', async () => {
+      responsesUp.enqueue({ json: responsesAnswer('gpt-5', 'default') });
+      await sdk.responses.create({ model: 'gpt-5', input: 'hello', service_tier: 'ultrafast' as never });
+      const row = await lastLog();
+      expect({ sent: sentTier(responsesUp), quota: row.quota }).toEqual({ sent: undefined, quota: 5_000 });
+      expect(row.warnings).toContain('service_tier "ultrafast" is not sent upstream: the gateway has no price for that tier');
+    });
+
     it('admin: priority is set, shown, refused below 1 or alone, and cleared with null', async () => {
       expect((await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'low', input: 1, priority: 0.5 } })).status).toBe(400);
       expect((await callAdmin(gateway, 'POST', '/api/admin/prices', { body: { model: 'alone', priority: 2 } })).status).toBe(400);

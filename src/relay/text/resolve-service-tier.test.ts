@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveServiceTier, withoutServiceTier } from './resolve-service-tier.js';
+import { resolveServiceTier, withheldTierWarning, withoutServiceTier } from './resolve-service-tier.js';
 
 describe('resolveServiceTier', () => {
   const priced = { model: 'gpt-4o', input: 2.5, output: 10, priority: 1.7 };
@@ -12,8 +12,17 @@ describe('resolveServiceTier', () => {
     expect(resolveServiceTier('openai-responses', { service_tier: 'priority' }, undefined)).toBe('withheld');
   });
 
+  it('takes `fast` as Priority (OpenAI serves and bills it so), and withholds a tier it cannot price', () => {
+    expect(resolveServiceTier('openai-chat', { service_tier: 'fast' }, priced)).toBe('priority');
+    expect(resolveServiceTier('openai-responses', { service_tier: 'fast' }, priced)).toBe('priority');
+    expect(resolveServiceTier('openai-responses', { service_tier: 'fast' }, unpriced)).toBe('withheld');
+    for (const tier of ['ultrafast', 'turbo', 'PRIORITY', '']) expect(resolveServiceTier('openai-responses', { service_tier: tier }, priced), tier).toBe('withheld');
+    expect(withheldTierWarning('fast')).toMatch(/no priority multiplier/);
+    expect(withheldTierWarning('ultrafast')).toMatch(/no price for that tier/);
+  });
+
   it('leaves every other tier, and the other styles, standard', () => {
-    for (const tier of ['auto', 'default', 'flex', undefined]) expect(resolveServiceTier('openai-chat', { service_tier: tier }, priced)).toBe('standard');
+    for (const tier of ['auto', 'default', 'flex', 'scale', undefined, null, 42]) expect(resolveServiceTier('openai-chat', { service_tier: tier }, priced)).toBe('standard');
     expect(resolveServiceTier('anthropic-messages', { service_tier: 'priority' }, unpriced)).toBe('standard');
     expect(resolveServiceTier('gemini', { service_tier: 'priority' }, unpriced)).toBe('standard');
   });

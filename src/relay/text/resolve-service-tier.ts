@@ -3,14 +3,20 @@ import type { TextStyleName } from '../text-style.js';
 
 /**
  * What becomes of a request's OpenAI `service_tier`:
- * - `priority`: it asked for Priority processing and its price names the tier's multiplier: sent as asked,
- *   reserved at the tier, billed at it when the answer says it was served at it;
- * - `withheld`: it asked for Priority but its price names no multiplier: the field is not sent upstream
- *   (OpenAI then serves its default tier), with a warning in the log;
- * - `standard`: anything else (`auto`, `default`, `flex`, none, another style): sent as asked, billed at the
- *   standard price.
+ * - `priority`: it asked for Priority processing (`priority`, or `fast`, which OpenAI serves and bills as
+ *   Priority and answers `priority` for) and its price names the tier's multiplier: sent as asked, reserved
+ *   at the tier, billed at it when the answer says it was served at it;
+ * - `withheld`: it asked for Priority but its price names no multiplier, or for a tier the gateway cannot
+ *   price at all (`ultrafast`, any name it does not know): the field is not sent upstream (OpenAI then
+ *   serves its default tier), with a warning in the log;
+ * - `standard`: `auto`, `default`, `flex` (billed by OpenAI at or below standard), `scale` (a prepaid
+ *   commitment of the operator's), none, a value that is no string (the upstream refuses it), another
+ *   style: sent as asked, billed at the standard price.
  */
 export type ServiceTierPlan = 'standard' | 'priority' | 'withheld';
+
+const standardTiers = new Set(['auto', 'default', 'flex', 'scale']);
+const priorityTiers = new Set(['priority', 'fast']);
 
 /**
  * Pure: the plan for a Chat or Responses request's `service_tier`. OpenAI bills Priority processing at
@@ -19,12 +25,17 @@ export type ServiceTierPlan = 'standard' | 'priority' | 'withheld';
  * upstream receives the field; a converted request drops it as before.
  */
 export function resolveServiceTier(style: TextStyleName, body: Record<string, unknown>, price: PriceRecord | undefined): ServiceTierPlan {
-  if ((style !== 'openai-chat' && style !== 'openai-responses') || body.service_tier !== 'priority') return 'standard';
-  return price?.priority === undefined ? 'withheld' : 'priority';
+  const tier = body.service_tier;
+  if ((style !== 'openai-chat' && style !== 'openai-responses') || typeof tier !== 'string' || standardTiers.has(tier)) return 'standard';
+  return priorityTiers.has(tier) && price?.priority !== undefined ? 'priority' : 'withheld';
 }
 
 /** The log's warning for a withheld tier. */
-export const withheldPriorityWarning = 'service_tier "priority" is not sent upstream: the model\'s price names no priority multiplier';
+export function withheldTierWarning(tier: unknown): string {
+  return priorityTiers.has(tier as string)
+    ? `service_tier ${JSON.stringify(tier)} is not sent upstream: the model's price names no priority multiplier`
+    : `service_tier ${JSON.stringify(tier)} is not sent upstream: the gateway has no price for that tier`;
+}
 
 /** A copy of `body` without its `service_tier`. */
 export function withoutServiceTier(body: Record<string, unknown>): Record<string, unknown> {

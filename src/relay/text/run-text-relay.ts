@@ -22,7 +22,7 @@ import type { UsageMeter } from '../usage-meter.js';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { keyFingerprint } from '../../tasks/key-fingerprint.js';
 import { declaredWebSearches } from './declared-web-searches.js';
-import { resolveServiceTier, withheldPriorityWarning, withoutServiceTier } from './resolve-service-tier.js';
+import { resolveServiceTier, withheldTierWarning, withoutServiceTier } from './resolve-service-tier.js';
 import { textStyles } from './text-styles.js';
 
 /** A text-generation request as its inbound style parsed it. */
@@ -166,7 +166,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
   };
   const inboundConverters = textStyles[inbound.style];
   const tier = resolveServiceTier(inbound.style, inbound.body, services.catalog.snapshot.prices.get(inbound.model));
-  if (tier === 'withheld') inbound.warnings.push(withheldPriorityWarning);
+  if (tier === 'withheld') inbound.warnings.push(withheldTierWarning(inbound.body.service_tier));
   // A Chat search-preview call (`web_search_options`) is billed its search once delivered: the answer has no count of it.
   const chatSearches = inbound.style === 'openai-chat' ? declaredWebSearches(inbound.style, inbound.body) : 0;
   const continued = inbound.style === 'openai-responses' ? await planContinuation(services, inbound, request) : undefined;
