@@ -52,6 +52,7 @@ cases.push(
   { name: 'image edits: image missing', path: '/v1/images/edits', body: J({ model: 'no-such-model', prompt: 'a cat' }), status: 400, param: 'image' },
   // Legacy completions
   { name: 'completions: prompt as number', path: '/v1/completions', body: J({ model: models.instruct, prompt: 5 }), status: 400, param: 'prompt' },
+  { name: 'completions: max_tokens 0 (a chained Go gateway reads it as no limit)', path: '/v1/completions', body: J({ model: models.instruct, prompt: 'hi', max_tokens: 0 }), status: 400, param: 'max_tokens' },
   { name: 'completions: max_tokens -1', path: '/v1/completions', body: J({ model: models.instruct, prompt: 'hi', max_tokens: -1 }), status: 400, param: 'max_tokens' },
   { name: 'completions: max_tokens 1e300', path: '/v1/completions', body: `{"model":"${models.instruct}","prompt":"hi","max_tokens":1e300}`, status: 400, param: 'max_tokens' },
   { name: 'completions: stream "yes"', path: '/v1/completions', body: J({ model: models.instruct, prompt: 'hi', stream: 'yes' }), status: 400, param: 'stream' },

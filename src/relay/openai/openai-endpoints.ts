@@ -44,8 +44,11 @@ export interface OpenaiEndpoint {
 }
 
 const positiveInteger = z.number().int().nonnegative();
-const outputTokenBudget = positiveInteger.max(maxOutputTokensLimit);
-const chatOutputTokenLimit = z.number().int().positive().max(maxOutputTokensLimit);
+/**
+ * A client's output limit: 0 is refused, as OpenAI refuses it. The gateway reserves no output for a 0, and a
+ * Go server chained as a channel (new-api, one-api: `MaxTokens uint …omitempty`) drops it and applies no limit.
+ */
+const outputTokenLimit = z.number().int().positive().max(maxOutputTokensLimit);
 /** OpenAI's limits on a legacy completion's `n` and `best_of`. */
 const maxCompletionChoices = 128;
 const maxCompletionBestOf = 20;
@@ -82,9 +85,8 @@ const chatSchema = z
     model,
     messages: z.array(chatMessage).min(1, 'messages must not be empty'),
     stream: z.boolean().optional(),
-    // 0 is refused, as OpenAI refuses it: a Go server chained as a channel would drop it (omitempty) and apply no limit.
-    max_tokens: chatOutputTokenLimit.nullish(),
-    max_completion_tokens: chatOutputTokenLimit.nullish(),
+    max_tokens: outputTokenLimit.nullish(),
+    max_completion_tokens: outputTokenLimit.nullish(),
     // The reservation covers n choices: a count the upstream would read differently must not reach it.
     n: z.number().int().positive().max(maxChatChoices).nullish(),
     tools: z.array(z.object({ type: z.string() }).passthrough()).nullish(),
@@ -97,7 +99,7 @@ const completionsSchema = z
     model,
     prompt: z.union([z.string(), z.array(z.unknown())]),
     stream: z.boolean().optional(),
-    max_tokens: outputTokenBudget.nullish(),
+    max_tokens: outputTokenLimit.nullish(),
     // The reservation covers every completion made: counts an upstream would read differently must not reach it.
     n: z.number().int().positive().max(maxCompletionChoices).nullish(),
     best_of: z.number().int().positive().max(maxCompletionBestOf).nullish(),
