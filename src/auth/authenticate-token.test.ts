@@ -3,7 +3,7 @@ import type { CatalogSnapshot } from '../catalog/catalog.js';
 import type { TokenRecord, UserRecord, UserRole } from '../catalog/catalog-records.js';
 import { defaultSiteSettings } from '../catalog/site-settings.js';
 import { hashApiKey } from '../security/api-keys.js';
-import { authenticateToken, type AuthenticationResult } from './authenticate-token.js';
+import { authenticateToken, reauthenticateCaller, type AuthenticatedCaller, type AuthenticationResult } from './authenticate-token.js';
 import { tokenAllowsModel } from './authorize-model.js';
 
 const nowSeconds = 1_750_000_000;
@@ -55,13 +55,17 @@ const tokens: [string, TokenRecord][] = [
   [keyOf('orphan'), token(21, 99)],
 ];
 
-function snapshot(groups: Record<string, number> = { default: 1, vip: 0.5 }): CatalogSnapshot {
-  const records = tokens.map(([key, record]) => ({ ...record, keyHash: hashApiKey(key) }));
+/** The catalog; `change` edits its token and user records as an admin API write would (a new snapshot). */
+function snapshot(groups: Record<string, number> = { default: 1, vip: 0.5 }, change: { tokens?: (record: TokenRecord & { keyHash: string }) => (TokenRecord & { keyHash: string }) | undefined; users?: (record: UserRecord) => UserRecord } = {}): CatalogSnapshot {
+  const records = tokens.map(([key, record]) => ({ ...record, keyHash: hashApiKey(key) })).flatMap((record) => {
+    const changed = change.tokens === undefined ? record : change.tokens(record);
+    return changed === undefined ? [] : [changed];
+  });
   return {
     tokensByHash: new Map(records.map((record) => [record.keyHash, record])),
     tokensById: new Map(records.map((record) => [record.id, record])),
     playgroundTokensByUser: new Map(),
-    usersById: new Map(users.map((record) => [record.id, record])),
+    usersById: new Map(users.map((record) => change.users?.(record) ?? record).map((record) => [record.id, record])),
     channels: [],
     channelsById: new Map(),
     prices: new Map(),
@@ -82,7 +86,8 @@ describe('authenticateToken', () => {
 
   it('answers the caller, its user and the group for a valid key', () => {
     const result = authenticateToken(catalog, keyOf('valid'), nowSeconds);
-    expect(result).toEqual({ ok: true, caller: { token: catalog.tokensById.get(10), user: users[0], group: 'default', pinnedChannelId: undefined } });
+    expect(result).toEqual({ ok: true, caller: { token: catalog.tokensById.get(10), user: users[0], group: 'default', pinnedChannelId: undefined, keyHash: hashApiKey(keyOf('valid')), snapshot: catalog } });
+    expect(result.ok && result.caller.snapshot).toBe(catalog);
   });
 
   it.each([undefined, ''])('refuses a missing key (%j) with missing_api_key', (presented) => {
@@ -152,6 +157,59 @@ describe('authenticateToken', () => {
   ])('lets an %s pin a request to a channel', (_role, seed) => {
     const result = authenticateToken(catalog, `${keyOf(seed)}-7`, nowSeconds);
     expect(result.ok && result.caller.pinnedChannelId).toBe(7);
+  });
+});
+
+describe('reauthenticateCaller (a caller read again once its body has arrived)', () => {
+  const before = snapshot();
+  const callerOf = (seed: string, presented = keyOf(seed)): AuthenticatedCaller => {
+    const result = authenticateToken(before, presented, nowSeconds);
+    if (!result.ok) throw new Error(result.code);
+    return result.caller;
+  };
+  const changedToken = (id: number, fields: Partial<TokenRecord & { keyHash: string }>) => snapshot(undefined, { tokens: (record) => (record.id === id ? { ...record, ...fields } : record) });
+
+  it('answers the same token, user and group from a catalog that changed elsewhere, read from the new snapshot', () => {
+    const after = changedToken(15, { enabled: false });
+    const result = reauthenticateCaller(after, callerOf('valid'), nowSeconds);
+    expect(result.ok && result.caller).toEqual({ token: after.tokensById.get(10), user: users[0], group: 'default', pinnedChannelId: undefined, keyHash: hashApiKey(keyOf('valid')), snapshot: after });
+  });
+
+  it('refuses a token disabled since (token_disabled, 401)', () => {
+    expect(failure(reauthenticateCaller(changedToken(10, { enabled: false }), callerOf('valid'), nowSeconds))).toBe('token_disabled');
+  });
+
+  it('refuses a token deleted since, or whose key was regenerated, as an unknown key (invalid_api_key, 401)', () => {
+    expect(failure(reauthenticateCaller(snapshot(undefined, { tokens: (record) => (record.id === 10 ? undefined : record) }), callerOf('valid'), nowSeconds))).toBe('invalid_api_key');
+    expect(failure(reauthenticateCaller(changedToken(10, { keyHash: hashApiKey(keyOf('regenerated')) }), callerOf('valid'), nowSeconds))).toBe('invalid_api_key');
+  });
+
+  it('refuses the token of a user disabled or deleted since', () => {
+    expect(failure(reauthenticateCaller(snapshot(undefined, { users: (record) => (record.id === 1 ? { ...record, enabled: false } : record) }), callerOf('valid'), nowSeconds))).toBe('user_disabled');
+    expect(failure(reauthenticateCaller(changedToken(10, { userId: 99 }), callerOf('valid'), nowSeconds))).toBe('invalid_api_key');
+  });
+
+  it('refuses a token that expired since, on the same catalog', () => {
+    expect(failure(reauthenticateCaller(before, callerOf('future'), nowSeconds + 60))).toBe('token_expired');
+  });
+
+  it('applies a changed group and model limits, and refuses a group taken away', () => {
+    const moved = reauthenticateCaller(snapshot(undefined, { users: (record) => (record.id === 1 ? { ...record, group: 'vip' } : record) }), callerOf('future'), nowSeconds);
+    expect(moved.ok && moved.caller.group).toBe('vip');
+    const limited = reauthenticateCaller(changedToken(10, { modelLimits: ['gpt-4o'] }), callerOf('valid'), nowSeconds);
+    expect(limited.ok && tokenAllowsModel(limited.caller, 'gpt-4o-mini')).toBe(false);
+    expect(failure(reauthenticateCaller(changedToken(15, { group: 'vip' }), callerOf('future'), nowSeconds))).toBe('group_not_allowed');
+  });
+
+  it('keeps an administrator’s channel pin', () => {
+    const result = reauthenticateCaller(changedToken(15, { enabled: false }), callerOf('admin', `${keyOf('admin')}-7`), nowSeconds);
+    expect(result.ok && result.caller.pinnedChannelId).toBe(7);
+  });
+
+  it('finds a caller with no key (a playground session) by its token id', () => {
+    const playground: AuthenticatedCaller = { ...callerOf('valid'), keyHash: undefined };
+    expect(reauthenticateCaller(changedToken(10, { keyHash: hashApiKey(keyOf('regenerated')) }), playground, nowSeconds).ok).toBe(true);
+    expect(failure(reauthenticateCaller(changedToken(10, { enabled: false }), playground, nowSeconds))).toBe('token_disabled');
   });
 });
 

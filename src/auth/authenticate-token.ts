@@ -10,6 +10,10 @@ export interface AuthenticatedCaller {
   group: string;
   /** Channel pinned by an admin with `sk-<key>-<channelId>`. */
   pinnedChannelId: number | undefined;
+  /** The hash of the key presented; undefined for a console session's playground token (the session is the credential). */
+  keyHash: string | undefined;
+  /** The catalog snapshot the caller was read from: admission reads it again only when the catalog has changed since. */
+  snapshot: CatalogSnapshot;
 }
 
 export type AuthenticationResult =
@@ -33,12 +37,35 @@ export function authenticateToken(
   }
   const digest = digestPresentedKey(presentedKey);
   const token = digest === null ? undefined : snapshot.tokensByHash.get(digest.hash);
-  if (digest === null || token === undefined) {
-    return { ok: false, code: 'invalid_api_key', message: 'Incorrect API key provided.' };
-  }
+  if (digest === null || token === undefined) return unknownKey;
+  return checkTokenAccess(snapshot, token, digest.hash, digest.channelId, nowSeconds, options);
+}
+
+/**
+ * Pure: the caller as the current catalog has it, checked as {@link authenticateToken} checked it — the
+ * key (by its hash: a key deleted or regenerated since is unknown), the token, its user, expiry and group —
+ * or the refusal authentication would now give. For a caller authenticated before its body arrived: a change
+ * made through the admin API meanwhile applies to the request, its group and model limits included.
+ */
+export function reauthenticateCaller(snapshot: CatalogSnapshot, caller: AuthenticatedCaller, nowSeconds: number): AuthenticationResult {
+  const token = caller.keyHash === undefined ? snapshot.tokensById.get(caller.token.id) : snapshot.tokensByHash.get(caller.keyHash);
+  if (token === undefined) return unknownKey;
+  return checkTokenAccess(snapshot, token, caller.keyHash, caller.pinnedChannelId, nowSeconds, {});
+}
+
+const unknownKey: AuthenticationResult = { ok: false, code: 'invalid_api_key', message: 'Incorrect API key provided.' };
+
+function checkTokenAccess(
+  snapshot: CatalogSnapshot,
+  token: TokenRecord,
+  keyHash: string | undefined,
+  pinnedChannelId: number | undefined,
+  nowSeconds: number,
+  options: AuthenticateOptions,
+): AuthenticationResult {
   if (!token.enabled) return { ok: false, code: 'token_disabled', message: 'This API key has been disabled.' };
   const user = snapshot.usersById.get(token.userId);
-  if (user === undefined) return { ok: false, code: 'invalid_api_key', message: 'Incorrect API key provided.' };
+  if (user === undefined) return unknownKey;
   if (!user.enabled) return { ok: false, code: 'user_disabled', message: 'The user of this API key has been disabled.' };
   if (!options.readOnly && token.expiresAt !== 0 && token.expiresAt <= nowSeconds) {
     return { ok: false, code: 'token_expired', message: 'This API key has expired.' };
@@ -50,8 +77,8 @@ export function authenticateToken(
   if (group !== user.group && user.role === 'user') {
     return { ok: false, code: 'group_not_allowed', message: `This API key may not use group "${group}".` };
   }
-  if (digest.channelId !== undefined && user.role === 'user') {
+  if (pinnedChannelId !== undefined && user.role === 'user') {
     return { ok: false, code: 'channel_pin_forbidden', message: 'Only administrators may pin a request to a channel.' };
   }
-  return { ok: true, caller: { token, user, group, pinnedChannelId: digest.channelId } };
+  return { ok: true, caller: { token, user, group, pinnedChannelId, keyHash, snapshot } };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuthenticatedCaller } from '../auth/authenticate-token.js';
 import type { ChannelRecord, TokenRecord, UserRecord } from '../catalog/catalog-records.js';
+import type { CatalogSnapshot } from '../catalog/catalog.js';
 import { listUsableModels, type ModelPricing, type UsableModel } from './list-usable-models.js';
 
 function channel(id: number, overrides: Partial<ChannelRecord>): ChannelRecord {
@@ -45,7 +46,7 @@ const token: TokenRecord = {
 };
 
 function caller(overrides: { group?: string; modelLimits?: string[] | null; pinnedChannelId?: number } = {}): AuthenticatedCaller {
-  return { user, token: { ...token, modelLimits: overrides.modelLimits ?? null }, group: overrides.group ?? 'default', pinnedChannelId: overrides.pinnedChannelId };
+  return { user, token: { ...token, modelLimits: overrides.modelLimits ?? null }, group: overrides.group ?? 'default', pinnedChannelId: overrides.pinnedChannelId, keyHash: undefined, snapshot: {} as CatalogSnapshot };
 }
 
 const channels = [

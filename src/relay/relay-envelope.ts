@@ -18,6 +18,7 @@ import { runFailover, type AttemptOutcome, type FailoverResult } from './run-fai
 import { settleRequest, type Settlement } from './settle-request.js';
 import type { TextStyleName } from './text-style.js';
 import { ClientStreamSlot } from './client-stream-slot.js';
+import { currentCaller } from './current-caller.js';
 import { UsageMeter, type ProducedOutput } from './usage-meter.js';
 
 /** The log style of `/v1/messages`, the one route whose clients read `request-id`. */
@@ -96,9 +97,9 @@ export async function runRelayEnvelope(
   attempt: StyleAttempt,
   errorPassthrough: ErrorPassthrough,
 ): Promise<number | undefined> {
-  const caller = request.caller;
-  if (caller === undefined) throw new Error('relay routes run after authentication');
   const startedAt = services.now();
+  // Read again now that the body has arrived: a key switched off while it uploaded is refused here.
+  const caller = currentCaller(services, request, startedAt);
   const { model } = plan;
   // A route's pin (a remix, a task continued where its origin was made) keeps the caller's group, unless
   // the caller's own admin pin names the same channel.

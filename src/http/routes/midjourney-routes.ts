@@ -56,7 +56,7 @@ export async function midjourneyRoutes(app: FastifyInstance, services: AppServic
     app.get<{ Params: { id: string } }>(`${prefix}/task/:id/image-seed`, options, async (request, reply) => {
       const task = await callersMjTask(services, request, request.params.id);
       // Free, but it asks the operator's proxy: one request against the rpm windows.
-      const admission = await admitFreeRequest(services.relay, request.caller!, request.ip);
+      const admission = await admitFreeRequest(services.relay, request);
       return reply.headers(corsResponseHeaders).headers(admission.rateHeaders).send(await imageSeedOf(services, task));
     });
 

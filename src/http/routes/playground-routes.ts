@@ -27,7 +27,7 @@ export async function playgroundRoutes(app: FastifyInstance, services: AppServic
     if (token.expiresAt !== 0 && token.expiresAt <= Math.floor(services.now() / 1000)) {
       throw new GatewayError('forbidden', 'The playground has been disabled for this account (its playground token has expired).');
     }
-    request.caller = { token, user, group: user.group, pinnedChannelId: undefined };
+    request.caller = { token, user, group: user.group, pinnedChannelId: undefined, keyHash: undefined, snapshot: services.catalog.snapshot };
     return runOpenaiRelay(services.relay, openaiEndpoints.chat, request, reply);
   });
 }

@@ -67,7 +67,7 @@ export async function videoRoutes(app: FastifyInstance, services: AppServices): 
     const task = await callersTask(services, request, request.params.id);
     if (task.status !== 'success') throw new GatewayError('invalid_request', `Task is not completed yet, current status: ${task.status}`);
     // Free, but it downloads from the operator's upstream account: one request against the rpm windows.
-    const admission = await admitFreeRequest(services.relay, request.caller!, request.ip);
+    const admission = await admitFreeRequest(services.relay, request);
     await streamVideoContent(services, task, typeof variant === 'string' ? variant : undefined, request, reply, admission.rateHeaders);
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { admitFreeRequest } from '../admit-free-request.js';
+import { currentCaller } from '../current-caller.js';
 import { authorizeModel } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
 import { requirePrice } from '../require-price.js';
@@ -13,13 +14,13 @@ import { buildGeminiInbound } from '../text/build-text-inbound.js';
  * loop, which a key must not be able to ask for without end. No tokens window is charged or consulted.
  */
 export async function runGeminiCountTokens(services: RelayServices, model: string, body: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const caller = request.caller;
-  if (caller === undefined) throw new Error('relay routes run after authentication');
+  // Read again now that the body has arrived: a key switched off while it uploaded is refused here.
+  const caller = currentCaller(services, request, services.now());
   authorizeModel(services, caller, { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId });
   requirePrice(services.catalog.snapshot, model);
   const contents = body.generateContentRequest !== null && typeof body.generateContentRequest === 'object' ? (body.generateContentRequest as Record<string, unknown>) : body;
   const inbound = buildGeminiInbound(contents, undefined, model, false, 'sse');
-  const admission = await admitFreeRequest(services, caller, request.ip);
+  const admission = await admitFreeRequest(services, request);
   const totalTokens = await inbound.countPromptTokens();
   return reply.headers({ 'x-request-id': request.id, ...admission.rateHeaders }).send({ totalTokens });
 }

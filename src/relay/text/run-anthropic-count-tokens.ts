@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { candidateChannels } from '../../routing/select-channel.js';
 import { admitFreeRequest } from '../admit-free-request.js';
+import { currentCaller } from '../current-caller.js';
 import { authorizeModel } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
 import { requirePrice } from '../require-price.js';
@@ -23,8 +24,8 @@ const anthropicChannelTypes: ReadonlySet<string> = new Set(['anthropic']);
  *   the event loop, which a key must not be able to ask for without end.
  */
 export async function runAnthropicCountTokens(services: RelayServices, body: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const caller = request.caller;
-  if (caller === undefined) throw new Error('relay routes run after authentication');
+  // Read again now that the body has arrived: a key switched off while it uploaded is refused here.
+  const caller = currentCaller(services, request, services.now());
   // Validated as a Messages body: Anthropic's count takes no max_tokens (nor stream), which the parser wants.
   const { max_tokens: _limit, stream: _stream, ...countable } = body;
   const inbound = buildParsedInbound('anthropic-messages', { ...countable, max_tokens: 1 }, undefined);
@@ -33,7 +34,7 @@ export async function runAnthropicCountTokens(services: RelayServices, body: Rec
   requirePrice(services.catalog.snapshot, inbound.model);
   const requestIds = { 'x-request-id': request.id, 'request-id': request.id };
 
-  const admission = await admitFreeRequest(services, caller, request.ip);
+  const admission = await admitFreeRequest(services, request);
   const anthropicQuery = { ...query, channelTypes: anthropicChannelTypes };
   if (candidateChannels(services.catalog.snapshot.channels, anthropicQuery).length === 0) {
     const inputTokens = await inbound.countPromptTokens();

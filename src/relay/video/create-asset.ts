@@ -22,8 +22,6 @@ const assetTypes = new Set(['Image', 'Video', 'Audio']);
  * logged (run-asset-request.ts).
  */
 export async function createAsset(services: RelayServices, owners: AssetOwnersRepository, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const caller = request.caller;
-  if (caller === undefined) throw new Error('the asset routes run after authentication');
   const body = requireObjectBody(request.body);
   for (const field of ['url', 'name']) {
     if (body[field] === undefined) throw missingParameter(field);
@@ -32,7 +30,7 @@ export async function createAsset(services: RelayServices, owners: AssetOwnersRe
   if (body.assetType === undefined) throw missingParameter('assetType');
   if (typeof body.assetType !== 'string' || !assetTypes.has(body.assetType)) throw invalidParameter('assetType', "must be one of 'Image', 'Video', 'Audio'");
   const bytes = request.rawBody ?? JSON.stringify(body);
-  await runAssetRequest(services, request, reply, async () => {
+  await runAssetRequest(services, request, reply, async (caller) => {
     const answer = await askAssetChannels(
       services,
       assetChannels(services.catalog.snapshot.channels, { group: caller.group, pinnedChannelId: caller.pinnedChannelId, allowsModel: (model) => tokenAllowsModel(caller, model) }),

@@ -19,12 +19,10 @@ import { runAssetRequest } from './run-asset-request.js';
  * (run-asset-request.ts).
  */
 export async function getAsset(services: RelayServices, owners: AssetOwnersRepository, request: FastifyRequest<{ Querystring: { id?: unknown } }>, reply: FastifyReply): Promise<void> {
-  const caller = request.caller;
-  if (caller === undefined) throw new Error('the asset routes run after authentication');
   const id = request.query.id;
   if (id === undefined || id === '') throw missingParameter('id');
   if (typeof id !== 'string' || !assetIdPattern.test(id)) throw invalidParameter('id', 'must be an asset id');
-  await runAssetRequest(services, request, reply, async () => {
+  await runAssetRequest(services, request, reply, async (caller) => {
     const owner = await owners.find(id);
     if (owner === undefined || owner.user_id !== caller.user.id) throw new GatewayError('not_found', `No asset '${id}'.`, { param: 'id' });
     const holder = assetChannels(services.catalog.snapshot.channels, { group: caller.group, pinnedChannelId: caller.pinnedChannelId, allowsModel: (model) => tokenAllowsModel(caller, model) }).filter((channel) => channel.id === owner.channel_id);

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthenticatedCaller } from '../../auth/authenticate-token.js';
 import { toGatewayError } from '../../http/middleware/handle-errors.js';
 import { admitFreeRequest } from '../admit-free-request.js';
 import { readUpstreamErrorBody } from '../read-upstream-error.js';
@@ -8,24 +9,23 @@ import { buildAssetLogRow } from './build-asset-log-row.js';
 import { sendAssetAnswer } from './send-asset-answer.js';
 
 /**
- * The envelope of an asset request whose input is checked: the request rate limits (admit-free-request.ts:
- * a full window is a 429 before any lookup or upstream call, and no row, as on the relay routes), then
- * `call`, whose answer is relayed with the x-ratelimit-* headers, then one log row whatever the ending —
+ * The envelope of an asset request whose input is checked: its caller read again (current-caller.ts: a key
+ * switched off meanwhile is refused), the request rate limits (admit-free-request.ts: a full window is a 429
+ * before any lookup or upstream call, and no row, as on the relay routes), then `call` with that caller, whose answer is relayed with the x-ratelimit-* headers, then one log row whatever the ending —
  * quota 0, the route, the status the client got (written in the background: no database wait).
  */
-export function runAssetRequest(services: RelayServices, request: FastifyRequest, reply: FastifyReply, call: () => Promise<AssetAnswer>): Promise<void> {
+export function runAssetRequest(services: RelayServices, request: FastifyRequest, reply: FastifyReply, call: (caller: AuthenticatedCaller) => Promise<AssetAnswer>): Promise<void> {
   return services.inFlight.track(() => relayAsset(services, request, reply, call));
 }
 
-async function relayAsset(services: RelayServices, request: FastifyRequest, reply: FastifyReply, call: () => Promise<AssetAnswer>): Promise<void> {
-  const caller = request.caller;
-  if (caller === undefined) throw new Error('the asset routes run after authentication');
+async function relayAsset(services: RelayServices, request: FastifyRequest, reply: FastifyReply, call: (caller: AuthenticatedCaller) => Promise<AssetAnswer>): Promise<void> {
   const startedAt = services.now();
-  const admission = await admitFreeRequest(services, caller, request.ip);
+  const admission = await admitFreeRequest(services, request);
+  const caller = admission.caller;
   let answer: AssetAnswer | undefined;
   let failure: { status: number; message: string } | undefined;
   try {
-    answer = await call();
+    answer = await call(caller);
     await sendAssetAnswer(reply, answer, admission.rateHeaders);
   } catch (error) {
     failure = toGatewayError(error);
