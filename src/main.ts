@@ -127,7 +127,10 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     maxBatch: 100,
     // On SQLite the rows join the group commit of the next turn; elsewhere each batch is a round trip.
     ...(logRowSink === repositories.logs ? {} : { turnFlushRows: 16 }),
+    // While writes fail, rows wait (up to 100 000, the default) and are tried again at intervals doubling
+    // from 0.5 s to 30 s: one failed try, one line.
     onError: (error) => process.stderr.write(`writing log rows failed: ${String(error)}\n`),
+    onDropped: (rows, reason) => process.stderr.write(`${rows} log row(s) dropped: ${reason}\n`),
   });
   const retention = startRetention(database, {
     logRetentionDays: () => catalog.snapshot.settings.logRetentionDays,
