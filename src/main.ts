@@ -17,6 +17,7 @@ import { createSecretBox } from './security/secret-box.js';
 import type { RecoveredReservation } from './billing/quota-ledger.js';
 import { createQuotaLedger } from './billing/create-quota-ledger.js';
 import { SettleRetryQueue } from './billing/settle-retry-queue.js';
+import { readSettlement } from './billing/read-settlement.js';
 import { MemoryRateLimiter } from './limits/memory-rate-limiter.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import { UpstreamClient } from './providers/upstream-client.js';
@@ -107,6 +108,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     firstDelayMs: 500,
     maxDelayMs: 30_000,
     now,
+    settlementOf: (reservationId) => readSettlement(database.db, reservationId),
     onFailure: (error, reservationId, tries) => {
       if ((tries & (tries - 1)) === 0) process.stderr.write(`reservation ${reservationId}: ${String(error)} (${tries} failed ${tries === 1 ? 'try' : 'tries'}); settling it again in the background\n`);
     },

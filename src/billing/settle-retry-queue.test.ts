@@ -54,6 +54,44 @@ describe('SettleRetryQueue', () => {
     expect({ charges, size: queue.size }).toEqual({ charges: [86], size: 0 });
   });
 
+  it('tells what a settle found settled already had moved, read back, and whether recovery logged it; a read that fails is a failed try', async () => {
+    const ledger = flakyLedger();
+    ledger.up();
+    ledger.commitUnseen('capped');
+    ledger.commitUnseen('swept');
+    ledger.commitUnseen('gone');
+    const found = new Map([
+      ['capped', { charged: 1100, loggedByRecovery: false }],
+      ['swept', { charged: 1000, loggedByRecovery: true }],
+    ]);
+    let readable = false;
+    const failures: number[] = [];
+    const heard: unknown[] = [];
+    const queue = new SettleRetryQueue(ledger, {
+      firstDelayMs: 500,
+      maxDelayMs: 30_000,
+      now: Date.now,
+      onFailure: (_error, _id, tries) => failures.push(tries),
+      settlementOf: async (id) => {
+        if (!readable) throw new Error('Connection terminated unexpectedly');
+        return found.get(id);
+      },
+    });
+    queue.add({ reservationId: 'capped', input: input(5000), onSettled: (charged, logged) => heard.push(['capped', charged, logged]) }, new Error('answer lost'));
+    await vi.advanceTimersByTimeAsync(500);
+    expect({ heard, failures, size: queue.size }).toEqual({ heard: [], failures: [1, 2], size: 1 });
+    readable = true;
+    queue.add({ reservationId: 'swept', input: input(86), onSettled: (charged, logged) => heard.push(['swept', charged, logged]) }, new Error('down'));
+    queue.add({ reservationId: 'gone', input: input(7), onSettled: (charged, logged) => heard.push(['gone', charged, logged]) }, new Error('down'));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(heard).toEqual([
+      ['swept', 1000, true],
+      ['gone', 7, false],
+      ['capped', 1100, false],
+    ]);
+    expect(queue.size).toBe(0);
+  });
+
   it('makes the settle of a reserve whose outcome is unknown again while it finds nothing open, as often as it is told', async () => {
     const ledger = flakyLedger();
     ledger.up();

@@ -5,11 +5,13 @@ export interface PendingSettle {
   reservationId: string;
   input: SettleInput;
   /**
-   * Told once the settle went through, with what it charged (the request's log row is written then). An
-   * earlier try whose answer was lost may have committed it already: the settle then finds it settled,
-   * and what it charged was the actual amount (less only when the balances could not cover an overage).
+   * Told once the settle went through, with what it charged (the request's log row is written then). A
+   * try that finds the reservation settled already — by an earlier try whose answer was lost, or by crash
+   * recovery (the 24-hour sweep of another instance, or of this one after a long outage) — tells what that
+   * settle moved, read back (`settlementOf`), and whether recovery logged it already: the request's row is
+   * then not written (one charge, one row; recovery's is at the reserved amount it charged).
    */
-  onSettled?: ((charged: number) => void) | undefined;
+  onSettled?: ((charged: number, loggedByRecovery: boolean) => void) | undefined;
   /**
    * How many more times a settle that finds nothing open to settle is made again, on the same schedule:
    * the settle of a reserve whose outcome is unknown, which may still be committing on the server (a
@@ -25,6 +27,18 @@ export interface SettleRetryOptions {
   now(): number;
   /** Hears each failed try (`tries`: 1 for the one that queued it), and an `onSettled` that threw. */
   onFailure?(error: unknown, reservationId: string, tries: number): void;
+  /**
+   * What a reservation found settled already had moved (read-settlement.ts); a read that fails is a failed
+   * try. Without it (or when it finds nothing) `onSettled` is told the actual amount, not logged.
+   */
+  settlementOf?(reservationId: string): Promise<FoundSettlement | undefined>;
+}
+
+/** What the settle of a reservation that a retry found settled already had moved. */
+export interface FoundSettlement {
+  charged: number;
+  /** Crash recovery settled it, and wrote its log row. */
+  loggedByRecovery: boolean;
 }
 
 interface Entry {
@@ -99,29 +113,41 @@ export class SettleRetryQueue {
   }
 
   private attempt(entry: Entry): void {
+    entry.running = this.tryOnce(entry);
+  }
+
+  /** One try; never rejects. */
+  private async tryOnce(entry: Entry): Promise<void> {
     const { reservationId, input, onSettled } = entry.pending;
-    entry.running = this.ledger.settle(reservationId, input, this.options.now()).then(
-      (outcome) => {
+    let charged: number;
+    let loggedByRecovery = false;
+    try {
+      const outcome = await this.ledger.settle(reservationId, input, this.options.now());
+      if (!outcome.applied && entry.rechecks > 0 && !this.closing) {
         entry.running = undefined;
-        if (!outcome.applied && entry.rechecks > 0 && !this.closing) {
-          entry.rechecks -= 1;
-          return this.schedule(entry);
-        }
-        this.entries.delete(entry);
-        try {
-          onSettled?.(outcome.applied ? outcome.charged : input.actualAmount);
-        } catch (error) {
-          // The settle went through; what follows it (a log row) failing must not bring it back.
-          this.options.onFailure?.(error, reservationId, entry.tries);
-        }
-      },
-      (error: unknown) => {
-        entry.running = undefined;
-        entry.tries += 1;
-        this.options.onFailure?.(error, reservationId, entry.tries);
-        if (!this.closing) this.schedule(entry);
-      },
-    );
+        entry.rechecks -= 1;
+        return this.schedule(entry);
+      }
+      charged = outcome.applied ? outcome.charged : input.actualAmount;
+      if (!outcome.applied && onSettled !== undefined && this.options.settlementOf !== undefined) {
+        const found = await this.options.settlementOf(reservationId);
+        if (found !== undefined) ({ charged, loggedByRecovery } = found);
+      }
+    } catch (error: unknown) {
+      entry.running = undefined;
+      entry.tries += 1;
+      this.options.onFailure?.(error, reservationId, entry.tries);
+      if (!this.closing) this.schedule(entry);
+      return;
+    }
+    entry.running = undefined;
+    this.entries.delete(entry);
+    try {
+      onSettled?.(charged, loggedByRecovery);
+    } catch (error) {
+      // The settle went through; what follows it (a log row) failing must not bring it back.
+      this.options.onFailure?.(error, reservationId, entry.tries);
+    }
   }
 }
 

@@ -239,8 +239,9 @@ export async function runRelayEnvelope(
       });
     // A settle the database could not take is retried in the background: the request's log row (and a
     // task's charge) follow it once it went through, with the usage it was settled at.
-    const settlement = await settleRequest(services, { requestId: request.id, admission, meter, upstreamAnswered, channelId: billedChannelId }, (late, failedAt) => {
-      services.logWriter.write(logRow(late, failedAt));
+    const settlement = await settleRequest(services, { requestId: request.id, admission, meter, upstreamAnswered, channelId: billedChannelId }, (late, failedAt, loggedByRecovery) => {
+      // Crash recovery settled it first and logged that charge: one charge, one row.
+      if (!loggedByRecovery) services.logWriter.write(logRow(late, failedAt));
       plan.onSettledLate?.(late.charged);
     });
     if (settlement !== undefined) {

@@ -84,7 +84,11 @@ function chargedCalls(asked: number, delivered: number | undefined): number {
  * queue and this resolves undefined; `settledLate` hears the settlement once it went through, with the
  * time the request's own settle failed (its log row is written then).
  */
-export async function settleRequest(services: RelayServices, input: SettlementInput, settledLate: (settlement: Settlement, failedAt: number) => void): Promise<Settlement | undefined> {
+export async function settleRequest(
+  services: RelayServices,
+  input: SettlementInput,
+  settledLate: (settlement: Settlement, failedAt: number, loggedByRecovery: boolean) => void,
+): Promise<Settlement | undefined> {
   const { usage, source } = await resolveUsage(input);
   const { admission } = input;
   // A request that no upstream accepted produced nothing and costs nothing, per-call price or not.
@@ -105,7 +109,10 @@ export async function settleRequest(services: RelayServices, input: SettlementIn
   } catch (error) {
     correctTokenWindows(services.rateLimiter, admission.rateChecks, usage.input.total + usage.output.total, services.now());
     const failedAt = services.now();
-    services.settleRetries.add({ reservationId: input.requestId, input: settleInput, onSettled: (charged) => settledLate({ usage, usageSource: source, charged }, failedAt) }, error);
+    services.settleRetries.add(
+      { reservationId: input.requestId, input: settleInput, onSettled: (charged, loggedByRecovery) => settledLate({ usage, usageSource: source, charged }, failedAt, loggedByRecovery) },
+      error,
+    );
     return undefined;
   }
   correctTokenWindows(services.rateLimiter, admission.rateChecks, usage.input.total + usage.output.total, services.now());

@@ -369,7 +369,11 @@ export class RealtimeBilling {
       settled = await this.services.ledger.settle(hold, settleInput, now);
     } catch (error) {
       // The database could not take it: retried in the background, the log row written once it went through.
-      this.services.settleRetries.add({ reservationId: hold, input: settleInput, onSettled: (charged) => this.services.logWriter.write(logRow(charged)) }, error);
+      const onSettled = (charged: number, loggedByRecovery: boolean) => {
+        // Crash recovery settled it first and logged that charge: one charge, one row.
+        if (!loggedByRecovery) this.services.logWriter.write(logRow(charged));
+      };
+      this.services.settleRetries.add({ reservationId: hold, input: settleInput, onSettled }, error);
       return;
     }
     this.services.logWriter.write(logRow(settled.charged));
