@@ -157,7 +157,12 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     }
     return out;
   };
-  const sse = createSseDecoder({ maxEventBytes: eventBoundFor(input.upstreamStyle, services.settings.maxStreamEventBytes, response.body.wholeLimitBytes), onEvent: (event) => emit(decoder.push(event)) });
+  const sse = createSseDecoder({
+    maxEventBytes: eventBoundFor(input.upstreamStyle, services.settings.maxStreamEventBytes, response.body.wholeLimitBytes),
+    // Google writes a mid-stream error as a bare JSON object, not a `data:` event.
+    bareJsonEvents: input.upstreamStyle === 'gemini',
+    onEvent: (event) => emit(decoder.push(event)),
+  });
   // A non-streaming client's answer is held whole before it is sent: bounded as a whole-body read is.
   const holdLimit = encoder === undefined ? response.body.wholeLimitBytes : Number.POSITIVE_INFINITY;
   let heldBytes = 0;

@@ -111,8 +111,17 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
   if (!jsonArray) meter.stream?.open(client, opening);
   const write = (text: string) => opening.push(text);
   let elements = 0;
+  // Google writes a mid-stream error as a bare JSON object, not a `data:` event: @google/genai raises
+  // ApiError only for that form (it reads a `data:` error as a chunk without candidates and ends normally).
+  // So a Gemini upstream's error event reaches an SSE client bare, as the gateway's own errors do
+  // (encode-gemini-stream.ts), unframed (the SDK refuses an unterminated segment at the end, should it
+  // arrive merged with earlier events), and nothing is written after it (nor after a JSON array's error
+  // element). Other styles' errors are events like the rest (a Responses `error` precedes `response.failed`).
+  const geminiErrors = input.style === 'gemini';
+  let endedByError = false;
   const sse = createSseDecoder({
     maxEventBytes: eventBoundFor(input.style, services.settings.maxStreamEventBytes, response.body.wholeLimitBytes),
+    bareJsonEvents: input.style === 'gemini',
     onEvent(event) {
       if (opening.failed || moreOutputAfterClientLeft) return;
       if (responses) {
@@ -122,12 +131,17 @@ export async function attemptPassthroughUpstream(input: PassthroughAttemptInput)
         }
         meter.lastStreamEvent = event.data;
       }
+      let isError = false;
       for (const part of decoder.push(event)) {
         meterStreamPart(meter, part, services.now);
         opening.admit(part);
+        if (part.type === 'error') isError = true;
       }
-      if (opening.failed) return;
+      if (opening.failed || endedByError) return;
+      const bareError = isError && geminiErrors;
+      if (bareError) endedByError = true;
       if (jsonArray) write(`${elements++ === 0 ? '[' : ',\r\n'}${event.data}`);
+      else if (bareError) write(event.data);
       else write(event.event === undefined ? `data: ${event.data}${eventEnd}` : `event: ${event.event}\ndata: ${event.data}${eventEnd}`);
     },
   });
@@ -183,6 +197,7 @@ async function collectWholeAnswer(
   };
   const sse = createSseDecoder({
     maxEventBytes: eventBoundFor(input.style, services.settings.maxStreamEventBytes, body.wholeLimitBytes),
+    bareJsonEvents: input.style === 'gemini',
     onEvent(event) {
       try {
         events.push(JSON.parse(event.data));

@@ -188,6 +188,34 @@ describe('createSseDecoder', () => {
     expect(() => decoder.push(bytesOf('data: a\n\n'))).toThrow(/after end/);
   });
 
+  it('ignores a bare JSON line by default, as a line of unknown field', () => {
+    expect(decodeChunks([bytesOf('data: {"a":1}\r\n\r\n{"error":{"code":503}}\r\n\r\n')])).toEqual([{ event: undefined, data: '{"a":1}', id: undefined }]);
+  });
+
+  it('with bareJsonEvents, reads a JSON object that opens an event as its data (Google\'s mid-stream error), whole or pretty-printed, split anywhere', () => {
+    const decode = (text: string) => {
+      const bytes = bytesOf(text);
+      const runs = [[bytes], splitEveryByte(bytes), splitPseudoRandomly(bytes, 7)].map((chunks) => {
+        const events: SseEvent[] = [];
+        const decoder = createSseDecoder({ maxEventBytes: largeLimit, bareJsonEvents: true, onEvent: (event) => events.push(event) });
+        for (const chunk of chunks) decoder.push(chunk);
+        decoder.end();
+        return events;
+      });
+      expect(runs[1]).toEqual(runs[0]);
+      expect(runs[2]).toEqual(runs[0]);
+      return runs[0]!.map((event) => event.data);
+    };
+    const error = '{"error":{"code":503,"message":"Overloaded: try again","status":"UNAVAILABLE"}}';
+    expect(decode(`data: {"a":1}\r\n\r\n${error}\r\n\r\n`)).toEqual(['{"a":1}', error]);
+    // Unterminated at the end of the body.
+    expect(decode(`data: {"a":1}\r\n\r\n${error}`)).toEqual(['{"a":1}', error]);
+    const pretty = JSON.stringify(JSON.parse(error), null, 2);
+    expect(decode(`data: {"a":1}\n\n${pretty}\n\ndata: {"b":2}\n\n`)).toEqual(['{"a":1}', pretty, '{"b":2}']);
+    // Not at the start of an event: a line of unknown field, as without the option.
+    expect(decode(`data: {"a":1}\n${error}\n\n`)).toEqual(['{"a":1}']);
+  });
+
   it('agrees with eventsource-parser on tricky input', () => {
     // No BOM here: eventsource-parser leaves a BOM in place (ours drops it, tested above).
     const body = 'id: 1\r\nevent: a\r\ndata: x\r\n\r\n: c\rdata:y\rdata\r\rretry: 5\nid: 2\ndata:  z\n\ndata: 中😀\n\n';

@@ -13,6 +13,12 @@
  * event in 16 KB chunks, 0.8–1 µs at one event per chunk, 1.5–2 µs when 100-byte chunks cut every
  * event; eventsource-parser with a streaming TextDecoder measured the same or slower in each case.
  *
+ * Option `bareJsonEvents` (a Gemini upstream only): a line that opens an event with `{` is that event's
+ * data, as are the lines after it until the blank line — Google writes a mid-stream error as a bare JSON
+ * object, no `data:` field (docs/behaviour.md), which the spec would drop as a line of unknown field. It
+ * is looked at only where a line already fell through every field: other streams pay one flag reset per
+ * event for it.
+ *
  * Errors: `push` throws `SseEventTooLargeError` when an event's lines exceed `maxEventBytes`, and
  * rethrows whatever `onEvent` throws (the events after it in that chunk are not delivered). Either
  * way the decoder is then failed: every later `push` or `end` throws the same error again.
@@ -31,6 +37,8 @@ export interface SseDecoderOptions {
   /** Largest event accepted, counted as the UTF-8 bytes of its lines without their line endings. */
   maxEventBytes: number;
   onEvent(event: SseEvent): void;
+  /** A line opening an event with `{` is its data (Google's bare mid-stream error object): see above. */
+  bareJsonEvents?: boolean;
 }
 
 export interface SseDecoder {
@@ -50,6 +58,7 @@ const lineFeed = 0x0a;
 const carriageReturn = 0x0d;
 const colon = 0x3a;
 const space = 0x20;
+const openBrace = 0x7b;
 const noMatch = -1;
 
 const emptyBuffer = Buffer.alloc(0);
@@ -58,12 +67,15 @@ const initialPartialBytes = 4096;
 
 export function createSseDecoder(options: SseDecoderOptions): SseDecoder {
   const { maxEventBytes, onEvent } = options;
+  const bareJsonEvents = options.bareJsonEvents === true;
 
   // The event being assembled.
   let data: string | undefined;
   let eventName: string | undefined;
   let id: string | undefined;
   let eventBytes = 0;
+  // The event was opened by a bare JSON line (bareJsonEvents): its later lines are its data too.
+  let bareEvent = false;
 
   // A line cut by a chunk boundary, waiting for its line ending. Allocated when first needed: a relay
   // creates a decoder for every stream, and most streams never reach it (scan-data-frames.ts) or never
@@ -86,6 +98,7 @@ export function createSseDecoder(options: SseDecoderOptions): SseDecoder {
     eventName = undefined;
     id = undefined;
     eventBytes = 0;
+    bareEvent = false;
     if (hasData) onEvent(event);
   }
 
@@ -121,8 +134,21 @@ export function createSseDecoder(options: SseDecoderOptions): SseDecoder {
     } else if (nameLength === 2 && bytes[start] === 0x69 && bytes[start + 1] === 0x64) {
       const value = decodeText(bytes, valueStart, end);
       if (!value.includes('\0')) id = value; // the spec ignores ids containing NULL
-    }
+    } else if (bareJsonEvents) readBareJsonLine(bytes, start, end);
     // "retry" and unknown fields are ignored.
+  }
+
+  /**
+   * A line of no known field, on a stream that takes bare JSON: the data of an event it opens with `{`
+   * (a JSON line's first colon is inside it, so it lands here), or the next line of such an event (a
+   * pretty-printed object: every line of it is quoted, a bracket or blank-led, never a field name).
+   */
+  function readBareJsonLine(bytes: Buffer, start: number, end: number): void {
+    if (bareEvent) data = `${data}\n${decodeText(bytes, start, end)}`;
+    else if (bytes[start] === openBrace && data === undefined && eventName === undefined && id === undefined) {
+      bareEvent = true;
+      data = decodeText(bytes, start, end);
+    }
   }
 
   function decodeText(bytes: Buffer, start: number, end: number): string {
