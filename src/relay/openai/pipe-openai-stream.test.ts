@@ -166,6 +166,72 @@ describe('mayCarryUsage', () => {
   });
 });
 
+describe('mayCarryError', () => {
+  it('is true for an error object anywhere in the chunk, false for a null or quoted one', async () => {
+    const { mayCarryError } = await import('./pipe-openai-stream.js');
+    expect(mayCarryError('{"error":{"message":"overloaded"}}')).toBe(true);
+    expect(mayCarryError('{"id":"c","error" : {"code":"server_error"},"choices":[]}')).toBe(true);
+    expect(mayCarryError('{"id":"c","error":null,"choices":[]}')).toBe(false);
+    expect(mayCarryError('{"choices":[{"delta":{"content":"an \\"error\\": here"}}]}')).toBe(false);
+  });
+});
+
+describe('pipeOpenaiStream, an upstream error chunk mid-answer', () => {
+  const errorChunk = 'data: {"error":{"message":"Upstream overloaded","type":"server_error","param":null,"code":null}}\n\n';
+  // OpenRouter's form: the error beside the chunk's other keys, with finish_reason "error".
+  const besideChunk = `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', error: { code: 'server_error', message: 'Provider disconnected' }, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error' }] })}\n\n`;
+  const pipe = async (reads: string[]) => {
+    const client = recordingReply();
+    const meter = new UsageMeter();
+    const result = await pipeOpenaiStream({ body: Readable.from(reads.map((read) => Buffer.from(read))), reply: client.reply, headers: {}, meter, clientWantsUsage: false, maxEventBytes: 65_536, now: () => 1 });
+    return { result, meter, body: client.writes.map((write) => write.text).join('') };
+  };
+
+  it('records its message and ends the stream with it (no error of the gateway added), in its own read or with the text', async () => {
+    for (const reads of [[chunk('Hi'), chunk(' there'), errorChunk], [chunk('Hi') + chunk(' there') + errorChunk]]) {
+      const { result, meter, body } = await pipe(reads);
+      expect(result).toEqual({ kind: 'completed' });
+      expect(meter.interruption).toBe('upstream error mid-stream: Upstream overloaded');
+      expect(body).toBe(chunk('Hi') + chunk(' there') + errorChunk);
+    }
+  });
+
+  it('records it when [DONE] follows', async () => {
+    const { meter, body } = await pipe([chunk('Hi'), errorChunk, 'data: [DONE]\n\n']);
+    expect(meter.interruption).toBe('upstream error mid-stream: Upstream overloaded');
+    expect(body).toBe(chunk('Hi') + errorChunk + 'data: [DONE]\n\n');
+  });
+
+  it('records an error carried beside the chunk\'s other keys', async () => {
+    const { meter } = await pipe([chunk('Hi'), besideChunk, 'data: [DONE]\n\n']);
+    expect(meter.interruption).toBe('upstream error mid-stream: Provider disconnected');
+  });
+
+  it('ends the stream with it when the connection then resets: no error of the gateway added', async () => {
+    const client = recordingReply();
+    const meter = new UsageMeter();
+    const body = new PassThrough();
+    const piped = pipeOpenaiStream({ body, reply: client.reply, headers: {}, meter, clientWantsUsage: false, maxEventBytes: 65_536, now: () => 1 });
+    body.write(Buffer.from(chunk('Hi') + errorChunk));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    body.destroy(new Error('socket hang up'));
+    expect((await piped).kind).toBe('interrupted');
+    expect(meter.interruption).toBe('upstream error mid-stream: Upstream overloaded');
+    expect(client.writes.map((write) => write.text).join('')).toBe(chunk('Hi') + errorChunk);
+  });
+
+  it('keeps a non-ASCII message whole', async () => {
+    const { meter } = await pipe([chunk('Hi'), 'data: {"error":{"message":"Überlastet — 稍后重试"}}\n\n']);
+    expect(meter.interruption).toBe('upstream error mid-stream: Überlastet — 稍后重试');
+  });
+
+  it('records it on the full decoder\'s path too (an upstream that names its events)', async () => {
+    const { meter, body } = await pipe([`event: message\n${chunk('Hi')}`, errorChunk]);
+    expect(meter.interruption).toBe('upstream error mid-stream: Upstream overloaded');
+    expect(body.match(/"error"/g)).toHaveLength(1);
+  });
+});
+
 describe('pipeOpenaiStream, a client gone at the finish', () => {
   it('tells the meter the answer is produced once the last event read gave its finish_reason, and not before', async () => {
     const meter = new UsageMeter();

@@ -4,6 +4,7 @@ import { createSseDecoder } from '../../streaming/decode-sse.js';
 import { indexOfQuoted } from '../../streaming/find-quoted-key.js';
 import { createDataFrameScanner } from '../../streaming/scan-data-frames.js';
 import type { UsageMeter } from '../usage-meter.js';
+import { meterStreamPart } from '../meter-stream-part.js';
 import { HeldEvents } from '../held-events.js';
 import { StreamEndedMidAnswer } from '../stream-ended-mid-answer.js';
 import { readBodyChunks, type ChunkSource } from '../read-body-chunks.js';
@@ -48,6 +49,11 @@ export type PipeStreamResult = { kind: 'completed' } | { kind: 'failed_before_fi
  * A body that ends cleanly with neither `[DONE]` nor a usage report (which the gateway asks for) broke
  * off: it is treated as a reset (`StreamEndedMidAnswer`), so the client gets an error event instead of a
  * truncated answer that looks whole, and an empty body fails over. Both are seen without parsing.
+ *
+ * An upstream that fails mid-answer sends an error chunk (`{"error": {…}}`; OpenRouter's has `error`
+ * beside a chunk's other keys) as its stream's last, before `[DONE]` or the end: the client gets it as
+ * sent, the log its message, and the stream ends there, nothing of the gateway's added. It is looked
+ * for in the events parsed anyway and, once the stream ends, in its last event: never in every frame.
  */
 export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStreamResult> {
   const { reply, meter } = input;
@@ -56,6 +62,16 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
   let sawDone = false;
   // A usage report ends a stream properly even when it counts nothing (and so is billed by a local count).
   let sawUsage = false;
+  // The upstream's own error chunk: the client got it, the log has its message.
+  let sawError = false;
+  /** Notes a parsed chunk's error object, the upstream's failure (as the decoders' `error` part is noted). */
+  const noteUpstreamError = (chunk: Record<string, unknown>) => {
+    const error = chunk.error;
+    if (error === null || typeof error !== 'object') return;
+    sawError = true;
+    const message = (error as { message?: unknown }).message;
+    meterStreamPart(meter, { type: 'error', message: typeof message === 'string' && message !== '' ? message : 'upstream error' }, input.now);
+  };
   const tally: Tally = {
     meter,
     now: input.now,
@@ -90,6 +106,7 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
     if (chunk !== undefined) {
       // OpenAI names the tier on every chunk; a Priority one is billed at that tier (read from the chunks parsed).
       if (typeof chunk.service_tier === 'string') meter.servedTier = chunk.service_tier;
+      noteUpstreamError(chunk);
       const choices = chunk.choices;
       if (chunk.usage !== undefined && chunk.usage !== null) {
         sawUsage = true;
@@ -160,8 +177,24 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
   };
   const endOfStream = () => {
     const rest = scanning ? scanner.rest() : undefined;
-    if (rest !== undefined) decoder.push(rest);
+    if (rest !== undefined) {
+      scanning = false;
+      decoder.push(rest);
+    }
     decoder.end();
+  };
+  /** The stream's last event (not `[DONE]`), held unparsed: its error chunk, if it is one. */
+  const noteLastEventError = () => {
+    const last = meter.lastStreamEvent;
+    if (sawError || last === undefined || !mayCarryError(last)) return;
+    let chunk: unknown;
+    try {
+      // Held by the scanner as its bytes, one character each (held-events.ts).
+      chunk = JSON.parse(scanning ? Buffer.from(last, 'latin1').toString('utf8') : last);
+    } catch {
+      return;
+    }
+    if (chunk !== null && typeof chunk === 'object') noteUpstreamError(chunk as Record<string, unknown>);
   };
 
   try {
@@ -181,9 +214,16 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
       if (ending === 'ended') {
         // (Also when the client left and the body was read on for its usage: its last event may be unframed.)
         endOfStream();
-        if (!meter.clientAborted && !sawDone && !sawUsage) throw new StreamEndedMidAnswer();
+        noteLastEventError();
+        if (!meter.clientAborted && !sawDone && !sawUsage && !sawError) throw new StreamEndedMidAnswer();
       }
     } catch (error) {
+      noteLastEventError();
+      // The client already got the upstream's error (the log its message): it is the stream's last word.
+      if (sawError && meter.committed && !meter.clientAborted) {
+        client.end();
+        return { kind: 'interrupted', message: error instanceof Error ? error.message : String(error) };
+      }
       // Told in-band after the events already decoded.
       return endBrokenStream(error, meter, client);
     }
@@ -223,8 +263,17 @@ const heldTextLimit = 256 * 1024;
  * errs on the safe side: the event is parsed).
  */
 export function mayCarryUsage(data: string): boolean {
-  for (let at = data.indexOf('"usage"'); at !== -1; at = data.indexOf('"usage"', at + 7)) {
-    let index = at + 7;
+  return mayCarryKey(data, '"usage"');
+}
+
+/** Whether an event may carry an error object, as `mayCarryUsage` judges (a non-null `"error"` key, anywhere). */
+export function mayCarryError(data: string): boolean {
+  return mayCarryKey(data, '"error"');
+}
+
+function mayCarryKey(data: string, key: string): boolean {
+  for (let at = data.indexOf(key); at !== -1; at = data.indexOf(key, at + key.length)) {
+    let index = at + key.length;
     while (data.charCodeAt(index) === 0x20) index += 1;
     if (data.charCodeAt(index) !== 0x3a) return true;
     index += 1;
