@@ -109,14 +109,25 @@ describe('the same JSON body from a Gemini channel, for a converted client', () 
   });
   afterAll(async () => fixture?.close());
 
-  it('Chat (openai SDK) and Anthropic (@anthropic-ai/sdk) clients: a 502, charged nothing', async () => {
+  // A Gemini upstream's stream decoder reads a JSON object that opens an event as its data (Google writes a
+  // mid-stream error so): one JSON body is then the stream's one event, and billed as the Gemini client's is.
+  it('Chat (openai SDK) and Anthropic (@anthropic-ai/sdk) clients: served the text, billed the reported input and the produced text', async () => {
     fixture.primary.gemini.enqueue({ json: answer([{ text: produced }], promptOnly) });
     const chat = await booked(fixture, () => fixture.sdk.openai.chat.completions.create({ model: modelOf.gemini, messages: [{ role: 'user', content: 'Tell me a story' }] }, { maxRetries: 0 }));
+    expect(chat.result?.choices[0]?.message.content).toBe(produced);
     fixture.primary.gemini.enqueue({ json: answer([{ text: produced }], promptOnly) });
     const anthropic = await booked(fixture, () => fixture.sdk.anthropic.messages.create({ model: modelOf.gemini, max_tokens: 500, messages: [{ role: 'user', content: 'Tell me a story' }] }, { maxRetries: 0 }));
-    for (const { error, row, charged } of [chat, anthropic]) {
-      expect(error?.status).toBe(502);
-      expect({ source: row.usage_source, charged }).toEqual({ source: 'none', charged: 0 });
+    expect(anthropic.result?.content).toEqual([{ type: 'text', text: produced }]);
+    for (const { row, charged } of [chat, anthropic]) {
+      expect(billed(row)).toEqual(local(tokens(produced)));
+      expect(charged).toBe(expectedCharge({ input: 1000, output: tokens(produced) }));
     }
+  });
+
+  it('a JSON array instead (a stream answered whole) is no event: a 502 for a converted client, charged nothing', async () => {
+    fixture.primary.gemini.enqueue({ json: [answer([{ text: produced }], promptOnly)] });
+    const chat = await booked(fixture, () => fixture.sdk.openai.chat.completions.create({ model: modelOf.gemini, messages: [{ role: 'user', content: 'Tell me a story' }] }, { maxRetries: 0 }));
+    expect(chat.error?.status).toBe(502);
+    expect({ source: chat.row.usage_source, charged: chat.charged }).toEqual({ source: 'none', charged: 0 });
   });
 });
