@@ -44,6 +44,18 @@ describe('parseGeminiRequest', () => {
     expect(parseGeminiRequest({ contents: [{ role: 'system', parts: [{ text: 'x' }] }] })).toMatchObject({ invalid: true, param: 'contents.0.role' });
   });
 
+  it('refuses a field written under both spellings in one object, naming both (the upstream may read either)', () => {
+    const contents = [{ role: 'user', parts: [{ text: 'hi' }] }];
+    const both = parseGeminiRequest({ contents, generationConfig: { maxOutputTokens: 5 }, generation_config: { max_output_tokens: 100_000 } });
+    expect(both).toMatchObject({ invalid: true, param: 'generationConfig' });
+    expect((both as { message: string }).message).toContain('"generationConfig" and "generation_config"');
+    expect(parseGeminiRequest({ contents, generationConfig: { max_output_tokens: 100_000, maxOutputTokens: 5 } })).toMatchObject({ invalid: true, param: 'maxOutputTokens' });
+    // Two snake-ish spellings that camelize alike are one field too.
+    expect(parseGeminiRequest({ contents, generationConfig: { max_output_tokens: 1, maxOutput_tokens: 2 } })).toMatchObject({ invalid: true, param: 'maxOutputTokens' });
+    // In the caller's own data (function arguments) both are two names, kept as sent.
+    expect(parseGeminiRequest({ contents: [{ role: 'model', parts: [{ functionCall: { name: 'f', args: { max_tokens: 1, maxTokens: 2 } } }] }, ...contents] })).not.toHaveProperty('invalid');
+  });
+
   it('reads snake_case field names as the REST API does, but never renames function arguments', () => {
     const { value } = parse({
       contents: [

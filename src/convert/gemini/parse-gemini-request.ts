@@ -8,7 +8,7 @@ import type {
 } from '../../canonical/canonical-request.js';
 import type { Converted, InvalidWireRequest } from '../../canonical/conversion.js';
 import { toAllowedToolsChoice } from '../shared/to-allowed-tools-choice.js';
-import { camelizeGeminiKeys } from './camelize-gemini-keys.js';
+import { camelizeGeminiKeys, GeminiSpellingConflict } from './camelize-gemini-keys.js';
 import { geminiRequestSchema, type GeminiRequest } from './gemini-wire-schema.js';
 import { normalizeGeminiSchema } from './normalize-gemini-schema.js';
 import { parseGeminiContents } from './parse-gemini-contents.js';
@@ -28,7 +28,14 @@ type Effort = (typeof efforts)[number];
 const isEffort = (level: string): level is Effort => (efforts as readonly string[]).includes(level);
 
 export function parseGeminiRequest(body: unknown): Converted<CanonicalRequest> | InvalidWireRequest {
-  const parsed = geminiRequestSchema.safeParse(camelizeGeminiKeys(body));
+  let camelized: unknown;
+  try {
+    camelized = camelizeGeminiKeys(body);
+  } catch (error) {
+    if (!(error instanceof GeminiSpellingConflict)) throw error;
+    return { invalid: true, param: error.field, message: error.message };
+  }
+  const parsed = geminiRequestSchema.safeParse(camelized);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const param = issue?.path.join('.') || 'body';

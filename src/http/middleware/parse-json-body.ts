@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
+import { findRepeatedKey } from './find-repeated-key.js';
 
 /**
  * JSON bodies are read as bytes (Fastify enforces bodyLimit while reading, so a giant body is refused
@@ -18,6 +19,15 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     try {
       const text = body.toString('utf8');
       value = JSON.parse(text);
+      // JSON.parse keeps the last value of a repeated key, while the raw bytes passed through carry both:
+      // an upstream that keeps the first would run another model or output limit than the one checked,
+      // reserved and priced. Such a body has no one meaning, so it is refused.
+      const repeated = findRepeatedKey(text);
+      if (repeated !== undefined) {
+        const key = shortened(repeated);
+        done(new GatewayError('invalid_json', `Request body names the key "${key}" more than once in one object; each key may appear once.`, { param: key }));
+        return;
+      }
       const poisoned = poisonedKeyOf(text, value);
       if (poisoned !== undefined) {
         done(new GatewayError('invalid_json', `Request body contains the forbidden key "${poisoned}".`));
@@ -31,6 +41,11 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   };
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => parse(request, body as Buffer, done));
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => parse(request, body as Buffer, done));
+}
+
+/** A key as a message quotes it: a huge one cut short. */
+function shortened(key: string): string {
+  return key.length > 64 ? `${key.slice(0, 64)}…` : key;
 }
 
 // Fastify's own JSON parser (secure-json-parse) refuses prototype-poisoning keys; this parser replaces it, so
