@@ -1,7 +1,8 @@
 /**
  * From the limits audit: a realtime session is admitted through the same tokens-per-minute window as every
- * relay request (admit-request.ts), and when it ends the window moves from the admission's estimate to the
- * tokens its responses were billed — to 0 after a failed connect.
+ * relay request (admit-request.ts); its first settlement takes the admission's estimate back and each
+ * response's tokens count in the window of the minute that response finished in — to 0 after a failed
+ * connect. A clock the test moves (the gateway's `now`) puts a session's responses in three windows.
  */
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,13 +15,18 @@ const tpm = 100_000;
 const keyA = `sk-${'a'.repeat(48)}`;
 const keyB = `sk-${'b'.repeat(48)}`;
 
+const keyC = `sk-${'c'.repeat(48)}`;
+
 let upstream: FakeRealtimeUpstream;
 let gateway: TestGateway;
+/** How far the gateway's clock is ahead of the real one. */
+let clockAheadMs = 0;
 
 beforeAll(async () => {
   upstream = await startFakeRealtimeUpstream({ expectedKeys: ['sk-up-realtime'] });
   gateway = await startTestGateway({
     dialect: 'sqlite',
+    now: () => Date.now() + clockAheadMs,
     config: {
       retry_times: 0,
       realtime_hold_input_tokens: holdInputTokens,
@@ -30,6 +36,7 @@ beforeAll(async () => {
       tokens: [
         { name: 'key-a', user: 'u', key: keyA, quota: 1_000_000_000_000, expires_at: 0, enabled: true, rate_limit: { tpm } },
         { name: 'key-b', user: 'u', key: keyB, quota: 1_000_000_000_000, expires_at: 0, enabled: true, rate_limit: { tpm } },
+        { name: 'key-c', user: 'u', key: keyC, quota: 1_000_000_000_000, expires_at: 0, enabled: true, rate_limit: { tpm } },
       ],
     },
   });
@@ -88,5 +95,44 @@ describe('audit: realtime sessions and the tokens-per-minute window', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     // The fake's default response: 120 input and 30 output tokens, three times.
     expect(await tokensUsedInWindow('key-b')).toBe(3 * 150);
+  });
+
+  it('counts each response of a long session in the window of the minute it finished in, not the whole session at its end', async () => {
+    const socket = open(keyC);
+    let done = 0;
+    socket.on('message', (data: Buffer) => {
+      if ((JSON.parse(data.toString('utf8')) as { type: string }).type === 'response.done') done += 1;
+    });
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    await new Promise<void>((resolve, reject) => {
+      socket.once('message', () => resolve());
+      socket.once('error', reject);
+    });
+    const respond = async (usage: { input_tokens: number; output_tokens: number }) => {
+      upstream.setNextUsage(usage);
+      const before = done;
+      socket.send(JSON.stringify({ type: 'response.create' }));
+      await expect.poll(() => done, { timeout: 5_000 }).toBe(before + 1);
+      await gateway.settled();
+    };
+    try {
+      // Minute 1: the admission's estimate gives way to the first response's tokens.
+      await respond({ input_tokens: 10_000, output_tokens: 30 });
+      expect(await tokensUsedInWindow('key-c')).toBe(10_030);
+      // Minute 2 (the first window has ended): the second response counts here, and only it.
+      clockAheadMs += 61_000;
+      await respond({ input_tokens: 20_000, output_tokens: 30 });
+      expect(await tokensUsedInWindow('key-c')).toBe(20_030);
+      // Minute 3: the third; the session ends in this minute and adds nothing more to it.
+      clockAheadMs += 61_000;
+      await respond({ input_tokens: 100, output_tokens: 50 });
+      socket.close();
+      await closed;
+      await gateway.settled();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await tokensUsedInWindow('key-c')).toBe(150);
+    } finally {
+      clockAheadMs = 0;
+    }
   });
 });

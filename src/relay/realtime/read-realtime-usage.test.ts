@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isAudioDeltaFrame, readRealtimeUsage, refusedEventIdOf, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
+import { readRealtimeUsage, refusedEventIdOf, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
 
 const frame = (event: unknown) => Buffer.from(JSON.stringify(event));
-
-describe('isAudioDeltaFrame', () => {
-  it('knows an audio delta by its first bytes, and no other frame, whatever text it quotes', () => {
-    expect(isAudioDeltaFrame(frame({ type: 'response.output_audio.delta', delta: 'AAAA' }))).toBe(true);
-    expect(isAudioDeltaFrame(frame({ type: 'response.audio.delta', delta: 'AAAA' }))).toBe(true);
-    expect(isAudioDeltaFrame(frame({ type: 'response.created', response: { metadata: { note: '{"type":"response.output_audio.delta"' } } }))).toBe(false);
-    expect(isAudioDeltaFrame(frame({ type: 'response.output_audio_transcript.delta', delta: 'a' }))).toBe(false);
-    expect(isAudioDeltaFrame(frame({ event_id: 'e', type: 'response.output_audio.delta', delta: 'AAAA' }))).toBe(false);
-  });
-});
 
 describe('textDeltaOf', () => {
   it('reads text and transcript deltas, GA and beta, but not audio', () => {

@@ -10,18 +10,6 @@ const textDeltaTypes = new Set([
   'response.function_call_arguments.delta',
 ]);
 
-/** The two audio delta types as a frame begins when `type` is its first key (OpenAI's serialization). */
-const audioDeltaPrefixes = [Buffer.from('{"type":"response.output_audio.delta"'), Buffer.from('{"type":"response.audio.delta"')];
-
-/**
- * Pure: whether a frame is an audio delta — most of a session's bytes, never parsed — by its first bytes
- * alone. Every other frame is parsed and read by its `type` (a test of the bytes anywhere else could be
- * fooled by text the client put in the session, its instructions or a response's metadata).
- */
-export function isAudioDeltaFrame(frame: Buffer): boolean {
-  return audioDeltaPrefixes.some((prefix) => frame.length >= prefix.length && frame.compare(prefix, 0, prefix.length, 0, prefix.length) === 0);
-}
-
 /** Pure: a parsed event's text (or transcript, or tool-call arguments) delta and the response it belongs to, when it is one. */
 export function textDeltaOf(event: unknown): { responseId: string | undefined; text: string } | undefined {
   if (!isRecord(event) || typeof event.type !== 'string' || !textDeltaTypes.has(event.type) || typeof event.delta !== 'string') return undefined;

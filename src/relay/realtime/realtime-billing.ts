@@ -6,14 +6,16 @@ import type { PriceRecord } from '../../catalog/catalog-records.js';
 import type { GatewayError } from '../../errors/gateway-error.js';
 import type { Admission } from '../admit-request.js';
 import { buildLogRow } from '../build-log-row.js';
+import { addToTokenWindows } from '../add-to-token-windows.js';
 import { correctTokenWindows } from '../correct-token-windows.js';
 import { releaseUnknownReserve } from '../release-unknown-reserve.js';
 import type { RelayServices } from '../relay-services.js';
 import type { AttemptRecord } from '../run-failover.js';
 import { settleOrRetry } from '../settle-or-retry.js';
-import { TokenTally } from '../token-tally.js';
 import { priceTranscription } from './price-transcription.js';
+import { defaultAudioBytesPerSecond } from './read-realtime-audio.js';
 import type { TranscriptionUsage } from './read-transcription.js';
+import { ResponseCount, usageOfCounts } from './response-count.js';
 
 export interface RealtimeSessionFacts {
   /** The session's request id: its first hold's reservation id; later holds are `<id>-<n>`. */
@@ -43,8 +45,8 @@ export interface RealtimeSessionFacts {
  * hold the database fails (the reserve throws) ends the session the same way: its id is released, a hold of
  * nothing is taken under a fresh id — at the next settlement, when the database fails that too — and a
  * settled hold is never named again (a second settle of it would bill nothing). At the end the open
- * hold is settled: at nothing when no response was under way, else at the text the cut response produced,
- * counted locally. An input-audio transcription the upstream reports settles the open hold the same way,
+ * hold is settled: at nothing when no response was under way, else at the text and audio the cut response
+ * produced, counted locally. An input-audio transcription the upstream reports settles the open hold the same way,
  * at the transcription model's price (its own log row). Settlements run one after another, in the order
  * the responses and transcriptions ended.
  */
@@ -57,10 +59,10 @@ export class RealtimeBilling {
   private holds = 1;
   private chain: Promise<unknown> = Promise.resolve();
   /**
-   * The responses under way, by id, each with the text it produced so far (counted locally, for a response
-   * cut before its usage): two at once (out-of-band responses) each keep their own.
+   * The responses under way, by id, each with the text and audio it produced so far (counted locally, for a
+   * response cut before its usage): two at once (out-of-band responses) each keep their own.
    */
-  private readonly underWay = new Map<string, TokenTally>();
+  private readonly underWay = new Map<string, ResponseCount>();
   /**
    * The `response.create` events relayed upstream whose `response.created` has not come yet, by the
    * client's `event_id` (undefined when it gave none), oldest first: under way upstream all the same, so a
@@ -69,8 +71,10 @@ export class RealtimeBilling {
   private readonly requested: (string | undefined)[] = [];
   /** The keys of `underWay` made up for a `response.created` that named no id. */
   private readonly unnamed = new Set<string>();
-  /** Deltas of no known response (an upstream that omits `response_id`): the text of whichever is cut. */
-  private unattributed = new TokenTally();
+  /** Deltas of no known response (an upstream that omits `response_id`): the text and audio of whichever is cut. */
+  private unattributed = new ResponseCount();
+  /** The session's output audio format, as bytes a second (`session.created` / `session.updated`). */
+  private outputAudioRate = defaultAudioBytesPerSecond;
   private responseStartedAt: number;
   private firstTokenAt: number | undefined;
   private finished = false;
@@ -79,9 +83,8 @@ export class RealtimeBilling {
   private withdrawn: GatewayError | undefined;
   /** The transcription model the upstream's session names (undefined: none named yet). */
   private transcriptionModel: string | undefined;
-  /** The tokens the session's settlements billed, for its tokens-per-minute windows. */
-  private tokensUsed = 0;
-  private windowsCorrected = false;
+  /** The admission's token estimate was taken back out of the tokens-per-minute windows it was counted in. */
+  private estimateReturned = false;
 
   constructor(
     private readonly services: RelayServices,
@@ -102,18 +105,34 @@ export class RealtimeBilling {
     if (index >= 0) this.requested.splice(index, 1);
   }
 
-  responseCreated(responseId: string | undefined): void {
+  /** A `response.created`: `outputAudioRate` is the output audio format it names for itself (bytes a second), when it does. */
+  responseCreated(responseId: string | undefined, outputAudioRate?: number): void {
     this.requested.shift();
     if (this.underWay.size === 0) this.responseStartedAt = this.services.now();
     const key = responseId ?? `unnamed-${this.underWay.size}`;
     if (responseId === undefined) this.unnamed.add(key);
-    this.underWay.set(key, new TokenTally());
+    this.underWay.set(key, new ResponseCount(outputAudioRate));
   }
 
   textDelta(responseId: string | undefined, text: string): void {
     this.firstTokenAt ??= this.services.now();
-    const tally = responseId === undefined ? this.unattributed : (this.underWay.get(responseId) ?? this.createdLate(responseId));
-    tally.add(text);
+    this.countOf(responseId).text.add(text);
+  }
+
+  /** An audio output delta of `bytes` bytes of audio, in the response's output format (else the session's). */
+  audioDelta(responseId: string | undefined, bytes: number): void {
+    this.firstTokenAt ??= this.services.now();
+    const count = this.countOf(responseId);
+    count.addAudio(bytes, count.bytesPerSecond ?? this.outputAudioRate);
+  }
+
+  /** The upstream's session names its output audio format (bytes a second). */
+  outputAudioRateSet(bytesPerSecond: number): void {
+    this.outputAudioRate = bytesPerSecond;
+  }
+
+  private countOf(responseId: string | undefined): ResponseCount {
+    return responseId === undefined ? this.unattributed : (this.underWay.get(responseId) ?? this.createdLate(responseId));
   }
 
   /** A response is under way: named by the upstream, or asked for and not named yet. */
@@ -137,32 +156,32 @@ export class RealtimeBilling {
     const tally = this.takeTally(responseId);
     return this.enqueue(async () => {
       if (this.finished) return false;
-      const usage = reported ?? { input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: await totalOf(tally), reasoning: 0 } };
+      const usage = reported ?? (await usageOfCounts(tally));
       await this.settleHold(usage, reported === undefined ? 'local' : 'upstream', 200, undefined);
       return this.holdNext();
     });
   }
 
   /** A delta of a response whose `response.created` was not seen: counted as under way from here. */
-  private createdLate(responseId: string): TokenTally {
-    const tally = new TokenTally();
+  private createdLate(responseId: string): ResponseCount {
+    const tally = new ResponseCount();
     if (this.underWay.size === 0) this.responseStartedAt = this.services.now();
     this.underWay.set(responseId, tally);
     return tally;
   }
 
-  /** The finished response's own text counts, out of those under way (with the unattributed text when it was the last). */
-  private takeTally(responseId: string | undefined): TokenTally[] {
+  /** The finished response's own counts, out of those under way (with the unattributed ones when it was the last). */
+  private takeTally(responseId: string | undefined): ResponseCount[] {
     const key = responseId !== undefined && this.underWay.has(responseId) ? responseId : this.underWay.keys().next().value;
-    const tallies: TokenTally[] = [];
+    const tallies: ResponseCount[] = [];
     if (key !== undefined) {
-      tallies.push(this.underWay.get(key) ?? new TokenTally());
+      tallies.push(this.underWay.get(key) ?? new ResponseCount());
       this.underWay.delete(key);
       this.unnamed.delete(key);
     }
     if (this.underWay.size === 0) {
       tallies.push(this.unattributed);
-      this.unattributed = new TokenTally();
+      this.unattributed = new ResponseCount();
     }
     return tallies;
   }
@@ -276,7 +295,7 @@ export class RealtimeBilling {
     }
   }
 
-  /** The session ended: the open hold settled (a response cut mid-way at its local count), once. */
+  /** The session ended: the open hold settled (a response cut mid-way at its local count of text and audio), once. */
   finish(reason: string | undefined): Promise<unknown> {
     const cut = this.underWay.size > 0;
     const tally = [...this.underWay.values(), this.unattributed];
@@ -287,20 +306,26 @@ export class RealtimeBilling {
           const open = this.hold;
           this.hold = undefined;
           if (open !== undefined) await settleOrRetry(this.services, open, { actualAmount: 0, channelId: this.session.channelId });
-        } else await this.settleHold({ input: { total: 0, cacheRead: 0, cacheWrite: 0 }, output: { total: await totalOf(tally), reasoning: 0 } }, 'local', 499, reason ?? 'the session ended during a response');
+        } else await this.settleHold(await usageOfCounts(tally), 'local', 499, reason ?? 'the session ended during a response');
       }
-      this.correctWindows();
+      this.countInWindows(0);
     });
   }
 
   /**
-   * The session's tokens-per-minute windows moved, once, from the admission's estimate to the tokens its
-   * responses and transcriptions were billed (0 when nothing was relayed), as a request's are at settlement.
+   * A settlement's tokens counted in the tokens-per-minute windows of the minute it happens in — so a long
+   * session spreads over the windows its responses ended in, rather than landing whole in one when it
+   * ends. The admission's estimate is taken back first, once, from the window it was counted in (dropped
+   * by the limiter when that window has ended): from then on the windows hold what was billed.
    */
-  private correctWindows(): void {
-    if (this.windowsCorrected) return;
-    this.windowsCorrected = true;
-    correctTokenWindows(this.services.rateLimiter, this.session.admission.rateChecks, this.tokensUsed, this.services.now());
+  private countInWindows(tokens: number): void {
+    const { rateChecks } = this.session.admission;
+    const now = this.services.now();
+    if (!this.estimateReturned) {
+      this.estimateReturned = true;
+      correctTokenWindows(this.services.rateLimiter, rateChecks, 0, now);
+    }
+    addToTokenWindows(this.services.rateLimiter, rateChecks, tokens, now);
   }
 
   private async settleHold(usage: NormalizedUsage, source: UsageSource, status: number, error: string | undefined): Promise<void> {
@@ -336,7 +361,7 @@ export class RealtimeBilling {
       ...(counted ? [] : [`the usage reported counts that are not token counts (input ${usage.input.total}, cached ${usage.input.cacheRead}, output ${usage.output.total}): charged the hold`]),
       ...(open === undefined ? ['the database could not take a hold to settle against: not charged'] : []),
     ];
-    this.tokensUsed += counted ? usage.input.total + usage.output.total : this.session.holdTokens;
+    this.countInWindows(counted ? usage.input.total + usage.output.total : this.session.holdTokens);
     const logRow = (charged: number) =>
       buildLogRow({
         requestId: hold,
@@ -398,13 +423,6 @@ interface BilledRow {
   status: number;
   error: string | undefined;
   warnings: string[];
-}
-
-/** The tokens of several text counts together. */
-async function totalOf(tallies: readonly TokenTally[]): Promise<number> {
-  let total = 0;
-  for (const tally of tallies) total += await tally.total();
-  return total;
 }
 
 /** Whether a usage's counts are all token counts: whole, not negative, within the safe integers. */

@@ -13,7 +13,8 @@ import { redactSecret } from '../redact-secret.js';
 import { runFailover, type FailoverResult } from '../run-failover.js';
 import { connectRealtimeUpstream, maxBufferedRealtimeBytes } from './connect-realtime-upstream.js';
 import { formatResponseCancels } from './format-response-cancels.js';
-import { isAudioDeltaFrame, readRealtimeUsage, refusedEventIdOf, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
+import { audioDeltaOf, responseOutputAudioRate, sessionOutputAudioRate } from './read-realtime-audio.js';
+import { readRealtimeUsage, refusedEventIdOf, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
 import { readResponseRequest } from './read-response-request.js';
 import { RealtimeBilling } from './realtime-billing.js';
 import { settleOrRetry } from '../settle-or-retry.js';
@@ -201,7 +202,8 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
           finish('the client did not read what it was sent');
         }
       }
-      if (isBinary || isAudioDeltaFrame(frame)) return;
+      // Audio deltas too (most of a session's bytes): the audio a cut response produced is billed by its length.
+      if (isBinary) return;
       let event: unknown;
       try {
         event = JSON.parse(frame.toString('utf8'));
@@ -216,7 +218,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       const type = (event as { type?: unknown } | null)?.type;
       if (type === 'response.created') {
         const responseId = responseIdOf(event);
-        billing.responseCreated(responseId);
+        billing.responseCreated(responseId, responseOutputAudioRate(event));
         // Asked for before the client left and named only now: a cancel without an id stops no
         // out-of-band response, so it is cancelled by its id as well.
         if (cancelling && responseId !== undefined && upstream.readyState === WebSocket.OPEN) for (const frame of formatResponseCancels([responseId])) upstream.send(frame);
@@ -258,6 +260,11 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         );
         return;
       }
+      const audio = audioDeltaOf(event);
+      if (audio !== undefined) {
+        billing.audioDelta(audio.responseId, audio.bytes);
+        return;
+      }
       const delta = textDeltaOf(event);
       if (delta !== undefined) {
         billing.textDelta(delta.responseId, delta.text);
@@ -265,6 +272,8 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       }
       const model = sessionTranscriptionModel(event);
       if (model !== undefined) billing.transcriptionModelSet(model);
+      const outputAudioRate = sessionOutputAudioRate(event);
+      if (outputAudioRate !== undefined) billing.outputAudioRateSet(outputAudioRate);
     };
     client.on('message', (data: RawData, isBinary: boolean) => {
       const frame = data as Buffer;
