@@ -98,7 +98,8 @@ export async function runRelayEnvelope(
   errorPassthrough: ErrorPassthrough,
 ): Promise<number | undefined> {
   const startedAt = services.now();
-  // Read again now that the body has arrived: a key switched off while it uploaded is refused here.
+  // Read again once the body arrived (the route's preHandler); this read sees a change made during the
+  // route's own steps since, and is two comparisons otherwise.
   const caller = currentCaller(services, request, startedAt);
   const { model } = plan;
   // A route's pin (a remix, a task continued where its origin was made) keeps the caller's group, unless

@@ -1,9 +1,9 @@
-import { request as httpRequest } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { channel, startFixture, userKey, waitFor, type Fixture } from '../routing/routing-fixture.js';
 import { replyAsAsked } from '../fakes/scripted-vendor-wire.js';
+import { slowPost as postInHalves, type SlowPostAnswer } from '../support/slow-post.js';
 
 /**
  * A key is checked in `onRequest`, before the body is read (authenticate-caller.ts); admission comes after
@@ -21,32 +21,11 @@ afterEach(async () => {
   fx = undefined;
 });
 
-interface Sent {
-  status: number;
-  json: any;
-}
+type Sent = SlowPostAnswer;
 
-/**
- * POSTs `body` in two halves, running `between` once the gateway has the first half (its headers checked,
- * its body still arriving): the slow upload an SDK cannot pause.
- */
+/** POSTs `body` to the gateway in two halves, running `between` once it has the first (slow-post.ts). */
 function slowPost(f: Fixture, path: string, headers: Record<string, string>, body: Record<string, unknown>, between: () => Promise<void>): Promise<Sent> {
-  const bytes = Buffer.from(JSON.stringify(body));
-  const half = Math.floor(bytes.length / 2);
-  const target = new URL(`${f.url}${path}`);
-  return new Promise((resolve, reject) => {
-    const sent = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(bytes.length), ...headers } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: response.statusCode ?? 0, json: JSON.parse(text) });
-      });
-    });
-    sent.on('error', reject);
-    sent.write(bytes.subarray(0, half));
-    setTimeout(() => between().then(() => sent.end(bytes.subarray(half)), reject), 300);
-  });
+  return postInHalves(`${f.url}${path}`, headers, body, between);
 }
 
 const padding = 'x '.repeat(200_000);

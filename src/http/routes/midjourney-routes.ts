@@ -12,7 +12,7 @@ import { mjImageUrlOf, presentMjTask } from '../../tasks/present-mj-task.js';
 import { publicTaskIdPattern } from '../../tasks/public-task-id.js';
 import type { AppServices } from '../app-services.js';
 import { corsResponseHeaders } from '../cors.js';
-import { authenticateCaller } from '../middleware/authenticate-caller.js';
+import { callerHooks } from '../middleware/caller-hooks.js';
 import { relayDownload } from '../relay-download.js';
 
 /** The speed prefixes MJ clients put before `/mj` (protocols.md §1.1); the proxy is called at `/mj/…` either way. */
@@ -27,7 +27,7 @@ const maxConditionIds = 100;
  * Errors use the proxy's envelope, `{code, description, type, result: null}`.
  */
 export async function midjourneyRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
-  const options = { config: { errorStyle: 'mj' as const }, onRequest: authenticateCaller(services, 'midjourney') };
+  const options = { config: { errorStyle: 'mj' as const }, ...callerHooks(services, 'midjourney') };
   const submit: TaskSubmitServices = { relay: services.relay, tasks: services.repositories.tasks, pollIntervalMs: services.environment.taskPollIntervalSeconds * 1000 };
 
   for (const mode of [undefined, ...modes]) {

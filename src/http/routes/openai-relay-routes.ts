@@ -2,13 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { openaiEndpoints, type OpenaiEndpoint } from '../../relay/openai/openai-endpoints.js';
 import { runOpenaiRelay } from '../../relay/openai/run-openai-relay.js';
 import type { AppServices } from '../app-services.js';
-import { authenticateCaller } from '../middleware/authenticate-caller.js';
+import { callerHooks } from '../middleware/caller-hooks.js';
 
 /** Spec §4.1, 4.3, 4.4, 4.5: the OpenAI-style relay routes, and the web reader and search (§4.5, protocols.md §12). */
 export async function openaiRelayRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
-  const authenticate = authenticateCaller(services, 'openai');
+  const authenticate = callerHooks(services, 'openai');
   const route = (path: string, endpoint: OpenaiEndpoint) =>
-    app.post(path, { config: { errorStyle: 'openai' }, onRequest: authenticate }, (request, reply) => runOpenaiRelay(services.relay, endpoint, request, reply));
+    app.post(path, { config: { errorStyle: 'openai' }, ...authenticate }, (request, reply) => runOpenaiRelay(services.relay, endpoint, request, reply));
 
   route('/v1/completions', openaiEndpoints.completions);
   route('/v1/embeddings', openaiEndpoints.embeddings);
@@ -18,7 +18,7 @@ export async function openaiRelayRoutes(app: FastifyInstance, services: AppServi
   route('/v1/web-search/search', openaiEndpoints['web-search']);
 
   // The legacy embeddings path names the model in the URL (new-api keeps it).
-  app.post<{ Params: { model: string } }>('/v1/engines/:model/embeddings', { config: { errorStyle: 'openai' }, onRequest: authenticate }, (request, reply) => {
+  app.post<{ Params: { model: string } }>('/v1/engines/:model/embeddings', { config: { errorStyle: 'openai' }, ...authenticate }, (request, reply) => {
     const body = request.body;
     if (body !== null && typeof body === 'object' && !Array.isArray(body) && (body as Record<string, unknown>).model === undefined) {
       (body as Record<string, unknown>).model = request.params.model;

@@ -7,7 +7,7 @@ import { presentSunoTask } from '../../tasks/present-suno-task.js';
 import { publicTaskIdPattern } from '../../tasks/public-task-id.js';
 import type { AppServices } from '../app-services.js';
 import { corsResponseHeaders } from '../cors.js';
-import { authenticateCaller } from '../middleware/authenticate-caller.js';
+import { callerHooks } from '../middleware/caller-hooks.js';
 
 /** Ids one batch fetch may ask for. */
 const maxFetchIds = 100;
@@ -18,7 +18,7 @@ const maxFetchIds = 100;
  * envelope, `{code, message, data: null}`.
  */
 export async function sunoRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
-  const options = { config: { errorStyle: 'task' as const }, onRequest: authenticateCaller(services, 'openai') };
+  const options = { config: { errorStyle: 'task' as const }, ...callerHooks(services, 'openai') };
   const submit: TaskSubmitServices = { relay: services.relay, tasks: services.repositories.tasks, pollIntervalMs: services.environment.taskPollIntervalSeconds * 1000 };
 
   app.post<{ Params: { action: string } }>('/suno/submit/:action', options, (request, reply) => runSunoSubmit(submit, request.params.action, request, reply));

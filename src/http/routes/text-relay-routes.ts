@@ -10,7 +10,7 @@ import { runGeminiCountTokens } from '../../relay/gemini/run-gemini-count-tokens
 import { runGeminiEmbeddingRelay } from '../../relay/gemini/run-gemini-embedding-relay.js';
 import { requireObjectBody as requireObject } from '../../relay/validate-body.js';
 import type { AppServices } from '../app-services.js';
-import { authenticateCaller } from '../middleware/authenticate-caller.js';
+import { callerHooks } from '../middleware/caller-hooks.js';
 
 /**
  * Text generation in every style (issue #5): Chat Completions, Anthropic Messages, Gemini native. Every
@@ -19,31 +19,31 @@ import { authenticateCaller } from '../middleware/authenticate-caller.js';
 export async function textRelayRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   const track = (work: () => Promise<void>) => services.relay.inFlight.track(work);
 
-  app.post('/v1/chat/completions', { config: { errorStyle: 'openai', setsRequestId: true }, onRequest: authenticateCaller(services, 'openai') }, (request, reply) => {
+  app.post('/v1/chat/completions', { config: { errorStyle: 'openai', setsRequestId: true }, ...callerHooks(services, 'openai') }, (request, reply) => {
     const body = requireObject(request.body);
     validateChatRequest(body);
     const inbound = buildChatInbound(body, request.rawBody, openaiEndpoints.chat.maxOutputTokens(body));
     return track(() => runTextRelay(services.relay, inbound, request, reply));
   });
 
-  app.post('/v1/messages', { config: { errorStyle: 'anthropic', setsRequestId: true }, onRequest: authenticateCaller(services, 'anthropic') }, (request, reply) => {
+  app.post('/v1/messages', { config: { errorStyle: 'anthropic', setsRequestId: true }, ...callerHooks(services, 'anthropic') }, (request, reply) => {
     const inbound = buildParsedInbound('anthropic-messages', requireObject(request.body), request.rawBody);
     return track(() => runTextRelay(services.relay, inbound, request, reply));
   });
 
   // Anthropic's token count: the channel's own count on an Anthropic channel, else the gateway's; never charged.
-  app.post('/v1/messages/count_tokens', { config: { errorStyle: 'anthropic', setsRequestId: true }, onRequest: authenticateCaller(services, 'anthropic') }, (request, reply) => {
+  app.post('/v1/messages/count_tokens', { config: { errorStyle: 'anthropic', setsRequestId: true }, ...callerHooks(services, 'anthropic') }, (request, reply) => {
     const body = requireObject(request.body);
     return track(() => runAnthropicCountTokens(services.relay, body, request, reply));
   });
 
-  app.post('/v1/responses', { config: { errorStyle: 'openai', setsRequestId: true }, onRequest: authenticateCaller(services, 'openai') }, (request, reply) => {
+  app.post('/v1/responses', { config: { errorStyle: 'openai', setsRequestId: true }, ...callerHooks(services, 'openai') }, (request, reply) => {
     const inbound = buildParsedInbound('openai-responses', requireObject(request.body), request.rawBody);
     return track(() => runTextRelay(services.relay, inbound, request, reply));
   });
 
   // Compaction is not streamed and only OpenAI Responses upstreams perform it: bytes through, priced apart.
-  app.post('/v1/responses/compact', { config: { errorStyle: 'openai', setsRequestId: true }, onRequest: authenticateCaller(services, 'openai') }, (request, reply) =>
+  app.post('/v1/responses/compact', { config: { errorStyle: 'openai', setsRequestId: true }, ...callerHooks(services, 'openai') }, (request, reply) =>
     runOpenaiRelay(services.relay, openaiEndpoints['responses-compact'], request, reply),
   );
 
@@ -74,7 +74,7 @@ export async function textRelayRoutes(app: FastifyInstance, services: AppService
         throw new GatewayError('not_implemented', `Action ${action} is not supported by this gateway.`);
     }
   };
-  const geminiRoute = { config: { errorStyle: 'gemini' as const, setsRequestId: true }, onRequest: authenticateCaller(services, 'gemini') };
+  const geminiRoute = { config: { errorStyle: 'gemini' as const, setsRequestId: true }, ...callerHooks(services, 'gemini') };
   app.post('/v1beta/models/*', geminiRoute, gemini);
   app.post('/v1/models/*', geminiRoute, gemini);
 }

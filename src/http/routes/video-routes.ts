@@ -13,7 +13,7 @@ import { videoContentSource } from '../../tasks/video-content-source.js';
 import type { AppServices } from '../app-services.js';
 import { corsResponseHeaders } from '../cors.js';
 import { relayDownload } from '../relay-download.js';
-import { authenticateCaller } from '../middleware/authenticate-caller.js';
+import { callerHooks } from '../middleware/caller-hooks.js';
 
 /** OpenAI's content variants (protocols.md §4). */
 const contentVariants = new Set(['video', 'thumbnail', 'spritesheet']);
@@ -25,9 +25,9 @@ const contentVariants = new Set(['video', 'thumbnail', 'spritesheet']);
  * only its own tasks (another's id is a 404, as a missing one is).
  */
 export async function videoRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
-  const authenticate = authenticateCaller(services, 'openai');
+  const authenticate = callerHooks(services, 'openai');
   const submit: TaskSubmitServices = { relay: services.relay, tasks: services.repositories.tasks, pollIntervalMs: services.environment.taskPollIntervalSeconds * 1000 };
-  const options = { config: { errorStyle: 'openai' as const }, onRequest: authenticate };
+  const options = { config: { errorStyle: 'openai' as const }, ...authenticate };
 
   app.post('/v1/videos', options, (request, reply) => runVideoSubmit(submit, services.repositories.assetOwners, 'videos', request, reply));
   app.post('/v1/video/generations', options, (request, reply) => runVideoSubmit(submit, services.repositories.assetOwners, 'generations', request, reply));
@@ -37,7 +37,7 @@ export async function videoRoutes(app: FastifyInstance, services: AppServices): 
 
   // Kling's native routes (protocols.md §3.1): the native body on any video channel (a Kling channel sends
   // it on as it is), the OpenAI video object back; the query answers new-api's `{code, data}` wrapper.
-  const klingOptions = { config: { errorStyle: 'task' as const }, onRequest: options.onRequest };
+  const klingOptions = { config: { errorStyle: 'task' as const }, onRequest: options.onRequest, preHandler: options.preHandler };
   for (const action of ['text2video', 'image2video']) {
     const route = action === 'image2video' ? 'kling-image2video' : 'kling';
     app.post(`/kling/v1/videos/${action}`, klingOptions, (request, reply) => runVideoSubmit(submit, services.repositories.assetOwners, route, request, reply));
