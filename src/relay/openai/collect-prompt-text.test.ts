@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
 import { countTextTokens } from '../count-tokens.js';
@@ -44,5 +45,21 @@ describe('collectChatPromptText', () => {
     });
     expect(texts).toEqual([['hi', JSON.stringify(functionCall), JSON.stringify(functions), JSON.stringify(schema)].join('\n')]);
     expect(collectChatPromptText({ messages: [{ role: 'user', content: 'hi' }], response_format: { type: 'json_object' } }).texts).toEqual(['hi']);
+  });
+
+  it("reads an earlier turn's replayed reasoning: reasoning_content (DeepSeek), else reasoning (OpenRouter)", () => {
+    const call = [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{}' } }];
+    const turn = (fields: Record<string, unknown>) => collectChatPromptText({ messages: [{ role: 'assistant', content: null, tool_calls: call, ...fields }] }).texts;
+    expect(turn({ reasoning_content: 'I should call the tool.' })).toEqual([['I should call the tool.', JSON.stringify(call)].join('\n')]);
+    expect(turn({ reasoning: 'Via OpenRouter.' })).toEqual([['Via OpenRouter.', JSON.stringify(call)].join('\n')]);
+    expect(turn({ reasoning_content: 'Once.', reasoning: 'Once.' })).toEqual([['Once.', JSON.stringify(call)].join('\n')]);
+  });
+
+  it("counts a Gemini thought signature on a tool call (extra_content) at least a token per 4 characters, as the other styles' signatures", () => {
+    const signature = randomBytes(30_000).toString('base64');
+    const call = { id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{}' }, extra_content: { google: { thought_signature: signature } } };
+    const plain = estimatePromptTokens(collectChatPromptText({ messages: [{ role: 'assistant', content: null, tool_calls: [{ ...call, extra_content: undefined }] }] }));
+    const signed = estimatePromptTokens(collectChatPromptText({ messages: [{ role: 'assistant', content: null, tool_calls: [call] }] }));
+    expect(signed.estimatedPromptTokens - plain.estimatedPromptTokens).toBeGreaterThanOrEqual(signature.length / 4);
   });
 });

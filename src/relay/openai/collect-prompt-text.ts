@@ -24,8 +24,12 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
   for (const message of messages) {
     if (message === null || typeof message !== 'object') continue;
     extraTokens += tokensPerMessage;
-    const { content, tool_calls: toolCalls, function_call: functionCall, name } = message as Record<string, unknown>;
+    const { content, tool_calls: toolCalls, function_call: functionCall, name, reasoning_content: reasoningContent, reasoning } = message as Record<string, unknown>;
     if (typeof name === 'string') parts.push(name);
+    // An earlier turn's reasoning, replayed (DeepSeek's thinking mode requires it back on a tool loop, and
+    // bills it as input); read as the converters read it: `reasoning_content`, else OpenRouter's `reasoning`.
+    const replayedReasoning = reasoningContent ?? reasoning;
+    if (typeof replayedReasoning === 'string') parts.push(replayedReasoning);
     if (typeof content === 'string') parts.push(content);
     else if (Array.isArray(content)) {
       for (const part of content) {

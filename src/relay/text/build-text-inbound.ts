@@ -7,6 +7,7 @@ import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
 import { estimatedTokensPerImage } from '../count-tokens.js';
 import { collectCanonicalPromptText } from './collect-canonical-prompt-text.js';
 import { collectDroppedAnthropicPromptText } from './collect-dropped-anthropic-prompt-text.js';
+import { collectDroppedResponsesPromptText } from './collect-dropped-responses-prompt-text.js';
 import type { TextInbound } from './run-text-relay.js';
 import type { TextStyleName } from '../text-style.js';
 import { textStyles } from './text-styles.js';
@@ -103,8 +104,9 @@ export function buildChatInbound(body: Record<string, unknown>, rawBody: Buffer 
 export function buildParsedInbound(style: 'anthropic-messages' | 'openai-responses', body: Record<string, unknown>, rawBody: Buffer | undefined): TextInbound {
   const parsed = parseClientBody(style, body);
   const promptText = collectCanonicalPromptText(parsed.value);
-  // The blocks and definitions the canonical form drops still reach an Anthropic upstream on passthrough, which bills them.
-  if (style === 'anthropic-messages') addPromptText(promptText, collectDroppedAnthropicPromptText(body));
+  // What the canonical form drops still reaches a same-style upstream on passthrough, which bills it:
+  // Anthropic's blocks and definitions, a Responses compaction item.
+  addPromptText(promptText, style === 'anthropic-messages' ? collectDroppedAnthropicPromptText(body) : collectDroppedResponsesPromptText(body));
   return {
     style,
     model: parsed.value.model,

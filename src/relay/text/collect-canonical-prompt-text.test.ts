@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest } from '../../canonical/canonical-request.js';
 import { estimatedTokensPerImage } from '../count-tokens.js';
+import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
 import { collectCanonicalPromptText } from './collect-canonical-prompt-text.js';
 
 describe('collectCanonicalPromptText', () => {
@@ -20,5 +21,28 @@ describe('collectCanonicalPromptText', () => {
     const prompt = collectCanonicalPromptText(request);
     expect(prompt.imageTokens).toBe(3 * estimatedTokensPerImage);
     expect(prompt.texts[0]).toContain('radar:');
+  });
+
+  it("counts replayed reasoning's opaque data — a thinking signature, redacted or encrypted reasoning — a token per 4 characters beside its text", async () => {
+    const request = (reasoning: CanonicalRequest['messages'][number]['content']): CanonicalRequest => ({
+      model: 'm',
+      system: [],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
+        { role: 'assistant', content: reasoning } as CanonicalRequest['messages'][number],
+      ],
+      tools: [],
+      stream: false,
+    });
+    const bare = collectCanonicalPromptText(request([{ type: 'reasoning', text: 'Look it up.' }]));
+    const signed = collectCanonicalPromptText(request([{ type: 'reasoning', text: 'Look it up.', signature: 's'.repeat(40_000) }]));
+    const redacted = collectCanonicalPromptText(request([{ type: 'reasoning', text: '', redactedData: 'r'.repeat(4_001) }]));
+    expect(signed.texts).toEqual(bare.texts);
+    expect(signed.extraTokens - bare.extraTokens).toBe(10_000);
+    expect(redacted.extraTokens - collectCanonicalPromptText(request([{ type: 'reasoning', text: '' }])).extraTokens).toBe(1_001);
+    // In the reservation's estimate, and in the local count an upstream without usage is billed.
+    const estimate = estimatePromptTokens(signed);
+    expect(estimate.estimatedPromptTokens - estimatePromptTokens(bare).estimatedPromptTokens).toBe(10_000);
+    await expect(estimate.countPromptTokens()).resolves.toBeGreaterThan(10_000);
   });
 });

@@ -3,6 +3,7 @@ import { inlineTextOf } from '../../convert/shared/inline-text-file.js';
 import { estimatedTokensPerImage, tokensPerMessage } from '../count-tokens.js';
 import type { PromptText } from '../openai/collect-prompt-text.js';
 import { estimatedFileTokens, PdfScanBudget } from '../estimate-attachment-tokens.js';
+import { estimateOpaqueTokens } from '../estimate-opaque-tokens.js';
 
 /** The text of a canonical request that the model reads, for local token counts and estimates. */
 export function collectCanonicalPromptText(request: CanonicalRequest): PromptText {
@@ -16,8 +17,13 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
     for (const part of message.content) {
       switch (part.type) {
         case 'text':
-        case 'reasoning':
           texts.push(part.text);
+          break;
+        case 'reasoning':
+          // Replayed reasoning is billed as input (Anthropic's tool-loop thinking, OpenAI's encrypted
+          // reasoning items), its opaque form too: the thinking a signature carries is more than its summary.
+          texts.push(part.text);
+          extraTokens += estimateOpaqueTokens(part.signature) + estimateOpaqueTokens(part.redactedData);
           break;
         case 'image':
           imageTokens += estimatedTokensPerImage;

@@ -2,6 +2,7 @@ import { carriedAnthropicRequestFields, carriedAnthropicToolFields } from '../..
 import { isRecord } from '../../convert/shared/is-record.js';
 import { estimatedTokensPerImage } from '../count-tokens.js';
 import { estimatedFileTokens, PdfScanBudget } from '../estimate-attachment-tokens.js';
+import { estimateOpaqueTokens } from '../estimate-opaque-tokens.js';
 import type { PromptText } from '../openai/collect-prompt-text.js';
 
 /** Assistant blocks the canonical parser carries (parse-anthropic-messages-content.ts); any other is dropped. */
@@ -40,9 +41,8 @@ interface Tally {
  * (`mcp_servers`, `container`, …). A converted upstream never sees them, but a passthrough sends the
  * client's bytes as they are, so the estimate (and the local count) must hold them. Reads the already-parsed
  * body: dropped blocks' text as text, an image or a file given by id at the flat 1,000, an inline PDF by its
- * pages, an opaque `encrypted_content` at a token per 4 characters (its plaintext is at most 3 bytes per 4
- * base64 characters, and English prose runs 3 to 4 bytes a token); a dropped definition as its JSON, as the
- * canonical tools are counted (collect-canonical-prompt-text.ts).
+ * pages, an opaque `encrypted_content` at a token per 4 characters (estimate-opaque-tokens.ts); a dropped
+ * definition as its JSON, as the canonical tools are counted (collect-canonical-prompt-text.ts).
  */
 export function collectDroppedAnthropicPromptText(body: Record<string, unknown>): PromptText {
   const tally: Tally = { texts: [], extraTokens: 0, imageTokens: 0, budget: new PdfScanBudget() };
@@ -131,7 +131,7 @@ function readDropped(value: unknown, tally: Tally, depth: number): void {
   for (const [key, field] of Object.entries(value)) {
     if (unreadKeys.has(key) || (key === 'source' && isRecord(field))) continue;
     if (opaqueKeys.has(key)) {
-      if (typeof field === 'string') tally.extraTokens += Math.ceil(field.length / 4);
+      if (typeof field === 'string') tally.extraTokens += estimateOpaqueTokens(field);
       continue;
     }
     readDropped(field, tally, depth + 1);
