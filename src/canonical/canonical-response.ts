@@ -28,4 +28,6 @@ export interface CanonicalResponse {
   inputUsage?: { input: NormalizedUsage['input']; reasoning?: number; webSearches?: number };
   /** For billing only: the text of candidates no part carries (Gemini `candidateCount` > 1), counted when no usage is reported. */
   uncarriedOutput?: string;
+  /** For the gateway's memory only (formatters write nothing): the ids of a Responses answer's output items. */
+  outputItemIds?: string[];
 }

@@ -52,5 +52,11 @@ export type CanonicalStreamPart =
    * (Gemini candidates after the first), counted with the rest when no usage is reported.
    */
   | { type: 'uncarried-output'; text: string }
+  /**
+   * For the gateway's memory only (encoders write nothing): the id of an output item the upstream made
+   * (a Responses `output_item.added`: `msg_…`, `fc_…`, `rs_…`), which a stored answer keeps upstream and a
+   * later `item_reference` can read back; remembered with its owner (continued-response.ts).
+   */
+  | { type: 'output-item'; id: string }
   | { type: 'finish'; finishReason: CanonicalFinishReason; usage: NormalizedUsage | undefined }
   | { type: 'error'; message: string; code?: string };

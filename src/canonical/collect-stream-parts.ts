@@ -57,6 +57,7 @@ export function collectStreamParts(parts: readonly CanonicalStreamPart[]): Canon
       case 'error':
       case 'web-searches':
       case 'uncarried-output':
+      case 'output-item':
         break;
       case 'usage':
         response.usage = part.usage;

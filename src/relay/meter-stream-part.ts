@@ -1,5 +1,6 @@
 import type { CanonicalResponse } from '../canonical/canonical-response.js';
 import type { CanonicalStreamPart } from '../canonical/canonical-stream-part.js';
+import { maxRememberedItemsPerAnswer } from './responses/continued-response.js';
 import type { UsageMeter } from './usage-meter.js';
 
 /**
@@ -10,6 +11,7 @@ import type { UsageMeter } from './usage-meter.js';
 export function meterWholeResponse(meter: UsageMeter, response: CanonicalResponse, now: () => number): void {
   meter.firstTokenAt = now();
   meter.responseId = response.id;
+  if (response.outputItemIds !== undefined) meter.outputItemIds = response.outputItemIds.slice(0, maxRememberedItemsPerAnswer);
   if (response.usage !== undefined) {
     meter.upstreamUsage = response.usage;
   } else {
@@ -61,6 +63,11 @@ export function meterStreamPart(meter: UsageMeter, part: CanonicalStreamPart, no
       return;
     case 'uncarried-output':
       meter.outputTally.add(part.text);
+      return;
+    case 'output-item':
+      if (meter.outputItemIds.length >= maxRememberedItemsPerAnswer) return;
+      meter.outputItemIds.push(part.id);
+      meter.onAnswerNoted?.();
       return;
     case 'finish':
       if (part.usage !== undefined) meter.upstreamUsage = part.usage;

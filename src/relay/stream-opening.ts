@@ -43,8 +43,9 @@ export class StreamOpening {
       this.failedWith = part;
       return false;
     }
-    // Parts for billing only (usage, interim input, searches run, other candidates' text) write nothing: not the answer's start.
-    if (part.type !== 'start' && part.type !== 'error' && part.type !== 'usage' && part.type !== 'input-usage' && part.type !== 'web-searches' && part.type !== 'uncarried-output') this.release();
+    // Parts for billing only (usage, interim input, searches run, other candidates' text) write nothing: not
+    // the answer's start; nor is an output item's id (its content, or a tool call, is).
+    if (part.type !== 'start' && part.type !== 'error' && part.type !== 'usage' && part.type !== 'input-usage' && part.type !== 'web-searches' && part.type !== 'uncarried-output' && part.type !== 'output-item') this.release();
     return true;
   }
 

@@ -80,8 +80,14 @@ export class UsageMeter {
   /** The answer's id as the upstream gave it (a stored Responses answer is continued by it). */
   responseId: string | undefined;
   /**
-   * Called when the answer's id is known (its opening event) and again once the answer is complete (its
-   * final usage read), each time before what it read reaches the client.
+   * The ids of a Responses answer's output items, as they are announced (the first
+   * `maxRememberedItemsPerAnswer`): a stored one can be read back by an `item_reference`. A new array per
+   * attempt.
+   */
+  outputItemIds: string[] = [];
+  /**
+   * Called when the answer's id is known (its opening event), when it announces an output item, and again
+   * once the answer is complete (its final usage read), each time before what it read reaches the client.
    */
   onAnswerNoted: (() => void) | undefined;
   /**
@@ -168,6 +174,7 @@ export class UsageMeter {
     this.unreportedOutputTokens = 0;
     this.interruption = undefined;
     this.responseId = undefined;
+    this.outputItemIds = [];
     this.wholeAnswerArrived = false;
     this.answerEndsWith = undefined;
     this.lastStreamEvent = undefined;

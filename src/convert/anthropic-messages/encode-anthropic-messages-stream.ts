@@ -154,8 +154,8 @@ export function createAnthropicMessagesStreamEncoder(context: ConversionContext)
   }
 
   function encode(part: CanonicalStreamPart): string {
-    // For billing only: nothing to write, nor to open the message for.
-    if (part.type === 'input-usage' || part.type === 'web-searches' || part.type === 'uncarried-output') return '';
+    // For billing (or the gateway's memory) only: nothing to write, nor to open the message for.
+    if (part.type === 'input-usage' || part.type === 'web-searches' || part.type === 'uncarried-output' || part.type === 'output-item') return '';
     if (finished || failed) {
       warn(`a ${part.type} part after the end of the message was dropped`);
       return '';

@@ -114,6 +114,7 @@ export function createGeminiStreamEncoder(context: ConversionContext): StreamEnc
         case 'input-usage':
         case 'web-searches':
         case 'uncarried-output':
+        case 'output-item':
           return '';
         case 'finish': {
           finished = true;

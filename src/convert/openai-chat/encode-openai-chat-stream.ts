@@ -99,6 +99,7 @@ export function createOpenaiChatStreamEncoder(context: ConversionContext, option
       case 'input-usage':
       case 'web-searches':
       case 'uncarried-output':
+      case 'output-item':
         return '';
       case 'finish':
         return finish(part);

@@ -161,8 +161,8 @@ describe('createOpenaiResponsesStreamDecoder', () => {
     const decoder = createOpenaiResponsesStreamDecoder();
     const pushed = (event: Record<string, unknown>) => decoder.push({ event: String(event.type), data: JSON.stringify(event), id: undefined });
     pushed({ type: 'response.created', response: { id: 'resp_ws', model: 'm', created_at: 1 } });
-    expect(pushed({ type: 'response.output_item.done', output_index: 0, item: search('ws_1') })).toEqual([{ type: 'web-searches', count: 1 }]);
-    expect(pushed({ type: 'response.output_item.done', output_index: 1, item: search('ws_2') })).toEqual([{ type: 'web-searches', count: 2 }]);
+    expect(pushed({ type: 'response.output_item.done', output_index: 0, item: search('ws_1') })).toEqual([{ type: 'web-searches', count: 1 }, { type: 'output-item', id: 'ws_1' }]);
+    expect(pushed({ type: 'response.output_item.done', output_index: 1, item: search('ws_2') })).toEqual([{ type: 'web-searches', count: 2 }, { type: 'output-item', id: 'ws_2' }]);
     const usage = { input_tokens: 10, output_tokens: 2, total_tokens: 12 };
     const closing = pushed({ type: 'response.completed', response: { id: 'resp_ws', model: 'm', created_at: 1, status: 'completed', output: [search('ws_1'), search('ws_2')], usage } });
     expect(closing.filter((part) => part.type === 'usage').map((part) => (part.type === 'usage' ? part.usage.webSearches : undefined))).toEqual([2]);

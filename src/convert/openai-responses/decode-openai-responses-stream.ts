@@ -94,6 +94,7 @@ export function createOpenaiResponsesStreamDecoder(): StreamDecoder {
   function addItem(event: OpenaiResponsesStreamEvent, outputIndex: number, parts: CanonicalStreamPart[]): void {
     const item = event.item;
     if (item === undefined) return;
+    if (typeof item.id === 'string' && item.id !== '') parts.push({ type: 'output-item', id: item.id });
     const tool = readToolItem(item);
     if (tool !== undefined) {
       const state = { kind: 'tool' as const, toolIndex: toolCount++, custom: tool.custom, sent: '', ended: false };

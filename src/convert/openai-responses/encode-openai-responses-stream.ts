@@ -206,6 +206,7 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
       case 'input-usage':
       case 'web-searches':
       case 'uncarried-output':
+      case 'output-item':
         return '';
       case 'error':
         lastError = { code: part.code ?? 'server_error', message: part.message };

@@ -36,6 +36,8 @@ export function parseOpenaiResponsesResponse(body: unknown): Converted<Canonical
   const usage = read === undefined ? undefined : withServiceTier(withWebSearches(read, countWebSearchCalls(wire.output)), wire.service_tier);
   if (usage === undefined) warnings.push('the upstream reported no usage');
   const hasToolCalls = content.some((part) => part.type === 'tool-call');
+  const outputItemIds: string[] = [];
+  for (const item of wire.output ?? []) if (typeof item.id === 'string' && item.id !== '') outputItemIds.push(item.id);
   return {
     value: {
       id: wire.id ?? '',
@@ -44,6 +46,7 @@ export function parseOpenaiResponsesResponse(body: unknown): Converted<Canonical
       content,
       finishReason: mapOpenaiResponsesFinishReason(wire.status, wire.incomplete_details?.reason, hasToolCalls),
       usage,
+      ...(outputItemIds.length === 0 ? {} : { outputItemIds }),
     },
     warnings,
   };

@@ -7,9 +7,23 @@ const memory = () => new LocalResponseMemory({ maxEntries: 100, ttlMs: 60_000, n
 
 describe('continuationIdsOf', () => {
   it('reads previous_response_id and a conversation given as an id or as { id }', () => {
-    expect(continuationIdsOf({ previous_response_id: 'resp_1', conversation: 'conv_1' })).toEqual({ previousResponseId: 'resp_1', conversationId: 'conv_1' });
-    expect(continuationIdsOf({ conversation: { id: 'conv_2' } })).toEqual({ previousResponseId: undefined, conversationId: 'conv_2' });
-    expect(continuationIdsOf({ previous_response_id: '', conversation: 3 })).toEqual({ previousResponseId: undefined, conversationId: undefined });
+    expect(continuationIdsOf({ previous_response_id: 'resp_1', conversation: 'conv_1' })).toEqual({ previousResponseId: 'resp_1', conversationId: 'conv_1', itemIds: [] });
+    expect(continuationIdsOf({ conversation: { id: 'conv_2' } })).toEqual({ previousResponseId: undefined, conversationId: 'conv_2', itemIds: [] });
+    expect(continuationIdsOf({ previous_response_id: '', conversation: 3 })).toEqual({ previousResponseId: undefined, conversationId: undefined, itemIds: [] });
+  });
+
+  it('reads the ids input items carry (item_reference or a passed-back item), each once, none too long to be remembered', () => {
+    const input = [
+      { role: 'user', content: 'hi' },
+      { type: 'item_reference', id: 'msg_1' },
+      { type: 'reasoning', id: 'rs_1', summary: [] },
+      { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'f', arguments: '{}' },
+      { type: 'item_reference', id: 'msg_1' },
+      { type: 'item_reference', id: 'x'.repeat(257) },
+      'not an item',
+    ];
+    expect(continuationIdsOf({ input }).itemIds).toEqual(['msg_1', 'rs_1', 'fc_1']);
+    expect(continuationIdsOf({ input: 'text' }).itemIds).toEqual([]);
   });
 });
 
@@ -18,9 +32,9 @@ describe('recallContinuation', () => {
     const known = memory();
     known.remember('resp_1', { channelId: 1, userId: 7, contextTokens: 50 });
     known.remember('conv_1', { channelId: 2, userId: 7, contextTokens: 80 });
-    expect(await recallContinuation(known, { previousResponseId: 'resp_1', conversationId: undefined }, 7)).toMatchObject({ channelId: 1 });
-    expect(await recallContinuation(known, { previousResponseId: 'resp_1', conversationId: 'conv_1' }, 7)).toMatchObject({ channelId: 2, contextTokens: 80 });
-    expect(await recallContinuation(known, { previousResponseId: 'resp_x', conversationId: undefined }, 7)).toBeUndefined();
+    expect(await recallContinuation(known, { previousResponseId: 'resp_1', conversationId: undefined, itemIds: [] }, 7)).toMatchObject({ channelId: 1 });
+    expect(await recallContinuation(known, { previousResponseId: 'resp_1', conversationId: 'conv_1', itemIds: [] }, 7)).toMatchObject({ channelId: 2, contextTokens: 80 });
+    expect(await recallContinuation(known, { previousResponseId: 'resp_x', conversationId: undefined, itemIds: [] }, 7)).toBeUndefined();
   });
 
   it("refuses another user's response or conversation as not found, naming the field", async () => {
@@ -28,18 +42,31 @@ describe('recallContinuation', () => {
     known.remember('resp_1', { channelId: 1, userId: 8, contextTokens: 50 });
     known.remember('conv_1', { channelId: 1, userId: 8, contextTokens: 50 });
     const refusal = (ids: Parameters<typeof recallContinuation>[1]) => recallContinuation(known, ids, 7).catch((error: unknown) => error as GatewayError);
-    expect(await refusal({ previousResponseId: 'resp_1', conversationId: undefined })).toMatchObject({ status: 400, param: 'previous_response_id' });
-    expect(await refusal({ previousResponseId: undefined, conversationId: 'conv_1' })).toMatchObject({ status: 400, param: 'conversation' });
+    expect(await refusal({ previousResponseId: 'resp_1', conversationId: undefined, itemIds: [] })).toMatchObject({ status: 400, param: 'previous_response_id' });
+    expect(await refusal({ previousResponseId: undefined, conversationId: 'conv_1', itemIds: [] })).toMatchObject({ status: 400, param: 'conversation' });
+  });
+
+  it("refuses an input naming another user's stored item as not found (param input); the caller's own item routes and reserves", async () => {
+    const known = memory();
+    known.rememberEach(['msg_theirs', 'rs_theirs'], { channelId: 1, userId: 8, contextTokens: 500 });
+    known.rememberEach(['msg_mine'], { channelId: 2, userId: 7, contextTokens: 300 });
+    known.remember('resp_mine', { channelId: 2, userId: 7, contextTokens: 100 });
+    const refused = await recallContinuation(known, { previousResponseId: undefined, conversationId: undefined, itemIds: ['msg_unknown', 'rs_theirs'] }, 7).catch((error: unknown) => error as GatewayError);
+    expect(refused).toBeInstanceOf(GatewayError);
+    expect(refused).toMatchObject({ status: 400, param: 'input', message: "Item with id 'rs_theirs' not found." });
+    expect(await recallContinuation(known, { previousResponseId: undefined, conversationId: undefined, itemIds: ['msg_unknown'] }, 7)).toBeUndefined();
+    expect(await recallContinuation(known, { previousResponseId: undefined, conversationId: undefined, itemIds: ['msg_unknown', 'msg_mine'] }, 7)).toMatchObject({ channelId: 2, contextTokens: 300 });
+    expect(await recallContinuation(known, { previousResponseId: 'resp_mine', conversationId: undefined, itemIds: ['msg_mine'] }, 7)).toMatchObject({ contextTokens: 300 });
   });
 });
 
 describe('rememberAnswer', () => {
   it('remembers a stored answer (its channel and key) by its id and by its conversation; an unstored one by its conversation only', async () => {
     const known = memory();
-    rememberAnswer(known, { previousResponseId: undefined, conversationId: 'conv_1' }, false, { responseId: 'resp_1', channelId: 3, keyFingerprint: 'fp-a', userId: 7, contextTokens: 40 });
+    rememberAnswer(known, { previousResponseId: undefined, conversationId: 'conv_1', itemIds: [] }, false, { responseId: 'resp_1', channelId: 3, keyFingerprint: 'fp-a', userId: 7, contextTokens: 40 });
     expect(await known.recall('resp_1')).toBeUndefined();
     expect(await known.recall('conv_1')).toEqual({ channelId: 3, keyFingerprint: 'fp-a', userId: 7, contextTokens: 40 });
-    rememberAnswer(known, { previousResponseId: undefined, conversationId: undefined }, true, { responseId: 'resp_2', channelId: 4, keyFingerprint: 'fp-b', userId: 7, contextTokens: 60 });
+    rememberAnswer(known, { previousResponseId: undefined, conversationId: undefined, itemIds: [] }, true, { responseId: 'resp_2', channelId: 4, keyFingerprint: 'fp-b', userId: 7, contextTokens: 60 });
     expect(await known.recall('resp_2')).toEqual({ channelId: 4, keyFingerprint: 'fp-b', userId: 7, contextTokens: 60 });
   });
 });

@@ -3,38 +3,68 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { PromptTokens } from '../estimate-prompt-tokens.js';
 import type { RememberedResponse, ResponseMemory } from './response-memory.js';
 
-/** The stored state a Responses request builds on: the response it continues, the conversation it is part of. */
+/**
+ * The stored state a Responses request builds on: the response it continues, the conversation it is part
+ * of, the stored items its input names by id.
+ */
 export interface ContinuationIds {
   previousResponseId: string | undefined;
   conversationId: string | undefined;
+  /**
+   * The ids of `input` items: an `item_reference`'s, and any other item's (an earlier output item passed
+   * back, `{ type: "reasoning", id: "rs_…" }`, is read back by its id from the account that stored it).
+   */
+  itemIds: string[];
 }
 
 /** The longest id remembered: OpenAI's are ~50 characters; a client's 4 MB "id" must not become a key. */
 export const maxRememberedIdLength = 256;
 
+/**
+ * The output items of one answer remembered by id: an answer's items are a message, a reasoning item and
+ * its tool calls, rarely more; one answer of a thousand hosted tool calls must not take a thousand entries.
+ */
+export const maxRememberedItemsPerAnswer = 32;
+
 const rememberable = (id: unknown): id is string => typeof id === 'string' && id !== '' && id.length <= maxRememberedIdLength;
 
-/** Pure: `previous_response_id` and `conversation` (an id, or `{ id }`) of a Responses body, when they can be remembered. */
+/** Pure: the distinct ids `input` items carry, when they can have been remembered. */
+function inputItemIdsOf(input: unknown): string[] {
+  if (!Array.isArray(input)) return [];
+  let ids: Set<string> | undefined;
+  for (const item of input) {
+    if (isRecord(item) && rememberable(item.id)) (ids ??= new Set()).add(item.id);
+  }
+  return ids === undefined ? [] : [...ids];
+}
+
+/**
+ * Pure: `previous_response_id` and `conversation` (an id, or `{ id }`) of a Responses body, and the ids
+ * its `input` items carry, when they can be remembered.
+ */
 export function continuationIdsOf(body: Record<string, unknown>): ContinuationIds {
   const previous = body.previous_response_id;
   const conversation = isRecord(body.conversation) ? body.conversation.id : body.conversation;
   return {
     previousResponseId: rememberable(previous) ? previous : undefined,
     conversationId: rememberable(conversation) ? conversation : undefined,
+    itemIds: inputItemIdsOf(body.input),
   };
 }
 
 /**
  * What the gateway remembers of the state a request continues, or undefined when it knows none (a response
  * made before a restart, or by a replica that shares no Redis with this one: the request is then routed
- * and reserved as if it carried no history). A response or conversation another user made is refused as
- * OpenAI refuses an unknown one: the id alone must not open someone else's history.
+ * and reserved as if it carried no history). A response, conversation or stored item another user made is
+ * refused as OpenAI refuses an unknown one: every user shares the channel's account, so the id alone must
+ * not open someone else's history.
  */
 export async function recallContinuation(memory: ResponseMemory, ids: ContinuationIds, userId: number): Promise<RememberedResponse | undefined> {
-  if (ids.previousResponseId === undefined && ids.conversationId === undefined) return undefined;
-  const [previous, conversation] = await Promise.all([
+  if (ids.previousResponseId === undefined && ids.conversationId === undefined && ids.itemIds.length === 0) return undefined;
+  const [previous, conversation, items] = await Promise.all([
     ids.previousResponseId === undefined ? undefined : memory.recall(ids.previousResponseId),
     ids.conversationId === undefined ? undefined : memory.recall(ids.conversationId),
+    ids.itemIds.length === 0 ? [] : memory.recallEach(ids.itemIds),
   ]);
   if (previous !== undefined && previous.userId !== userId) {
     throw new GatewayError('invalid_request', `Previous response with id '${ids.previousResponseId}' not found.`, { param: 'previous_response_id' });
@@ -42,10 +72,16 @@ export async function recallContinuation(memory: ResponseMemory, ids: Continuati
   if (conversation !== undefined && conversation.userId !== userId) {
     throw new GatewayError('invalid_request', `Conversation with id '${ids.conversationId}' not found.`, { param: 'conversation' });
   }
-  if (previous === undefined) return conversation;
-  if (conversation === undefined) return previous;
+  let known = previous ?? conversation;
   // Both name a history the upstream reads back: the larger is what the reservation must cover.
-  return previous.contextTokens >= conversation.contextTokens ? previous : conversation;
+  if (previous !== undefined && conversation !== undefined && conversation.contextTokens > previous.contextTokens) known = conversation;
+  for (const [index, item] of items.entries()) {
+    if (item === undefined) continue;
+    if (item.userId !== userId) throw new GatewayError('invalid_request', `Item with id '${ids.itemIds[index]}' not found.`, { param: 'input' });
+    // An item alone is read back from where it is stored; beside a history, the larger is reserved.
+    if (known === undefined || item.contextTokens > known.contextTokens) known = item;
+  }
+  return known;
 }
 
 export interface ServedAnswer {
@@ -68,6 +104,16 @@ export function rememberAnswer(memory: ResponseMemory, ids: ContinuationIds, sto
   const entry: RememberedResponse = { channelId: answer.channelId, keyFingerprint: answer.keyFingerprint, userId: answer.userId, contextTokens: answer.contextTokens };
   if (stored && rememberable(answer.responseId)) memory.remember(answer.responseId, entry);
   if (ids.conversationId !== undefined) memory.remember(ids.conversationId, entry);
+}
+
+/**
+ * Remembers the output items a stored answer made (up to `maxRememberedItemsPerAnswer`: the meter keeps no
+ * more), each with the answer's owner, channel and key; `outputTokens`: the most one item can hold.
+ */
+export function rememberOutputItems(memory: ResponseMemory, itemIds: readonly string[], answer: Omit<ServedAnswer, 'responseId' | 'contextTokens'>, outputTokens: number): void {
+  const ids = itemIds.filter(rememberable);
+  if (ids.length === 0) return;
+  memory.rememberEach(ids, { channelId: answer.channelId, keyFingerprint: answer.keyFingerprint, userId: answer.userId, contextTokens: outputTokens });
 }
 
 /** Pure: a prompt's counts with the stored context the upstream reads back before it. */

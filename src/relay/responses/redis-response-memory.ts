@@ -23,6 +23,21 @@ export class RedisResponseMemory implements ResponseMemory {
     this.redis.set(keyPrefix + id, JSON.stringify(entry), 'PX', this.options.ttlMs).catch(this.options.onError);
   }
 
+  rememberEach(ids: readonly string[], entry: RememberedResponse): void {
+    if (ids.length === 0) return;
+    this.local.rememberEach(ids, entry);
+    const text = JSON.stringify(entry);
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.set(keyPrefix + id, text, 'PX', this.options.ttlMs);
+    pipeline
+      .exec()
+      .then((results) => {
+        const failed = results?.find(([error]) => error !== null);
+        if (failed !== undefined) this.options.onError(failed[0]);
+      })
+      .catch(this.options.onError);
+  }
+
   /**
    * Redis first: a conversation's entry is rewritten by whichever replica served its last turn, so this
    * replica's copy may be older. Its own copy answers only when Redis cannot.
@@ -35,6 +50,22 @@ export class RedisResponseMemory implements ResponseMemory {
     } catch (error) {
       this.options.onError(error);
       return this.local.peek(id);
+    }
+  }
+
+  /** One MGET; each id Redis does not answer is read from this replica's own copy. */
+  async recallEach(ids: readonly string[]): Promise<(RememberedResponse | undefined)[]> {
+    if (ids.length === 0) return [];
+    try {
+      const texts = await this.redis.mget(ids.map((id) => keyPrefix + id));
+      return ids.map((id, index) => {
+        const entry = parseRememberedResponse(texts[index] ?? null);
+        if (entry !== undefined) this.local.remember(id, entry);
+        return entry ?? this.local.peek(id);
+      });
+    } catch (error) {
+      this.options.onError(error);
+      return ids.map((id) => this.local.peek(id));
     }
   }
 

@@ -3,7 +3,8 @@
  * later request that continues it (`previous_response_id`, or the `conversation` it was part of) goes to
  * the channel that holds it and reserves the context the upstream will read back: without it, any channel
  * of the model could be chosen (and answer "not found"), and a one-line turn on a 100k-token history
- * would reserve one line.
+ * would reserve one line. The answer's output items (`msg_…`, `fc_…`, `rs_…`) are remembered under their
+ * own ids with the same owner: an `item_reference` has the upstream read one back.
  */
 export interface RememberedResponse {
   /** The channel that answered, and so holds the stored response. */
@@ -16,14 +17,21 @@ export interface RememberedResponse {
   keyFingerprint?: string;
   /** The user whose request made it: no other user's request may continue it. */
   userId: number;
-  /** Input plus output tokens of that answer: what the next turn reads back before its own input. */
+  /**
+   * Input plus output tokens of that answer: what the next turn reads back before its own input. For an
+   * output item, the answer's output: the most one item of it can hold.
+   */
   contextTokens: number;
 }
 
 export interface ResponseMemory {
   remember(id: string, entry: RememberedResponse): void;
+  /** Several ids with one entry (an answer's output items): one write to Redis. */
+  rememberEach(ids: readonly string[], entry: RememberedResponse): void;
   /** The entry, or undefined when this gateway (or, with Redis, none of its replicas) made no such response recently. */
   recall(id: string): Promise<RememberedResponse | undefined>;
+  /** Each id's entry, in order (an input's item ids): one read from Redis. */
+  recallEach(ids: readonly string[]): Promise<(RememberedResponse | undefined)[]>;
   close(): Promise<void>;
 }
 
@@ -55,6 +63,10 @@ export class LocalResponseMemory implements ResponseMemory {
     }
   }
 
+  rememberEach(ids: readonly string[], entry: RememberedResponse): void {
+    for (const id of ids) this.remember(id, entry);
+  }
+
   /** Synchronous read, for the Redis memory's local tier. */
   peek(id: string): RememberedResponse | undefined {
     const held = this.entries.get(id);
@@ -68,6 +80,10 @@ export class LocalResponseMemory implements ResponseMemory {
 
   recall(id: string): Promise<RememberedResponse | undefined> {
     return Promise.resolve(this.peek(id));
+  }
+
+  recallEach(ids: readonly string[]): Promise<(RememberedResponse | undefined)[]> {
+    return Promise.resolve(ids.map((id) => this.peek(id)));
   }
 
   get size(): number {

@@ -17,7 +17,7 @@ import { runRelayEnvelope, type RelayPlan } from '../relay-envelope.js';
 import { countUsageLocally } from '../settle-request.js';
 import type { RelayServices } from '../relay-services.js';
 import type { TextStyleName } from '../text-style.js';
-import { continuationIdsOf, recallContinuation, rememberAnswer, withContext } from '../responses/continued-response.js';
+import { continuationIdsOf, recallContinuation, rememberAnswer, rememberOutputItems, withContext } from '../responses/continued-response.js';
 import type { UsageMeter } from '../usage-meter.js';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { keyFingerprint } from '../../tasks/key-fingerprint.js';
@@ -120,9 +120,10 @@ function channelsFor(services: RelayServices, inbound: TextInbound, request: Fas
 }
 
 /**
- * A Responses request that continues stored state (`previous_response_id`, `conversation`) goes to the
- * channel holding it and reserves the context the upstream reads back; a stored answer a Responses channel
- * serves is remembered for the turn that continues it.
+ * A Responses request that continues stored state (`previous_response_id`, `conversation`, stored items
+ * its input names) goes to the channel holding it and reserves the context the upstream reads back; a
+ * stored answer a Responses channel serves is remembered, with its output items, for the turn that
+ * continues it.
  */
 async function planContinuation(services: RelayServices, inbound: TextInbound, request: FastifyRequest): Promise<PromptTokens & Pick<RelayPlan, 'preferredChannelId' | 'preferredKeyFingerprint' | 'onAnswered'>> {
   const { body } = inbound;
@@ -130,16 +131,38 @@ async function planContinuation(services: RelayServices, inbound: TextInbound, r
   const userId = request.caller?.user.id ?? 0;
   const known = await recallContinuation(services.responses, ids, userId);
   const prompt = withContext(inbound, known?.contextTokens ?? 0);
-  // Told twice per answer (its opening, its end), with one key per attempt: hashed once per key.
+  const stored = body.store !== false;
+  // Told at the answer's opening, at each output item it announces and at its end, with one key per
+  // attempt: hashed once per key.
   let fingerprinted: { key: string; fingerprint: string } | undefined;
+  // What was last written for this attempt (an attempt's meter has its own item list): an item's call
+  // writes the item, not the answer again; its end writes every item once more, with the answer's output.
+  let written: { items: string[]; itemCount: number; responseId: string | undefined; contextTokens: number; final: boolean } | undefined;
   const onAnswered = (channel: ChannelRecord, key: string, meter: UsageMeter) => {
     // Only a Responses channel stores what the client was given: a converted answer's id is the gateway's own.
     if (upstreamTextStyleOf(channel) !== 'openai-responses') return;
     if (fingerprinted?.key !== key) fingerprinted = { key, fingerprint: keyFingerprint(key) };
+    if (written?.items !== meter.outputItemIds) written = { items: meter.outputItemIds, itemCount: 0, responseId: undefined, contextTokens: -1, final: false };
     const usage = meter.upstreamUsage;
+    const outputTokens = usage === undefined ? meter.outputTally.charsSeen + meter.unreportedOutputTokens : usage.output.total;
     // Without a usage report: what this turn sent (its history included) and what it produced, by its characters.
-    const contextTokens = usage === undefined ? prompt.estimatedPromptTokens + meter.outputTally.charsSeen + meter.unreportedOutputTokens : usage.input.total + usage.output.total;
-    rememberAnswer(services.responses, ids, body.store !== false, { responseId: meter.responseId, channelId: channel.id, keyFingerprint: fingerprinted.fingerprint, userId, contextTokens });
+    const contextTokens = usage === undefined ? prompt.estimatedPromptTokens + outputTokens : usage.input.total + outputTokens;
+    const answer = { channelId: channel.id, keyFingerprint: fingerprinted.fingerprint, userId };
+    if (written.responseId !== meter.responseId || written.contextTokens !== contextTokens) {
+      rememberAnswer(services.responses, ids, stored, { ...answer, responseId: meter.responseId, contextTokens });
+      written.responseId = meter.responseId;
+      written.contextTokens = contextTokens;
+    }
+    // Items of an answer not stored upstream cannot be read back: nothing to guard.
+    if (!stored) return;
+    const items = meter.outputItemIds;
+    if (usage !== undefined && !written.final) {
+      written.final = true;
+      rememberOutputItems(services.responses, items, answer, outputTokens);
+    } else if (items.length > written.itemCount) {
+      rememberOutputItems(services.responses, items.slice(written.itemCount), answer, outputTokens);
+    }
+    written.itemCount = items.length;
   };
   return {
     estimatedPromptTokens: prompt.estimatedPromptTokens,
