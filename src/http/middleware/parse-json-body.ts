@@ -5,11 +5,13 @@ import { findRepeatedKey } from './find-repeated-key.js';
 /**
  * JSON bodies are read as bytes (Fastify enforces bodyLimit while reading, so a giant body is refused
  * without being buffered), kept raw for passthrough, and parsed once. Clients that send JSON without a
- * JSON content type (curl -d) are served too, as new-api does.
+ * JSON content type (curl -d) are served too, as new-api does. A leading UTF-8 byte order mark is dropped
+ * from both the parsed text and the raw bytes kept (`withoutByteOrderMark`).
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  const parse = (request: { rawBody: Buffer | undefined }, body: Buffer, done: (error: Error | null, value?: unknown) => void) => {
+  const parse = (request: { rawBody: Buffer | undefined }, received: Buffer, done: (error: Error | null, value?: unknown) => void) => {
+    const body = withoutByteOrderMark(received);
     request.rawBody = body;
     if (body.length === 0) {
       done(null, undefined);
@@ -41,6 +43,16 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   };
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => parse(request, body as Buffer, done));
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => parse(request, body as Buffer, done));
+}
+
+/**
+ * The body without a leading UTF-8 byte order mark (EF BB BF), which Windows tools write before JSON
+ * (PowerShell 5's `Set-Content -Encoding UTF8`, .NET's `Encoding.UTF8`). RFC 8259 §8.1 lets a parser ignore
+ * it; JSON.parse does not, and the vendors refuse it too, so it is dropped before the bytes are both parsed
+ * and kept for passthrough. A view (`subarray`), not a copy; a body without one is returned as it came.
+ */
+function withoutByteOrderMark(body: Buffer): Buffer {
+  return body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body;
 }
 
 /** A key as a message quotes it: a huge one cut short. */
