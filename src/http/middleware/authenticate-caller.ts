@@ -21,6 +21,8 @@ export function presentedKeyOf(request: FastifyRequest, source: KeySource): stri
     if (typeof googleKey === 'string' && googleKey !== '') return googleKey;
     const queryKey = (request.query as Record<string, unknown> | undefined)?.key;
     if (typeof queryKey === 'string' && queryKey !== '') return queryKey;
+    // `?key=a&key=b` is read as an array: no one key to charge, and it outranks Authorization as one would.
+    if (Array.isArray(queryKey)) return repeatedQueryKey;
   }
   if (source === 'midjourney') {
     const secret = headers['mj-api-secret'];
@@ -33,6 +35,12 @@ export function presentedKeyOf(request: FastifyRequest, source: KeySource): stri
   }
   return undefined;
 }
+
+/**
+ * What {@link presentedKeyOf} answers for a `key` query parameter given more than once: a value no key can
+ * have (a NUL, as for a non-Bearer Authorization), told apart by the hook so the 401 says what is wrong.
+ */
+const repeatedQueryKey = '\u0000repeated-query-key';
 
 /** What a client that sent no key is told, in the header its own SDK uses. */
 const missingKeyMessages: Record<KeySource, string | undefined> = {
@@ -51,7 +59,12 @@ const missingKeyMessages: Record<KeySource, string | undefined> = {
  */
 export function authenticateCaller(services: AppServices, source: KeySource, options: { readOnly?: boolean } = {}): onRequestHookHandler {
   return function authenticateCallerHook(request, _reply, done) {
-    const result = authenticateToken(services.catalog.snapshot, presentedKeyOf(request, source), Math.floor(services.now() / 1000), options);
+    const presented = presentedKeyOf(request, source);
+    if (presented === repeatedQueryKey) {
+      done(new GatewayError('invalid_api_key', 'The `key` query parameter is given more than once; send one API key (as `?key=`, `x-goog-api-key` or `Authorization: Bearer`).'));
+      return;
+    }
+    const result = authenticateToken(services.catalog.snapshot, presented, Math.floor(services.now() / 1000), options);
     if (!result.ok) {
       const message = result.code === 'missing_api_key' ? (missingKeyMessages[source] ?? result.message) : result.message;
       done(new GatewayError(result.code, message));

@@ -16,7 +16,8 @@ import { authenticateCaller } from '../middleware/authenticate-caller.js';
 /** Spec §5.3: GET /v1/models answers in the style its headers announce. */
 function listStyleOf(request: FastifyRequest): ErrorStyle {
   const query = request.query as Record<string, unknown>;
-  if (request.headers['x-goog-api-key'] !== undefined || typeof query.key === 'string') return 'gemini';
+  // `key` given twice is an array: still a Gemini client, told so in its own envelope.
+  if (request.headers['x-goog-api-key'] !== undefined || query.key !== undefined) return 'gemini';
   if (request.headers['x-api-key'] !== undefined || request.headers['anthropic-version'] !== undefined) return 'anthropic';
   return 'openai';
 }
