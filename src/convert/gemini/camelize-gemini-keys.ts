@@ -9,7 +9,8 @@ const opaqueFields = new Set(['args', 'response', 'parameters', 'parametersJsonS
 /**
  * One object names a field under two spellings (`generationConfig` and `generation_config`): the gateway
  * would read one and the upstream, given the client's bytes, might read the other, so the body has no
- * one meaning. Thrown by `camelizeGeminiKeys`; `parseGeminiRequest` turns it into a refusal.
+ * one meaning. Thrown by `camelizeGeminiKeys`; `parseGeminiRequest` and `camelizeGeminiBody` (the
+ * `:countTokens` and embedding actions) turn it into a refusal.
  */
 export class GeminiSpellingConflict extends Error {
   constructor(readonly spellings: readonly [string, string], readonly field: string) {

@@ -1,10 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isRecord } from '../../convert/shared/is-record.js';
 import { admitFreeRequest } from '../admit-free-request.js';
 import { currentCaller } from '../current-caller.js';
 import { authorizeModel } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
 import { requirePrice } from '../require-price.js';
 import { buildGeminiInbound } from '../text/build-text-inbound.js';
+import { camelizeGeminiBody } from './camelize-gemini-body.js';
 
 /**
  * Gemini native `:countTokens`, counted here with the exact tokenizer (o200k, not Gemini's own): no upstream
@@ -18,7 +20,9 @@ export async function runGeminiCountTokens(services: RelayServices, model: strin
   const caller = currentCaller(services, request, services.now());
   authorizeModel(services, caller, { group: caller.group, model, pinnedChannelId: caller.pinnedChannelId });
   requirePrice(services.catalog.snapshot, model);
-  const contents = body.generateContentRequest !== null && typeof body.generateContentRequest === 'object' ? (body.generateContentRequest as Record<string, unknown>) : body;
+  // Proto JSON: the wrapper may be spelled `generate_content_request`, but not both ways at once.
+  const camelized = camelizeGeminiBody(body);
+  const contents = isRecord(camelized.generateContentRequest) ? camelized.generateContentRequest : camelized;
   const inbound = buildGeminiInbound(contents, undefined, model, false, 'sse');
   const admission = await admitFreeRequest(services, request);
   const totalTokens = await inbound.countPromptTokens();

@@ -7,6 +7,7 @@ import { attemptOpenaiUpstream } from '../openai/attempt-openai-upstream.js';
 import { runRelayEnvelope } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
 import type { UsageMeter } from '../usage-meter.js';
+import { camelizeGeminiBody } from './camelize-gemini-body.js';
 import { geminiEmbeddingFailure } from './gemini-embedding-failure.js';
 import { geminiEmbeddingBody, geminiEmbeddingChannelTypes, readGeminiEmbeddingText, type GeminiEmbeddingAction } from './gemini-embedding-request.js';
 
@@ -17,7 +18,8 @@ import { geminiEmbeddingBody, geminiEmbeddingChannelTypes, readGeminiEmbeddingTe
  * A 2xx error document is the channel's failure, as on `generateContent`: tried elsewhere, and free.
  */
 export function runGeminiEmbeddingRelay(services: RelayServices, action: GeminiEmbeddingAction, model: string, body: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-  const prompt = readGeminiEmbeddingText(action, body, model);
+  // Read in camelCase (`inline_data` is media too); the client's own bytes and spelling are what is sent.
+  const prompt = readGeminiEmbeddingText(action, camelizeGeminiBody(body), model);
   return services.inFlight.track(() =>
     runRelayEnvelope(
       services,
