@@ -4,6 +4,9 @@ import { offsetOf, parseJsonOr, type Page, type PageRequest } from './paging.js'
 
 export type LogRow = Insertable<LogsTable>;
 
+/** The `style` of a failed task's refund row: money given back, not a request made. */
+export const refundLogStyle = 'task-refund';
+
 export interface LogFilter {
   /** unix ms, inclusive */
   from?: number;
@@ -64,15 +67,20 @@ export class LogsRepository {
     };
   }
 
-  /** Per-model, per-UTC-day totals for the console's charts, grouped by the database. */
+  /**
+   * Per-model, per-UTC-day totals for the console's charts, grouped by the database. A refund row is in
+   * the quota (negative: the sum is what was kept) but not in `requests`, which counts requests made.
+   */
   async aggregateByModelAndDay(filter: LogFilter): Promise<UsageAggregate[]> {
     // `x - x % d` floors to the day in all three dialects (their date functions differ).
     const dayStart = sql<number>`(created_at - created_at % 86400000)`;
+    // COUNT skips the NULL a refund row's CASE gives (SQLite, PostgreSQL and MySQL alike).
+    const requestsMade = sql<number>`count(case when style <> ${refundLogStyle} then 1 end)`;
     const rows = await this.filtered(filter)
       .select((eb) => [
         dayStart.as('day_start'),
         'model',
-        eb.fn.countAll<number>().as('requests'),
+        requestsMade.as('requests'),
         eb.fn.sum<number>('quota').as('quota'),
         eb.fn.sum<number>('input_tokens').as('input_tokens'),
         eb.fn.sum<number>('output_tokens').as('output_tokens'),

@@ -1,5 +1,5 @@
 import { noTokens } from '../relay/build-recovery-log-row.js';
-import type { LogRow } from '../storage/logs-repository.js';
+import { refundLogStyle, type LogRow } from '../storage/logs-repository.js';
 import type { TaskRow } from '../storage/tasks-repository.js';
 
 /**
@@ -16,7 +16,7 @@ export function buildRefundLogRow(task: TaskRow, refunded: number, tokenName: st
     channel_id: task.channel_id,
     model: task.model,
     upstream_model: task.upstream_model,
-    style: 'task-refund',
+    style: refundLogStyle,
     path: refundPath(task),
     is_stream: 0,
     status: 0,

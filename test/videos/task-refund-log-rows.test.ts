@@ -3,6 +3,8 @@
  * up to the wallets (token, user, channel) on every database, the refund row must read with the submit's
  * (same request id, same model as the submit's row, so per-model usage nets to zero), and
  * `/api/admin/logs/usage` must net the refund. A 402 at admission writes no row and charges nothing.
+ * The usage counts requests made: the refund row is in its quota but not in its `requests` (it counted
+ * as a second request, on the refund's day or beside the submit's).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allDialects } from '../support/test-databases.js';
@@ -57,8 +59,35 @@ describe.each(allDialects)('video task rows on $dialect', ({ dialect, available 
     const perModel = new Map<string, number>();
     for (const entry of usage) perModel.set(entry.model, (perModel.get(entry.model) ?? 0) + entry.quota);
     expect(Object.fromEntries(perModel)).toEqual({ [rows[0]!.model as string]: 0 });
+    // One request made: the submit's day counts it, the refund's day (a day later) counts none and gives the charge back.
+    const submitDay = new Date(Number(rows[0]!.created_at)).toISOString().slice(0, 10);
+    const refundDay = new Date(Number(rows[1]!.created_at)).toISOString().slice(0, 10);
+    expect(refundDay).not.toBe(submitDay);
+    expect(usage.map((entry) => ({ day: entry.day, requests: entry.requests, quota: entry.quota }))).toEqual([
+      { day: submitDay, requests: 1, quota: charge },
+      { day: refundDay, requests: 0, quota: -charge },
+    ]);
     // By request id, the admin API answers both rows.
     expect((await admin(`/logs?request_id=${requestId}`)).data.total).toBe(2);
+  });
+
+  it.skipIf(!available)('a task refunded the day it was submitted: one day of usage, one request, nothing kept', async () => {
+    // A day of its own, away from the rows of the test above.
+    fixture.advanceClock(2 * 86_400_000);
+    const response = await fixture.fetch('/v1/videos', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sora-2', prompt: 'doomed too', seconds: '4' }) });
+    expect(response.status).toBe(200);
+    const requestId = response.headers.get('x-request-id');
+    const video = (await response.json()) as any;
+    const task = await fixture.task(video.id);
+    fixture.sora.advance(task?.upstream_id as string, { status: 'failed', error: { code: 'internal_error', message: 'Render farm on fire.' } });
+    await fixture.poll();
+    const rows = (await fixture.logs()).filter((row) => row.request_id === requestId);
+    expect(rows.map((row) => row.style)).toEqual([expect.not.stringMatching(/^task-refund$/), 'task-refund']);
+    const day = new Date(Number(rows[0]!.created_at)).toISOString().slice(0, 10);
+    expect(new Date(Number(rows[1]!.created_at)).toISOString().slice(0, 10)).toBe(day);
+    const from = Number(rows[0]!.created_at) - (Number(rows[0]!.created_at) % 86_400_000);
+    const usage = (await admin(`/logs/usage?token_id=${rows[0]!.token_id}&start=${from}&end=${from + 86_400_000}`)).data as any[];
+    expect(usage).toEqual([{ day, model: rows[0]!.model, requests: 1, quota: 0, input_tokens: Number(rows[0]!.input_tokens), output_tokens: Number(rows[0]!.output_tokens) }]);
   });
 
   it.skipIf(!available)('a 402 at admission: no row, nothing charged', async () => {

@@ -23,7 +23,7 @@ export async function logRoutes(app: FastifyInstance, services: AppServices): Pr
 
   app.get(
     '/logs/usage',
-    { schema: describeAdminRoute({ tag, summary: 'Usage per model per UTC day', querystring: logFilterQuerystring }) },
+    { schema: describeAdminRoute({ tag, summary: 'Usage per model per UTC day: requests made, quota net of task refunds', querystring: logFilterQuerystring }) },
     async (request) => successEnvelope(await logs.aggregateByModelAndDay(parseLogFilter(request.query))),
   );
 
