@@ -85,6 +85,11 @@ export interface GatewayErrorOptions {
   param?: string;
   /** Headers to send with the error (Retry-After, x-ratelimit-*). */
   headers?: Record<string, string>;
+  /**
+   * An upstream's error answer, with the vendor's own code when its body had one (Anthropic's `error.type`,
+   * OpenAI's `error.code` or `type`, Google's `error.status`): rendered in the client style's words for it.
+   */
+  upstream?: { code: string | undefined };
   cause?: unknown;
 }
 
@@ -92,6 +97,7 @@ export class GatewayError extends Error {
   readonly status: number;
   readonly param: string | undefined;
   readonly headers: Record<string, string>;
+  readonly upstream: { code: string | undefined } | undefined;
 
   constructor(readonly code: GatewayErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -99,6 +105,7 @@ export class GatewayError extends Error {
     this.status = options.status ?? statusForCode(code);
     this.param = options.param;
     this.headers = options.headers ?? {};
+    this.upstream = options.upstream;
   }
 }
 

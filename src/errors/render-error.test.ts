@@ -84,3 +84,27 @@ describe('renderError in the Midjourney-proxy style', () => {
     expect(renderError(new GatewayError(code, 'Nope.'), 'mj', 'req-1')).toEqual({ status, body: { code: mjCode, description: 'Nope. (request id: req-1)', type: code, result: null } });
   });
 });
+
+describe('renderError for an upstream\'s error answer', () => {
+  const overloaded = new GatewayError('upstream_error', 'Overloaded', { status: 529, upstream: { code: 'overloaded_error' } });
+  const exhausted = new GatewayError('upstream_error', 'Resource has been exhausted', { status: 429, upstream: { code: 'RESOURCE_EXHAUSTED' } });
+
+  it('renders it in OpenAI\'s words for its kind, with the upstream\'s status and message', () => {
+    expect(renderError(overloaded, 'openai', 'r1')).toEqual({ status: 529, body: { error: { message: 'Overloaded (request id: r1)', type: 'server_error', param: null, code: 'server_is_overloaded' } } });
+    expect(renderError(exhausted, 'openai', 'r1').body).toMatchObject({ error: { type: 'rate_limit_error', code: 'rate_limit_exceeded' } });
+    const quota = new GatewayError('upstream_error', 'You exceeded your current quota', { status: 429, upstream: { code: 'insufficient_quota' } });
+    expect(renderError(quota, 'openai', 'r1').body).toMatchObject({ error: { type: 'insufficient_quota', code: 'insufficient_quota' } });
+  });
+
+  it('renders it in Anthropic\'s and Google\'s words for its kind', () => {
+    expect(renderError(exhausted, 'anthropic', 'r1').body).toMatchObject({ error: { type: 'rate_limit_error' } });
+    expect(renderError(new GatewayError('upstream_error', 'x', { status: 400, upstream: { code: 'insufficient_quota' } }), 'anthropic', 'r1').body).toMatchObject({ error: { type: 'billing_error' } });
+    expect(renderError(overloaded, 'gemini', 'r1')).toEqual({ status: 529, body: { error: { code: 529, message: 'Overloaded', status: 'UNAVAILABLE' } } });
+  });
+
+  it('renders one without a code by its status', () => {
+    const bare = new GatewayError('upstream_error', 'Service Unavailable', { status: 503, upstream: { code: undefined } });
+    expect(renderError(bare, 'openai', 'r1').body).toMatchObject({ error: { type: 'server_error', code: 'server_is_overloaded' } });
+    expect(renderError(bare, 'anthropic', 'r1').body).toMatchObject({ error: { type: 'overloaded_error' } });
+  });
+});

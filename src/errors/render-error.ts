@@ -1,4 +1,7 @@
+import { formatOpenaiErrorWords } from './format-openai-error-words.js';
 import { assertNever, type GatewayError, type GatewayErrorCode } from './gateway-error.js';
+import { mapErrorKind } from './map-error-kind.js';
+import { readErrorKind } from './read-error-kind.js';
 
 /** The API styles whose error envelopes differ (spec §7, protocols.md §6.3, §7, §11). */
 /**
@@ -15,32 +18,36 @@ export interface RenderedError {
 
 /** Renders one gateway error in the envelope of the calling style. Pure. */
 export function renderError(error: GatewayError, style: ErrorStyle, requestId: string): RenderedError {
+  // An upstream's error answer in the client's words for its kind, never another vendor's (map-error-kind.ts).
+  const upstreamKind = error.upstream === undefined ? undefined : readErrorKind(error.upstream.code, error.status);
   switch (style) {
-    case 'openai':
+    case 'openai': {
+      const words = error.upstream === undefined ? { type: openaiType(error.code), code: openaiCode(error.code) } : formatOpenaiErrorWords(error.upstream.code, error.status);
       return {
         status: error.status,
         body: {
           error: {
             message: `${error.message} (request id: ${requestId})`,
-            type: openaiType(error.code),
+            type: words.type,
             param: error.param ?? null,
-            code: openaiCode(error.code),
+            code: words.code,
           },
         },
       };
+    }
     case 'anthropic':
       return {
         status: error.status,
         body: {
           type: 'error',
-          error: { type: anthropicType(error.status), message: `${error.message} (request id: ${requestId})` },
+          error: { type: upstreamKind === undefined ? anthropicType(error.status) : mapErrorKind(upstreamKind).anthropic, message: `${error.message} (request id: ${requestId})` },
           request_id: requestId,
         },
       };
     case 'gemini':
       return {
         status: error.status,
-        body: { error: { code: error.status, message: error.message, status: geminiStatus(error.status) } },
+        body: { error: { code: error.status, message: error.message, status: upstreamKind === undefined ? geminiStatus(error.status) : mapErrorKind(upstreamKind).gemini.status } },
       };
     case 'api':
       return { status: error.status, body: { success: false, message: error.message } };

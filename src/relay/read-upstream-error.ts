@@ -10,6 +10,8 @@ export const maxErrorBodyBytes = 64 * 1024;
 export interface UpstreamErrorBody {
   /** The upstream's message, for the client, the retry policy and the log. */
   message: string;
+  /** The vendor's own error code (Anthropic's `error.type`, OpenAI's `error.code` or `type`, Google's `error.status`). */
+  code?: string;
   /** The parsed JSON body when the upstream sent JSON. */
   json: unknown;
   text: string;
@@ -29,7 +31,18 @@ export function readUpstreamErrorBody(text: string, status: number): UpstreamErr
   }
   const message = messageOf(json) ?? (text.trim().slice(0, 500) || `Upstream answered HTTP ${status}`);
   const reason = readUpstreamErrorReason(status, json, message);
-  return { message, json, text, ...(reason === undefined ? {} : { reason }) };
+  const code = codeOf(json);
+  return { message, json, text, ...(code === undefined ? {} : { code }), ...(reason === undefined ? {} : { reason }) };
+}
+
+/** OpenAI's `error.code` (its `type` when the code is null), Google's `error.status`, Anthropic's `error.type`. */
+function codeOf(json: unknown): string | undefined {
+  if (json === null || typeof json !== 'object') return undefined;
+  const error = (json as Record<string, unknown>).error;
+  if (error === null || typeof error !== 'object') return undefined;
+  const { code, status, type } = error as Record<string, unknown>;
+  for (const word of [code, status, type]) if (typeof word === 'string' && word !== '') return word;
+  return undefined;
 }
 
 function messageOf(json: unknown): string | undefined {

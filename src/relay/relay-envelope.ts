@@ -271,7 +271,8 @@ function answerFailure(
       void reply.code(failure.status).headers(anthropicClient ? { ...headers, 'x-request-id': requestId, 'request-id': requestId } : { ...headers, 'x-request-id': requestId }).send(errorBody.json);
       return new GatewayError('upstream_error', failure.message, { status: failure.status });
     }
-    throw new GatewayError('upstream_error', failure.message, { status: failure.status, headers });
+    // Rendered in the client's words for the upstream's error (render-error.ts), not in the vendor's.
+    throw new GatewayError('upstream_error', failure.message, { status: failure.status, headers, upstream: { code: errorBody?.code } });
   }
   if (failure.kind === 'timeout') throw new GatewayError('upstream_timeout', failure.message, { headers });
   throw new GatewayError('upstream_error', failure.message, { headers });

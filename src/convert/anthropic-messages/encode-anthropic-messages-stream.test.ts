@@ -127,9 +127,13 @@ describe('createAnthropicMessagesStreamEncoder', () => {
     expect(events.at(-1)?.data).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Upstream overloaded' } });
   });
 
-  it('sends a foreign error code as api_error', () => {
-    const { events } = encodeAll([start, { type: 'error', message: 'bad', code: 'context_length_exceeded' }]);
-    expect(events.at(-1)?.data.error.type).toBe('api_error');
+  it('sends a foreign error code as the Anthropic type of its kind, an unknown one as api_error', () => {
+    const typeOf = (code: string) => encodeAll([start, { type: 'error', message: 'bad', code }]).events.at(-1)?.data.error.type;
+    expect(typeOf('context_length_exceeded')).toBe('invalid_request_error');
+    expect(typeOf('RESOURCE_EXHAUSTED')).toBe('rate_limit_error');
+    expect(typeOf('insufficient_quota')).toBe('billing_error');
+    expect(typeOf('server_error')).toBe('api_error');
+    expect(typeOf('something_new')).toBe('api_error');
   });
 
   it('ends a stream cut before finish with an error event rather than message_stop', () => {

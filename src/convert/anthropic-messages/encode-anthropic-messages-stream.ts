@@ -1,17 +1,13 @@
 import type { NormalizedUsage } from '../../billing/normalized-usage.js';
 import type { ConversionContext, StreamEncoder } from '../../canonical/conversion.js';
 import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.js';
+import { mapErrorKind } from '../../errors/map-error-kind.js';
+import { readErrorKind } from '../../errors/read-error-kind.js';
 import { encodeSseEvent } from '../../streaming/encode-sse.js';
 import { formatAnthropicStopReason } from './map-anthropic-messages-finish-reason.js';
 import { formatAnthropicMessagesUsage } from './read-anthropic-messages-usage.js';
 
 type OpenBlock = { kind: 'text' | 'thinking'; index: number } | { kind: 'tool'; index: number; toolIndex: number };
-
-/** Anthropic's error types (protocols.md §6.3); any other code is sent as api_error. */
-const anthropicErrorTypes = new Set([
-  'invalid_request_error', 'authentication_error', 'billing_error', 'permission_error', 'not_found_error',
-  'request_too_large', 'rate_limit_error', 'api_error', 'timeout_error', 'overloaded_error',
-]);
 
 /**
  * Canonical parts → the SSE a /v1/messages client expects (protocols.md §6.1): message_start, one content
@@ -210,20 +206,12 @@ export function createAnthropicMessagesStreamEncoder(context: ConversionContext)
   };
 }
 
-/** A mid-stream error as Anthropic writes one: an `error` event, nothing after it. */
-/** Other vendors' in-band error codes, as the Anthropic type a client retries or backs off on. */
-const anthropicTypeByVendorCode: ReadonlyMap<string, string> = new Map([
-  ['UNAVAILABLE', 'overloaded_error'], // Gemini 503
-  ['RESOURCE_EXHAUSTED', 'rate_limit_error'], // Gemini 429
-  ['DEADLINE_EXCEEDED', 'timeout_error'], // Gemini 504
-  ['INVALID_ARGUMENT', 'invalid_request_error'],
-  ['PERMISSION_DENIED', 'permission_error'],
-  ['rate_limit_exceeded', 'rate_limit_error'], // OpenAI
-  ['server_is_overloaded', 'overloaded_error'],
-  ['slow_down', 'rate_limit_error'],
-]);
-
+/**
+ * A mid-stream error as Anthropic writes one: an `error` event, nothing after it. Its type is Anthropic's
+ * word for the error's kind (read-error-kind.ts): another vendor's code (Google's `UNAVAILABLE`, OpenAI's
+ * `rate_limit_exceeded`) becomes the type an Anthropic client retries or backs off on; the message is the upstream's.
+ */
 export function encodeAnthropicMessagesStreamError(message: string, code: string | undefined): string {
-  const type = code === undefined ? 'api_error' : anthropicErrorTypes.has(code) ? code : (anthropicTypeByVendorCode.get(code) ?? 'api_error');
+  const type = mapErrorKind(readErrorKind(code)).anthropic;
   return encodeSseEvent(JSON.stringify({ type: 'error', error: { type, message } }), 'error');
 }

@@ -1,7 +1,7 @@
-/**
- * A stream error's code → Google's error `status` and HTTP `code` (protocols.md §7). Google's own statuses
- * pass through; the other styles' common codes map to their Google equivalents; the rest is INTERNAL.
- */
+import { mapErrorKind } from '../../errors/map-error-kind.js';
+import { readErrorKind } from '../../errors/read-error-kind.js';
+
+/** Google's own statuses, with their HTTP codes (protocols.md §7): kept as they are. */
 const httpCodeByStatus: Record<string, number> = {
   INVALID_ARGUMENT: 400,
   FAILED_PRECONDITION: 400,
@@ -14,22 +14,11 @@ const httpCodeByStatus: Record<string, number> = {
   DEADLINE_EXCEEDED: 504,
 };
 
-const statusByForeignCode: Record<string, string> = {
-  invalid_request_error: 'INVALID_ARGUMENT',
-  authentication_error: 'UNAUTHENTICATED',
-  permission_error: 'PERMISSION_DENIED',
-  not_found_error: 'NOT_FOUND',
-  rate_limit_error: 'RESOURCE_EXHAUSTED',
-  rate_limit_exceeded: 'RESOURCE_EXHAUSTED',
-  overloaded_error: 'UNAVAILABLE',
-  timeout_error: 'DEADLINE_EXCEEDED',
-  api_error: 'INTERNAL',
-  server_error: 'INTERNAL',
-};
-
+/**
+ * A stream error's code → Google's error `status` and HTTP `code`. Google's own statuses pass through;
+ * another vendor's code becomes Google's status for its kind (read-error-kind.ts), INTERNAL when unknown.
+ */
 export function formatGeminiErrorStatus(code: string | undefined): { code: number; status: string } {
-  let status = 'INTERNAL';
-  if (code !== undefined && Object.hasOwn(httpCodeByStatus, code)) status = code;
-  else if (code !== undefined && Object.hasOwn(statusByForeignCode, code)) status = statusByForeignCode[code] ?? status;
-  return { code: httpCodeByStatus[status] ?? 500, status };
+  if (code !== undefined && Object.hasOwn(httpCodeByStatus, code)) return { code: httpCodeByStatus[code] ?? 500, status: code };
+  return mapErrorKind(readErrorKind(code)).gemini;
 }

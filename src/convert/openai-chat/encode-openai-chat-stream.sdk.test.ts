@@ -95,9 +95,9 @@ describe('createOpenaiChatStreamEncoder with the official openai SDK', () => {
     expect(completion.choices[0]).toMatchObject({ finish_reason: 'length', message: { content: 'Once upon a time there' } });
   });
 
-  it('raises an upstream error sent mid-stream as an APIError carrying its message and code', async () => {
+  it('raises an upstream error sent mid-stream as an APIError carrying its message and OpenAI\'s code for it', async () => {
     const error: unknown = await streamScenario('broken').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIError);
-    expect(error).toMatchObject({ message: 'Overloaded', code: 'overloaded_error', type: 'upstream_error' });
+    expect(error).toMatchObject({ message: 'Overloaded', code: 'server_is_overloaded', type: 'server_error' });
   });
 });

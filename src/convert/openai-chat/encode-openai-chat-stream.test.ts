@@ -5,7 +5,7 @@ import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.
 import { createSseDecoder, type SseEvent } from '../../streaming/decode-sse.js';
 import { createTestContext } from '../test-support/create-test-context.js';
 import { expectGolden, toJsonLines } from '../test-support/expect-golden.js';
-import { createOpenaiChatStreamEncoder } from './encode-openai-chat-stream.js';
+import { createOpenaiChatStreamEncoder, encodeOpenaiChatStreamError } from './encode-openai-chat-stream.js';
 
 const goldenFolder = new URL('./__golden__/', import.meta.url);
 
@@ -71,12 +71,25 @@ describe('createOpenaiChatStreamEncoder', () => {
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 25, completion_tokens: 12, total_tokens: 37 } });
   });
 
-  it('sends an error as an `{ error }` event, which the OpenAI SDKs raise', () => {
+  it('sends an error as an `{ error }` event, which the OpenAI SDKs raise, in OpenAI\'s words rather than the vendor\'s', () => {
     const encoder = createOpenaiChatStreamEncoder(createTestContext(), { includeUsage: false });
     encoder.encode({ type: 'start', id: 'gen_1', model: 'm', created: 1 });
     expect(toEvents(encoder.encode({ type: 'error', message: 'Overloaded', code: 'overloaded_error' }))[0]?.data).toBe(
-      '{"error":{"message":"Overloaded","type":"upstream_error","param":null,"code":"overloaded_error"}}',
+      '{"error":{"message":"Overloaded","type":"server_error","param":null,"code":"server_is_overloaded"}}',
     );
+  });
+
+  it.each([
+    ['RESOURCE_EXHAUSTED', 'rate_limit_error', 'rate_limit_exceeded'],
+    ['UNAVAILABLE', 'server_error', 'server_is_overloaded'],
+    ['rate_limit_error', 'rate_limit_error', 'rate_limit_exceeded'],
+    ['billing_error', 'insufficient_quota', 'insufficient_quota'],
+    ['invalid_request_error', 'invalid_request_error', null],
+    ['api_error', 'server_error', null],
+    ['context_length_exceeded', 'invalid_request_error', 'context_length_exceeded'],
+    ['stream_interrupted', 'upstream_error', 'stream_interrupted'],
+  ])('writes the %s error as type %s, code %s', (code, type, openaiCode) => {
+    expect(JSON.parse(toEvents(encodeOpenaiChatStreamError('m', code))[0]?.data ?? '')).toEqual({ error: { message: 'm', type, param: null, code: openaiCode } });
   });
 
   it('sends refusal text as delta.refusal, not content', () => {

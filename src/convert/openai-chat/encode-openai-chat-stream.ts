@@ -1,5 +1,6 @@
 import type { NormalizedUsage } from '../../billing/normalized-usage.js';
 import type { CanonicalStreamPart, ConversionContext, StreamEncoder } from '../../canonical/conversion.js';
+import { formatOpenaiErrorWords } from '../../errors/format-openai-error-words.js';
 import { encodeSseDone, encodeSseEvent } from '../../streaming/encode-sse.js';
 import { mapToOpenaiChatFinishReason } from './map-openai-chat-finish-reason.js';
 import { formatOpenaiChatThoughtSignature } from './map-openai-chat-thought-signature.js';
@@ -129,7 +130,12 @@ export function createOpenaiChatStreamEncoder(context: ConversionContext, option
   };
 }
 
-/** A stream error as OpenAI writes one (the SDKs raise an APIError for a data event carrying `error`). */
+/**
+ * A stream error as OpenAI writes one (the SDKs raise an APIError for a data event carrying `error`), in
+ * OpenAI's words (formatOpenaiErrorWords): another vendor's code (`overloaded_error`, `UNAVAILABLE`) is
+ * not one an OpenAI client branches on. The message is the upstream's own.
+ */
 export function encodeOpenaiChatStreamError(message: string, code: string | undefined): string {
-  return encodeSseEvent(JSON.stringify({ error: { message, type: 'upstream_error', param: null, code: code ?? null } }));
+  const words = formatOpenaiErrorWords(code);
+  return encodeSseEvent(JSON.stringify({ error: { message, type: words.type, param: null, code: words.code } }));
 }

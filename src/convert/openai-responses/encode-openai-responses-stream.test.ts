@@ -67,8 +67,26 @@ describe('createOpenaiResponsesStreamEncoder', () => {
       { type: 'finish', finishReason: { unified: 'error', raw: 'error' }, usage: undefined },
     ]);
     expect(toWireEvents(text).slice(2)).toMatchObject([
-      { event: 'error', data: { code: 'overloaded_error', message: 'Overloaded', param: null } },
-      { event: 'response.failed', data: { response: { status: 'failed', error: { code: 'overloaded_error', message: 'Overloaded' }, usage: null } } },
+      { event: 'error', data: { code: 'server_is_overloaded', message: 'Overloaded', param: null } },
+      { event: 'response.failed', data: { response: { status: 'failed', error: { code: 'server_error', message: 'Overloaded' }, usage: null } } },
+    ]);
+  });
+
+  it.each([
+    ['RESOURCE_EXHAUSTED', 'rate_limit_exceeded', 'rate_limit_exceeded'],
+    ['UNAVAILABLE', 'server_is_overloaded', 'server_error'],
+    ['invalid_request_error', 'invalid_prompt', 'invalid_prompt'],
+    ['vector_store_timeout', 'vector_store_timeout', 'vector_store_timeout'],
+    [undefined, 'server_error', 'server_error'],
+  ])('writes the %s error in OpenAI\'s words: error event code %s, failed response code %s', (code, eventCode, failedCode) => {
+    const text = encodeParts(createOpenaiResponsesStreamEncoder(createTestContext()), [
+      { type: 'start', id: 'x', model: 'm', created: 5 },
+      code === undefined ? { type: 'error', message: 'm' } : { type: 'error', message: 'm', code },
+      { type: 'finish', finishReason: { unified: 'error', raw: 'error' }, usage: undefined },
+    ]);
+    expect(toWireEvents(text).slice(2)).toMatchObject([
+      { event: 'error', data: { code: eventCode } },
+      { event: 'response.failed', data: { response: { error: { code: failedCode } } } },
     ]);
   });
 

@@ -2,6 +2,8 @@ import type { NormalizedUsage } from '../../billing/normalized-usage.js';
 import { encodeSseEvent } from '../../streaming/encode-sse.js';
 import type { ConversionContext, StreamEncoder } from '../../canonical/conversion.js';
 import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.js';
+import { formatOpenaiErrorWords } from '../../errors/format-openai-error-words.js';
+import { formatOpenaiResponsesErrorCode } from './format-openai-responses-error-code.js';
 import { formatOpenaiResponsesEnvelope, type OpenaiResponsesEnvelopeFields } from './format-openai-responses-envelope.js';
 import { formatFunctionCallItem, formatMessageItem, formatOutputTextPart, formatReasoningItem } from './format-openai-responses-output.js';
 import { formatOpenaiResponsesEncryptedContent } from './map-openai-responses-encrypted-content.js';
@@ -209,8 +211,9 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
       case 'output-item':
         return '';
       case 'error':
-        lastError = { code: part.code ?? 'server_error', message: part.message };
-        return frame('error', { code: part.code ?? null, message: part.message, param: null });
+        // In OpenAI's words, never another vendor's (format-openai-responses-error-code.ts); the message is the upstream's.
+        lastError = { code: formatOpenaiResponsesErrorCode(part.code), message: part.message };
+        return frame('error', { code: formatOpenaiResponsesErrorEventCode(part.code), message: part.message, param: null });
       case 'finish': {
         if (part.usage !== undefined) usage = part.usage;
         const outcome = mapToOpenaiResponsesOutcome(part.finishReason);
@@ -254,5 +257,13 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
  * `sequence_number` is the upstream's to give, so none is written).
  */
 export function encodeOpenaiResponsesStreamError(message: string, code: string | undefined): string {
-  return encodeSseEvent(JSON.stringify({ type: 'error', code: code ?? null, message, param: null }), 'error');
+  return encodeSseEvent(JSON.stringify({ type: 'error', code: formatOpenaiResponsesErrorEventCode(code), message, param: null }), 'error');
+}
+
+/**
+ * The `error` event's code (a free string): OpenAI's code for the error's kind (`server_is_overloaded`,
+ * `rate_limit_exceeded`), else the failed Response's, so that it is never null nor another vendor's word.
+ */
+function formatOpenaiResponsesErrorEventCode(code: string | undefined): string {
+  return formatOpenaiErrorWords(code).code ?? formatOpenaiResponsesErrorCode(code);
 }

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { mapErrorKind } from './map-error-kind.js';
+import { readErrorKind, type ErrorKind } from './read-error-kind.js';
+import { formatOpenaiErrorWords } from './format-openai-error-words.js';
+
+const kinds: ErrorKind[] = ['invalid_request', 'request_too_large', 'authentication', 'permission', 'not_found', 'rate_limit', 'quota', 'overloaded', 'timeout', 'server'];
+
+describe('mapErrorKind', () => {
+  it('names an overload, a rate limit and a server fault in each style\'s own words', () => {
+    expect(mapErrorKind('overloaded')).toEqual({
+      openai: { type: 'server_error', code: 'server_is_overloaded' },
+      openaiResponses: 'server_error',
+      anthropic: 'overloaded_error',
+      gemini: { status: 'UNAVAILABLE', code: 503 },
+    });
+    expect(mapErrorKind('rate_limit')).toEqual({
+      openai: { type: 'rate_limit_error', code: 'rate_limit_exceeded' },
+      openaiResponses: 'rate_limit_exceeded',
+      anthropic: 'rate_limit_error',
+      gemini: { status: 'RESOURCE_EXHAUSTED', code: 429 },
+    });
+    expect(mapErrorKind('quota').openai).toEqual({ type: 'insufficient_quota', code: 'insufficient_quota' });
+    expect(mapErrorKind('server')).toMatchObject({ openai: { type: 'server_error', code: null }, anthropic: 'api_error', gemini: { status: 'INTERNAL', code: 500 } });
+  });
+
+  it.each(kinds)('gives the %s kind words that each style reads back as the same kind', (kind) => {
+    const words = mapErrorKind(kind);
+    expect(readErrorKind(words.anthropic)).toBe(kind);
+    // Google and OpenAI have fewer words than there are kinds: the nearest one, read back by its status.
+    expect(readErrorKind(words.gemini.status, words.gemini.code)).toBe(kind === 'request_too_large' ? 'invalid_request' : kind === 'quota' ? 'rate_limit' : kind);
+  });
+});
+
+describe('formatOpenaiErrorWords', () => {
+  it('replaces other vendors\' codes with OpenAI\'s and keeps OpenAI\'s own', () => {
+    expect(formatOpenaiErrorWords('overloaded_error')).toEqual({ type: 'server_error', code: 'server_is_overloaded' });
+    expect(formatOpenaiErrorWords('UNAVAILABLE')).toEqual({ type: 'server_error', code: 'server_is_overloaded' });
+    expect(formatOpenaiErrorWords('RESOURCE_EXHAUSTED')).toEqual({ type: 'rate_limit_error', code: 'rate_limit_exceeded' });
+    expect(formatOpenaiErrorWords('vector_store_timeout')).toEqual({ type: 'server_error', code: 'vector_store_timeout' });
+    expect(formatOpenaiErrorWords(undefined, 400)).toEqual({ type: 'invalid_request_error', code: null });
+  });
+
+  it('keeps the gateway\'s own stream codes as they were', () => {
+    expect(formatOpenaiErrorWords('stream_interrupted')).toEqual({ type: 'upstream_error', code: 'stream_interrupted' });
+    expect(formatOpenaiErrorWords('invalid_chunk')).toEqual({ type: 'upstream_error', code: 'invalid_chunk' });
+  });
+});

@@ -1,0 +1,86 @@
+import type { ErrorKind } from './read-error-kind.js';
+
+/** One error kind in each client style's own words. */
+export interface ErrorWords {
+  /** OpenAI's `error.type` and `error.code` (Chat, whole answers of every OpenAI route). */
+  openai: { type: string; code: string | null };
+  /** The Responses `response.error.code`, a closed enum (`ResponseErrorCode` in OpenAI's OpenAPI). */
+  openaiResponses: 'server_error' | 'rate_limit_exceeded' | 'invalid_prompt';
+  /** Anthropic's `error.type` (protocols.md §6.3). */
+  anthropic: string;
+  /** Google's `error.status` and the HTTP code it goes with (protocols.md §7). */
+  gemini: { status: string; code: number };
+}
+
+/**
+ * The words each style uses for each kind, so a client reads only its own vendor's vocabulary. OpenAI
+ * sends `code: null` where it has no code of its own for the case (a plain bad request, a server fault);
+ * the type still says which.
+ */
+const wordsByKind = {
+  invalid_request: {
+    openai: { type: 'invalid_request_error', code: null },
+    openaiResponses: 'invalid_prompt',
+    anthropic: 'invalid_request_error',
+    gemini: { status: 'INVALID_ARGUMENT', code: 400 },
+  },
+  request_too_large: {
+    openai: { type: 'invalid_request_error', code: null },
+    openaiResponses: 'invalid_prompt',
+    anthropic: 'request_too_large',
+    gemini: { status: 'INVALID_ARGUMENT', code: 400 },
+  },
+  authentication: {
+    openai: { type: 'authentication_error', code: 'invalid_api_key' },
+    openaiResponses: 'server_error',
+    anthropic: 'authentication_error',
+    gemini: { status: 'UNAUTHENTICATED', code: 401 },
+  },
+  permission: {
+    openai: { type: 'permission_error', code: null },
+    openaiResponses: 'server_error',
+    anthropic: 'permission_error',
+    gemini: { status: 'PERMISSION_DENIED', code: 403 },
+  },
+  not_found: {
+    openai: { type: 'invalid_request_error', code: null },
+    openaiResponses: 'server_error',
+    anthropic: 'not_found_error',
+    gemini: { status: 'NOT_FOUND', code: 404 },
+  },
+  rate_limit: {
+    openai: { type: 'rate_limit_error', code: 'rate_limit_exceeded' },
+    openaiResponses: 'rate_limit_exceeded',
+    anthropic: 'rate_limit_error',
+    gemini: { status: 'RESOURCE_EXHAUSTED', code: 429 },
+  },
+  quota: {
+    openai: { type: 'insufficient_quota', code: 'insufficient_quota' },
+    openaiResponses: 'rate_limit_exceeded',
+    anthropic: 'billing_error',
+    gemini: { status: 'RESOURCE_EXHAUSTED', code: 429 },
+  },
+  overloaded: {
+    openai: { type: 'server_error', code: 'server_is_overloaded' },
+    openaiResponses: 'server_error',
+    anthropic: 'overloaded_error',
+    gemini: { status: 'UNAVAILABLE', code: 503 },
+  },
+  timeout: {
+    openai: { type: 'server_error', code: null },
+    openaiResponses: 'server_error',
+    anthropic: 'timeout_error',
+    gemini: { status: 'DEADLINE_EXCEEDED', code: 504 },
+  },
+  server: {
+    openai: { type: 'server_error', code: null },
+    openaiResponses: 'server_error',
+    anthropic: 'api_error',
+    gemini: { status: 'INTERNAL', code: 500 },
+  },
+} as const satisfies Record<ErrorKind, ErrorWords>;
+
+/** Pure: an error kind in every client style's words. */
+export function mapErrorKind(kind: ErrorKind): ErrorWords {
+  return wordsByKind[kind];
+}
