@@ -3,7 +3,7 @@
  * each returns the violations (empty when the vendor would take the request). From the toolturns audit.
  *
  * - Anthropic: the first message is a user turn; every `tool_use` is answered first in the next user turn
- *   and every `tool_result` answers one; ids match `^[a-zA-Z0-9_-]+$`; thinking blocks carry signatures;
+ *   and every `tool_result` answers one; ids match `^[a-zA-Z0-9_-]+$` and are unique in the history; thinking blocks carry signatures;
  *   with thinking on, no forced tool choice, `max_tokens` above the budget, and the assistant turn whose
  *   calls the request answers starts with `thinking` / `redacted_thinking`.
  * - Gemini: roles user / model; a model turn's function calls are answered by as many function responses
@@ -33,6 +33,8 @@ export function validateAnthropic(body: any): string[] {
   const thinking = body.thinking?.type === 'enabled';
   if (thinking && body.tool_choice !== undefined && !['auto', 'none'].includes(body.tool_choice.type)) errors.push(`anthropic: tool_choice ${body.tool_choice.type} with thinking`);
   if (thinking && !(body.max_tokens > body.thinking.budget_tokens)) errors.push('anthropic: max_tokens must exceed budget_tokens');
+  const useIds = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []).filter((b: any) => b.type === 'tool_use').map((b: any) => b.id));
+  if (new Set(useIds).size !== useIds.length) errors.push(`anthropic: \`tool_use\` ids must be unique (${useIds.join(',')})`);
   messages.forEach((m, i) => {
     const blocks: any[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
     if (i > 0 && messages[i - 1].role === m.role && m.role === 'assistant') errors.push(`anthropic: two assistant messages in a row at ${i}`);

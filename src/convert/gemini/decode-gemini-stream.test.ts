@@ -73,12 +73,17 @@ describe('createGeminiStreamDecoder', () => {
     expect(parallel.filter((part) => part.type === 'tool-call-start').map((part) => part.type === 'tool-call-start' && part.id)).toEqual(['lpndqlku', 'm6rogicj']);
     const generated = decodeBody(toSseBody(readRecordedChunks('google-tool-call')), 64).parts;
     expect(generated.find((part) => part.type === 'tool-call-start')).toMatchObject({ id: 'call_b36LacjwM668nsEP2tbsgQQ_0' });
-    const withoutResponseId = decodeChunks([{ candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'a', args: {} } }, { functionCall: { name: 'b' } }] } }] }]).parts;
-    expect(withoutResponseId.filter((part) => part.type === 'tool-call-start')).toEqual([
-      { type: 'tool-call-start', index: 0, id: 'call_0', name: 'a' },
-      { type: 'tool-call-start', index: 1, id: 'call_1', name: 'b' },
+    const idless = [{ candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'a', args: {} } }, { functionCall: { name: 'b' } }] } }] }];
+    const withoutResponseId = decodeChunks(idless).parts;
+    const starts = withoutResponseId.filter((part) => part.type === 'tool-call-start');
+    expect(starts).toEqual([
+      { type: 'tool-call-start', index: 0, id: expect.stringMatching(/^call_[a-z0-9]{8}_0$/), name: 'a' },
+      { type: 'tool-call-start', index: 1, id: expect.stringMatching(/^call_[a-z0-9]{8}_1$/), name: 'b' },
     ]);
     expect(withoutResponseId).toContainEqual({ type: 'tool-call-delta', index: 1, argumentsDelta: '{}' });
+    // Without a responseId, a per-answer nonce keeps the next answer's ids apart (one history holds both).
+    const nextAnswer = decodeChunks(idless).parts.filter((part) => part.type === 'tool-call-start');
+    expect(nextAnswer.map((part) => part.type === 'tool-call-start' && part.id)).not.toContain(starts[0]?.type === 'tool-call-start' && starts[0].id);
   });
 
   it('reports a function call as tool_calls although Gemini says STOP', () => {

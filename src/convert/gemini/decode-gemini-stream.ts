@@ -2,6 +2,7 @@ import type { NormalizedUsage } from '../../billing/normalized-usage.js';
 import type { CanonicalStreamPart, StreamDecoder } from '../../canonical/conversion.js';
 import { createGeminiPartialArgsAccumulator, type GeminiPartialArgsAccumulator } from './accumulate-gemini-partial-args.js';
 import { geminiResponseSchema, type GeminiFunctionCall, type GeminiPart, type GeminiResponse } from './gemini-wire-schema.js';
+import { newCallIdNonce } from '../shared/new-call-id-nonce.js';
 import { makeGeminiToolCallId } from './make-gemini-tool-call-id.js';
 import { mapGeminiFinishReason } from './map-gemini-finish-reason.js';
 import { readGeminiCreateTime } from './read-gemini-create-time.js';
@@ -27,6 +28,8 @@ export function createGeminiStreamDecoder(): StreamDecoder {
   let started = false;
   let ended = false;
   let responseId: string | undefined;
+  /** Scopes generated call ids when the answer has no responseId. */
+  const nonce = newCallIdNonce();
   let toolCalls = 0;
   let streamingCall: { index: number; args: GeminiPartialArgsAccumulator } | undefined;
   let finishRaw: string | undefined;
@@ -81,7 +84,7 @@ export function createGeminiStreamDecoder(): StreamDecoder {
     }
     const index = toolCalls++;
     producedOutput = true;
-    out.push({ type: 'tool-call-start', index, id: call.id ?? makeGeminiToolCallId(responseId, index), name: call.name ?? '' });
+    out.push({ type: 'tool-call-start', index, id: call.id ?? makeGeminiToolCallId(responseId, index, nonce), name: call.name ?? '' });
     if (call.willContinue === true) {
       streamingCall = { index, args: createGeminiPartialArgsAccumulator() };
       pushArguments(out, call);

@@ -81,7 +81,7 @@ describe('createGeminiStreamEncoder', () => {
     const parts = [...recorded.flatMap((chunk) => decoder.push({ event: undefined, data: JSON.stringify(chunk), id: undefined })), ...decoder.end()];
     const events = toWireEvents(encode(parts).text).map((event) => (event.data as { candidates: { content: { parts: unknown[] } }[] }).candidates[0]?.content.parts);
     expect(events).toEqual([
-      [{ functionCall: { id: 'call_0', name: 'weather', args: { location: 'SF' } }, thoughtSignature: 'sig-call' }],
+      [{ functionCall: { id: expect.stringMatching(/^call_[a-z0-9]{8}_0$/), name: 'weather', args: { location: 'SF' } }, thoughtSignature: 'sig-call' }],
       [{ text: 'done' }],
       [{ text: '', thoughtSignature: 'sig-end' }],
     ]);

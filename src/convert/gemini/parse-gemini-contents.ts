@@ -22,7 +22,7 @@ export function parseGeminiContents(contents: GeminiContent[], warnings: string[
   const messages: CanonicalMessage[] = [];
   const issuedCalls: IssuedCall[] = [];
   let generatedIds = 0;
-  const newCallId = () => makeGeminiToolCallId(undefined, generatedIds++);
+  const newCallId = () => makeGeminiToolCallId(undefined, generatedIds++, '');
 
   for (let index = 0; index < contents.length; index++) {
     const role = contents[index]?.role ?? 'user';

@@ -24,6 +24,15 @@ describe('parseGeminiResponse', () => {
     expect(usage).toMatchObject({ input: { total: 11, cacheRead: 8, cacheWrite: 0 }, output: { total: 263, reasoning: 251 } });
   });
 
+  it('gives id-less calls of an answer without responseId ids no other answer repeats', () => {
+    const body = { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'a', args: {} } }, { functionCall: { name: 'b', args: {} } }] }, finishReason: 'STOP' }] };
+    const idsOf = () => parseGeminiResponse(body).value.content.flatMap((part) => (part.type === 'tool-call' ? [part.id] : []));
+    const first = idsOf();
+    const second = idsOf();
+    expect(first).toEqual([expect.stringMatching(/^call_[a-z0-9]{8}_0$/), expect.stringMatching(/^call_[a-z0-9]{8}_1$/)]);
+    expect(new Set([...first, ...second]).size).toBe(4);
+  });
+
   it('answers a body that is not a Gemini response with an error finish and a warning', () => {
     const { value, warnings } = parseGeminiResponse({ candidates: 'nope' });
     expect(value.finishReason).toEqual({ unified: 'error', raw: undefined });

@@ -1,6 +1,7 @@
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
 import type { Converted } from '../../canonical/conversion.js';
 import { geminiResponseSchema } from './gemini-wire-schema.js';
+import { newCallIdNonce } from '../shared/new-call-id-nonce.js';
 import { makeGeminiToolCallId } from './make-gemini-tool-call-id.js';
 import { mapGeminiFinishReason } from './map-gemini-finish-reason.js';
 import { parseGeminiModelParts } from './parse-gemini-model-parts.js';
@@ -32,7 +33,8 @@ export function parseGeminiResponse(body: unknown): Converted<CanonicalResponse>
   if (candidate?.groundingMetadata !== undefined) warnings.push('groundingMetadata (search grounding sources) has no canonical form');
   if (candidate?.citationMetadata !== undefined) warnings.push('citationMetadata has no canonical form');
 
-  const content = parseGeminiModelParts(candidate?.content?.parts ?? [], (ordinal) => makeGeminiToolCallId(wire.responseId, ordinal), warnings);
+  const nonce = newCallIdNonce();
+  const content = parseGeminiModelParts(candidate?.content?.parts ?? [], (ordinal) => makeGeminiToolCallId(wire.responseId, ordinal, nonce), warnings);
   const uncarried = collectUncarriedCandidateText(candidates);
   const blockReason = wire.promptFeedback?.blockReason;
   const finishReason =

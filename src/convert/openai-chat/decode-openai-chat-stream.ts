@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { generatedCallId, newCallIdNonce } from './generated-call-id.js';
+import { newCallIdNonce } from '../shared/new-call-id-nonce.js';
+import { generatedCallId } from './generated-call-id.js';
 import type { NormalizedUsage } from '../../billing/normalized-usage.js';
 import type { CanonicalFinishReason } from '../../canonical/canonical-response.js';
 import type { CanonicalStreamPart, StreamDecoder } from '../../canonical/conversion.js';

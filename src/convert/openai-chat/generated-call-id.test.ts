@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { generatedCallId, newCallIdNonce } from './generated-call-id.js';
+import { newCallIdNonce } from '../shared/new-call-id-nonce.js';
+import { generatedCallId } from './generated-call-id.js';
 
 describe('generatedCallId', () => {
   it('is short enough for OpenAI (≤ 40) and tells calls and answers apart, even answers with one id', () => {

@@ -9,8 +9,3 @@ export function generatedCallId(responseId: string, index: number, nonce: string
   const tail = responseId.replace(/[^A-Za-z0-9]/g, '').slice(-20);
   return `call_${index}_${nonce}${tail}`.slice(0, 40);
 }
-
-/** A fresh answer nonce for {@link generatedCallId}: 8 letters and digits. */
-export function newCallIdNonce(): string {
-  return Math.random().toString(36).slice(2, 10).padEnd(8, '0');
-}

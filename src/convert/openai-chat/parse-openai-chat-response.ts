@@ -3,7 +3,8 @@ import type { CanonicalAssistantPart } from '../../canonical/canonical-request.j
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
 import type { Converted } from '../../canonical/conversion.js';
 import { mapOpenaiChatFinishReason } from './map-openai-chat-finish-reason.js';
-import { generatedCallId, newCallIdNonce } from './generated-call-id.js';
+import { newCallIdNonce } from '../shared/new-call-id-nonce.js';
+import { generatedCallId } from './generated-call-id.js';
 import { readOpenaiChatUsage } from './read-openai-chat-usage.js';
 
 /** What we read of a `chat.completion` body; everything else is named in a warning or ignored. */
