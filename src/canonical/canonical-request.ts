@@ -37,6 +37,9 @@ export interface CanonicalFilePart {
   filename?: string;
 }
 
+/** The vendor family that issued a reasoning signature or redacted reasoning: only it can verify it. */
+export type ReasoningIssuer = 'anthropic' | 'google' | 'openai';
+
 /** Model reasoning ("thinking"). `signature` must be echoed back to Anthropic/Gemini on the next turn. */
 export interface CanonicalReasoningPart {
   type: 'reasoning';
@@ -44,6 +47,11 @@ export interface CanonicalReasoningPart {
   signature?: string;
   /** Anthropic `redacted_thinking` data / OpenAI Responses `encrypted_content`: opaque, passed back as is. */
   redactedData?: string;
+  /**
+   * Who issued `signature` / `redactedData` (convert/shared/map-opaque-reasoning.ts); it goes back to that
+   * vendor family only. Undefined: not known (a signature the gateway gave out before it tagged issuers).
+   */
+  issuer?: ReasoningIssuer;
 }
 
 export interface CanonicalToolCallPart {

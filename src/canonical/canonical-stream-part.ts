@@ -1,5 +1,6 @@
 import type { NormalizedUsage } from '../billing/normalized-usage.js';
 import type { CanonicalFinishReason } from './canonical-response.js';
+import type { ReasoningIssuer } from './canonical-request.js';
 
 /**
  * One piece of a streamed response, in the order produced. Decoders (upstream wire → parts) and encoders
@@ -24,8 +25,9 @@ export type CanonicalStreamPart =
   /** `refusal`: text of a refusal (see CanonicalTextPart). */
   | { type: 'text-delta'; text: string; refusal?: true }
   | { type: 'reasoning-delta'; text: string }
-  | { type: 'reasoning-signature'; signature: string }
-  | { type: 'reasoning-redacted'; data: string }
+  /** `issuer`: see CanonicalReasoningPart. */
+  | { type: 'reasoning-signature'; signature: string; issuer?: ReasoningIssuer }
+  | { type: 'reasoning-redacted'; data: string; issuer?: ReasoningIssuer }
   | { type: 'tool-call-start'; index: number; id: string; name: string }
   | { type: 'tool-call-delta'; index: number; argumentsDelta: string }
   | { type: 'tool-call-end'; index: number }

@@ -31,12 +31,13 @@ export function collectStreamParts(parts: readonly CanonicalStreamPart[]): Canon
       }
       case 'reasoning-signature': {
         const tail = last();
-        if (tail?.type === 'reasoning') tail.signature = part.signature;
-        else response.content.push({ type: 'reasoning', text: '', signature: part.signature });
+        const issuer = part.issuer === undefined ? {} : { issuer: part.issuer };
+        if (tail?.type === 'reasoning') Object.assign(tail, { signature: part.signature }, issuer);
+        else response.content.push({ type: 'reasoning', text: '', signature: part.signature, ...issuer });
         break;
       }
       case 'reasoning-redacted':
-        response.content.push({ type: 'reasoning', text: '', redactedData: part.data });
+        response.content.push({ type: 'reasoning', text: '', redactedData: part.data, ...(part.issuer === undefined ? {} : { issuer: part.issuer }) });
         break;
       case 'tool-call-start': {
         const call = { type: 'tool-call' as const, id: part.id, name: part.name, arguments: '' };

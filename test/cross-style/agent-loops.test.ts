@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replyFor, type Answer, type WireStyle } from '../fakes/scripted-vendor-wire.js';
 import type { ScriptedRequest } from '../fakes/scripted-upstream.js';
 import { M, startCrossStyleFixture, type CrossStyleFixture } from './harness.js';
-import { validateAnthropic, validateChat, validateGemini, validateResponses } from './vendor-history-rules.js';
+import { validateAnthropic, validateChat, validateGemini, validateResponses, verifyAnthropicSignatures, verifyGeminiSignatures, verifyResponsesEncryptedContent } from './vendor-history-rules.js';
 
 // ---------- the scripted, checking upstream ----------
 
@@ -53,11 +53,15 @@ describe('agent loops through converted directions against vendor-checking upstr
   function queue(answers: Answer[], up: WireStyle): void {
     violations = [];
     emittedReasoning = new Map();
+    // The signatures this upstream gave out: it verifies every one a history hands back.
+    const issued = new Set<string>();
     for (const answer of answers) {
       fixture.upstream.enqueue((req: ScriptedRequest) => {
         const body = req.body;
-        if (up === 'anthropic') violations.push(...validateAnthropic(body));
-        if (up === 'gemini') violations.push(...validateGemini(body, req.path));
+        if (up === 'anthropic') violations.push(...validateAnthropic(body), ...verifyAnthropicSignatures(body, issued));
+        if (up === 'gemini') violations.push(...validateGemini(body, req.path), ...verifyGeminiSignatures(body, issued));
+        if (up === 'openai-responses') violations.push(...verifyResponsesEncryptedContent(body, issued));
+        if (answer.thinking !== undefined) issued.add(answer.thinking.signature);
         if (up === 'openai-chat') violations.push(...validateChat(body));
         if (up === 'openai-responses') {
           violations.push(...validateResponses(body, emittedReasoning));

@@ -152,3 +152,42 @@ export function validateResponses(body: any, emittedReasoning: Map<string, strin
   });
   return errors;
 }
+
+/**
+ * Signature verification (the cross-vendor signature audit): each vendor verifies the opaque reasoning a
+ * history hands back and refuses what it did not issue. `issued` holds what this (fake) vendor gave out.
+ * - Anthropic: every `thinking.signature` and `redacted_thinking.data` ("Invalid `signature` in `thinking` block").
+ * - Gemini: every `thoughtSignature` but Google's documented stand-ins ("Corrupted thought signature.").
+ * - OpenAI Responses: every reasoning item's `encrypted_content` ("The encrypted content … could not be verified.").
+ */
+const geminiStandIns = new Set(['skip_thought_signature_validator', 'context_engineering_is_the_way_to_go']);
+
+export function verifyAnthropicSignatures(body: any, issued: ReadonlySet<string>): string[] {
+  const errors: string[] = [];
+  (body.messages ?? []).forEach((m: any, i: number) => {
+    if (!Array.isArray(m.content)) return;
+    m.content.forEach((b: any, j: number) => {
+      if (b.type === 'thinking' && !issued.has(b.signature)) errors.push(`messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block (${b.signature})`);
+      if (b.type === 'redacted_thinking' && !issued.has(b.data)) errors.push(`messages.${i}.content.${j}: Invalid \`data\` in \`redacted_thinking\` block (${b.data})`);
+    });
+  });
+  return errors;
+}
+
+export function verifyGeminiSignatures(body: any, issued: ReadonlySet<string>): string[] {
+  const errors: string[] = [];
+  (body.contents ?? []).forEach((c: any, i: number) => {
+    (c.parts ?? []).forEach((p: any, j: number) => {
+      if (p.thoughtSignature !== undefined && !geminiStandIns.has(p.thoughtSignature) && !issued.has(p.thoughtSignature)) errors.push(`contents[${i}].parts[${j}]: Corrupted thought signature (${p.thoughtSignature})`);
+    });
+  });
+  return errors;
+}
+
+export function verifyResponsesEncryptedContent(body: any, issued: ReadonlySet<string>): string[] {
+  const errors: string[] = [];
+  (Array.isArray(body.input) ? body.input : []).forEach((item: any, i: number) => {
+    if (item.type === 'reasoning' && item.encrypted_content != null && !issued.has(item.encrypted_content)) errors.push(`input[${i}]: The encrypted content for the reasoning item could not be verified (${item.encrypted_content})`);
+  });
+  return errors;
+}

@@ -55,8 +55,8 @@ const requests: Record<string, CanonicalRequest> = {
       {
         role: 'assistant',
         content: [
-          { type: 'reasoning', text: 'I should call the tool.', signature },
-          { type: 'reasoning', text: '', redactedData: 'EmwKAhgBEgy3va3pzix' },
+          { type: 'reasoning', text: 'I should call the tool.', signature, issuer: 'anthropic' },
+          { type: 'reasoning', text: '', redactedData: 'EmwKAhgBEgy3va3pzix', issuer: 'anthropic' },
           { type: 'tool-call', id: 'toolu_2', name: 'get_weather', arguments: '{"city":"Paris"}' },
         ],
       },
@@ -86,7 +86,7 @@ describe('Anthropic Messages round trips', () => {
       finishReason: { unified: 'tool_calls', raw: 'tool_use' },
     }),
     'thinking with a signature, redacted thinking, then text': response({
-      content: [{ type: 'reasoning', text: 'Two plus two.', signature }, { type: 'reasoning', text: '', redactedData: 'EmwKAhgB' }, { type: 'text', text: '4' }],
+      content: [{ type: 'reasoning', text: 'Two plus two.', signature, issuer: 'anthropic' }, { type: 'reasoning', text: '', redactedData: 'EmwKAhgB', issuer: 'anthropic' }, { type: 'text', text: '4' }],
     }),
   };
 

@@ -71,11 +71,11 @@ export function createAnthropicMessagesStreamDecoder(): StreamDecoder {
       case 'thinking':
         blocks.set(index, { kind: 'reasoning' });
         if (block.thinking !== '') parts.push({ type: 'reasoning-delta', text: block.thinking });
-        if (block.signature != null && block.signature !== '') parts.push({ type: 'reasoning-signature', signature: block.signature });
+        if (block.signature != null && block.signature !== '') parts.push({ type: 'reasoning-signature', signature: block.signature, issuer: 'anthropic' });
         return;
       case 'redacted_thinking':
         blocks.set(index, { kind: 'reasoning' });
-        parts.push({ type: 'reasoning-redacted', data: block.data });
+        parts.push({ type: 'reasoning-redacted', data: block.data, issuer: 'anthropic' });
         return;
       case 'tool_use': {
         const toolIndex = toolCount++;
@@ -112,7 +112,7 @@ export function createAnthropicMessagesStreamDecoder(): StreamDecoder {
         return;
       case 'signature_delta':
         if (block.kind !== 'reasoning') return mismatch();
-        parts.push({ type: 'reasoning-signature', signature: delta.signature });
+        parts.push({ type: 'reasoning-signature', signature: delta.signature, issuer: 'anthropic' });
         return;
       case 'input_json_delta':
         if (block.kind !== 'tool') return mismatch();

@@ -6,6 +6,7 @@ import { readErrorKind } from '../../errors/read-error-kind.js';
 import { encodeSseEvent } from '../../streaming/encode-sse.js';
 import { formatAnthropicStopReason } from './map-anthropic-messages-finish-reason.js';
 import { formatAnthropicMessagesUsage } from './read-anthropic-messages-usage.js';
+import { formatAnthropicRedactedData, formatAnthropicThinkingSignature } from './map-anthropic-opaque-reasoning.js';
 
 type OpenBlock = { kind: 'text' | 'thinking'; index: number } | { kind: 'tool'; index: number; toolIndex: number };
 
@@ -79,9 +80,9 @@ export function createAnthropicMessagesStreamEncoder(context: ConversionContext)
         return part.text === '' ? '' : ensureBlock('thinking') + delta({ type: 'thinking_delta', thinking: part.text });
       case 'reasoning-signature':
         // The signature closes its thinking block (Anthropic sends it last); alone, it gets an empty one.
-        return ensureBlock('thinking') + delta({ type: 'signature_delta', signature: part.signature }) + closeBlock();
+        return ensureBlock('thinking') + delta({ type: 'signature_delta', signature: formatAnthropicThinkingSignature(part.signature, part.issuer) }) + closeBlock();
       case 'reasoning-redacted':
-        return openBlock({ kind: 'thinking', index: nextBlockIndex++ }, { type: 'redacted_thinking', data: part.data }) + closeBlock();
+        return openBlock({ kind: 'thinking', index: nextBlockIndex++ }, { type: 'redacted_thinking', data: formatAnthropicRedactedData(part.data, part.issuer) }) + closeBlock();
       case 'tool-call-start': {
         if (startedToolCalls.has(part.index)) {
           warn(`tool call ${part.index} started twice: the second start was dropped`);

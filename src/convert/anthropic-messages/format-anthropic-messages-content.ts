@@ -10,6 +10,7 @@ import type {
 import { UnsendableRequest } from '../../canonical/conversion.js';
 import { anthropicToolUseId } from './anthropic-tool-use-id.js';
 import { parseToolCallArguments } from './parse-tool-call-arguments.js';
+import { isReplayableTo } from '../shared/map-opaque-reasoning.js';
 
 type WireBlock = Record<string, unknown> & { type: string };
 export interface AnthropicWireMessage {
@@ -137,7 +138,12 @@ function formatAssistantPart(part: CanonicalAssistantPart, path: string, warning
     case 'text':
       return part.text === '' ? [] : [{ type: 'text', text: part.text }];
     case 'reasoning':
-      // Anthropic verifies thinking on replay: only signed thinking and redacted data can go back.
+      // Anthropic verifies thinking on replay: only signed thinking and redacted data can go back, and only
+      // its own (another vendor's is refused: "Invalid signature in thinking block").
+      if (!isReplayableTo(part.issuer, 'anthropic') && (part.signature !== undefined || part.redactedData !== undefined)) {
+        warnings.push(`${path}: reasoning signed by ${part.issuer} cannot be verified by Anthropic: dropped`);
+        return [];
+      }
       if (part.redactedData !== undefined) {
         if (part.text !== '') warnings.push(`${path}: reasoning text beside redacted data is not sent`);
         return [{ type: 'redacted_thinking', data: part.redactedData }];

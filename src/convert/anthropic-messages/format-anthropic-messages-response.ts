@@ -4,6 +4,7 @@ import type { CanonicalResponse } from '../../canonical/canonical-response.js';
 import { formatAnthropicStopReason } from './map-anthropic-messages-finish-reason.js';
 import { parseToolCallArguments } from './parse-tool-call-arguments.js';
 import { formatAnthropicMessagesUsage } from './read-anthropic-messages-usage.js';
+import { formatAnthropicRedactedData, formatAnthropicThinkingSignature } from './map-anthropic-opaque-reasoning.js';
 
 /**
  * Canonical response → the Message a /v1/messages client receives: a fresh `msg_` id, the model the client
@@ -20,8 +21,8 @@ export function formatAnthropicMessagesResponse(response: CanonicalResponse, con
         break;
       case 'reasoning':
         // Reasoning with both text and opaque data (OpenAI summary + encrypted_content) becomes two blocks.
-        if (part.text !== '' || part.redactedData === undefined) content.push({ type: 'thinking', thinking: part.text, signature: part.signature ?? '' });
-        if (part.redactedData !== undefined) content.push({ type: 'redacted_thinking', data: part.redactedData });
+        if (part.text !== '' || part.redactedData === undefined) content.push({ type: 'thinking', thinking: part.text, signature: part.signature === undefined ? '' : formatAnthropicThinkingSignature(part.signature, part.issuer) });
+        if (part.redactedData !== undefined) content.push({ type: 'redacted_thinking', data: formatAnthropicRedactedData(part.redactedData, part.issuer) });
         break;
       case 'tool-call': {
         const input = parseToolCallArguments(part.arguments);

@@ -19,6 +19,8 @@ import {
   type AnthropicMessageParam,
 } from './anthropic-messages-wire-schema.js';
 import { toInvalidAnthropicMessagesRequest } from './to-invalid-anthropic-messages-request.js';
+import { toReasoningFields } from '../shared/map-opaque-reasoning.js';
+import { parseAnthropicRedactedData, parseAnthropicThinkingSignature } from './map-anthropic-opaque-reasoning.js';
 
 type Path = (string | number)[];
 type Block = { type: string } & Record<string, unknown>;
@@ -179,12 +181,12 @@ function parseAssistantBlock(block: Block, path: Path, warnings: string[]): Pars
       const result = read(anthropicThinkingBlockSchema, block, path);
       if (!result.ok) return result;
       const { thinking, signature } = result.value;
-      return { ok: true, value: signature == null || signature === '' ? { type: 'reasoning', text: thinking } : { type: 'reasoning', text: thinking, signature } };
+      return { ok: true, value: signature == null || signature === '' ? { type: 'reasoning', text: thinking } : { type: 'reasoning', text: thinking, ...toReasoningFields(parseAnthropicThinkingSignature(signature)) } };
     }
     case 'redacted_thinking': {
       const result = read(anthropicRedactedThinkingBlockSchema, block, path);
       if (!result.ok) return result;
-      return { ok: true, value: { type: 'reasoning', text: '', redactedData: result.value.data } };
+      return { ok: true, value: { type: 'reasoning', text: '', ...toReasoningFields(parseAnthropicRedactedData(result.value.data)) } };
     }
     case 'tool_use': {
       const result = read(anthropicToolUseBlockSchema, block, path);

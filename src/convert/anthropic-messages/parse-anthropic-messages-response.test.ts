@@ -23,7 +23,7 @@ describe('parseAnthropicMessagesResponse', () => {
 
   it('reads redacted thinking as reasoning with opaque data', () => {
     const result = parseAnthropicMessagesResponse({ ...message, content: [{ type: 'redacted_thinking', data: 'opaque' }] });
-    expect(result.value.content).toEqual([{ type: 'reasoning', text: '', redactedData: 'opaque' }]);
+    expect(result.value.content).toEqual([{ type: 'reasoning', text: '', redactedData: 'opaque', issuer: 'anthropic' }]);
   });
 
   it('reports a refusal with its stop details as a warning', () => {

@@ -30,10 +30,10 @@ export function parseAnthropicMessagesResponse(body: unknown): Converted<Canonic
         content.push({ type: 'text', text: value.text });
         break;
       case 'thinking':
-        content.push(value.signature == null || value.signature === '' ? { type: 'reasoning', text: value.thinking } : { type: 'reasoning', text: value.thinking, signature: value.signature });
+        content.push(value.signature == null || value.signature === '' ? { type: 'reasoning', text: value.thinking } : { type: 'reasoning', text: value.thinking, signature: value.signature, issuer: 'anthropic' });
         break;
       case 'redacted_thinking':
-        content.push({ type: 'reasoning', text: '', redactedData: value.data });
+        content.push({ type: 'reasoning', text: '', redactedData: value.data, issuer: 'anthropic' });
         break;
       case 'tool_use':
         content.push({ type: 'tool-call', id: value.id, name: value.name, arguments: JSON.stringify(value.input ?? {}) });

@@ -98,8 +98,8 @@ describe('createGeminiStreamDecoder', () => {
     ]);
     expect(parts.slice(1, 5)).toEqual([
       { type: 'reasoning-delta', text: 'plan' },
-      { type: 'reasoning-signature', signature: 'sig-thought' },
-      { type: 'reasoning-signature', signature: 'sig-text' },
+      { type: 'reasoning-signature', signature: 'sig-thought', issuer: 'google' },
+      { type: 'reasoning-signature', signature: 'sig-text', issuer: 'google' },
       { type: 'text-delta', text: 'answer' },
     ]);
   });

@@ -11,6 +11,7 @@ import { readThoughtSignature } from './read-thought-signature.js';
 import { countGroundingSearches, groundingQueriesOf } from './count-grounding-searches.js';
 import { keepEarlierShares, readGeminiUsage, reportsGeminiCandidates, reportsGeminiOutput, withGroundingSearches } from './read-gemini-usage.js';
 import { collectUncarriedCandidateText } from './collect-uncarried-candidate-text.js';
+import { toReasoningStreamPart } from '../shared/map-opaque-reasoning.js';
 
 /**
  * Gemini `streamGenerateContent?alt=sse` events → canonical parts, chunk by chunk. Each event is a whole
@@ -211,6 +212,5 @@ export function createGeminiStreamDecoder(): StreamDecoder {
 function signaturePartOf(wirePart: GeminiPart): CanonicalStreamPart | undefined {
   const signature = readThoughtSignature(wirePart);
   if (signature === undefined) return undefined;
-  const opaque = parseGeminiThoughtSignature(signature);
-  return 'signature' in opaque ? { type: 'reasoning-signature', signature: opaque.signature } : { type: 'reasoning-redacted', data: opaque.redactedData };
+  return toReasoningStreamPart(parseGeminiThoughtSignature(signature));
 }

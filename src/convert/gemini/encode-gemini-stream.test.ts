@@ -102,7 +102,7 @@ describe('createGeminiStreamEncoder', () => {
     const parts: CanonicalStreamPart[] = [
       { type: 'start', id: 'r1', model: 'm', created: 0 },
       { type: 'reasoning-delta', text: 'Let me think.' },
-      { type: 'reasoning-redacted', data: 'gAAAAABenc1' },
+      { type: 'reasoning-redacted', data: 'gAAAAABenc1', issuer: 'openai' },
       { type: 'tool-call-start', index: 0, id: 'call_1', name: 'get_weather' },
       { type: 'tool-call-delta', index: 0, argumentsDelta: '{}' },
       { type: 'tool-call-end', index: 0 },
@@ -111,7 +111,7 @@ describe('createGeminiStreamEncoder', () => {
     const text = parts.map((part) => encoder.encode(part)).join('') + encoder.end();
     expect(encoder.warnings).toEqual([]);
     const events = toWireEvents(text).map((event) => (event.data as { candidates: { content: { parts: unknown[] } }[] }).candidates[0]!.content.parts);
-    expect(events.flat()).toContainEqual({ functionCall: { id: 'call_1', name: 'get_weather', args: {} }, thoughtSignature: 'redacted:gAAAAABenc1' });
+    expect(events.flat()).toContainEqual({ functionCall: { id: 'call_1', name: 'get_weather', args: {} }, thoughtSignature: 'redacted:openai:gAAAAABenc1' });
     const decoder = createGeminiStreamDecoder();
     const decoded: CanonicalStreamPart[] = [];
     const sse = createSseDecoder({ maxEventBytes: 1 << 20, onEvent: (event) => decoded.push(...decoder.push(event)) });
@@ -119,7 +119,7 @@ describe('createGeminiStreamEncoder', () => {
     sse.end();
     expect(decoded.filter((part) => part.type.startsWith('reasoning'))).toEqual([
       { type: 'reasoning-delta', text: 'Let me think.' },
-      { type: 'reasoning-redacted', data: 'gAAAAABenc1' },
+      { type: 'reasoning-redacted', data: 'gAAAAABenc1', issuer: 'openai' },
     ]);
   });
 });

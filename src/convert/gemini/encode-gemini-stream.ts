@@ -4,7 +4,7 @@ import { encodeSseEvent } from '../../streaming/encode-sse.js';
 import type { GeminiWirePart } from './format-gemini-model-parts.js';
 import { formatGeminiErrorStatus } from './format-gemini-error-status.js';
 import { formatGeminiFinishReason } from './map-gemini-finish-reason.js';
-import { formatGeminiRedactedSignature } from './map-gemini-thought-signature.js';
+import { formatGeminiOpaque } from './map-gemini-thought-signature.js';
 import { parseToolArguments } from './parse-tool-arguments.js';
 import { formatGeminiUsage } from './read-gemini-usage.js';
 
@@ -88,7 +88,7 @@ export function createGeminiStreamEncoder(context: ConversionContext): StreamEnc
         case 'reasoning-signature':
         case 'reasoning-redacted': {
           // Redacted reasoning travels as a signature the client hands back (map-gemini-thought-signature.ts).
-          const signature = part.type === 'reasoning-signature' ? part.signature : formatGeminiRedactedSignature(part.data);
+          const signature = formatGeminiOpaque(part.type === 'reasoning-signature' ? { kind: 'signature', value: part.signature, issuer: part.issuer } : { kind: 'redacted', value: part.data, issuer: part.issuer });
           const flushed = pendingSignature === undefined ? '' : frame(signaturePart());
           pendingSignature = { signature, afterReasoning: lastWasReasoning };
           return flushed;

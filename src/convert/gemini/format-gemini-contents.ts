@@ -39,7 +39,7 @@ export function formatGeminiContents(messages: CanonicalMessage[], upstreamModel
         break;
       case 'assistant': {
         for (const part of message.content) if (part.type === 'tool-call') callNames.set(part.id, part.name);
-        const parts = formatGeminiModelParts(message.content, warnings, { redacted: 'drop' });
+        const parts = formatGeminiModelParts(message.content, warnings, { destination: 'upstream' });
         if (isGemini3) signFirstFunctionCall(parts, warnings);
         append('model', parts);
         break;

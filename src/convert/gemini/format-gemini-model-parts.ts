@@ -1,6 +1,7 @@
 import type { CanonicalAssistantPart } from '../../canonical/canonical-request.js';
 import { formatGeminiThoughtSignature } from './map-gemini-thought-signature.js';
 import { parseToolArguments } from './parse-tool-arguments.js';
+import { isReplayableTo } from '../shared/map-opaque-reasoning.js';
 
 export type GeminiWirePart = Record<string, unknown>;
 
@@ -12,11 +13,12 @@ export type GeminiWirePart = Record<string, unknown>;
  * covers them. With nothing after it (or more reasoning), it stays on the thought part itself, or on an
  * empty text part when the reasoning has no text, as Gemini ends a streamed answer.
  *
- * Redacted reasoning (Anthropic `redacted_thinking`, Responses encrypted content) is carried as a signature
- * (map-gemini-thought-signature.ts) toward a Gemini client, which hands it back on its next turn, and
- * dropped toward a Gemini upstream (`redacted: 'drop'`), which could not read it.
+ * Redacted reasoning (Anthropic `redacted_thinking`, Responses encrypted content) and other vendors'
+ * signatures are carried as tagged signatures (map-gemini-thought-signature.ts) toward a Gemini client
+ * (`destination: 'client'`), which hands them back on its next turn, and dropped toward a Gemini upstream
+ * (`'upstream'`), which could not read them (it refuses a signature it did not issue).
  */
-export function formatGeminiModelParts(content: CanonicalAssistantPart[], warnings: string[], options: { redacted: 'carry' | 'drop' }): GeminiWirePart[] {
+export function formatGeminiModelParts(content: CanonicalAssistantPart[], warnings: string[], options: { destination: 'client' | 'upstream' }): GeminiWirePart[] {
   const parts: GeminiWirePart[] = [];
   let carried: string | undefined;
   const takeCarried = () => {
@@ -30,9 +32,13 @@ export function formatGeminiModelParts(content: CanonicalAssistantPart[], warnin
     switch (part.type) {
       case 'reasoning': {
         let signature: string | undefined;
-        if (part.redactedData !== undefined && options.redacted === 'drop') {
-          warnings.push('reasoning: redacted/encrypted reasoning has no Gemini form and was dropped');
+        if (options.destination === 'upstream') {
+          if (part.redactedData !== undefined) warnings.push('reasoning: redacted/encrypted reasoning has no Gemini form and was dropped');
           signature = part.signature;
+          if (signature !== undefined && !isReplayableTo(part.issuer, 'google')) {
+            warnings.push(`reasoning: a signature issued by ${part.issuer} cannot be verified by Gemini and was dropped`);
+            signature = undefined;
+          }
         } else signature = formatGeminiThoughtSignature(part, warnings);
         const signedPartFollows = signature !== undefined && (next?.type === 'text' || next?.type === 'tool-call');
         if (part.text === '') {

@@ -14,7 +14,7 @@ export function formatGeminiResponse(response: CanonicalResponse, context: Conve
   const warnings: string[] = [];
   // Without includeThoughts Gemini sends no thought text, only the signatures (on the parts that follow).
   const content = context.omitReasoningText === true ? response.content.map((part) => (part.type === 'reasoning' && part.text !== '' ? { ...part, text: '' } : part)) : response.content;
-  const parts = formatGeminiModelParts(content, warnings, { redacted: 'carry' });
+  const parts = formatGeminiModelParts(content, warnings, { destination: 'client' });
   const usage = formatGeminiUsage(response.usage ?? emptyUsage());
   warnings.push(...usage.warnings);
   return {

@@ -34,7 +34,7 @@ const representative: CanonicalRequest = {
     {
       role: 'assistant',
       content: [
-        { type: 'reasoning', text: 'Two cities: call the tool twice.', signature: 'sig-1' },
+        { type: 'reasoning', text: 'Two cities: call the tool twice.', signature: 'sig-1', issuer: 'google' },
         { type: 'tool-call', id: 'call_paris', name: 'get_weather', arguments: '{"city":"Paris"}' },
         { type: 'tool-call', id: 'call_rome', name: 'get_weather', arguments: '{"city":"Rome"}' },
       ],
@@ -55,7 +55,7 @@ const representative: CanonicalRequest = {
         },
       ],
     },
-    { role: 'assistant', content: [{ type: 'text', text: 'A cat. Paris is 15°C; Rome is unknown.' }, { type: 'reasoning', text: '', signature: 'sig-end' }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'A cat. Paris is 15°C; Rome is unknown.' }, { type: 'reasoning', text: '', signature: 'sig-end', issuer: 'google' }] },
     { role: 'user', content: [{ type: 'text', text: 'Thanks!' }] },
   ],
   tools: [{ name: 'get_weather', description: 'Weather by city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }],
@@ -88,10 +88,10 @@ describe('Gemini request round trip', () => {
         {
           role: 'assistant',
           content: [
-            { type: 'reasoning', text: '', signature: 'sig-call' },
+            { type: 'reasoning', text: '', signature: 'sig-call', issuer: 'google' },
             { type: 'tool-call', id: 'c1', name: 'f', arguments: '{}' },
             { type: 'text', text: 'and' },
-            { type: 'reasoning', text: 'more thought', signature: 'sig-thought' },
+            { type: 'reasoning', text: 'more thought', signature: 'sig-thought', issuer: 'google' },
           ],
         },
       ],
@@ -107,7 +107,7 @@ describe('Gemini response round trip', () => {
     model: 'gemini-2.5-flash',
     created: 0,
     content: [
-      { type: 'reasoning', text: 'Thinking it over.', signature: 'sig-a' },
+      { type: 'reasoning', text: 'Thinking it over.', signature: 'sig-a', issuer: 'google' },
       { type: 'text', text: 'Calling two tools.' },
       { type: 'tool-call', id: 'call_1', name: 'a', arguments: '{"x":1}' },
       { type: 'tool-call', id: 'call_2', name: 'b', arguments: '{}' },
@@ -135,8 +135,8 @@ describe('redacted reasoning through a Gemini client', () => {
   // Anthropic `redacted_thinking` (no text) and a Responses reasoning item (summary text + encrypted content).
   const call = { type: 'tool-call' as const, id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' };
   const answers: CanonicalResponse['content'][] = [
-    [{ type: 'reasoning', text: '', redactedData: 'EmwKAhgBEgy3va3p' }, call],
-    [{ type: 'reasoning', text: 'Let me think.', redactedData: 'gAAAAABenc1' }, call],
+    [{ type: 'reasoning', text: '', redactedData: 'EmwKAhgBEgy3va3p', issuer: 'anthropic' }, call],
+    [{ type: 'reasoning', text: 'Let me think.', redactedData: 'gAAAAABenc1', issuer: 'openai' }, call],
   ];
 
   it('reaches the client as the signature of the call that follows, and comes back as redacted reasoning on its next turn', () => {
@@ -145,7 +145,7 @@ describe('redacted reasoning through a Gemini client', () => {
       const formatted = formatGeminiResponse(response, fixedContext('gemini-2.5-flash'));
       expect(formatted.warnings).toEqual([]);
       const parts = (formatted.value as { candidates: { content: { parts: Record<string, unknown>[] } }[] }).candidates[0]!.content.parts;
-      expect(parts.at(-1)).toMatchObject({ functionCall: { id: 'toolu_1' }, thoughtSignature: `redacted:${content[0]!.type === 'reasoning' ? content[0]!.redactedData : ''}` });
+      expect(parts.at(-1)).toMatchObject({ functionCall: { id: 'toolu_1' }, thoughtSignature: content[0]!.type === 'reasoning' ? `redacted:${content[0]!.issuer}:${content[0]!.redactedData}` : '' });
       const next = parseGeminiRequest({ contents: [{ role: 'user', parts: [{ text: 'Weather?' }] }, { role: 'model', parts }, { role: 'user', parts: [{ functionResponse: { id: 'toolu_1', name: 'get_weather', response: { output: 'sunny' } } }] }] });
       if ('invalid' in next) throw new Error(next.message);
       expect(next.value.messages[1]).toEqual({ role: 'assistant', content });

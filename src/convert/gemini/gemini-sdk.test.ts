@@ -156,7 +156,7 @@ describe('the Gemini stream encoder, read by @google/genai', () => {
       {
         role: 'assistant',
         content: [
-          { type: 'reasoning', text: 'The user asks for 2+2. That is 4.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds' },
+          { type: 'reasoning', text: 'The user asks for 2+2. That is 4.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds', issuer: 'google' },
           { type: 'text', text: '2 + 2 = 4.' },
         ],
       },

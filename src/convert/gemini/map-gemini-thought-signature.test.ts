@@ -1,21 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { formatGeminiRedactedSignature, formatGeminiThoughtSignature, parseGeminiThoughtSignature } from './map-gemini-thought-signature.js';
+import { formatGeminiOpaque, formatGeminiThoughtSignature, parseGeminiThoughtSignature } from './map-gemini-thought-signature.js';
 
 describe('map-gemini-thought-signature', () => {
-  it('carries redacted data behind a prefix and a signature as it is, and reads each back to its field', () => {
-    const redacted = formatGeminiThoughtSignature({ redactedData: 'EmwKAhgB/+=' }, []);
-    expect(redacted).toBe('redacted:EmwKAhgB/+=');
-    expect(parseGeminiThoughtSignature(redacted!)).toEqual({ redactedData: 'EmwKAhgB/+=' });
-    expect(formatGeminiThoughtSignature({ signature: 'CiQBjz1rX' }, [])).toBe('CiQBjz1rX');
-    expect(parseGeminiThoughtSignature('CiQBjz1rX')).toEqual({ signature: 'CiQBjz1rX' });
-    // An OpenAI encrypted reasoning item (a Fernet token) is redacted data too.
-    expect(parseGeminiThoughtSignature(formatGeminiRedactedSignature('gAAAAABenc1'))).toEqual({ redactedData: 'gAAAAABenc1' });
+  it("writes Gemini's signatures as they are and other vendors' data behind a tag naming kind and issuer, and reads each back", () => {
+    expect(formatGeminiThoughtSignature({ signature: 'CiQBjz1rX', issuer: 'google' }, [])).toBe('CiQBjz1rX');
+    expect(parseGeminiThoughtSignature('CiQBjz1rX')).toEqual({ kind: 'signature', value: 'CiQBjz1rX', issuer: 'google' });
+    const redacted = formatGeminiThoughtSignature({ redactedData: 'EmwKAhgB/+=', issuer: 'anthropic' }, []);
+    expect(redacted).toBe('redacted:anthropic:EmwKAhgB/+=');
+    expect(parseGeminiThoughtSignature(redacted!)).toEqual({ kind: 'redacted', value: 'EmwKAhgB/+=', issuer: 'anthropic' });
+    const claude = formatGeminiThoughtSignature({ signature: 'EqQBCgIY', issuer: 'anthropic' }, []);
+    expect(claude).toBe('signature:anthropic:EqQBCgIY');
+    expect(parseGeminiThoughtSignature(claude!)).toEqual({ kind: 'signature', value: 'EqQBCgIY', issuer: 'anthropic' });
+    expect(parseGeminiThoughtSignature(formatGeminiOpaque({ kind: 'redacted', value: 'gAAAAABenc1', issuer: 'openai' }))).toEqual({ kind: 'redacted', value: 'gAAAAABenc1', issuer: 'openai' });
+  });
+
+  it('reads redacted data given out before issuers were tagged: a Fernet token is OpenAI\'s, anything else Anthropic\'s', () => {
+    expect(parseGeminiThoughtSignature('redacted:gAAAAABenc1')).toEqual({ kind: 'redacted', value: 'gAAAAABenc1', issuer: 'openai' });
+    expect(parseGeminiThoughtSignature('redacted:EmwKAhgB')).toEqual({ kind: 'redacted', value: 'EmwKAhgB', issuer: 'anthropic' });
   });
 
   it('is undefined without opaque data, and keeps the redacted data of a part with both, with a warning', () => {
     expect(formatGeminiThoughtSignature({}, [])).toBeUndefined();
     const warnings: string[] = [];
-    expect(formatGeminiThoughtSignature({ signature: 's', redactedData: 'r' }, warnings)).toBe('redacted:r');
+    expect(formatGeminiThoughtSignature({ signature: 's', redactedData: 'r', issuer: 'anthropic' }, warnings)).toBe('redacted:anthropic:r');
     expect(warnings).toEqual(['a reasoning part with both a signature and redacted data keeps only the redacted data']);
   });
 });

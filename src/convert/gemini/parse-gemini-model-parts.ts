@@ -2,6 +2,7 @@ import type { CanonicalAssistantPart } from '../../canonical/canonical-request.j
 import type { GeminiPart } from './gemini-wire-schema.js';
 import { parseGeminiThoughtSignature } from './map-gemini-thought-signature.js';
 import { readThoughtSignature } from './read-thought-signature.js';
+import { toReasoningFields } from '../shared/map-opaque-reasoning.js';
 
 /**
  * The parts of a Gemini `model` turn → canonical assistant parts.
@@ -30,7 +31,7 @@ export function parseGeminiModelParts(
 
   for (const part of parts) {
     const wireSignature = readThoughtSignature(part);
-    const signature = wireSignature === undefined ? undefined : parseGeminiThoughtSignature(wireSignature);
+    const signature = wireSignature === undefined ? undefined : toReasoningFields(parseGeminiThoughtSignature(wireSignature));
     if (part.thought === true) {
       if (part.text === undefined) warnings.push('model turn: a thought part without text (thought media) was dropped');
       const open = lastReasoningWithoutSignature();

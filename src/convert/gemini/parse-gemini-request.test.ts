@@ -70,7 +70,7 @@ describe('parseGeminiRequest', () => {
     expect(value.messages[1]).toEqual({
       role: 'assistant',
       content: [
-        { type: 'reasoning', text: '', signature: 'sig' },
+        { type: 'reasoning', text: '', signature: 'sig', issuer: 'google' },
         { type: 'tool-call', id: 'call_0', name: 'f', arguments: '{"user_id":1}' },
       ],
     });

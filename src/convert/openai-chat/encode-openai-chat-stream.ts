@@ -1,3 +1,4 @@
+import type { ReasoningIssuer } from '../../canonical/canonical-request.js';
 import type { NormalizedUsage } from '../../billing/normalized-usage.js';
 import type { CanonicalStreamPart, ConversionContext, StreamEncoder } from '../../canonical/conversion.js';
 import { formatOpenaiErrorWords } from '../../errors/format-openai-error-words.js';
@@ -30,7 +31,7 @@ export function createOpenaiChatStreamEncoder(context: ConversionContext, option
   /** An error chunk was written: no finish chunk may follow it. */
   let failed = false;
   /** A signature waiting for the tool call right after it (only with `thoughtSignaturesOnToolCalls`). */
-  let pendingSignature: string | undefined;
+  let pendingSignature: { signature: string; issuer: ReasoningIssuer | undefined } | undefined;
   const dropPendingSignature = () => {
     if (pendingSignature !== undefined) warnings.push('a reasoning signature cannot be expressed in Chat Completions; dropped');
     pendingSignature = undefined;
@@ -79,14 +80,14 @@ export function createOpenaiChatStreamEncoder(context: ConversionContext, option
       case 'reasoning-delta':
         return part.text === '' ? '' : delta({ reasoning_content: part.text });
       case 'reasoning-signature':
-        if (context.thoughtSignaturesOnToolCalls === true) pendingSignature = part.signature;
+        if (context.thoughtSignaturesOnToolCalls === true) pendingSignature = { signature: part.signature, issuer: part.issuer };
         else warnings.push('a reasoning signature cannot be expressed in Chat Completions; dropped');
         return '';
       case 'reasoning-redacted':
         warnings.push('redacted/encrypted reasoning cannot be expressed in Chat Completions; dropped');
         return '';
       case 'tool-call-start': {
-        const signature = pendingSignature === undefined ? {} : formatOpenaiChatThoughtSignature(pendingSignature);
+        const signature = pendingSignature === undefined ? {} : formatOpenaiChatThoughtSignature(pendingSignature.signature, pendingSignature.issuer);
         pendingSignature = undefined;
         return delta({ tool_calls: [{ index: part.index, id: part.id, type: 'function', function: { name: part.name, arguments: '' }, ...signature }] });
       }

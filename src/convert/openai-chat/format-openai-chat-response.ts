@@ -34,7 +34,8 @@ export function formatOpenaiChatResponse(response: CanonicalResponse, context: C
       case 'tool-call': {
         const before = response.content[index - 1];
         const signature = carriesSignatures && before?.type === 'reasoning' ? before.signature : undefined;
-        toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments }, ...(signature === undefined ? {} : formatOpenaiChatThoughtSignature(signature)) });
+        const issuer = before?.type === 'reasoning' ? before.issuer : undefined;
+        toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments }, ...(signature === undefined ? {} : formatOpenaiChatThoughtSignature(signature, issuer)) });
         break;
       }
       default: {

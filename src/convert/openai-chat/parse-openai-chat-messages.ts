@@ -130,7 +130,7 @@ function parseToolCalls(toolCalls: OpenaiChatToolCall[], path: string, warnings:
     // A Gemini thought signature written on the call (map-openai-chat-thought-signature.ts) signs it again:
     // an empty reasoning right before the call, which the Gemini formatter writes back onto the call.
     const signature = parseOpenaiChatThoughtSignature(call);
-    if (signature !== undefined) parts.push({ type: 'reasoning', text: '', signature });
+    if (signature !== undefined) parts.push({ type: 'reasoning', text: '', ...signature });
     // "" (a call that takes no arguments, as some compatible servers answer it) is replayed as {}.
     parts.push({ type: 'tool-call', id: call.id, name, arguments: typeof args === 'string' ? args || '{}' : JSON.stringify(args) });
   }

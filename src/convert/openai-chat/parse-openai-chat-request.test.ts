@@ -82,7 +82,7 @@ describe('parseOpenaiChatRequest', () => {
     });
     expect(value.messages[1]?.content).toEqual([
       { type: 'reasoning', text: 'Think.' },
-      { type: 'reasoning', text: '', signature: 'GSIG1' },
+      { type: 'reasoning', text: '', signature: 'GSIG1', issuer: 'google' },
       { type: 'tool-call', id: 'c1', name: 'f', arguments: '{}' },
       { type: 'tool-call', id: 'c2', name: 'g', arguments: '{}' },
     ]);

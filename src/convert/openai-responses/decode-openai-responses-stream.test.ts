@@ -116,7 +116,7 @@ describe('createOpenaiResponsesStreamDecoder', () => {
     ]);
     expect(decodeBody(createOpenaiResponsesStreamDecoder(), body).slice(1, -2)).toEqual([
       { type: 'reasoning-delta', text: 'Think.' },
-      { type: 'reasoning-redacted', data: 'gAAAAAB1' },
+      { type: 'reasoning-redacted', data: 'gAAAAAB1', issuer: 'openai' },
       { type: 'tool-call-start', index: 0, id: 'c1', name: 'f' },
       { type: 'tool-call-delta', index: 0, argumentsDelta: '{}' },
       { type: 'tool-call-end', index: 0 },

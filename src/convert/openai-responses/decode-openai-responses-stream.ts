@@ -16,6 +16,7 @@ import {
 } from './openai-responses-wire-schema.js';
 import { readOpenaiResponsesReasoningText } from './parse-openai-responses-output-item.js';
 import { countWebSearchCalls, readOpenaiResponsesUsage, withWebSearches } from './read-openai-responses-usage.js';
+import { toReasoningStreamPart } from '../shared/map-opaque-reasoning.js';
 
 /** What each output item (by `output_index`) has produced so far. */
 type OutputState =
@@ -140,8 +141,7 @@ export function createOpenaiResponsesStreamDecoder(): StreamDecoder {
         if (!state.sawText && text !== '') parts.push({ type: 'reasoning-delta', text });
         const encrypted = (reasoning.success ? reasoning.data.encrypted_content : undefined) ?? state.encryptedContent;
         if (encrypted == null || encrypted === '') return;
-        const opaque = parseOpenaiResponsesEncryptedContent(encrypted);
-        parts.push('signature' in opaque ? { type: 'reasoning-signature', signature: opaque.signature } : { type: 'reasoning-redacted', data: opaque.redactedData });
+        parts.push(toReasoningStreamPart(parseOpenaiResponsesEncryptedContent(encrypted)));
         return;
       }
       case 'dropped':

@@ -9,6 +9,7 @@ import { formatFunctionCallItem, formatMessageItem, formatOutputTextPart, format
 import { formatOpenaiResponsesEncryptedContent } from './map-openai-responses-encrypted-content.js';
 import { mapToOpenaiResponsesOutcome } from './map-openai-responses-finish-reason.js';
 import { formatOpenaiResponsesUsage } from './read-openai-responses-usage.js';
+import type { ReasoningIssuer } from '../../canonical/canonical-request.js';
 
 type Payload = Record<string, unknown>;
 /** `refusal`: its one content part is a refusal, not output text. */
@@ -132,7 +133,7 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
     return { frames: frames + addItem(item.outputIndex, formatReasoningItem(item.id, '', undefined)), item };
   }
 
-  function attachOpaque(part: { signature?: string; redactedData?: string }): string {
+  function attachOpaque(part: { signature?: string; redactedData?: string; issuer?: ReasoningIssuer }): string {
     const encrypted = formatOpenaiResponsesEncryptedContent(part);
     warnings.push(...encrypted.warnings);
     const { frames, item } = reasoningItem();
@@ -183,9 +184,9 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
         return frames + frame('response.reasoning_summary_text.delta', { item_id: item.id, output_index: item.outputIndex, summary_index: 0, delta: part.text });
       }
       case 'reasoning-signature':
-        return attachOpaque({ signature: part.signature });
+        return attachOpaque({ signature: part.signature, ...(part.issuer === undefined ? {} : { issuer: part.issuer }) });
       case 'reasoning-redacted':
-        return attachOpaque({ redactedData: part.data });
+        return attachOpaque({ redactedData: part.data, ...(part.issuer === undefined ? {} : { issuer: part.issuer }) });
       case 'tool-call-start': {
         if (tools.has(part.index)) warn(`tool call ${part.index} started twice; the second start is ignored`);
         if (tools.has(part.index)) return '';

@@ -8,6 +8,7 @@ import type {
 import type { Converted } from '../../canonical/conversion.js';
 import { dropEmptyTextParts } from '../shared/drop-empty-text-parts.js';
 import { placeholderFilename } from '../shared/placeholder-filename.js';
+import { isReplayableTo } from '../shared/map-opaque-reasoning.js';
 
 type WireItem = Record<string, unknown>;
 
@@ -61,9 +62,14 @@ function formatAssistantParts(parts: CanonicalAssistantPart[], path: string, war
         textRun.push({ type: 'output_text', text: part.text });
         break;
       case 'reasoning':
-        // Only OpenAI's own encrypted reasoning can be replayed; a summary alone, or another vendor's signature, cannot.
+        // Only OpenAI's own encrypted reasoning can be replayed; a summary alone, or another vendor's signature
+        // or redacted thinking (OpenAI refuses encrypted content it did not encrypt), cannot.
         if (part.redactedData === undefined) {
           warnings.push(`${path}.content[${index}]: reasoning without OpenAI encrypted_content cannot be replayed to a Responses upstream; dropped`);
+          break;
+        }
+        if (!isReplayableTo(part.issuer, 'openai')) {
+          warnings.push(`${path}.content[${index}]: reasoning encrypted by ${part.issuer} cannot be verified by OpenAI; dropped`);
           break;
         }
         if (part.signature !== undefined) warnings.push(`${path}.content[${index}]: the reasoning signature cannot be carried; dropped`);

@@ -34,8 +34,8 @@ function belongsToPrevious(part: CanonicalReasoningPart, previous: CanonicalAssi
 }
 
 function withoutText(part: CanonicalReasoningPart): Partial<CanonicalReasoningPart> {
-  const { signature, redactedData } = part;
-  return { ...(signature === undefined ? {} : { signature }), ...(redactedData === undefined ? {} : { redactedData }) };
+  const { signature, redactedData, issuer } = part;
+  return { ...(signature === undefined ? {} : { signature }), ...(redactedData === undefined ? {} : { redactedData }), ...(issuer === undefined ? {} : { issuer }) };
 }
 
 /**

@@ -44,7 +44,7 @@ describe('Responses response round trip', () => {
     const expectedContent =
       name === 'collected-openai-reasoning'
         ? // the split summary and encrypted content come back as the one reasoning item they were
-          [{ type: 'reasoning', text: '**Adding two numbers**\n\nThe user asks for 2+2.', redactedData: 'gAAAAABo5LKjDoneTokenMn8b3Vc5Xz7Lk9Jh1Gf3Ds5Aq7Wp9Eo2Ri4' }, response.content[2]]
+          [{ type: 'reasoning', text: '**Adding two numbers**\n\nThe user asks for 2+2.', redactedData: 'gAAAAABo5LKjDoneTokenMn8b3Vc5Xz7Lk9Jh1Gf3Ds5Aq7Wp9Eo2Ri4', issuer: 'openai' }, response.content[2]]
         : response.content;
     expect({ content: parsed.value.content, unified: parsed.value.finishReason.unified, usage, created: parsed.value.created }).toEqual({
       content: expectedContent,

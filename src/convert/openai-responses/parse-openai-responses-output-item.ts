@@ -11,6 +11,7 @@ import {
   type openaiResponsesTypedObjectSchema,
   type OpenaiResponsesReasoningItem,
 } from './openai-responses-wire-schema.js';
+import { toReasoningFields } from '../shared/map-opaque-reasoning.js';
 
 type TypedObject = z.infer<typeof openaiResponsesTypedObjectSchema>;
 
@@ -31,7 +32,7 @@ function parseReasoning(item: OpenaiResponsesReasoningItem): CanonicalAssistantP
   const text = readOpenaiResponsesReasoningText(item);
   const encrypted = item.encrypted_content ?? '';
   if (text === '' && encrypted === '') return [];
-  return [{ type: 'reasoning', text, ...(encrypted === '' ? {} : parseOpenaiResponsesEncryptedContent(encrypted)) }];
+  return [{ type: 'reasoning', text, ...(encrypted === '' ? {} : toReasoningFields(parseOpenaiResponsesEncryptedContent(encrypted))) }];
 }
 
 /**

@@ -43,8 +43,9 @@ describe('parseOpenaiResponsesRequest', () => {
     const { value } = parseValid(readJson(fixtureDirectory, 'request-thinking-with-signature.json'));
     const reasoning = value.messages.flatMap((message) => (message.role === 'assistant' ? message.content : [])).filter((part) => part.type === 'reasoning');
     expect(reasoning).toEqual([
+      // A signature written before issuers were tagged (`signature:…`): its issuer is not known.
       { type: 'reasoning', text: 'The user asks for 2+2. That is 4.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds' },
-      { type: 'reasoning', text: '**Adding two numbers**\n\nThe user asks for 3+3.', redactedData: 'gAAAAABo5LKjDoneTokenMn8b3Vc5Xz7Lk9Jh1Gf3Ds5Aq7Wp9Eo2Ri4' },
+      { type: 'reasoning', text: '**Adding two numbers**\n\nThe user asks for 3+3.', redactedData: 'gAAAAABo5LKjDoneTokenMn8b3Vc5Xz7Lk9Jh1Gf3Ds5Aq7Wp9Eo2Ri4', issuer: 'openai' },
     ]);
   });
 

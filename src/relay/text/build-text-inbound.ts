@@ -11,6 +11,7 @@ import { collectDroppedResponsesPromptText } from './collect-dropped-responses-p
 import type { TextInbound } from './run-text-relay.js';
 import type { TextStyleName } from '../text-style.js';
 import { textStyles } from './text-styles.js';
+import { withoutForeignReasoning } from './without-foreign-reasoning.js';
 
 function isInvalid(result: Converted<CanonicalRequest> | InvalidWireRequest): result is InvalidWireRequest {
   return 'invalid' in result;
@@ -107,6 +108,8 @@ export function buildParsedInbound(style: 'anthropic-messages' | 'openai-respons
   // What the canonical form drops still reaches a same-style upstream on passthrough, which bills it:
   // Anthropic's blocks and definitions, a Responses compaction item.
   addPromptText(promptText, style === 'anthropic-messages' ? collectDroppedAnthropicPromptText(body) : collectDroppedResponsesPromptText(body));
+  const warnings = [...parsed.warnings];
+  const passthroughSource = withoutForeignReasoning(style, body, rawBody, warnings);
   return {
     style,
     model: parsed.value.model,
@@ -114,12 +117,15 @@ export function buildParsedInbound(style: 'anthropic-messages' | 'openai-respons
     canonical: () => parsed.value,
     ...estimatePromptTokens(promptText),
     maxOutputTokens: parsed.value.maxOutputTokens,
-    warnings: [...parsed.warnings],
+    warnings,
     body,
     rawBody,
     includeUsage: false,
     clientFraming: 'sse',
-    passthroughBody: (upstreamModel, outputLimit) => (style === 'openai-responses' ? responsesPassthroughBody(rawBody, body, upstreamModel, outputLimit) : withModel(rawBody, body, upstreamModel)),
+    passthroughBody: (upstreamModel, outputLimit) => {
+      const source = passthroughSource();
+      return style === 'openai-responses' ? responsesPassthroughBody(source.rawBody, source.body, upstreamModel, outputLimit) : withModel(source.rawBody, source.body, upstreamModel);
+    },
   };
 }
 
@@ -142,6 +148,8 @@ export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffe
   // the canonical form drops it: counted as images are everywhere.
   const modelTurnMedia = modelTurnMediaParts(body) * estimatedTokensPerImage;
   promptText.imageTokens = (promptText.imageTokens ?? 0) + modelTurnMedia;
+  const warnings = [...parsed.warnings];
+  const passthroughSource = withoutForeignReasoning('gemini', body, rawBody, warnings);
   return {
     style: 'gemini',
     model,
@@ -149,12 +157,15 @@ export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffe
     canonical: () => canonical,
     ...estimatePromptTokens(promptText),
     maxOutputTokens: canonical.maxOutputTokens,
-    warnings: [...parsed.warnings],
+    warnings,
     body,
     rawBody,
     includeUsage: false,
     clientFraming: framing,
-    passthroughBody: (upstreamModel, outputLimit) => geminiPassthroughBody(rawBody, body, upstreamModel, outputLimit),
+    passthroughBody: (upstreamModel, outputLimit) => {
+      const source = passthroughSource();
+      return geminiPassthroughBody(source.rawBody, source.body, upstreamModel, outputLimit);
+    },
   };
 }
 

@@ -111,7 +111,7 @@ export const canonicalRequests: Record<string, CanonicalRequest> = {
       {
         role: 'assistant',
         content: [
-          { type: 'reasoning', text: '**Adding two numbers**\n\nThe user asks for 3+3.', redactedData: 'gAAAAABo5LKjDoneTokenMn8b3Vc5Xz7Lk9Jh1Gf3Ds5Aq7Wp9Eo2Ri4' },
+          { type: 'reasoning', text: '**Adding two numbers**\n\nThe user asks for 3+3.', redactedData: 'gAAAAABo5LKjDoneTokenMn8b3Vc5Xz7Lk9Jh1Gf3Ds5Aq7Wp9Eo2Ri4', issuer: 'openai' },
           { type: 'text', text: '6.' },
         ],
       },

@@ -39,8 +39,8 @@ export const canonicalResponses: Record<string, CanonicalResponse> = {
     model: 'claude-sonnet-4-5-20250929',
     created: 1760000000,
     content: [
-      { type: 'reasoning', text: 'The user asks for 2+2. That is 4.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds' },
-      { type: 'reasoning', text: '', redactedData: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP' },
+      { type: 'reasoning', text: 'The user asks for 2+2. That is 4.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds', issuer: 'anthropic' },
+      { type: 'reasoning', text: '', redactedData: 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP', issuer: 'anthropic' },
       { type: 'text', text: '2 + 2 = 4.' },
     ],
     finishReason: { unified: 'stop', raw: 'end_turn' },
@@ -53,7 +53,7 @@ export const canonicalResponses: Record<string, CanonicalResponse> = {
     created: 1759830817,
     content: [
       { type: 'reasoning', text: '**Adding two numbers**\n\nThe user asks for 2+2.' },
-      { type: 'reasoning', text: '', redactedData: 'gAAAAABo5LKjDoneTokenMn8b3Vc5Xz7Lk9Jh1Gf3Ds5Aq7Wp9Eo2Ri4' },
+      { type: 'reasoning', text: '', redactedData: 'gAAAAABo5LKjDoneTokenMn8b3Vc5Xz7Lk9Jh1Gf3Ds5Aq7Wp9Eo2Ri4', issuer: 'openai' },
       { type: 'text', text: '2 + 2 = 4.' },
     ],
     finishReason: { unified: 'stop', raw: 'completed' },

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { withoutForeignReasoning } from './without-foreign-reasoning.js';
+
+const raw = Buffer.from('{}');
+const toolTurn = (assistant: unknown[]) => ({
+  model: 'claude',
+  thinking: { type: 'enabled', budget_tokens: 1024 },
+  messages: [
+    { role: 'user', content: 'Weather?' },
+    { role: 'assistant', content: [...assistant, { type: 'tool_use', id: 'toolu_1', name: 'w', input: {} }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] },
+  ],
+});
+
+describe('withoutForeignReasoning', () => {
+  it("keeps the client's bytes when every signature is the channel vendor's own", () => {
+    const warnings: string[] = [];
+    const body = toolTurn([{ type: 'thinking', thinking: 'x', signature: 'EqQB' }]);
+    expect(withoutForeignReasoning('anthropic-messages', body, raw, warnings)()).toEqual({ body, rawBody: raw });
+    expect(warnings).toEqual([]);
+  });
+
+  it("drops another vendor's thinking for an Anthropic channel, and thinking with it when the tool turn is left without, warning once", () => {
+    const warnings: string[] = [];
+    const source = withoutForeignReasoning('anthropic-messages', toolTurn([{ type: 'thinking', thinking: 'x', signature: 'signature:google:CiQB' }]), raw, warnings);
+    const { body, rawBody } = source();
+    source();
+    expect(rawBody).toBeUndefined();
+    expect(body.thinking).toBeUndefined();
+    expect((body.messages as any[])[1].content.map((block: any) => block.type)).toEqual(['tool_use']);
+    expect(warnings).toEqual([
+      'messages.1.content.0: reasoning signed by google cannot be verified by Anthropic: dropped',
+      'thinking not sent: the assistant turn whose tool calls this request answers has no signed thinking to replay, which Anthropic requires with thinking on',
+    ]);
+  });
+
+  it("replaces another vendor's signature on a Gemini function call with Google's stand-in, and drops it elsewhere", () => {
+    const warnings: string[] = [];
+    const body = { contents: [{ role: 'model', parts: [{ text: '', thoughtSignature: 'redacted:anthropic:EmwK' }, { functionCall: { name: 'w', args: {} }, thoughtSignature: 'signature:anthropic:EqQB' }, { text: 'ok', thoughtSignature: 'CiQB' }] }] };
+    const cleaned = withoutForeignReasoning('gemini', body, raw, warnings)().body as any;
+    expect(cleaned.contents[0].parts).toEqual([{ text: '' }, { functionCall: { name: 'w', args: {} }, thoughtSignature: 'skip_thought_signature_validator' }, { text: 'ok', thoughtSignature: 'CiQB' }]);
+    expect(warnings).toHaveLength(2);
+  });
+
+  it("drops reasoning items OpenAI did not encrypt for a Responses channel, keeping its own", () => {
+    const warnings: string[] = [];
+    const body = { input: [{ type: 'reasoning', encrypted_content: 'signature:anthropic:EqQB' }, { type: 'reasoning', encrypted_content: 'gAAAAABenc' }, { type: 'reasoning', encrypted_content: 'redacted:anthropic:EmwK' }] };
+    const cleaned = withoutForeignReasoning('openai-responses', body, raw, warnings)().body as any;
+    expect(cleaned.input).toEqual([{ type: 'reasoning', encrypted_content: 'gAAAAABenc' }]);
+    expect(warnings).toEqual(['input[0]: reasoning signed by anthropic cannot be verified by OpenAI: dropped', 'input[2]: reasoning encrypted by anthropic cannot be verified by OpenAI: dropped']);
+  });
+});
