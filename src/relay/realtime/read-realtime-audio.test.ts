@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { audioBytesPerSecondOf, audioDeltaOf, base64ByteLength, responseOutputAudioRate, sessionOutputAudioRate } from './read-realtime-audio.js';
+import { audioBytesPerSecondOf, audioDeltaOf, base64ByteLength, readAudioDeltaFrame, responseOutputAudioRate, sessionOutputAudioRate } from './read-realtime-audio.js';
 import { ResponseCount, usageOfCounts } from './response-count.js';
 
 describe('audioBytesPerSecondOf', () => {
@@ -35,7 +35,68 @@ describe('audioDeltaOf', () => {
     expect(audioDeltaOf({ type: 'response.audio.delta', delta: audio })).toEqual({ responseId: undefined, bytes: 4_801 });
     expect(audioDeltaOf({ type: 'response.output_audio_transcript.delta', delta: 'hi' })).toBeUndefined();
     expect(audioDeltaOf({ type: 'response.output_audio.delta', delta: 3 })).toBeUndefined();
-    for (const length of [0, 1, 2, 3, 4, 5, 99]) expect(base64ByteLength(Buffer.alloc(length).toString('base64'))).toBe(length);
+  });
+});
+
+describe('base64ByteLength', () => {
+  it('reads the bytes of base64 with no, one and two `=` of padding', () => {
+    // Lengths 0 to 6: every padding (3n: none, 3n+1: two, 3n+2: one), and an empty text.
+    for (const length of [0, 1, 2, 3, 4, 5, 6, 99, 4_801]) expect(base64ByteLength(Buffer.alloc(length).toString('base64'))).toBe(length);
+    expect(base64ByteLength('=')).toBe(0);
+    expect(base64ByteLength('==')).toBe(0);
+  });
+});
+
+describe('readAudioDeltaFrame', () => {
+  /** An audio delta frame as OpenAI serializes it: `type` first, no whitespace. */
+  const frameOf = (event: Record<string, unknown>) => Buffer.from(JSON.stringify(event));
+  const ga = (bytes: number, rest: Record<string, unknown> = {}) => ({ type: 'response.output_audio.delta', event_id: 'event_1', response_id: 'resp_1', item_id: 'item_1', output_index: 0, content_index: 0, delta: Buffer.alloc(bytes, 9).toString('base64'), ...rest });
+
+  it('reads the bytes and response of GA and beta audio delta frames as the parsed event does, for every padding', () => {
+    for (const bytes of [0, 1, 2, 3, 4, 5, 4_800, 24_001]) {
+      const { type, delta, ...fields } = ga(bytes);
+      // Last (OpenAI's order), beta, without a response, and right after `type`.
+      for (const event of [ga(bytes), { ...ga(bytes), type: 'response.audio.delta' }, ga(bytes, { response_id: undefined }), { type, delta, ...fields }]) {
+        const frame = frameOf(event);
+        expect(readAudioDeltaFrame(frame)).toEqual({ responseId: event.response_id, bytes });
+        expect(readAudioDeltaFrame(frame)).toEqual(audioDeltaOf(JSON.parse(frame.toString())));
+      }
+    }
+  });
+
+  it('reads the fields around the delta as JSON.parse does (escapes and unicode in the response id, a delta key last or first)', () => {
+    expect(readAudioDeltaFrame(frameOf(ga(3, { response_id: 'r\\"é\u2028' })))).toEqual({ responseId: 'r\\"é\u2028', bytes: 3 });
+    expect(readAudioDeltaFrame(Buffer.from('{"type":"response.output_audio.delta","delta":"AAAA","response_id":"resp_9"}'))).toEqual({ responseId: 'resp_9', bytes: 3 });
+    expect(readAudioDeltaFrame(Buffer.from('{"type":"response.output_audio.delta","response_id":null,"delta":"AAAA"}'))).toEqual({ responseId: undefined, bytes: 3 });
+  });
+
+  it('leaves frames that do not begin as an audio delta, or whose delta is not plain base64, to the parsed path', () => {
+    const fallbacks = [
+      // Not an audio delta, or not with `type` first.
+      '{"type":"response.output_audio_transcript.delta","response_id":"r","delta":"AAAA"}',
+      '{"type":"response.output_audio.delta.x","delta":"AAAA"}',
+      '{"response_id":"r","type":"response.output_audio.delta","delta":"AAAA"}',
+      '{ "type":"response.output_audio.delta","delta":"AAAA"}',
+      // No `delta` to read this way: spaced, not a string, missing.
+      '{"type":"response.output_audio.delta","delta" : "AAAA"}',
+      '{"type":"response.output_audio.delta","delta":3}',
+      '{"type":"response.output_audio.delta","response_id":"r"}',
+      // A value with escapes or beyond ASCII: JSON.parse reads another text.
+      '{"type":"response.output_audio.delta","delta":"AA\\/A"}',
+      '{"type":"response.output_audio.delta","delta":"AA\\"A"}',
+      '{"type":"response.output_audio.delta","delta":"AAéA"}',
+      // The key found is not the only `delta`, or not a key of its own (an escaped quote before it).
+      '{"type":"response.output_audio.delta","delta":"AAAA","delta":""}',
+      '{"type":"response.output_audio.delta","x\\"delta":"AAAA","delta":"AAAAAAAA"}',
+      // A later `type` the parse would keep, or a frame that is no JSON.
+      '{"type":"response.output_audio.delta","delta":"AAAA","type":"response.output_text.delta"}',
+      '{"type":"response.output_audio.delta","delta":"AAAA"',
+      '{"type":"response.output_audio.delta","delta":"AAAA',
+    ];
+    for (const text of fallbacks) expect(readAudioDeltaFrame(Buffer.from(text)), text).toBeUndefined();
+    // What the parsed path then reads of those that are audio deltas after all.
+    expect(audioDeltaOf(JSON.parse('{"response_id":"r","type":"response.output_audio.delta","delta":"AAAA"}'))).toEqual({ responseId: 'r', bytes: 3 });
+    expect(audioDeltaOf(JSON.parse('{"type":"response.output_audio.delta","x\\"delta":"AAAA","delta":"AAAAAAAA"}'))).toEqual({ responseId: undefined, bytes: 6 });
   });
 });
 

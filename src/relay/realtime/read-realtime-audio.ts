@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { isRecord } from '../../convert/shared/is-record.js';
 
 /**
@@ -49,17 +50,70 @@ export function responseOutputAudioRate(event: unknown): number | undefined {
   return outputFormatRate(event.response);
 }
 
+/** What an audio output delta carries for billing: its response and the bytes of audio in its base64 `delta`. */
+export interface AudioDelta {
+  responseId: string | undefined;
+  bytes: number;
+}
+
 /** Pure: an audio output delta (GA `response.output_audio.delta`, beta `response.audio.delta`): its response and how many bytes of audio its base64 `delta` carries. */
-export function audioDeltaOf(event: unknown): { responseId: string | undefined; bytes: number } | undefined {
+export function audioDeltaOf(event: unknown): AudioDelta | undefined {
   if (!isRecord(event) || typeof event.type !== 'string' || !audioDeltaTypes.has(event.type) || typeof event.delta !== 'string') return undefined;
   return { responseId: typeof event.response_id === 'string' ? event.response_id : undefined, bytes: base64ByteLength(event.delta) };
 }
 
+/** The two audio delta types as a frame begins when `type` is its first key (OpenAI's serialization). */
+const audioDeltaPrefixes = [Buffer.from('{"type":"response.output_audio.delta"'), Buffer.from('{"type":"response.audio.delta"')];
+const deltaKey = Buffer.from('"delta":"');
+const quote = 0x22;
+const backslash = 0x5c;
+const equals = 0x3d;
+
+/**
+ * Pure: an upstream text frame's audio delta read from its bytes — most of a session's bytes (tens of KB
+ * of base64 each), so its `delta` is neither decoded to a string nor parsed: only the rest of the frame is
+ * parsed (with an empty `delta` in its place), so every other field reads as `JSON.parse` reads it.
+ * Undefined when the frame does not begin as an audio delta (`type` its first key, as OpenAI sends it) or
+ * its `delta` does not look like base64 (no quote or backslash in it, ASCII, its key found once): the caller
+ * then parses the whole frame, as for any other event (`audioDeltaOf`).
+ */
+export function readAudioDeltaFrame(frame: Buffer): AudioDelta | undefined {
+  const prefix = audioDeltaPrefixes.find((candidate) => frame.length > candidate.length && frame.compare(candidate, 0, candidate.length, 0, candidate.length) === 0);
+  if (prefix === undefined) return undefined;
+  const keyAt = frame.indexOf(deltaKey, prefix.length);
+  if (keyAt < 0) return undefined;
+  const start = keyAt + deltaKey.length;
+  const end = frame.indexOf(quote, start);
+  if (end < 0) return undefined;
+  // A backslash in the value is an escape JSON.parse would read otherwise (base64 has none).
+  const escape = frame.indexOf(backslash, start);
+  if ((escape >= 0 && escape < end) || !isAscii(frame.subarray(start, end))) return undefined;
+  const rest = Buffer.concat([frame.subarray(0, start), frame.subarray(end)]).toString('utf8');
+  // The key found must be the only `delta` (a later one would be the one JSON.parse keeps).
+  if (rest.indexOf('"delta"') !== rest.lastIndexOf('"delta"')) return undefined;
+  let event: unknown;
+  try {
+    event = JSON.parse(rest);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(event) || typeof event.type !== 'string' || !audioDeltaTypes.has(event.type) || event.delta !== '') return undefined;
+  // The byte before the value is its opening quote: an empty value or a lone `=` reads no second `=`.
+  const padding = frame[end - 1] !== equals ? 0 : frame[end - 2] === equals ? 2 : 1;
+  return { responseId: typeof event.response_id === 'string' ? event.response_id : undefined, bytes: decodedBase64Length(end - start, padding) };
+}
+
 /** Pure: the bytes a base64 text decodes to, without decoding it. */
 export function base64ByteLength(base64: string): number {
-  let padding = 0;
-  while (padding < 2 && base64.endsWith('='.repeat(padding + 1))) padding += 1;
-  return Math.max(0, Math.floor((base64.length * 3) / 4) - padding);
+  const { length } = base64;
+  // charCodeAt before the start is NaN: no `=`.
+  const padding = base64.charCodeAt(length - 1) !== equals ? 0 : base64.charCodeAt(length - 2) === equals ? 2 : 1;
+  return decodedBase64Length(length, padding);
+}
+
+/** Pure: the bytes `length` base64 characters decode to, `padding` of them (at most two) trailing `=`. */
+function decodedBase64Length(length: number, padding: number): number {
+  return Math.max(0, Math.floor((length * 3) / 4) - padding);
 }
 
 function outputFormatRate(holder: Record<string, unknown>): number | undefined {

@@ -13,7 +13,7 @@ import { redactSecret } from '../redact-secret.js';
 import { runFailover, type FailoverResult } from '../run-failover.js';
 import { connectRealtimeUpstream, maxBufferedRealtimeBytes } from './connect-realtime-upstream.js';
 import { formatResponseCancels } from './format-response-cancels.js';
-import { audioDeltaOf, responseOutputAudioRate, sessionOutputAudioRate } from './read-realtime-audio.js';
+import { audioDeltaOf, readAudioDeltaFrame, responseOutputAudioRate, sessionOutputAudioRate } from './read-realtime-audio.js';
 import { readRealtimeUsage, refusedEventIdOf, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
 import { readResponseRequest } from './read-response-request.js';
 import { RealtimeBilling } from './realtime-billing.js';
@@ -202,8 +202,14 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
           finish('the client did not read what it was sent');
         }
       }
-      // Audio deltas too (most of a session's bytes): the audio a cut response produced is billed by its length.
       if (isBinary) return;
+      // Audio deltas (most of a session's bytes) are read from their bytes, their base64 neither copied
+      // out nor parsed: the audio a cut response produced is billed by its length.
+      const audio = readAudioDeltaFrame(frame);
+      if (audio !== undefined) {
+        billing.audioDelta(audio.responseId, audio.bytes);
+        return;
+      }
       let event: unknown;
       try {
         event = JSON.parse(frame.toString('utf8'));
@@ -260,6 +266,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         );
         return;
       }
+      // An audio delta its bytes did not tell (another key order, whitespace, escapes): read parsed.
       const audio = audioDeltaOf(event);
       if (audio !== undefined) {
         billing.audioDelta(audio.responseId, audio.bytes);
