@@ -117,4 +117,19 @@ describe('ResponseCount', () => {
     expect(usage.output.total).toBe(36 + (await count.text.total()));
     expect(usage.input.total).toBe(0);
   });
+
+  it("counts the client's text before a response as its input, only when the response produced output", async () => {
+    const spoke = new ResponseCount();
+    spoke.input.add('What is the weather in Paris today?');
+    spoke.addAudio(48_000, 48_000);
+    const inputTokens = await spoke.input.total();
+    expect(inputTokens).toBeGreaterThan(0);
+    // With the deltas of no known response beside it, as a cut response is billed.
+    const usage = await usageOfCounts([spoke, new ResponseCount()]);
+    expect([usage.input.total, usage.input.audio, usage.output.total, usage.output.audio]).toEqual([inputTokens, undefined, 20, 20]);
+    // Cut before it wrote anything: the model may never have read its input.
+    const silent = new ResponseCount();
+    silent.input.add('What is the weather in Paris today?');
+    expect((await usageOfCounts([silent])).input.total).toBe(0);
+  });
 });

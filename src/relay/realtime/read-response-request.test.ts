@@ -5,8 +5,21 @@ const frame = (event: unknown) => Buffer.from(JSON.stringify(event));
 
 describe('readResponseRequest', () => {
   it('reads a response.create, with the event id the client gave it', () => {
-    expect(readResponseRequest(frame({ type: 'response.create' }))).toEqual({ eventId: undefined });
-    expect(readResponseRequest(frame({ event_id: 'evt_1', type: 'response.create', response: { conversation: 'none' } }))).toEqual({ eventId: 'evt_1' });
+    expect(readResponseRequest(frame({ type: 'response.create' }))).toEqual({ eventId: undefined, ownInputText: undefined });
+    expect(readResponseRequest(frame({ event_id: 'evt_1', type: 'response.create', response: { conversation: 'none' } }))).toEqual({ eventId: 'evt_1', ownInputText: undefined });
+  });
+
+  it("reads the text of a response's own input, every item's (the client wrote them all), none of an item reference or audio", () => {
+    const input = [
+      { type: 'message', role: 'system', content: [{ type: 'input_text', text: 'Be brief.' }] },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hello' }, { type: 'input_audio', audio: 'AAAA', transcript: 'spoken' }] },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Hi.' }] },
+      { type: 'function_call_output', call_id: 'c', output: '{"ok":true}' },
+      { type: 'item_reference', id: 'item_1' },
+    ];
+    expect(readResponseRequest(frame({ type: 'response.create', response: { conversation: 'none', input } }))?.ownInputText).toBe('Be brief.\nHello\nHi.\n{"ok":true}');
+    // An empty input is a context of its own: nothing of the conversation is read.
+    expect(readResponseRequest(frame({ type: 'response.create', response: { input: [] } }))?.ownInputText).toBe('');
   });
 
   it('reads no other event, whatever text it quotes, and never parses an audio append', () => {

@@ -15,6 +15,7 @@ import { settleOrRetry } from '../settle-or-retry.js';
 import { priceTranscription } from './price-transcription.js';
 import { defaultAudioBytesPerSecond } from './read-realtime-audio.js';
 import type { TranscriptionUsage } from './read-transcription.js';
+import type { ResponseRequest } from './read-response-request.js';
 import { ResponseCount, usageOfCounts } from './response-count.js';
 
 export interface RealtimeSessionFacts {
@@ -46,7 +47,7 @@ export interface RealtimeSessionFacts {
  * nothing is taken under a fresh id — at the next settlement, when the database fails that too — and a
  * settled hold is never named again (a second settle of it would bill nothing). At the end the open
  * hold is settled: at nothing when no response was under way, else at the text and audio the cut response
- * produced, counted locally. An input-audio transcription the upstream reports settles the open hold the same way,
+ * produced and the text the client put before it, counted locally (response-count.ts). An input-audio transcription the upstream reports settles the open hold the same way,
  * at the transcription model's price (its own log row). Settlements run one after another, in the order
  * the responses and transcriptions ended.
  */
@@ -64,11 +65,18 @@ export class RealtimeBilling {
    */
   private readonly underWay = new Map<string, ResponseCount>();
   /**
-   * The `response.create` events relayed upstream whose `response.created` has not come yet, by the
-   * client's `event_id` (undefined when it gave none), oldest first: under way upstream all the same, so a
-   * client that leaves now gets them cancelled and waited for.
+   * The `response.create` events relayed upstream whose `response.created` has not come yet (the client's
+   * `event_id`, and the text of an input of the response's own), oldest first: under way upstream all the
+   * same, so a client that leaves now gets them cancelled and waited for.
    */
-  private readonly requested: (string | undefined)[] = [];
+  private readonly requested: ResponseRequest[] = [];
+  /**
+   * The text of the items the upstream added to the default conversation (client messages, tool results)
+   * since the last response that reads the conversation was created, by item id: that next response's
+   * input, billed when its usage never comes.
+   */
+  private readonly conversationInput = new Map<string, string>();
+  private unnamedItems = 0;
   /** The keys of `underWay` made up for a `response.created` that named no id. */
   private readonly unnamed = new Set<string>();
   /** Deltas of no known response (an upstream that omits `response_id`): the text and audio of whichever is cut. */
@@ -94,24 +102,41 @@ export class RealtimeBilling {
     this.responseStartedAt = services.now();
   }
 
-  /** The client's `response.create` (its `event_id`) was relayed upstream: a response is asked for. */
-  responseRequested(eventId: string | undefined): void {
-    this.requested.push(eventId);
+  /** The client's `response.create` was relayed upstream: a response is asked for. */
+  responseRequested(request: ResponseRequest): void {
+    this.requested.push(request);
   }
 
   /** The upstream refused the client event `eventId` (an `error` naming it): no response comes of it when it was a `response.create`. */
   requestRefused(eventId: string): void {
-    const index = this.requested.indexOf(eventId);
+    const index = this.requested.findIndex((request) => request.eventId === eventId);
     if (index >= 0) this.requested.splice(index, 1);
   }
 
   /** A `response.created`: `outputAudioRate` is the output audio format it names for itself (bytes a second), when it does. */
   responseCreated(responseId: string | undefined, outputAudioRate?: number): void {
-    this.requested.shift();
+    const request = this.requested.shift();
     if (this.underWay.size === 0) this.responseStartedAt = this.services.now();
     const key = responseId ?? `unnamed-${this.underWay.size}`;
     if (responseId === undefined) this.unnamed.add(key);
-    this.underWay.set(key, new ResponseCount(outputAudioRate));
+    const count = new ResponseCount(outputAudioRate);
+    if (request?.ownInputText !== undefined) count.input.add(request.ownInputText);
+    else {
+      // Read by this response: the items added before it was created (a later one is the next response's).
+      for (const text of this.conversationInput.values()) count.input.add(text);
+      this.conversationInput.clear();
+    }
+    this.underWay.set(key, count);
+  }
+
+  /** The upstream added an item to the default conversation: `text`, what a client wrote in it ('' for audio). */
+  conversationItemAdded(itemId: string | undefined, text: string): void {
+    if (text !== '') this.conversationInput.set(itemId ?? `unnamed-item-${(this.unnamedItems += 1)}`, text);
+  }
+
+  /** The upstream removed an item from the conversation: no response reads it any more. */
+  conversationItemDeleted(itemId: string): void {
+    this.conversationInput.delete(itemId);
   }
 
   textDelta(responseId: string | undefined, text: string): void {

@@ -14,6 +14,7 @@ import { runFailover, type FailoverResult } from '../run-failover.js';
 import { connectRealtimeUpstream, maxBufferedRealtimeBytes } from './connect-realtime-upstream.js';
 import { formatResponseCancels } from './format-response-cancels.js';
 import { audioDeltaOf, readAudioDeltaFrame, responseOutputAudioRate, sessionOutputAudioRate } from './read-realtime-audio.js';
+import { conversationItemAdded, conversationItemDeleted } from './read-conversation-input.js';
 import { readRealtimeUsage, refusedEventIdOf, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
 import { readResponseRequest } from './read-response-request.js';
 import { RealtimeBilling } from './realtime-billing.js';
@@ -277,6 +278,16 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         billing.textDelta(delta.responseId, delta.text);
         return;
       }
+      const item = conversationItemAdded(event);
+      if (item !== undefined) {
+        billing.conversationItemAdded(item.itemId, item.text);
+        return;
+      }
+      const deleted = conversationItemDeleted(event);
+      if (deleted !== undefined) {
+        billing.conversationItemDeleted(deleted);
+        return;
+      }
       const model = sessionTranscriptionModel(event);
       if (model !== undefined) billing.transcriptionModelSet(model);
       const outputAudioRate = sessionOutputAudioRate(event);
@@ -299,7 +310,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         // A response asked for is under way from here, though the upstream has not named it yet: a client
         // that leaves before it does still gets it cancelled, waited for and billed.
         const asked = isBinary ? undefined : readResponseRequest(frame);
-        if (asked !== undefined) billing.responseRequested(asked.eventId);
+        if (asked !== undefined) billing.responseRequested(asked);
         // A client sending far faster than the upstream reads: the session ends (the upstream cut off, its
         // responses under way billed as cut).
         if (upstream.bufferedAmount > maxBufferedRealtimeBytes) {
