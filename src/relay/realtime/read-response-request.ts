@@ -1,4 +1,5 @@
 import { isRecord } from '../../convert/shared/is-record.js';
+import { maxConversationInputChars } from './conversation-input.js';
 import { conversationItemText } from './read-conversation-input.js';
 
 /** The audio append as a frame begins when `type` is its first key (the openai SDK's serialization). */
@@ -31,6 +32,7 @@ export function readResponseRequest(frame: Buffer): ResponseRequest | undefined 
   if (!isRecord(event) || event.type !== 'response.create') return undefined;
   const input = isRecord(event.response) ? event.response.input : undefined;
   // Every item of an input the client wrote is its own, assistant messages too.
-  const ownInputText = Array.isArray(input) ? input.map((item) => conversationItemText(item, true)).filter((text) => text !== '').join('\n') : undefined;
+  // Kept until the response is created: no more than a conversation is (the rest would be truncated upstream).
+  const ownInputText = Array.isArray(input) ? input.map((item) => conversationItemText(item, true)).filter((text) => text !== '').join('\n').slice(-maxConversationInputChars) : undefined;
   return { eventId: typeof event.event_id === 'string' ? event.event_id : undefined, ownInputText };
 }

@@ -15,6 +15,7 @@ import { settleOrRetry } from '../settle-or-retry.js';
 import { priceTranscription } from './price-transcription.js';
 import { defaultAudioBytesPerSecond } from './read-realtime-audio.js';
 import type { TranscriptionUsage } from './read-transcription.js';
+import { ConversationInput } from './conversation-input.js';
 import type { ResponseRequest } from './read-response-request.js';
 import { ResponseCount, usageOfCounts } from './response-count.js';
 
@@ -72,11 +73,10 @@ export class RealtimeBilling {
   private readonly requested: ResponseRequest[] = [];
   /**
    * The text of the items the upstream added to the default conversation (client messages, tool results)
-   * since the last response that reads the conversation was created, by item id: that next response's
-   * input, billed when its usage never comes.
+   * since the last response that reads the conversation was created: that next response's input, billed
+   * when its usage never comes.
    */
-  private readonly conversationInput = new Map<string, string>();
-  private unnamedItems = 0;
+  private readonly conversationInput = new ConversationInput();
   /** The keys of `underWay` made up for a `response.created` that named no id. */
   private readonly unnamed = new Set<string>();
   /** Deltas of no known response (an upstream that omits `response_id`): the text and audio of whichever is cut. */
@@ -123,15 +123,14 @@ export class RealtimeBilling {
     if (request?.ownInputText !== undefined) count.input.add(request.ownInputText);
     else {
       // Read by this response: the items added before it was created (a later one is the next response's).
-      for (const text of this.conversationInput.values()) count.input.add(text);
-      this.conversationInput.clear();
+      for (const text of this.conversationInput.take()) count.input.add(text);
     }
     this.underWay.set(key, count);
   }
 
   /** The upstream added an item to the default conversation: `text`, what a client wrote in it ('' for audio). */
   conversationItemAdded(itemId: string | undefined, text: string): void {
-    if (text !== '') this.conversationInput.set(itemId ?? `unnamed-item-${(this.unnamedItems += 1)}`, text);
+    this.conversationInput.add(itemId, text);
   }
 
   /** The upstream removed an item from the conversation: no response reads it any more. */
