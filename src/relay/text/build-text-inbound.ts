@@ -77,6 +77,7 @@ function imageSizeFor(upstreamModel: string, generationConfig: unknown): string 
 export function buildChatInbound(body: Record<string, unknown>, rawBody: Buffer | undefined, maxOutputTokens: number | undefined): TextInbound {
   const warnings: string[] = [];
   let canonical: CanonicalRequest | undefined;
+  const passthroughSource = withoutForeignReasoning('openai-chat', body, rawBody, warnings);
   const streamOptions = body.stream_options;
   return {
     style: 'openai-chat',
@@ -97,7 +98,11 @@ export function buildChatInbound(body: Record<string, unknown>, rawBody: Buffer 
     rawBody,
     includeUsage: streamOptions !== null && typeof streamOptions === 'object' && (streamOptions as Record<string, unknown>).include_usage === true,
     clientFraming: 'sse',
-    passthroughBody: (upstreamModel) => withModel(rawBody, body, upstreamModel),
+    passthroughSource,
+    passthroughBody: (upstreamModel) => {
+      const source = passthroughSource();
+      return withModel(source.rawBody, source.body, upstreamModel);
+    },
   };
 }
 
@@ -122,6 +127,7 @@ export function buildParsedInbound(style: 'anthropic-messages' | 'openai-respons
     rawBody,
     includeUsage: false,
     clientFraming: 'sse',
+    passthroughSource,
     passthroughBody: (upstreamModel, outputLimit) => {
       const source = passthroughSource();
       return style === 'openai-responses' ? responsesPassthroughBody(source.rawBody, source.body, upstreamModel, outputLimit) : withModel(source.rawBody, source.body, upstreamModel);
@@ -162,6 +168,7 @@ export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffe
     rawBody,
     includeUsage: false,
     clientFraming: framing,
+    passthroughSource,
     passthroughBody: (upstreamModel, outputLimit) => {
       const source = passthroughSource();
       return geminiPassthroughBody(source.rawBody, source.body, upstreamModel, outputLimit);

@@ -34,9 +34,14 @@ export interface TextInbound extends PromptTokens {
   canonical(): CanonicalRequest;
   maxOutputTokens: number | undefined;
   warnings: string[];
-  /** The client's body and bytes, for same-style passthrough. */
+  /** The client's body and bytes, as the client sent them. */
   body: Record<string, unknown>;
   rawBody: Buffer | undefined;
+  /**
+   * The body and bytes a same-style channel is sent: the client's, without the opaque reasoning another
+   * vendor issued (without-foreign-reasoning.ts); worked out on first use.
+   */
+  passthroughSource(): { body: Record<string, unknown>; rawBody: Buffer | undefined };
   /** OpenAI clients' `stream_options.include_usage`. */
   includeUsage: boolean;
   /** Gemini clients that did not ask for `alt=sse` read a streamed JSON array. */
@@ -235,9 +240,10 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
           const askForStreamUsage = inbound.stream && !inbound.includeUsage && channel.settings.stream_usage !== false;
           const limit = outputLimit === undefined ? undefined : { field: chatOutputLimitField(upstreamModel, channel.settings.max_tokens_field), tokens: outputLimit };
           const withheld = tier === 'withheld';
+          const source = inbound.passthroughSource();
           const outcome = await attemptOpenaiUpstream({
             upstreamPath: openaiEndpoints.chat.upstreamPath,
-            upstreamBody: buildUpstreamBody(withheld ? undefined : inbound.rawBody, withheld ? withoutServiceTier(inbound.body) : inbound.body, upstreamModel, askForStreamUsage, true, limit),
+            upstreamBody: buildUpstreamBody(withheld ? undefined : source.rawBody, withheld ? withoutServiceTier(source.body) : source.body, upstreamModel, askForStreamUsage, true, limit),
             stream: inbound.stream,
             clientWantsUsage: inbound.includeUsage,
             singleChoice: (openaiEndpoints.chat.choicesMade?.(inbound.body) ?? 1) === 1,

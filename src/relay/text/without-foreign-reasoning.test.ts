@@ -49,4 +49,20 @@ describe('withoutForeignReasoning', () => {
     expect(cleaned.input).toEqual([{ type: 'reasoning', encrypted_content: 'gAAAAABenc' }]);
     expect(warnings).toEqual(['input[0]: reasoning signed by anthropic cannot be verified by OpenAI: dropped', 'input[2]: reasoning encrypted by anthropic cannot be verified by OpenAI: dropped']);
   });
+  it("puts Google's stand-in for another vendor's thought signature on a Chat tool call, keeping Google's own and the other messages as they were", () => {
+    const warnings: string[] = [];
+    const call = (id: string, signature: string) => ({ id, type: 'function', function: { name: 'w', arguments: '{}' }, extra_content: { google: { thought_signature: signature } } });
+    const user = { role: 'user', content: 'Weather?' };
+    const body = { messages: [user, { role: 'assistant', content: null, tool_calls: [call('a', 'redacted:openai:gAAAAABenc'), call('b', 'CiQB')] }, { role: 'assistant', content: null, tool_calls: [call('c', 'signature:anthropic:EqQB')] }] };
+    const cleaned = withoutForeignReasoning('openai-chat', body, raw, warnings)();
+    expect(cleaned.rawBody).toBeUndefined();
+    expect(cleaned.body.messages).toEqual([user, { role: 'assistant', content: null, tool_calls: [call('a', 'skip_thought_signature_validator'), call('b', 'CiQB')] }, { role: 'assistant', content: null, tool_calls: [call('c', 'skip_thought_signature_validator')] }]);
+    expect((cleaned.body.messages as unknown[])[0]).toBe(user);
+    expect(warnings).toEqual([
+      'messages[1].tool_calls[0]: a thought signature issued by openai cannot be verified by Google: dropped',
+      'messages[2].tool_calls[0]: a thought signature issued by anthropic cannot be verified by Google: dropped',
+    ]);
+    const own = { messages: [user, { role: 'assistant', content: null, tool_calls: [call('b', 'CiQB'), { id: 'd', type: 'function', function: { name: 'w', arguments: '{}' } }] }] };
+    expect(withoutForeignReasoning('openai-chat', own, raw, [])()).toEqual({ body: own, rawBody: raw });
+  });
 });

@@ -1,12 +1,14 @@
 import type { Converted } from '../../canonical/conversion.js';
 import { dropForeignAnthropicReasoning } from '../../convert/anthropic-messages/drop-foreign-anthropic-reasoning.js';
 import { dropForeignGeminiThoughtSignatures } from '../../convert/gemini/drop-foreign-gemini-thought-signatures.js';
+import { dropForeignChatThoughtSignatures } from '../../convert/openai-chat/drop-foreign-chat-thought-signatures.js';
 import { dropForeignResponsesReasoning } from '../../convert/openai-responses/drop-foreign-responses-reasoning.js';
 
-const droppers: Record<'anthropic-messages' | 'openai-responses' | 'gemini', (body: Record<string, unknown>) => Converted<Record<string, unknown>> | undefined> = {
+const droppers: Record<'anthropic-messages' | 'openai-responses' | 'gemini' | 'openai-chat', (body: Record<string, unknown>) => Converted<Record<string, unknown>> | undefined> = {
   'anthropic-messages': dropForeignAnthropicReasoning,
   'openai-responses': dropForeignResponsesReasoning,
   gemini: dropForeignGeminiThoughtSignatures,
+  'openai-chat': dropForeignChatThoughtSignatures,
 };
 
 /**
