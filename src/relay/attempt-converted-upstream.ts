@@ -25,6 +25,7 @@ import { readBodyChunks } from './read-body-chunks.js';
 import { StreamOpening } from './stream-opening.js';
 import { eventBoundFor } from './stream-event-bound.js';
 import { replaysReasoning } from './replays-reasoning.js';
+import { estimateSentOpaqueTokens } from './text/estimate-sent-opaque-tokens.js';
 import { partWithClientToolName, responseWithClientToolNames, toolNameAliases, withToolAliases } from './tool-name-aliases.js';
 import { unpairedToolResult } from './unpaired-tool-result.js';
 import { ClientStreamWriter, sendWholeAnswer, sseContentType, streamResponseHeaders } from './write-to-client.js';
@@ -51,6 +52,8 @@ export interface ConvertedAttemptInput {
   reply: FastifyReply;
   meter: UsageMeter;
   signal: UpstreamSignal;
+  /** The opaque reasoning the client replays, within the prompt's local count (TextInbound `opaquePromptTokens`). */
+  clientOpaqueTokens: number;
   /** Collects what could not be carried across (logged). */
   warnings: string[];
   /** The usage settlement bills when the upstream reports none, shown to the client in its place. */
@@ -82,6 +85,9 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     throw error;
   }
   input.warnings.push(...formatted.warnings);
+  // What the conversion left out of the client's opaque reasoning (another vendor's signatures, reasoning
+  // the style has no field for) never reaches the upstream: a local count leaves it out too.
+  meter.unsentPromptTokens = Math.max(0, input.clientOpaqueTokens - estimateSentOpaqueTokens(input.upstreamStyle, formatted.value));
   const body = withStreamFlags(input.upstreamStyle, formatted.value, streamsUpstream);
   const target = buildProviderRequest(input.upstreamStyle, { baseUrl: input.channel.baseUrl, key: input.key, upstreamModel: input.upstreamModel, stream: streamsUpstream, clientHeaders: input.clientRequestHeaders });
   const sent = await services.upstream.send({ url: target.url, method: 'POST', headers: target.headers, body: JSON.stringify(body), signal: input.signal });

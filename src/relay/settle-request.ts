@@ -35,8 +35,9 @@ export async function resolveUsage(input: Pick<SettlementInput, 'admission' | 'm
 }
 
 /**
- * The usage of an answer whose upstream reported none: the prompt (or the input the upstream reported
- * before its answer, Anthropic's message_start) and the text produced (less its reasoning when the
+ * The usage of an answer whose upstream reported none: the prompt (less the opaque reasoning the attempt
+ * did not send, `unsentPromptTokens`; or the input the upstream reported before its answer, Anthropic's
+ * message_start) and the text produced (less its reasoning when the
  * upstream counted that, `reportedReasoning`), counted exactly
  * (o200k, not the admission estimate; only this path loads the tokenizer, count-tokens.ts), and any output
  * that is not text at what its endpoint says it costs (images without usage, run-image-relay.ts). Settlement
@@ -46,7 +47,7 @@ export async function countUsageLocally(admission: Pick<Admission, 'countPromptT
   const reported = meter.reportedInput;
   const reasoning = meter.reportedReasoning;
   const [promptTokens, outputTokens, reasoningTextTokens, audioOutputTokens] = await Promise.all([
-    reported === undefined ? admission.countPromptTokens() : 0,
+    reported === undefined ? admission.countPromptTokens().then((tokens) => Math.max(0, tokens - meter.unsentPromptTokens)) : 0,
     meter.outputTally.total(),
     reasoning === undefined ? 0 : meter.reasoningTally.total(),
     meter.audioTranscriptTally.total(),

@@ -16,6 +16,7 @@ export interface ProducedOutput {
   firstTokenAt: number | undefined;
   deliveredCalls: number | undefined;
   unreportedOutputTokens: number;
+  unsentPromptTokens: number;
 }
 
 /**
@@ -60,6 +61,11 @@ export class UsageMeter {
   deliveredCalls: number | undefined;
   /** Output that is not text (images) of an answer without usage: added to the local count of the output. */
   unreportedOutputTokens = 0;
+  /**
+   * Prompt tokens the request's local count holds that this attempt did not send: the opaque reasoning a
+   * conversion left out (attempt-converted-upstream.ts). Taken off a local count of the prompt.
+   */
+  unsentPromptTokens = 0;
   /** Something went to the client: from here on nothing may be retried. */
   committed = false;
   clientAborted = false;
@@ -137,7 +143,7 @@ export class UsageMeter {
    * is billed if no later attempt produces anything (`restoreAttempt`).
    */
   setAsideAttempt(): ProducedOutput {
-    return { upstreamUsage: this.upstreamUsage, reportedInput: this.reportedInput, reportedWebSearches: this.reportedWebSearches, reportedReasoning: this.reportedReasoning, servedTier: this.servedTier, askedTier: this.askedTier, outputTally: this.outputTally, reasoningTally: this.reasoningTally, audioTranscriptTally: this.audioTranscriptTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens };
+    return { upstreamUsage: this.upstreamUsage, reportedInput: this.reportedInput, reportedWebSearches: this.reportedWebSearches, reportedReasoning: this.reportedReasoning, servedTier: this.servedTier, askedTier: this.askedTier, outputTally: this.outputTally, reasoningTally: this.reasoningTally, audioTranscriptTally: this.audioTranscriptTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens, unsentPromptTokens: this.unsentPromptTokens };
   }
 
   restoreAttempt(produced: ProducedOutput): void {
@@ -153,6 +159,7 @@ export class UsageMeter {
     this.firstTokenAt = produced.firstTokenAt;
     this.deliveredCalls = produced.deliveredCalls;
     this.unreportedOutputTokens = produced.unreportedOutputTokens;
+    this.unsentPromptTokens = produced.unsentPromptTokens;
   }
 
   /**
@@ -172,6 +179,7 @@ export class UsageMeter {
     this.firstTokenAt = undefined;
     this.deliveredCalls = undefined;
     this.unreportedOutputTokens = 0;
+    this.unsentPromptTokens = 0;
     this.interruption = undefined;
     this.responseId = undefined;
     this.outputItemIds = [];

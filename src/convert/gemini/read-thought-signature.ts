@@ -9,5 +9,10 @@ const placeholderSignatures = new Set(['skip_thought_signature_validator', 'cont
 /** A part's thought signature, unless absent, empty or a placeholder. */
 export function readThoughtSignature(part: GeminiPart): string | undefined {
   const signature = part.thoughtSignature;
-  return signature === undefined || signature === '' || placeholderSignatures.has(signature) ? undefined : signature;
+  return signature === undefined || signature === '' || isPlaceholderSignature(signature) ? undefined : signature;
+}
+
+/** Whether `signature` is one of Google's stand-ins, which sign nothing. */
+export function isPlaceholderSignature(signature: string): boolean {
+  return placeholderSignatures.has(signature);
 }

@@ -55,11 +55,15 @@ describe('collectChatPromptText', () => {
     expect(turn({ reasoning_content: 'Once.', reasoning: 'Once.' })).toEqual([['Once.', JSON.stringify(call)].join('\n')]);
   });
 
-  it("counts a Gemini thought signature on a tool call (extra_content) at least a token per 4 characters, as the other styles' signatures", () => {
+  it("counts a Gemini thought signature on a tool call (extra_content) at a token per 4 characters, as the other styles' signatures, apart from the calls' text", async () => {
     const signature = randomBytes(30_000).toString('base64');
     const call = { id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{}' }, extra_content: { google: { thought_signature: signature } } };
-    const plain = estimatePromptTokens(collectChatPromptText({ messages: [{ role: 'assistant', content: null, tool_calls: [{ ...call, extra_content: undefined }] }] }));
-    const signed = estimatePromptTokens(collectChatPromptText({ messages: [{ role: 'assistant', content: null, tool_calls: [call] }] }));
-    expect(signed.estimatedPromptTokens - plain.estimatedPromptTokens).toBeGreaterThanOrEqual(signature.length / 4);
+    const plainText = collectChatPromptText({ messages: [{ role: 'assistant', content: null, tool_calls: [{ ...call, extra_content: undefined }] }] });
+    const signedText = collectChatPromptText({ messages: [{ role: 'assistant', content: null, tool_calls: [call] }] });
+    expect(signedText.texts).toEqual(plainText.texts);
+    expect(signedText.opaqueTokens).toBe(signature.length / 4);
+    const [plain, signed] = [estimatePromptTokens(plainText), estimatePromptTokens(signedText)];
+    expect(signed.estimatedPromptTokens - plain.estimatedPromptTokens).toBe(signature.length / 4);
+    expect((await signed.countPromptTokens()) - (await plain.countPromptTokens())).toBe(signature.length / 4);
   });
 });

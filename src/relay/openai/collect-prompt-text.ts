@@ -3,6 +3,8 @@ import { parseDataUrl } from '../../convert/shared/parse-data-url.js';
 import { estimatedTokensPerImage, tokensPerMessage } from '../count-tokens.js';
 import { PdfScanBudget } from '../estimate-attachment-tokens.js';
 import { fileTokens } from '../text/collect-canonical-prompt-text.js';
+import { chatThoughtSignatureOf } from '../text/estimate-sent-opaque-tokens.js';
+import { estimateOpaqueTokens } from '../estimate-opaque-tokens.js';
 
 export interface PromptText {
   /** Texts counted one by one, their counts summed: separate inputs (a prompt array) are not one text. */
@@ -11,6 +13,11 @@ export interface PromptText {
   extraTokens: number;
   /** Images (their flat estimates), counted beside `extraTokens`: a local count bills them at the image input price. */
   imageTokens?: number;
+  /**
+   * The opaque reasoning replayed (signatures, encrypted reasoning) within `extraTokens`: a converted
+   * request that leaves some out is counted without it (estimate-sent-opaque-tokens.ts).
+   */
+  opaqueTokens?: number;
 }
 
 /** The text of a Chat Completions request that the model reads, for local token counts and estimates. */
@@ -18,6 +25,7 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
   const parts: string[] = [];
   let extraTokens = 0;
   let imageTokens = 0;
+  let opaqueTokens = 0;
   // One inflation budget for every PDF of the request, however many it carries.
   const budget = new PdfScanBudget();
   const messages = Array.isArray(body.messages) ? body.messages : [];
@@ -43,7 +51,13 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
         else if (type === 'input_audio') extraTokens += estimatedTokensPerImage;
       }
     }
-    if (Array.isArray(toolCalls)) parts.push(JSON.stringify(toolCalls));
+    if (Array.isArray(toolCalls)) {
+      // A thought signature (Google's OpenAI-compatible field) is opaque reasoning, counted as every
+      // style's is: by its length, apart from the calls' text.
+      const signatures = toolCalls.reduce((sum: number, call: unknown) => sum + signatureTokens(call), 0);
+      parts.push(JSON.stringify(signatures === 0 ? toolCalls : toolCalls.map(withoutThoughtSignature)));
+      opaqueTokens += signatures;
+    }
     if (functionCall !== undefined && functionCall !== null) parts.push(JSON.stringify(functionCall));
   }
   // Definitions the model reads and its upstream bills as input: tools, legacy functions, a JSON schema.
@@ -54,7 +68,22 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
     const schema = (format as Record<string, unknown>).json_schema;
     if (schema !== undefined && schema !== null) parts.push(JSON.stringify(schema));
   }
-  return { texts: [parts.join('\n')], extraTokens, imageTokens };
+  return { texts: [parts.join('\n')], extraTokens: extraTokens + opaqueTokens, imageTokens, opaqueTokens };
+}
+
+function signatureTokens(call: unknown): number {
+  const signature = call !== null && typeof call === 'object' ? chatThoughtSignatureOf(call as Record<string, unknown>) : undefined;
+  return typeof signature === 'string' ? estimateOpaqueTokens(signature) : 0;
+}
+
+/** A tool call without its `extra_content.google.thought_signature`. */
+function withoutThoughtSignature(call: unknown): unknown {
+  if (signatureTokens(call) === 0) return call;
+  const { extra_content: extra, ...rest } = call as Record<string, unknown>;
+  const { google, ...otherVendors } = extra as Record<string, unknown>;
+  const { thought_signature: _signature, ...googleRest } = google as Record<string, unknown>;
+  const extraRest = Object.keys(googleRest).length === 0 ? otherVendors : { ...otherVendors, google: googleRest };
+  return Object.keys(extraRest).length === 0 ? rest : { ...rest, extra_content: extraRest };
 }
 
 /** A Chat `file` part's inline data (`file_data`: a data URL, or bare base64 read as a PDF), when it has one. */

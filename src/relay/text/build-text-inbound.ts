@@ -3,7 +3,7 @@ import type { Converted, InvalidWireRequest } from '../../canonical/conversion.j
 import { isRecord } from '../../convert/shared/is-record.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { collectChatPromptText, type PromptText } from '../openai/collect-prompt-text.js';
-import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
+import { estimatePromptTokens, type PromptTokens } from '../estimate-prompt-tokens.js';
 import { estimatedTokensPerImage } from '../count-tokens.js';
 import { collectCanonicalPromptText } from './collect-canonical-prompt-text.js';
 import { collectDroppedAnthropicPromptText } from './collect-dropped-anthropic-prompt-text.js';
@@ -91,7 +91,7 @@ export function buildChatInbound(body: Record<string, unknown>, rawBody: Buffer 
       }
       return canonical;
     },
-    ...estimatePromptTokens(collectChatPromptText(body)),
+    ...promptTokensOf(collectChatPromptText(body)),
     maxOutputTokens,
     warnings,
     body,
@@ -120,7 +120,7 @@ export function buildParsedInbound(style: 'anthropic-messages' | 'openai-respons
     model: parsed.value.model,
     stream: body.stream === true,
     canonical: () => parsed.value,
-    ...estimatePromptTokens(promptText),
+    ...promptTokensOf(promptText),
     maxOutputTokens: parsed.value.maxOutputTokens,
     warnings,
     body,
@@ -135,11 +135,17 @@ export function buildParsedInbound(style: 'anthropic-messages' | 'openai-respons
   };
 }
 
+/** The prompt's counts, and the opaque reasoning in them. */
+function promptTokensOf(prompt: PromptText): PromptTokens & { opaquePromptTokens: number } {
+  return { ...estimatePromptTokens(prompt), opaquePromptTokens: prompt.opaqueTokens ?? 0 };
+}
+
 /** Adds `extra` to `prompt`. */
 function addPromptText(prompt: PromptText, extra: PromptText): void {
   prompt.texts.push(...extra.texts);
   prompt.extraTokens += extra.extraTokens;
   prompt.imageTokens = (prompt.imageTokens ?? 0) + (extra.imageTokens ?? 0);
+  prompt.opaqueTokens = (prompt.opaqueTokens ?? 0) + (extra.opaqueTokens ?? 0);
 }
 
 /**
@@ -161,7 +167,7 @@ export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffe
     model,
     stream,
     canonical: () => canonical,
-    ...estimatePromptTokens(promptText),
+    ...promptTokensOf(promptText),
     maxOutputTokens: canonical.maxOutputTokens,
     warnings,
     body,

@@ -39,6 +39,8 @@ describe('collectCanonicalPromptText', () => {
     const redacted = collectCanonicalPromptText(request([{ type: 'reasoning', text: '', redactedData: 'r'.repeat(4_001) }]));
     expect(signed.texts).toEqual(bare.texts);
     expect(signed.extraTokens - bare.extraTokens).toBe(10_000);
+    // Told apart, so a request that leaves it out is counted without it (estimate-sent-opaque-tokens.ts).
+    expect([bare.opaqueTokens, signed.opaqueTokens]).toEqual([0, 10_000]);
     expect(redacted.extraTokens - collectCanonicalPromptText(request([{ type: 'reasoning', text: '' }])).extraTokens).toBe(1_001);
     // In the reservation's estimate, and in the local count an upstream without usage is billed.
     const estimate = estimatePromptTokens(signed);

@@ -10,6 +10,7 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
   const texts: string[] = request.system.map((part) => part.text);
   let extraTokens = 0;
   let imageTokens = 0;
+  let opaqueTokens = 0;
   // One inflation budget for every PDF of the request, however many it carries.
   const budget = new PdfScanBudget();
   for (const message of request.messages) {
@@ -23,7 +24,7 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
           // Replayed reasoning is billed as input (Anthropic's tool-loop thinking, OpenAI's encrypted
           // reasoning items), its opaque form too: the thinking a signature carries is more than its summary.
           texts.push(part.text);
-          extraTokens += estimateOpaqueTokens(part.signature) + estimateOpaqueTokens(part.redactedData);
+          opaqueTokens += estimateOpaqueTokens(part.signature) + estimateOpaqueTokens(part.redactedData);
           break;
         case 'image':
           imageTokens += estimatedTokensPerImage;
@@ -47,7 +48,7 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
   if (request.tools.length > 0) texts.push(JSON.stringify(request.tools));
   // A structured output's schema is input its upstream bills (OpenAI, Anthropic, Gemini alike).
   if (request.responseFormat?.type === 'json_schema') texts.push(JSON.stringify(request.responseFormat.schema));
-  return { texts: [texts.join('\n')], extraTokens, imageTokens };
+  return { texts: [texts.join('\n')], extraTokens: extraTokens + opaqueTokens, imageTokens, opaqueTokens };
 }
 
 /**

@@ -5,7 +5,7 @@ describe('collectDroppedResponsesPromptText', () => {
   it("counts a compaction item's encrypted_content, which the canonical parser drops and a Responses channel bills", () => {
     const compacted = 'gAAAAAB'.padEnd(40_000, 'x');
     const prompt = collectDroppedResponsesPromptText({ input: [{ type: 'compaction', id: 'cmp_1', encrypted_content: compacted }, { role: 'user', content: 'go on' }] });
-    expect(prompt).toEqual({ texts: [], extraTokens: 10_000 });
+    expect(prompt).toEqual({ texts: [], extraTokens: 10_000, opaqueTokens: 10_000 });
   });
 
   it("leaves a reasoning item's encrypted_content to the canonical form, which carries (and counts) it", () => {

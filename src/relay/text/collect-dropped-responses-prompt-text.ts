@@ -14,5 +14,5 @@ export function collectDroppedResponsesPromptText(body: Record<string, unknown>)
   for (const item of Array.isArray(body.input) ? body.input : []) {
     if (isRecord(item) && item.type !== 'reasoning' && typeof item.encrypted_content === 'string') extraTokens += estimateOpaqueTokens(item.encrypted_content);
   }
-  return { texts: [], extraTokens };
+  return { texts: [], extraTokens, opaqueTokens: extraTokens };
 }

@@ -21,6 +21,7 @@ import { continuationIdsOf, recallContinuation, rememberAnswer, rememberOutputIt
 import type { UsageMeter } from '../usage-meter.js';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { keyFingerprint } from '../../tasks/key-fingerprint.js';
+import { estimateSentOpaqueTokens } from './estimate-sent-opaque-tokens.js';
 import { declaredWebSearches } from './declared-web-searches.js';
 import { resolveServiceTier, withheldTierWarning, withoutServiceTier } from './resolve-service-tier.js';
 import { textStyles } from './text-styles.js';
@@ -33,6 +34,8 @@ export interface TextInbound extends PromptTokens {
   /** The canonical request, parsed on first use: a same-style passthrough never needs it. */
   canonical(): CanonicalRequest;
   maxOutputTokens: number | undefined;
+  /** The opaque reasoning the client replays, within the prompt counts (PromptText `opaqueTokens`). */
+  opaquePromptTokens: number;
   warnings: string[];
   /** The client's body and bytes, as the client sent them. */
   body: Record<string, unknown>;
@@ -180,6 +183,14 @@ async function planContinuation(services: RelayServices, inbound: TextInbound, r
 }
 
 /**
+ * The opaque reasoning of the client's that a same-style channel is not sent: another vendor's, which the
+ * passthrough cleaning removed (without-foreign-reasoning.ts); none when the client's body goes as sent.
+ */
+function unsentOnPassthrough(inbound: TextInbound, sentBody: Record<string, unknown>): number {
+  return sentBody === inbound.body ? 0 : Math.max(0, inbound.opaquePromptTokens - estimateSentOpaqueTokens(inbound.style, sentBody));
+}
+
+/**
  * Text generation in any style to any text channel (issue #5): same style → passthrough (bytes, with model
  * mapping and auth only); otherwise through the canonical model, part by part.
  */
@@ -241,6 +252,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
           const limit = outputLimit === undefined ? undefined : { field: chatOutputLimitField(upstreamModel, channel.settings.max_tokens_field), tokens: outputLimit };
           const withheld = tier === 'withheld';
           const source = inbound.passthroughSource();
+          tools.meter.unsentPromptTokens = unsentOnPassthrough(inbound, source.body);
           const outcome = await attemptOpenaiUpstream({
             upstreamPath: openaiEndpoints.chat.upstreamPath,
             upstreamBody: buildUpstreamBody(withheld ? undefined : source.rawBody, withheld ? withoutServiceTier(source.body) : source.body, upstreamModel, askForStreamUsage, true, limit),
@@ -256,6 +268,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
           return outcome;
         }
         const passthrough = inbound.passthroughBody(upstreamModel, outputLimit);
+        tools.meter.unsentPromptTokens = unsentOnPassthrough(inbound, inbound.passthroughSource().body);
         // (Only a Responses request gets here with a tier to withhold: its bytes are rewritten without it.)
         const bytes = tier === 'withheld' && passthrough !== undefined ? JSON.stringify(withoutServiceTier(JSON.parse(passthrough.toString()) as Record<string, unknown>)) : passthrough;
         if (bytes !== undefined) {
@@ -285,6 +298,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
         clientFraming: inbound.clientFraming,
         context,
         warnings: inbound.warnings,
+        clientOpaqueTokens: inbound.opaquePromptTokens,
         countUsageLocally: () => countUsageLocally(tools.admission, tools.meter),
         ...common,
       });
