@@ -88,6 +88,30 @@ describe(':countTokens', () => {
     expect(wrapped.json.totalTokens).toBeGreaterThan(plain.json.totalTokens + 10);
   });
 
+  // Google's CountTokensRequest: contents and generateContentRequest "are mutually exclusive ... never both".
+  // The wrapper alone was counted, the client's contents ignored without a word.
+  it('contents beside a generateContentRequest wrapper → 400 INVALID_ARGUMENT, through the SDK (extraBody) and raw in either spelling', async () => {
+    const wrapper = { model: `models/${modelOf.gemini}`, contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] };
+    const calls = upstreamCalls();
+    const refused = await sdk.models
+      .countTokens({ model: modelOf.gemini, contents: 'A much longer prompt that the wrapper does not hold.', config: { httpOptions: { extraBody: { generateContentRequest: wrapper } } } })
+      .then(() => undefined, (error: unknown) => error);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).status).toBe(400);
+    expect((refused as ApiError).message).toContain('mutually exclusive');
+    for (const field of ['generateContentRequest', 'generate_content_request']) {
+      const raw = await geminiRaw(gateway.url, `/v1beta/models/${modelOf.gemini}:countTokens`, { contents: [{ parts: [{ text: 'Other' }] }], [field]: wrapper });
+      expect(raw.status, raw.text).toBe(400);
+      expect(raw.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
+    }
+    expect(upstreamCalls()).toBe(calls);
+    // An empty list is proto3's unset field: the wrapper alone, counted as the plain form counts it.
+    const plain = await geminiRaw(gateway.url, `/v1beta/models/${modelOf.gemini}:countTokens`, { contents: wrapper.contents });
+    const emptyBeside = await geminiRaw(gateway.url, `/v1beta/models/${modelOf.gemini}:countTokens`, { contents: [], generateContentRequest: wrapper });
+    expect(emptyBeside.status, emptyBeside.text).toBe(200);
+    expect(emptyBeside.json.totalTokens).toBe(plain.json.totalTokens);
+  });
+
   it('countTokens writes no log row and takes no quota', async () => {
     const [logs, before] = [await logCount(), await wallet()];
     await sdk.models.countTokens({ model: modelOf.anthropic, contents: 'x' });

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isRecord } from '../../convert/shared/is-record.js';
+import { GatewayError } from '../../errors/gateway-error.js';
 import { admitFreeRequest } from '../admit-free-request.js';
 import { currentCaller } from '../current-caller.js';
 import { authorizeModel } from '../relay-envelope.js';
@@ -22,7 +23,14 @@ export async function runGeminiCountTokens(services: RelayServices, model: strin
   requirePrice(services.catalog.snapshot, model);
   // Proto JSON: the wrapper may be spelled `generate_content_request`, but not both ways at once.
   const camelized = camelizeGeminiBody(body);
-  const contents = isRecord(camelized.generateContentRequest) ? camelized.generateContentRequest : camelized;
+  const wrapped = isRecord(camelized.generateContentRequest);
+  // Google: "Models/Contents and generateContentRequests are mutually exclusive. You can either send Model +
+  // Contents or a generateContentRequest, but never both" (ai.google.dev/api/tokens, CountTokensRequest).
+  // Counting one of them would answer for a prompt the client did not mean; an empty list is proto3's unset.
+  if (wrapped && camelized.contents !== undefined && camelized.contents !== null && !(Array.isArray(camelized.contents) && camelized.contents.length === 0)) {
+    throw new GatewayError('invalid_request', 'contents and generateContentRequest are mutually exclusive: send the prompt in one of them, never both', { param: 'contents' });
+  }
+  const contents = wrapped ? (camelized.generateContentRequest as Record<string, unknown>) : camelized;
   const inbound = buildGeminiInbound(contents, undefined, model, false, 'sse');
   const admission = await admitFreeRequest(services, request);
   const totalTokens = await inbound.countPromptTokens();
