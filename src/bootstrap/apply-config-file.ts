@@ -34,6 +34,7 @@ export async function applyConfigFile(config: ConfigFile, repositories: ConfigRe
   if (config.max_body_mb !== undefined) await options.set(optionKeys.maxBodyMb, String(config.max_body_mb));
   if (config.retry_times !== undefined) await options.set(optionKeys.retryTimes, String(config.retry_times));
   if (config.allow_unpriced_models !== undefined) await options.set(optionKeys.allowUnpricedModels, String(config.allow_unpriced_models));
+  if (config.allow_unknown_conversations !== undefined) await options.set(optionKeys.allowUnknownConversations, String(config.allow_unknown_conversations));
   if (config.default_max_output_tokens !== undefined) await options.set(optionKeys.defaultMaxOutputTokens, String(config.default_max_output_tokens));
   if (config.realtime_hold_input_tokens !== undefined) await options.set(optionKeys.realtimeHoldInputTokens, String(config.realtime_hold_input_tokens));
   if (config.log_retention_days !== undefined) await options.set(optionKeys.logRetentionDays, String(config.log_retention_days));

@@ -4,6 +4,11 @@ export interface SiteSettings {
   maxBodyMb: number;
   retryTimes: number;
   allowUnpricedModels: boolean;
+  /**
+   * A `conversation` the gateway does not know (not made through it, or forgotten) becomes the conversation
+   * of the first user who names it, as before the Conversations API was relayed; off, it is refused as unknown.
+   */
+  allowUnknownConversations: boolean;
   /** Display unit of the compat billing routes: USD, CNY (with usdExchangeRate) or TOKENS (raw quota). */
   quotaDisplayType: 'USD' | 'CNY' | 'TOKENS';
   usdExchangeRate: number;
@@ -24,6 +29,7 @@ export const defaultSiteSettings: SiteSettings = {
   maxBodyMb: 64,
   retryTimes: 2,
   allowUnpricedModels: false,
+  allowUnknownConversations: false,
   quotaDisplayType: 'USD',
   usdExchangeRate: 7.3,
   adminKeyHash: undefined,
@@ -45,6 +51,7 @@ export const optionKeys = {
   maxBodyMb: 'max_body_mb',
   retryTimes: 'retry_times',
   allowUnpricedModels: 'allow_unpriced_models',
+  allowUnknownConversations: 'allow_unknown_conversations',
   quotaDisplayType: 'quota_display_type',
   usdExchangeRate: 'usd_exchange_rate',
   defaultMaxOutputTokens: 'default_max_output_tokens',
@@ -67,6 +74,7 @@ export function siteSettingsFromOptions(options: Record<string, string>): SiteSe
     maxBodyMb: number(optionKeys.maxBodyMb, defaultSiteSettings.maxBodyMb),
     retryTimes: number(optionKeys.retryTimes, defaultSiteSettings.retryTimes),
     allowUnpricedModels: options[optionKeys.allowUnpricedModels] === 'true',
+    allowUnknownConversations: options[optionKeys.allowUnknownConversations] === 'true',
     quotaDisplayType: displayType === 'CNY' || displayType === 'TOKENS' ? displayType : 'USD',
     usdExchangeRate: number(optionKeys.usdExchangeRate, defaultSiteSettings.usdExchangeRate),
     adminKeyHash: options[optionKeys.adminKeyHash],

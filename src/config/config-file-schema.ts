@@ -196,6 +196,8 @@ export const configFileSchema = z
     max_body_mb: z.number().min(0.001, 'must be from 0.001 to 1024 (MiB)').max(1024, 'must be from 0.001 to 1024 (MiB)').optional(),
     retry_times: z.number().int().nonnegative().optional(),
     allow_unpriced_models: z.boolean().optional(),
+    /** A `conversation` id the gateway does not know is claimed by its first user instead of refused (docs/behaviour.md "Stored responses"). */
+    allow_unknown_conversations: z.boolean().optional(),
     default_max_output_tokens: z.number().int().positive().optional(),
     /** Input tokens a realtime session's hold covers besides the output budget (default 16,384). */
     realtime_hold_input_tokens: z.number().int().nonnegative().optional(),

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppServices } from './app-services.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { adminRoutes } from './routes/admin/admin-routes.js';
+import { conversationRoutes } from './routes/conversation-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { imageRelayRoutes } from './routes/image-relay-routes.js';
 import { midjourneyRoutes } from './routes/midjourney-routes.js';
@@ -21,6 +22,7 @@ export async function registerRoutes(app: FastifyInstance, services: AppServices
   await modelRoutes(app, services);
   await textRelayRoutes(app, services);
   await openaiRelayRoutes(app, services);
+  await conversationRoutes(app, services);
   await imageRelayRoutes(app, services);
   await videoRoutes(app, services);
   await sunoRoutes(app, services);

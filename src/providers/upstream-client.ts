@@ -21,7 +21,7 @@ export type UpstreamSignal = AbortSignal | ClientAbortSignal;
 
 export interface UpstreamRequest {
   url: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   headers: Record<string, string>;
   body: string | Buffer | undefined;
   signal: UpstreamSignal;

@@ -68,6 +68,8 @@ export const callerKey = `sk-${'q'.repeat(48)}`;
 
 export interface BillingFixtureOptions {
   tokenQuota?: number;
+  /** `allow_unknown_conversations`: a `conversation` id made outside the gateway is claimed, not refused. */
+  allowUnknownConversations?: boolean;
   /** undefined = unlimited token. */
   userQuota?: number;
   group?: string;
@@ -138,6 +140,7 @@ export async function startBillingFixture(options: BillingFixtureOptions = {}): 
   const config: ConfigFile = {
     prices: Object.fromEntries(Object.values(modelOf).map((model) => [model, { ...modelPrice, ...options.extraPrice }])),
     ...(options.groups ? { groups: options.groups } : {}),
+    ...(options.allowUnknownConversations === undefined ? {} : { allow_unknown_conversations: options.allowUnknownConversations }),
     channels,
     users: [{ username: 'payer', role: 'user', group, enabled: true, ...(options.userQuota === undefined ? {} : { quota: options.userQuota }) }],
     tokens: [{ name: 'payer-key', user: 'payer', key: callerKey, expires_at: 0, enabled: true, ...(options.tokenQuota === undefined ? { unlimited_quota: true } : { quota: options.tokenQuota }) }],

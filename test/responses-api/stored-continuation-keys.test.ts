@@ -67,6 +67,8 @@ const pooledChannel = (url: string) => ({
 const config = (url: string) =>
   ({
     retry_times: 2,
+    // Its conversations are made outside the gateway (the scripted upstream has no Conversations API): claimed by their first turn.
+    allow_unknown_conversations: true,
     prices: { 'gpt-5': { input: 2, output: 8 }, 'gpt-5-openai-compact': { input: 2, output: 8 } },
     channels: [pooledChannel(url)],
     users: [{ username: 'pooler', role: 'user', group: 'default', enabled: true }],

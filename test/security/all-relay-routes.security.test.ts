@@ -1,6 +1,6 @@
 /**
  * From the auth audit: the shared relay security suite (relay-security-suite.ts) on every relay route it
- * did not cover yet — Messages (and its count_tokens), Responses, Completions, Images, Videos, Gemini
+ * did not cover yet — Messages (and its count_tokens), Responses, Conversations, Completions, Images, Videos, Gemini
  * native — in each style's envelope, with every way its key can be sent.
  */
 import { runRelaySecuritySuite } from '../security/relay-security-suite.js';
@@ -26,5 +26,7 @@ runRelaySecuritySuite({ name: 'gemini models single', method: 'GET', path: '/v1b
 runRelaySecuritySuite({ name: 'videos', method: 'POST', path: '/v1/videos', style: 'openai', body: (model) => ({ model, prompt: 'Hello' }) }, gw);
 runRelaySecuritySuite({ name: 'video generations', method: 'POST', path: '/v1/video/generations', style: 'openai', body: (model) => ({ model, prompt: 'Hello' }) }, gw);
 runRelaySecuritySuite({ name: 'seedance asset get', method: 'GET', path: '/api/asset/get?id=asset-20260327164915-cj6zh', style: 'openai' }, gw);
+runRelaySecuritySuite({ name: 'conversation get', method: 'GET', path: '/v1/conversations/conv_68ac7d3b1c8c8196a0a7d2c1', style: 'openai' }, gw);
+runRelaySecuritySuite({ name: 'conversation items', method: 'GET', path: '/v1/conversations/conv_68ac7d3b1c8c8196a0a7d2c1/items?limit=5', style: 'openai' }, gw);
 runRelaySecuritySuite({ name: 'billing subscription', method: 'GET', path: '/v1/dashboard/billing/subscription', style: 'openai' }, gw);
 runRelaySecuritySuite({ name: 'pg is session only; chat via v1', method: 'POST', path: '/v1/chat/completions', style: 'openai', body: chat }, gw);

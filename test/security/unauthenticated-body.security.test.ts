@@ -95,6 +95,7 @@ describe('a request without a usable key is refused before its body is read (bad
     { name: 'legacy engines embeddings, no key', path: '/v1/engines/text-embedding-3-small/embeddings', headers: {}, style: openaiStyle },
     { name: 'image edits (multipart), no key', path: '/v1/images/edits', headers: { 'content-type': 'multipart/form-data; boundary=x' }, style: openaiStyle },
     { name: 'videos, no key', path: '/v1/videos', headers: {}, style: openaiStyle },
+    { name: 'conversations create, no key', path: '/v1/conversations', headers: {}, style: openaiStyle },
     { name: 'asset createMedia, no key', path: '/api/asset/createMedia', headers: {}, style: openaiStyle },
     { name: 'Kling native, no key', path: '/kling/v1/videos/text2video', headers: {}, style: /^\{"code":"[a-z_]+","message":"[^"]*","data":null\}/m },
     { name: 'Suno submit, no key', path: '/suno/submit/music', headers: {}, style: /^\{"code":"[a-z_]+","message":"[^"]*","data":null\}/m },

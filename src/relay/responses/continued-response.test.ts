@@ -32,18 +32,37 @@ describe('recallContinuation', () => {
     const known = memory();
     known.remember('resp_1', { channelId: 1, userId: 7, contextTokens: 50 });
     known.remember('conv_1', { channelId: 2, userId: 7, contextTokens: 80 });
-    expect(await recallContinuation(known, { previousResponseId: 'resp_1', conversationId: undefined, itemIds: [] }, 7)).toMatchObject({ channelId: 1 });
-    expect(await recallContinuation(known, { previousResponseId: 'resp_1', conversationId: 'conv_1', itemIds: [] }, 7)).toMatchObject({ channelId: 2, contextTokens: 80 });
-    expect(await recallContinuation(known, { previousResponseId: 'resp_x', conversationId: undefined, itemIds: [] }, 7)).toBeUndefined();
+    expect(await recallContinuation(known, { previousResponseId: 'resp_1', conversationId: undefined, itemIds: [] }, 7, false)).toMatchObject({ channelId: 1 });
+    expect(await recallContinuation(known, { previousResponseId: 'resp_1', conversationId: 'conv_1', itemIds: [] }, 7, false)).toMatchObject({ channelId: 2, contextTokens: 80 });
+    expect(await recallContinuation(known, { previousResponseId: 'resp_x', conversationId: undefined, itemIds: [] }, 7, false)).toBeUndefined();
   });
 
   it("refuses another user's response or conversation as not found, naming the field", async () => {
     const known = memory();
     known.remember('resp_1', { channelId: 1, userId: 8, contextTokens: 50 });
     known.remember('conv_1', { channelId: 1, userId: 8, contextTokens: 50 });
-    const refusal = (ids: Parameters<typeof recallContinuation>[1]) => recallContinuation(known, ids, 7).catch((error: unknown) => error as GatewayError);
+    const refusal = (ids: Parameters<typeof recallContinuation>[1]) => recallContinuation(known, ids, 7, false).catch((error: unknown) => error as GatewayError);
     expect(await refusal({ previousResponseId: 'resp_1', conversationId: undefined, itemIds: [] })).toMatchObject({ status: 400, param: 'previous_response_id' });
     expect(await refusal({ previousResponseId: undefined, conversationId: 'conv_1', itemIds: [] })).toMatchObject({ status: 400, param: 'conversation' });
+  });
+
+  it('refuses a conversation it does not know as it refuses another user\'s (same words, param conversation), unless unknown conversations may be claimed', async () => {
+    const known = memory();
+    known.remember('conv_theirs', { channelId: 1, userId: 8, contextTokens: 50 });
+    known.remember('conv_mine', { channelId: 2, userId: 7, contextTokens: 60 });
+    const refusal = (ids: Parameters<typeof recallContinuation>[1], allowUnknown: boolean) => recallContinuation(known, ids, 7, allowUnknown).catch((error: unknown) => error as GatewayError);
+    const unknown = await refusal({ previousResponseId: undefined, conversationId: 'conv_guess', itemIds: [] }, false);
+    expect(unknown).toBeInstanceOf(GatewayError);
+    expect(unknown).toMatchObject({ status: 400, param: 'conversation', message: "Conversation with id 'conv_guess' not found." });
+    expect(await refusal({ previousResponseId: undefined, conversationId: 'conv_theirs', itemIds: [] }, false)).toMatchObject({ status: 400, message: "Conversation with id 'conv_theirs' not found." });
+    const tooLong = continuationIdsOf({ conversation: `conv_${'x'.repeat(300)}` });
+    expect(tooLong.conversationId).toBeUndefined();
+    expect(await refusal(tooLong, false)).toMatchObject({ status: 400, param: 'conversation' });
+    expect(await refusal({ previousResponseId: undefined, conversationId: 'conv_mine', itemIds: [] }, false)).toMatchObject({ channelId: 2 });
+    // Claimed: routed as a request without history; another user's is still refused.
+    expect(await refusal({ previousResponseId: undefined, conversationId: 'conv_guess', itemIds: [] }, true)).toBeUndefined();
+    expect(await refusal(tooLong, true)).toBeUndefined();
+    expect(await refusal({ previousResponseId: undefined, conversationId: 'conv_theirs', itemIds: [] }, true)).toMatchObject({ status: 400 });
   });
 
   it("refuses an input naming another user's stored item as not found (param input); the caller's own item routes and reserves", async () => {
@@ -51,12 +70,12 @@ describe('recallContinuation', () => {
     known.rememberEach(['msg_theirs', 'rs_theirs'], { channelId: 1, userId: 8, contextTokens: 500 });
     known.rememberEach(['msg_mine'], { channelId: 2, userId: 7, contextTokens: 300 });
     known.remember('resp_mine', { channelId: 2, userId: 7, contextTokens: 100 });
-    const refused = await recallContinuation(known, { previousResponseId: undefined, conversationId: undefined, itemIds: ['msg_unknown', 'rs_theirs'] }, 7).catch((error: unknown) => error as GatewayError);
+    const refused = await recallContinuation(known, { previousResponseId: undefined, conversationId: undefined, itemIds: ['msg_unknown', 'rs_theirs'] }, 7, false).catch((error: unknown) => error as GatewayError);
     expect(refused).toBeInstanceOf(GatewayError);
     expect(refused).toMatchObject({ status: 400, param: 'input', message: "Item with id 'rs_theirs' not found." });
-    expect(await recallContinuation(known, { previousResponseId: undefined, conversationId: undefined, itemIds: ['msg_unknown'] }, 7)).toBeUndefined();
-    expect(await recallContinuation(known, { previousResponseId: undefined, conversationId: undefined, itemIds: ['msg_unknown', 'msg_mine'] }, 7)).toMatchObject({ channelId: 2, contextTokens: 300 });
-    expect(await recallContinuation(known, { previousResponseId: 'resp_mine', conversationId: undefined, itemIds: ['msg_mine'] }, 7)).toMatchObject({ contextTokens: 300 });
+    expect(await recallContinuation(known, { previousResponseId: undefined, conversationId: undefined, itemIds: ['msg_unknown'] }, 7, false)).toBeUndefined();
+    expect(await recallContinuation(known, { previousResponseId: undefined, conversationId: undefined, itemIds: ['msg_unknown', 'msg_mine'] }, 7, false)).toMatchObject({ channelId: 2, contextTokens: 300 });
+    expect(await recallContinuation(known, { previousResponseId: 'resp_mine', conversationId: undefined, itemIds: ['msg_mine'] }, 7, false)).toMatchObject({ contextTokens: 300 });
   });
 });
 

@@ -10,6 +10,8 @@ import type { RememberedResponse, ResponseMemory } from './response-memory.js';
 export interface ContinuationIds {
   previousResponseId: string | undefined;
   conversationId: string | undefined;
+  /** A `conversation` id too long to have been remembered (so unknown): refused unless unknown ones may be claimed. */
+  unrememberableConversation?: string;
   /**
    * The ids of `input` items: an `item_reference`'s, and any other item's (an earlier output item passed
    * back, `{ type: "reasoning", id: "rs_…" }`, is read back by its id from the account that stored it).
@@ -48,6 +50,7 @@ export function continuationIdsOf(body: Record<string, unknown>): ContinuationId
   return {
     previousResponseId: rememberable(previous) ? previous : undefined,
     conversationId: rememberable(conversation) ? conversation : undefined,
+    ...(typeof conversation === 'string' && conversation.length > maxRememberedIdLength ? { unrememberableConversation: conversation } : {}),
     itemIds: inputItemIdsOf(body.input),
   };
 }
@@ -57,9 +60,13 @@ export function continuationIdsOf(body: Record<string, unknown>): ContinuationId
  * made before a restart, or by a replica that shares no Redis with this one: the request is then routed
  * and reserved as if it carried no history). A response, conversation or stored item another user made is
  * refused as OpenAI refuses an unknown one: every user shares the channel's account, so the id alone must
- * not open someone else's history.
+ * not open someone else's history. So is a conversation the gateway does not know, unless
+ * `allowUnknownConversations` (it was then made outside the gateway, and becomes its first user's): the
+ * gateway makes conversations (`POST /v1/conversations`) and remembers their maker, so an unknown id is
+ * someone's guess, or one whose memory lapsed — refused alike, with the same words as another user's.
  */
-export async function recallContinuation(memory: ResponseMemory, ids: ContinuationIds, userId: number): Promise<RememberedResponse | undefined> {
+export async function recallContinuation(memory: ResponseMemory, ids: ContinuationIds, userId: number, allowUnknownConversations: boolean): Promise<RememberedResponse | undefined> {
+  if (ids.unrememberableConversation !== undefined && !allowUnknownConversations) throw unknownConversation(ids.unrememberableConversation);
   if (ids.previousResponseId === undefined && ids.conversationId === undefined && ids.itemIds.length === 0) return undefined;
   const [previous, conversation, items] = await Promise.all([
     ids.previousResponseId === undefined ? undefined : memory.recall(ids.previousResponseId),
@@ -69,9 +76,7 @@ export async function recallContinuation(memory: ResponseMemory, ids: Continuati
   if (previous !== undefined && previous.userId !== userId) {
     throw new GatewayError('invalid_request', `Previous response with id '${ids.previousResponseId}' not found.`, { param: 'previous_response_id' });
   }
-  if (conversation !== undefined && conversation.userId !== userId) {
-    throw new GatewayError('invalid_request', `Conversation with id '${ids.conversationId}' not found.`, { param: 'conversation' });
-  }
+  if (ids.conversationId !== undefined && (conversation === undefined ? !allowUnknownConversations : conversation.userId !== userId)) throw unknownConversation(ids.conversationId);
   let known = previous ?? conversation;
   // Both name a history the upstream reads back: the larger is what the reservation must cover.
   if (previous !== undefined && conversation !== undefined && conversation.contextTokens > previous.contextTokens) known = conversation;
@@ -82,6 +87,11 @@ export async function recallContinuation(memory: ResponseMemory, ids: Continuati
     if (known === undefined || item.contextTokens > known.contextTokens) known = item;
   }
   return known;
+}
+
+/** OpenAI's refusal of a conversation it does not know, named as given (cut to a remembered id's length). */
+function unknownConversation(id: string): GatewayError {
+  return new GatewayError('invalid_request', `Conversation with id '${id.slice(0, maxRememberedIdLength)}' not found.`, { param: 'conversation' });
 }
 
 export interface ServedAnswer {

@@ -137,7 +137,7 @@ async function planContinuation(services: RelayServices, inbound: TextInbound, r
   const { body } = inbound;
   const ids = continuationIdsOf(body);
   const userId = request.caller?.user.id ?? 0;
-  const known = await recallContinuation(services.responses, ids, userId);
+  const known = await recallContinuation(services.responses, ids, userId, services.catalog.snapshot.settings.allowUnknownConversations);
   const prompt = withContext(inbound, known?.contextTokens ?? 0);
   const stored = body.store !== false;
   // Told at the answer's opening, at each output item it announces and at its end, with one key per

@@ -7,9 +7,19 @@ import { readUpstreamErrorBody } from '../read-upstream-error.js';
 import { redactSecret } from '../redact-secret.js';
 import type { RelayServices } from '../relay-services.js';
 
-/** An asset record is a few hundred bytes: a larger answer is not one (and is not held). */
-const maxAssetAnswerBytes = 256 * 1024;
 const assetCallTimeoutMs = 60_000;
+
+/** What is asked, for the errors, and the largest answer it can give (a larger one is not held). */
+export interface AskedService {
+  /** `asset service`: "The asset service could not answer …". */
+  name: string;
+  /** The 503 when the caller reaches no channel of it. */
+  noChannel: string;
+  maxAnswerBytes: number;
+}
+
+/** An asset record is a few hundred bytes: a larger answer is not one (and is not held). */
+const assetService: AskedService = { name: 'asset service', noChannel: 'No channel of your group serves Seedance assets.', maxAnswerBytes: 256 * 1024 };
 
 /** An upstream's answer to relay: its status and text (the channel's key masked), and who gave it. */
 export interface AssetAnswer {
@@ -31,8 +41,9 @@ export async function askAssetChannels(
   channels: readonly ChannelRecord[],
   keyOf: (channel: ChannelRecord) => string | undefined,
   build: (channel: ChannelRecord, key: string, signal: AbortSignal) => UpstreamRequest,
+  service: AskedService = assetService,
 ): Promise<AssetAnswer> {
-  if (channels.length === 0) throw new GatewayError('no_available_channel', 'No channel of your group serves Seedance assets.');
+  if (channels.length === 0) throw new GatewayError('no_available_channel', service.noChannel);
   let last: AssetAnswer | undefined;
   let failure = 'no answer';
   for (const channel of channels.slice(0, services.catalog.snapshot.settings.retryTimes + 1)) {
@@ -43,23 +54,23 @@ export async function askAssetChannels(
       failure = sent.failure.message;
       continue;
     }
-    const text = await readAssetAnswer(sent.response.body);
+    const text = await readAnswer(sent.response.body, service.maxAnswerBytes);
     if (text === undefined) {
-      failure = `the answer was larger than ${maxAssetAnswerBytes} bytes, or was cut`;
+      failure = `the answer was larger than ${service.maxAnswerBytes} bytes, or was cut`;
       continue;
     }
     const status = sent.response.statusCode;
     last = { channel, key, status, text: redactSecret(text, key) };
     if (!(status === 429 || status >= 500 || status === 401 || status === 403)) return last;
   }
-  if (last === undefined) throw new GatewayError('upstream_error', `The asset service could not answer: ${failure}.`);
-  if (last.status === 401 || last.status === 403) throw new GatewayError('upstream_error', `The asset service refused the channel's credentials: ${readUpstreamErrorBody(last.text, last.status).message}`);
+  if (last === undefined) throw new GatewayError('upstream_error', `The ${service.name} could not answer: ${failure}.`);
+  if (last.status === 401 || last.status === 403) throw new GatewayError('upstream_error', `The ${service.name} refused the channel's credentials: ${readUpstreamErrorBody(last.text, last.status).message}`);
   return last;
 }
 
-/** The whole answer as text, or undefined when it is larger than an asset record can be or breaks off. */
-function readAssetAnswer(body: ChunkSource): Promise<string | undefined> {
-  return readBoundedBody(body, maxAssetAnswerBytes).then(
+/** The whole answer as text, or undefined when it is larger than the service's answers can be or breaks off. */
+function readAnswer(body: ChunkSource, maxAnswerBytes: number): Promise<string | undefined> {
+  return readBoundedBody(body, maxAnswerBytes).then(
     ({ bytes, whole }) => (whole ? bytes.toString('utf8') : undefined),
     () => undefined,
   );

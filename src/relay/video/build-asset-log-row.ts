@@ -14,6 +14,8 @@ export interface AssetLogFacts {
   warnings: string[];
   ip: string;
   error: string | undefined;
+  /** The row's `style`: `seedance-asset` unless said (`openai-conversations`). */
+  style?: string;
 }
 
 /**
@@ -30,7 +32,7 @@ export function buildAssetLogRow(facts: AssetLogFacts): LogRow {
     channel_id: facts.channelId ?? null,
     model: null,
     upstream_model: null,
-    style: 'seedance-asset',
+    style: facts.style ?? 'seedance-asset',
     path: facts.path,
     is_stream: 0,
     status: facts.status,

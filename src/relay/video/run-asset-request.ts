@@ -14,11 +14,11 @@ import { sendAssetAnswer } from './send-asset-answer.js';
  * before any lookup or upstream call, and no row, as on the relay routes), then `call` with that caller, whose answer is relayed with the x-ratelimit-* headers, then one log row whatever the ending —
  * quota 0, the route, the status the client got (written in the background: no database wait).
  */
-export function runAssetRequest(services: RelayServices, request: FastifyRequest, reply: FastifyReply, call: (caller: AuthenticatedCaller) => Promise<AssetAnswer>): Promise<void> {
-  return services.inFlight.track(() => relayAsset(services, request, reply, call));
+export function runAssetRequest(services: RelayServices, request: FastifyRequest, reply: FastifyReply, call: (caller: AuthenticatedCaller) => Promise<AssetAnswer>, style?: string): Promise<void> {
+  return services.inFlight.track(() => relayAsset(services, request, reply, call, style));
 }
 
-async function relayAsset(services: RelayServices, request: FastifyRequest, reply: FastifyReply, call: (caller: AuthenticatedCaller) => Promise<AssetAnswer>): Promise<void> {
+async function relayAsset(services: RelayServices, request: FastifyRequest, reply: FastifyReply, call: (caller: AuthenticatedCaller) => Promise<AssetAnswer>, style: string | undefined): Promise<void> {
   const startedAt = services.now();
   const admission = await admitFreeRequest(services, request);
   const caller = admission.caller;
@@ -45,6 +45,7 @@ async function relayAsset(services: RelayServices, request: FastifyRequest, repl
         warnings: admission.warnings,
         ip: request.ip,
         error: failure?.message ?? upstreamError,
+        ...(style === undefined ? {} : { style }),
       }),
     );
   }

@@ -10,7 +10,7 @@ export async function sendAssetAnswer(reply: FastifyReply, answer: AssetAnswer, 
   try {
     JSON.parse(answer.text);
   } catch {
-    throw new GatewayError('upstream_error', `The asset service answered HTTP ${answer.status} without JSON.`);
+    throw new GatewayError('upstream_error', `The upstream answered HTTP ${answer.status} without JSON.`);
   }
   await reply.status(answer.status).headers(rateHeaders).header('content-type', 'application/json').send(answer.text);
 }

@@ -1,0 +1,47 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createConversation, relayOwnedConversation, type ConversationCall } from '../../relay/conversations/relay-conversation-request.js';
+import { requireObjectBody } from '../../relay/validate-body.js';
+import type { AppServices } from '../app-services.js';
+import { callerHooks } from '../middleware/caller-hooks.js';
+
+type Params = { id: string; item?: string };
+
+/**
+ * OpenAI's Conversations API (relay-conversation-request.ts): create on one of the caller's Responses
+ * channels, everything else on the conversation's own channel, for its maker alone. Free.
+ */
+export async function conversationRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
+  const options = { config: { errorStyle: 'openai' as const }, ...callerHooks(services, 'openai') };
+  const relay = services.relay;
+
+  app.post('/v1/conversations', options, (request, reply) => {
+    // Every field is optional: no body at all asks for an empty conversation.
+    const body = request.body === undefined ? '{}' : (request.rawBody ?? JSON.stringify(requireObjectBody(request.body)));
+    if (request.body !== undefined) requireObjectBody(request.body);
+    return createConversation(relay, request, reply, body);
+  });
+
+  const owned = (method: ConversationCall['method'], suffix: (params: Params) => string, withBody: boolean) => (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+    const body = withBody ? (request.rawBody ?? JSON.stringify(requireObjectBody(request.body))) : undefined;
+    if (withBody) requireObjectBody(request.body);
+    const subpath = `/${encodeURIComponent(request.params.id)}${suffix(request.params)}${queryOf(request.url)}`;
+    return relayOwnedConversation(relay, request, reply, request.params.id, { method, subpath, body });
+  };
+  const none = () => '';
+  const items = () => '/items';
+  const item = (params: Params) => `/items/${encodeURIComponent(params.item ?? '')}`;
+
+  app.get<{ Params: Params }>('/v1/conversations/:id', options, owned('GET', none, false));
+  app.post<{ Params: Params }>('/v1/conversations/:id', options, owned('POST', none, true));
+  app.delete<{ Params: Params }>('/v1/conversations/:id', options, owned('DELETE', none, false));
+  app.get<{ Params: Params }>('/v1/conversations/:id/items', options, owned('GET', items, false));
+  app.post<{ Params: Params }>('/v1/conversations/:id/items', options, owned('POST', items, true));
+  app.get<{ Params: Params }>('/v1/conversations/:id/items/:item', options, owned('GET', item, false));
+  app.delete<{ Params: Params }>('/v1/conversations/:id/items/:item', options, owned('DELETE', item, false));
+}
+
+/** The client's query (`?limit=…&include=…`) as it sent it: the upstream reads it. */
+function queryOf(url: string): string {
+  const at = url.indexOf('?');
+  return at < 0 ? '' : url.slice(at);
+}

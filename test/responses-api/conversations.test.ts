@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenaiConversationsUpstream, type FakeOpenaiConversationsUpstream } from '../fakes/fake-openai-conversations-upstream.js';
+import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+import { serverUrls } from '../support/test-databases.js';
+
+/**
+ * OpenAI's Conversations API through the gateway (docs/behaviour.md "Stored responses"), with the official
+ * SDK's `client.conversations.*`. A conversation is made on one of the caller's Responses channels and
+ * remembered with its maker, channel and key: its later requests (the Conversations routes and `conversation`
+ * on /v1/responses) go there with that key, and are refused for every other user as an unknown id (404 on
+ * the Conversations routes, 400 naming `conversation` on /v1/responses), with no upstream call and nothing
+ * charged; so is an id the gateway does not know. Free, but keyed and limited by the token's models.
+ */
+const run = randomUUID().slice(0, 8);
+const model = 'gpt-5';
+const miniModel = 'gpt-5-mini';
+const chatModel = 'gpt-4o';
+const keyOf = (letter: string) => `sk-${letter.repeat(48)}`;
+const alice = keyOf('a');
+const bob = keyOf('b');
+const mini = keyOf('c');
+const chatOnly = keyOf('d');
+
+for (const mode of ['one process', 'two replicas sharing Redis'] as const) {
+  const redisUrl = serverUrls.redis;
+  describe.skipIf(mode !== 'one process' && redisUrl === undefined)(`the Conversations API relayed, each conversation its maker's (${mode})`, () => {
+    let gateway: TestGateway;
+    let replica: TestGateway | undefined;
+    let primary: FakeOpenaiConversationsUpstream;
+    let fallback: FakeOpenaiConversationsUpstream;
+    let channelIds: Record<string, number>;
+    const sdk = (key: string, on: TestGateway) => new OpenAI({ apiKey: key, baseURL: `${on.url}/v1`, maxRetries: 0 });
+    /** The second replica when there is one: every later request of a test goes there. */
+    const other = () => replica ?? gateway;
+    const upstreamCalls = () => primary.requests.length + fallback.requests.length;
+    const books = async (token: string) => {
+      const { db } = gateway.gateway.services.database;
+      const row = await db.selectFrom('tokens').select(['remain_quota', 'used_quota']).where('name', '=', token).executeTakeFirstOrThrow();
+      const reservations = await db.selectFrom('quota_reservations').select(['id']).execute();
+      return { remain: Number(row.remain_quota), used: Number(row.used_quota), reservations: reservations.length };
+    };
+    const settle = async () => {
+      await gateway.settled();
+      await replica?.settled();
+    };
+
+    beforeAll(async () => {
+      // Each key of the primary is an account of its own, as OpenAI projects are.
+      primary = await startFakeOpenaiConversationsUpstream({ keys: ['sk-up-1', 'sk-up-2'], name: `primary${run}` });
+      fallback = await startFakeOpenaiConversationsUpstream({ keys: ['sk-up-f'], name: `fallback${run}` });
+      const channel = (name: string, url: string, keys: string[], models: string[], priority: number, api: 'responses' | 'chat') => ({
+        name, type: 'openai' as const, base_url: url, keys, models, groups: ['default'], priority, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: { api },
+      });
+      const env: Record<string, string> = mode === 'one process' ? {} : { REDIS_URL: redisUrl! };
+      gateway = await startTestGateway({
+        env,
+        config: {
+          prices: { [model]: { input: 2, output: 8 }, [miniModel]: { input: 1, output: 4 }, [chatModel]: { input: 2, output: 8 } },
+          channels: [
+            channel('primary', primary.url, ['sk-up-1', 'sk-up-2'], [model], 10, 'responses'),
+            channel('fallback', fallback.url, ['sk-up-f'], [model, miniModel], 0, 'responses'),
+            // A Chat channel holds no conversation: a key limited to its model reaches no conversation channel.
+            channel('chat', fallback.url, ['sk-up-f'], [chatModel], 20, 'chat'),
+          ],
+          users: ['alice', 'bob', 'carol', 'dave'].map((username) => ({ username, role: 'user' as const, group: 'default', enabled: true })),
+          tokens: [
+            { name: 'alice-key', user: 'alice', key: alice, quota: 100_000_000, expires_at: 0, enabled: true },
+            { name: 'bob-key', user: 'bob', key: bob, quota: 100_000_000, expires_at: 0, enabled: true },
+            { name: 'mini-key', user: 'carol', key: mini, quota: 100_000_000, expires_at: 0, enabled: true, model_limits: [miniModel] },
+            { name: 'chat-key', user: 'dave', key: chatOnly, quota: 100_000_000, expires_at: 0, enabled: true, model_limits: [chatModel] },
+          ],
+        },
+      });
+      if (mode !== 'one process') replica = await startTestGateway({ databaseUrl: gateway.databaseUrl, env, config: { channels: [] } as never });
+      const rows = await gateway.gateway.services.database.db.selectFrom('channels').select(['id', 'name']).execute();
+      channelIds = Object.fromEntries(rows.map((row) => [row.name, Number(row.id)]));
+    });
+    afterAll(async () => {
+      await replica?.close();
+      await gateway?.close();
+      await primary?.close();
+      await fallback?.close();
+    });
+
+    it('a conversation made through the gateway is read, changed and continued by its maker, on its channel with its key, for free', async () => {
+      const before = await books('alice-key');
+      const made = await sdk(alice, gateway).conversations.create({ metadata: { topic: 'demo' }, items: [{ type: 'message', role: 'user', content: 'remember 42' }] });
+      expect(made).toMatchObject({ object: 'conversation', metadata: { topic: 'demo' } });
+      expect(made.id).toMatch(new RegExp(`^conv_primary${run}_`));
+      // A second one goes out with the channel's next key: each lives on its own account.
+      const second = await sdk(alice, gateway).conversations.create();
+      expect(new Set([primary.conversations.get(made.id)?.key, primary.conversations.get(second.id)?.key])).toEqual(new Set(['sk-up-1', 'sk-up-2']));
+      await settle();
+
+      const client = sdk(alice, other());
+      for (const conversation of [made, second]) {
+        expect(await client.conversations.retrieve(conversation.id)).toMatchObject({ id: conversation.id, object: 'conversation' });
+        expect(await client.conversations.update(conversation.id, { metadata: { topic: 'changed' } })).toMatchObject({ metadata: { topic: 'changed' } });
+        const added = await client.conversations.items.create(conversation.id, { items: [{ type: 'message', role: 'user', content: 'and 43' }] });
+        expect(added).toMatchObject({ object: 'list', has_more: false });
+        const page = await client.conversations.items.list(conversation.id, { order: 'asc', limit: 10 });
+        expect(page.data.at(-1)).toMatchObject({ type: 'message', role: 'user' });
+        const itemId = added.data[0]!.id!;
+        expect(await client.conversations.items.retrieve(itemId, { conversation_id: conversation.id })).toMatchObject({ id: itemId });
+        expect(await client.conversations.items.delete(itemId, { conversation_id: conversation.id })).toMatchObject({ id: conversation.id, object: 'conversation' });
+        // A turn on /v1/responses reads the conversation back on its channel and key (another would not know it).
+        const turn = await client.responses.create({ model, input: 'what was the number?', conversation: conversation.id });
+        expect(turn.output_text).toBe(`primary${run} read ${conversation === made ? 1 : 0} items`);
+        const streamed = await client.responses.create({ model, input: 'again', conversation: { id: conversation.id }, stream: true });
+        let text = '';
+        for await (const event of streamed) if (event.type === 'response.output_text.delta') text += event.delta;
+        expect(text).toBe(`primary${run} read ${conversation === made ? 3 : 2} items`);
+      }
+      expect(await client.conversations.delete(second.id)).toEqual({ id: second.id, object: 'conversation.deleted', deleted: true });
+      await settle();
+      const after = await books('alice-key');
+      // Only the four Responses turns were charged: the Conversations calls cost nothing.
+      const { db } = gateway.gateway.services.database;
+      const rows = await db.selectFrom('logs').select(['style', 'quota', 'status', 'channel_id', 'path']).where('token_name', '=', 'alice-key').execute();
+      const conversationRows = rows.filter((row) => row.style === 'openai-conversations');
+      expect(conversationRows).toHaveLength(2 + 2 * 6 + 1);
+      expect(conversationRows.every((row) => Number(row.quota) === 0 && row.status === 200 && Number(row.channel_id) === channelIds.primary)).toBe(true);
+      const charged = rows.filter((row) => row.style !== 'openai-conversations').reduce((sum, row) => sum + Number(row.quota), 0);
+      expect(charged).toBeGreaterThan(0);
+      expect(after.used - before.used).toBe(charged);
+    });
+
+    it("another user's conversation, or one the gateway does not know, is unknown to Bob on every route: no upstream call, nothing charged", async () => {
+      const made = await sdk(alice, gateway).conversations.create({ items: [{ type: 'message', role: 'user', content: 'secret' }] });
+      const item = (await sdk(alice, gateway).conversations.items.list(made.id)).data[0]!.id!;
+      await settle();
+      const calls = upstreamCalls();
+      const before = await books('bob-key');
+      const client = sdk(bob, other());
+      for (const id of [made.id, `conv_never_made_${run}`]) {
+        const refusals = [
+          () => client.conversations.retrieve(id),
+          () => client.conversations.update(id, { metadata: { mine: 'now' } }),
+          () => client.conversations.delete(id),
+          () => client.conversations.items.list(id),
+          () => client.conversations.items.create(id, { items: [{ type: 'message', role: 'user', content: 'x' }] }),
+          () => client.conversations.items.retrieve(item, { conversation_id: id }),
+          () => client.conversations.items.delete(item, { conversation_id: id }),
+        ];
+        for (const refusal of refusals) {
+          const error = await refusal().catch((caught: unknown) => caught as any);
+          expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+          expect(error.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringContaining(`Conversation with id '${id}' not found.`) });
+        }
+        for (const stream of [false, true]) {
+          const error = await client.responses.create({ model, input: 'read it', conversation: id, stream }).catch((caught: unknown) => caught as any);
+          expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+          expect(error.error).toMatchObject({ type: 'invalid_request_error', param: 'conversation', message: expect.stringContaining(`Conversation with id '${id}' not found.`) });
+        }
+        const compact = await fetch(`${other().url}/v1/responses/compact`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${bob}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model, input: 'x', conversation: id }),
+        });
+        expect(compact.status).toBe(400);
+      }
+      await settle();
+      expect(upstreamCalls(), 'no upstream was asked').toBe(calls);
+      expect(await books('bob-key'), 'nothing reserved or charged').toEqual(before);
+      // Alice's conversation is still hers, untouched.
+      expect(primary.conversations.get(made.id)).toMatchObject({ deleted: false, metadata: {} });
+      expect((await sdk(alice, other()).responses.create({ model, input: 'still there?', conversation: made.id })).output_text).toBe(`primary${run} read 1 items`);
+    });
+
+    it('a create falls over to the next Responses channel; its conversation then goes there, over priority', async () => {
+      primary.enqueueFault({ kind: 'status', status: 500 });
+      const made = await sdk(bob, gateway).conversations.create();
+      expect(made.id).toMatch(new RegExp(`^conv_fallback${run}_`));
+      await settle();
+      expect(await other().gateway.services.relay.responses.recall(made.id)).toMatchObject({ channelId: channelIds.fallback });
+      const primaryBefore = primary.requests.length;
+      const turn = await sdk(bob, other()).responses.create({ model, input: 'hi', conversation: made.id });
+      expect(turn.output_text).toBe(`fallback${run} read 0 items`);
+      expect(primary.requests.length).toBe(primaryBefore);
+    });
+
+    it("the channel is chosen by the models the caller's key may use; none, a 503; a bad key, a 401", async () => {
+      const made = await sdk(mini, gateway).conversations.create();
+      expect(made.id).toMatch(new RegExp(`^conv_fallback${run}_`));
+      const calls = upstreamCalls();
+      const none = await sdk(chatOnly, gateway).conversations.create().catch((caught: unknown) => caught as any);
+      expect(none.status).toBe(503);
+      const unauthorized = await sdk(keyOf('z'), gateway).conversations.create().catch((caught: unknown) => caught as any);
+      expect(unauthorized).toBeInstanceOf(OpenAI.AuthenticationError);
+      expect(upstreamCalls()).toBe(calls);
+    });
+  });
+}
+
+describe('allow_unknown_conversations: true (an operator whose conversations are made outside the gateway)', () => {
+  let gateway: TestGateway;
+  let upstream: FakeOpenaiConversationsUpstream;
+  beforeAll(async () => {
+    upstream = await startFakeOpenaiConversationsUpstream({ keys: ['sk-up'], name: `outside${run}` });
+    gateway = await startTestGateway({
+      config: {
+        allow_unknown_conversations: true,
+        prices: { [model]: { input: 2, output: 8 } },
+        channels: [{ name: 'responses', type: 'openai', base_url: upstream.url, key: 'sk-up', models: [model], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: { api: 'responses' } }],
+        users: ['alice', 'bob'].map((username) => ({ username, role: 'user' as const, group: 'default', enabled: true })),
+        tokens: [
+          { name: 'alice-key', user: 'alice', key: alice, quota: 100_000_000, expires_at: 0, enabled: true },
+          { name: 'bob-key', user: 'bob', key: bob, quota: 100_000_000, expires_at: 0, enabled: true },
+        ],
+      },
+    });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  it('a conversation made on the account directly is claimed by the first user whose turn names it, and refused to the next', async () => {
+    const outside = await new OpenAI({ apiKey: 'sk-up', baseURL: `${upstream.url}/v1`, maxRetries: 0 }).conversations.create();
+    const turn = await new OpenAI({ apiKey: alice, baseURL: `${gateway.url}/v1`, maxRetries: 0 }).responses.create({ model, input: 'hi', conversation: outside.id });
+    expect(turn.output_text).toBe(`outside${run} read 0 items`);
+    await gateway.settled();
+    const error = await new OpenAI({ apiKey: bob, baseURL: `${gateway.url}/v1`, maxRetries: 0 }).responses.create({ model, input: 'mine?', conversation: outside.id }).catch((caught: unknown) => caught as any);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(await new OpenAI({ apiKey: alice, baseURL: `${gateway.url}/v1`, maxRetries: 0 }).conversations.items.list(outside.id)).toMatchObject({ data: expect.any(Array) });
+  });
+});
