@@ -227,3 +227,41 @@ describe('allow_unknown_conversations: true (an operator whose conversations are
     expect(await new OpenAI({ apiKey: alice, baseURL: `${gateway.url}/v1`, maxRetries: 0 }).conversations.items.list(outside.id)).toMatchObject({ data: expect.any(Array) });
   });
 });
+
+describe('a conversation is remembered 72 hours past its last request (one process, its clock moved)', () => {
+  let gateway: TestGateway;
+  let upstream: FakeOpenaiConversationsUpstream;
+  let clock = Date.now();
+  const hours = (count: number) => count * 3600_000;
+  beforeAll(async () => {
+    upstream = await startFakeOpenaiConversationsUpstream({ keys: ['sk-up'], name: `clock${run}` });
+    gateway = await startTestGateway({
+      now: () => clock,
+      config: {
+        prices: { [model]: { input: 2, output: 8 } },
+        channels: [{ name: 'responses', type: 'openai', base_url: upstream.url, key: 'sk-up', models: [model], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: { api: 'responses' } }],
+        users: [{ username: 'alice', role: 'user', group: 'default', enabled: true }],
+        tokens: [{ name: 'alice-key', user: 'alice', key: alice, quota: 100_000_000, expires_at: 0, enabled: true }],
+      },
+    });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  it('a read on the Conversations routes keeps it alive; 72 hours without any request, it is unknown (refused, no upstream call)', async () => {
+    const client = new OpenAI({ apiKey: alice, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    const made = await client.conversations.create();
+    clock += hours(71);
+    await client.conversations.items.list(made.id);
+    clock += hours(71);
+    expect((await client.responses.create({ model, input: 'still mine?', conversation: made.id })).output_text).toBe(`clock${run} read 0 items`);
+    clock += hours(73);
+    const calls = upstream.requests.length;
+    const lapsed = await client.responses.create({ model, input: 'and now?', conversation: made.id }).catch((caught: unknown) => caught as any);
+    expect(lapsed).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((await client.conversations.retrieve(made.id).catch((caught: unknown) => caught as any)).status).toBe(404);
+    expect(upstream.requests.length).toBe(calls);
+  });
+});

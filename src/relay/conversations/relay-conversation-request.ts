@@ -63,7 +63,8 @@ export function createConversation(services: RelayServices, request: FastifyRequ
  * first turn that named it when unknown conversations may be claimed) may reach it, on its channel with its
  * key; any other id — another user's, one the gateway does not know or no longer remembers — is OpenAI's
  * 404 for an unknown conversation, with no upstream call (every user shares the channel's account, which
- * would answer for any id). Items added count into the history its next turn reserves.
+ * would answer for any id). Each request it answers keeps the entry alive another lifetime (the memory
+ * forgets what is not written for 72 hours), and items added count into the history its next turn reserves.
  */
 export function relayOwnedConversation(services: RelayServices, request: FastifyRequest, reply: FastifyReply, conversationId: string, call: ConversationCall): Promise<void> {
   return runAssetRequest(
@@ -77,8 +78,9 @@ export function relayOwnedConversation(services: RelayServices, request: Fastify
       }
       const holder = channelsOf(services, caller).filter((channel) => channel.id === owner.channelId);
       const answer = await askAssetChannels(services, holder, (channel) => keyByFingerprint(channel.keys, owner.keyFingerprint ?? null), upstreamRequest(call), conversationsService);
-      if (call.method === 'POST' && call.subpath.includes('/items') && answer.status < 300 && call.body !== undefined) {
-        services.responses.remember(conversationId, { ...owner, contextTokens: owner.contextTokens + estimateTextTokens(call.body.toString()) });
+      if (answer.status < 300) {
+        const added = call.method === 'POST' && call.subpath.includes('/items') && call.body !== undefined ? estimateTextTokens(call.body.toString()) : 0;
+        services.responses.remember(conversationId, { ...owner, contextTokens: owner.contextTokens + added });
       }
       return answer;
     },
