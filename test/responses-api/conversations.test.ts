@@ -181,6 +181,17 @@ for (const mode of ['one process', 'two replicas sharing Redis'] as const) {
       expect(primary.requests.length).toBe(primaryBefore);
     });
 
+    it('a body that is not a JSON object is a 400 before any upstream call', async () => {
+      const made = await sdk(alice, gateway).conversations.create();
+      const calls = upstreamCalls();
+      for (const [path, body] of [['/v1/conversations', '[1]'], [`/v1/conversations/${made.id}/items`, '"x"'], [`/v1/conversations/${made.id}`, 'null']] as const) {
+        const answer = await fetch(`${other().url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${alice}`, 'content-type': 'application/json' }, body });
+        expect(answer.status, path).toBe(400);
+        expect(await answer.json()).toMatchObject({ error: { type: 'invalid_request_error' } });
+      }
+      expect(upstreamCalls()).toBe(calls);
+    });
+
     it("the channel is chosen by the models the caller's key may use; none, a 503; a bad key, a 401", async () => {
       const made = await sdk(mini, gateway).conversations.create();
       expect(made.id).toMatch(new RegExp(`^conv_fallback${run}_`));

@@ -16,14 +16,11 @@ export async function conversationRoutes(app: FastifyInstance, services: AppServ
 
   app.post('/v1/conversations', options, (request, reply) => {
     // Every field is optional: no body at all asks for an empty conversation.
-    const body = request.body === undefined ? '{}' : (request.rawBody ?? JSON.stringify(requireObjectBody(request.body)));
-    if (request.body !== undefined) requireObjectBody(request.body);
-    return createConversation(relay, request, reply, body);
+    return createConversation(relay, request, reply, request.body === undefined ? '{}' : bytesOf(request));
   });
 
   const owned = (method: ConversationCall['method'], suffix: (params: Params) => string, withBody: boolean) => (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
-    const body = withBody ? (request.rawBody ?? JSON.stringify(requireObjectBody(request.body))) : undefined;
-    if (withBody) requireObjectBody(request.body);
+    const body = withBody ? bytesOf(request) : undefined;
     const subpath = `/${encodeURIComponent(request.params.id)}${suffix(request.params)}${queryOf(request.url)}`;
     return relayOwnedConversation(relay, request, reply, request.params.id, { method, subpath, body });
   };
@@ -38,6 +35,12 @@ export async function conversationRoutes(app: FastifyInstance, services: AppServ
   app.post<{ Params: Params }>('/v1/conversations/:id/items', options, owned('POST', items, true));
   app.get<{ Params: Params }>('/v1/conversations/:id/items/:item', options, owned('GET', item, false));
   app.delete<{ Params: Params }>('/v1/conversations/:id/items/:item', options, owned('DELETE', item, false));
+}
+
+/** The client's bytes, sent as they came, once the body is known to be a JSON object (else 400). */
+function bytesOf(request: FastifyRequest): Buffer | string {
+  const body = requireObjectBody(request.body);
+  return request.rawBody ?? JSON.stringify(body);
 }
 
 /** The client's query (`?limit=…&include=…`) as it sent it: the upstream reads it. */
