@@ -230,6 +230,33 @@ describe('pipeOpenaiStream, an upstream error chunk mid-answer', () => {
     expect(meter.interruption).toBe('upstream error mid-stream: Upstream overloaded');
     expect(body.match(/"error"/g)).toHaveLength(1);
   });
+
+  it('records it when other chunks follow it, in the same read or the next, and adds no error of its own when the body then ends', async () => {
+    const usage = 'data: {"id":"c","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":9}}\n\n';
+    for (const reads of [[chunk('Hi'), errorChunk + chunk(' there')], [chunk('Hi'), errorChunk, chunk(' there')], [chunk('Hi') + errorChunk + chunk(' there')], [`event: message\n${chunk('Hi')}`, errorChunk + chunk(' there')]]) {
+      const { result, meter, body } = await pipe(reads);
+      expect(result).toEqual({ kind: 'completed' });
+      expect(meter.interruption).toBe('upstream error mid-stream: Upstream overloaded');
+      expect(body.match(/"error"/g)).toHaveLength(1);
+      expect(body.endsWith(chunk(' there'))).toBe(true);
+    }
+    const { meter, body } = await pipe([chunk('Hi'), errorChunk + usage + 'data: [DONE]\n\n']);
+    expect(meter.interruption).toBe('upstream error mid-stream: Upstream overloaded');
+    expect(meter.upstreamUsage?.output.total).toBe(9);
+    expect(body).toBe(chunk('Hi') + errorChunk + 'data: [DONE]\n\n');
+  });
+
+  it('records an error beside the chunk\'s other keys when chunks follow it', async () => {
+    const { meter } = await pipe([chunk('Hi'), besideChunk + chunk(''), 'data: [DONE]\n\n']);
+    expect(meter.interruption).toBe('upstream error mid-stream: Provider disconnected');
+  });
+
+  it('records no error for text that quotes one, or a null error key', async () => {
+    const quoting = `data: ${JSON.stringify({ id: 'c', choices: [{ index: 0, delta: { content: 'say "error": {"message":"x"}' } }] })}\n\n`;
+    const { result, meter } = await pipe([chunk('Hi'), quoting + 'data: {"id":"c","error":null,"choices":[]}\n\n', 'data: [DONE]\n\n']);
+    expect(result).toEqual({ kind: 'completed' });
+    expect(meter.interruption).toBeUndefined();
+  });
 });
 
 describe('pipeOpenaiStream, a client gone at the finish', () => {

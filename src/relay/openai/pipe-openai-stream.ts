@@ -51,9 +51,10 @@ export type PipeStreamResult = { kind: 'completed' } | { kind: 'failed_before_fi
  * truncated answer that looks whole, and an empty body fails over. Both are seen without parsing.
  *
  * An upstream that fails mid-answer sends an error chunk (`{"error": {…}}`; OpenRouter's has `error`
- * beside a chunk's other keys) as its stream's last, before `[DONE]` or the end: the client gets it as
- * sent, the log its message, and the stream ends there, nothing of the gateway's added. It is looked
- * for in the events parsed anyway and, once the stream ends, in its last event: never in every frame.
+ * beside a chunk's other keys), usually as its stream's last but sometimes followed by a usage report or
+ * other chunks: the client gets it as sent, the log its message, and nothing of the gateway's is added
+ * after it (the stream ends as the upstream ends it). Any frame with a bare `"error"` key that is not
+ * null is parsed, found by the same one byte search per read as `"usage"` (never by parsing every frame).
  */
 export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStreamResult> {
   const { reply, meter } = input;
@@ -132,7 +133,7 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
         client.write('data: [DONE]\n\n');
         return;
       }
-      if (meter.firstTokenAt !== undefined && !mayCarryUsage(event.data)) {
+      if (meter.firstTokenAt !== undefined && !mayCarryUsage(event.data) && !mayCarryError(event.data)) {
         held.addText(event.data);
         meter.lastStreamEvent = event.data;
         countHeldPastLimit();
@@ -145,14 +146,15 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
     },
   });
 
-  const usageKeys = new UsageKeyFinder();
+  const usageKeys = new QuotedKeyFinder(usageKeyBytes);
+  const errorKeys = new QuotedKeyFinder(errorKeyBytes);
   const scanner = createDataFrameScanner(input.maxEventBytes, {
     onFrame(bytes, start, end) {
       if (end - start === doneBytes.length && bytes.compare(doneBytes, 0, doneBytes.length, start, end) === 0) {
         sawDone = true;
         return true;
       }
-      if (meter.firstTokenAt !== undefined && !mayCarryUsageIn(bytes, start, end, usageKeys)) {
+      if (meter.firstTokenAt !== undefined && !mayCarryKeyIn(bytes, start, end, usageKeys) && !mayCarryKeyIn(bytes, start, end, errorKeys)) {
         meter.lastStreamEvent = held.addRange(bytes, start, end);
         countHeldPastLimit();
         return true;
@@ -183,20 +185,6 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
     }
     decoder.end();
   };
-  /** The stream's last event (not `[DONE]`), held unparsed: its error chunk, if it is one. */
-  const noteLastEventError = () => {
-    const last = meter.lastStreamEvent;
-    if (sawError || last === undefined || !mayCarryError(last)) return;
-    let chunk: unknown;
-    try {
-      // Held by the scanner as its bytes, one character each (held-events.ts).
-      chunk = JSON.parse(scanning ? Buffer.from(last, 'latin1').toString('utf8') : last);
-    } catch {
-      return;
-    }
-    if (chunk !== null && typeof chunk === 'object') noteUpstreamError(chunk as Record<string, unknown>);
-  };
-
   try {
     return await relayEvents();
   } finally {
@@ -214,11 +202,9 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
       if (ending === 'ended') {
         // (Also when the client left and the body was read on for its usage: its last event may be unframed.)
         endOfStream();
-        noteLastEventError();
         if (!meter.clientAborted && !sawDone && !sawUsage && !sawError) throw new StreamEndedMidAnswer();
       }
     } catch (error) {
-      noteLastEventError();
       // The client already got the upstream's error (the log its message): it is the stream's last word.
       if (sawError && meter.committed && !meter.clientAborted) {
         client.end();
@@ -251,8 +237,7 @@ export function endBrokenStream(error: unknown, meter: UsageMeter, client: Clien
 
 const doneBytes = Buffer.from('[DONE]');
 const usageKeyBytes = Buffer.from('"usage"');
-/** The key without its opening quote: what indexOfQuoted searches for. */
-const usageKeyTail = usageKeyBytes.subarray(1);
+const errorKeyBytes = Buffer.from('"error"');
 
 /** Held events beyond this many characters are counted at once, so a long stream holds no more. */
 const heldTextLimit = 256 * 1024;
@@ -284,27 +269,35 @@ function mayCarryKey(data: string, key: string): boolean {
 }
 
 /**
- * Finds `"usage"` keys in one upstream read. `Buffer#indexOf` searches to the end of the buffer, so a
- * result is kept until the scan has passed it: a read of many events is searched once, not once per event.
+ * Finds one quoted key (`"usage"`, `"error"`) in one upstream read. `Buffer#indexOf` searches to the end of
+ * the buffer, so a result is kept until the scan has passed it: a read of many events is searched once,
+ * not once per event.
  */
-class UsageKeyFinder {
+class QuotedKeyFinder {
   private bytes: Buffer | undefined;
   private found = -1;
+  /** The key without its opening quote: what indexOfQuoted searches for. */
+  private readonly tail: Buffer;
 
-  /** The first `"usage"` at or after `from` in `bytes`, or -1. */
+  constructor(readonly key: Buffer) {
+    this.tail = key.subarray(1);
+  }
+
+  /** The first key at or after `from` in `bytes`, or -1. */
   next(bytes: Buffer, from: number): number {
     if (bytes !== this.bytes || (this.found !== -1 && this.found < from)) {
       this.bytes = bytes;
-      this.found = indexOfQuoted(bytes, usageKeyTail, from);
+      this.found = indexOfQuoted(bytes, this.tail, from);
     }
     return this.found;
   }
 }
 
-/** `mayCarryUsage` over the payload bytes[start, end) (a payload has no line feed, so no key straddles `end`). */
-function mayCarryUsageIn(bytes: Buffer, start: number, end: number, keys: UsageKeyFinder): boolean {
-  for (let at = keys.next(bytes, start); at !== -1 && at < end; at = keys.next(bytes, at + usageKeyBytes.length)) {
-    let index = at + usageKeyBytes.length;
+/** `mayCarryUsage` (or `mayCarryError`) over the payload bytes[start, end) (a payload has no line feed, so no key straddles `end`). */
+function mayCarryKeyIn(bytes: Buffer, start: number, end: number, keys: QuotedKeyFinder): boolean {
+  const keyLength = keys.key.length;
+  for (let at = keys.next(bytes, start); at !== -1 && at < end; at = keys.next(bytes, at + keyLength)) {
+    let index = at + keyLength;
     while (index < end && bytes[index] === 0x20) index += 1;
     if (index === end || bytes[index] !== 0x3a) return true;
     index += 1;
