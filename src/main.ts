@@ -21,7 +21,9 @@ import { readSettlement } from './billing/read-settlement.js';
 import { MemoryRateLimiter } from './limits/memory-rate-limiter.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import { UpstreamClient } from './providers/upstream-client.js';
-import { buildRecoveryLogRow } from './relay/build-recovery-log-row.js';
+import { buildLostLogRow, buildRecoveryLogRow } from './relay/build-recovery-log-row.js';
+import { markLogRunClean, recoverLostLogRows, type LostLogRowsStore } from './logging/recover-lost-log-rows.js';
+import { findUnloggedSettlements } from './storage/find-unlogged-settlements.js';
 import { InFlightRequests } from './relay/in-flight-requests.js';
 import type { RelayServices } from './relay/relay-services.js';
 import { ChannelHealth } from './routing/channel-health.js';
@@ -93,7 +95,8 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   else await catalog.changed();
   await catalog.startSync(environment.syncFrequencySeconds * 1000);
 
-  const ledger = createQuotaLedger(database, environment.nodeName ?? `${hostname()}:${environment.port}`, (error) =>
+  const nodeName = environment.nodeName ?? `${hostname()}:${environment.port}`;
+  const ledger = createQuotaLedger(database, nodeName, (error) =>
     process.stderr.write(`a quota ledger batch failed and its calls were run one by one: ${String(error)}\n`),
   );
   const logRecovered = async (reservation: RecoveredReservation) => {
@@ -102,6 +105,17 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     await repositories.logs.insertMany([row]).catch((error: unknown) => process.stderr.write(`logging recovered reservation ${reservation.id} failed: ${String(error)}\n`));
   };
   const recovered = await ledger.recoverOpenReservations(now(), logRecovered);
+  // Charges settled by a run that died before writing their log rows get rows from their settlements.
+  const lostLogRows: LostLogRowsStore = {
+    readOption: (key) => repositories.options.get(key),
+    writeOption: (key, value) => repositories.options.set(key, value),
+    findUnlogged: (owner, since) => findUnloggedSettlements(database.db, owner, since),
+    insertRows: (rows) => repositories.logs.insertMany(rows),
+  };
+  const relogged = await recoverLostLogRows(lostLogRows, nodeName, now(), (reservation) => buildLostLogRow(reservation, catalog.snapshot.tokensById.get(reservation.tokenId)?.name)).catch((error: unknown) => {
+    process.stderr.write(`recording the log rows a crash lost failed: ${String(error)}\n`);
+    return { rows: 0, quota: 0 };
+  });
   // A settle the database could not take (down, or its answer lost) is made again in the background; a
   // line at its 1st, 2nd, 4th, 8th… failed try, so that a long outage does not flood the log.
   const settleRetries = new SettleRetryQueue(ledger, {
@@ -114,6 +128,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     },
   });
   if (recovered.settled > 0) announce(`Settled ${recovered.settled} reservation(s) left open by a crash (${recovered.quota} quota units charged as reserved).`);
+  if (relogged.rows > 0) announce(`Wrote ${relogged.rows} log row(s) a crash lost, from their settlements (${relogged.quota} quota units).`);
 
   const rateLimiter: RateLimiter = environment.redisUrl === undefined ? new MemoryRateLimiter() : (await import('./limits/redis-rate-limiter.js')).createRedisRateLimiter(environment.redisUrl);
   const upstream = new UpstreamClient({
@@ -226,7 +241,8 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
       if (unsettled > 0) app.log.warn(`${unsettled} settlement(s) could not be made before shutdown; the next start settles them at their reserved amounts`);
       await serverClosed;
       await taskEngine.stop();
-      await logWriter.close();
+      // Every row written: the next start has no lost row to look for.
+      if ((await logWriter.close()) === 0) await markLogRunClean(lostLogRows, nodeName).catch((error: unknown) => process.stderr.write(`marking the log complete failed: ${String(error)}\n`));
       await retention.stop();
       await upstream.close();
       await rateLimiter.close();

@@ -140,7 +140,7 @@ describe('createLogWriter', () => {
     await writer.flush(); // takes one slice, then fails again
     down = false;
     await writer.flush();
-    await writer.close();
+    expect(await writer.close(), 'close says every row was written').toBe(0);
     expect(sink.written).toEqual(ids('a', 25));
     expect(dropped).toEqual([]);
   });
@@ -156,7 +156,7 @@ describe('createLogWriter', () => {
     await writer.flush(); // fails again (and the probe with the newest rows): of the 15 rows, the 5 oldest are dropped
     expect(dropped).toEqual([[5, 'more than 10 were waiting for the database to take them']]);
     down = false;
-    await writer.close();
+    expect(await writer.close(), 'close counts the rows given up on in the writer\'s life').toBe(5);
     expect(sink.written).toEqual([...ids('a', 10).slice(5), ...ids('b', 5)]);
     expect(dropped).toEqual([[5, 'more than 10 were waiting for the database to take them']]);
   });

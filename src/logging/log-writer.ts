@@ -9,7 +9,8 @@ export interface LogWriter {
   write(row: LogRow): void;
   /** Writes what is waiting now, rows waiting for a retry included (whatever the backoff says). */
   flush(): Promise<void>;
-  close(): Promise<void>;
+  /** Writes what waits; resolves with how many rows this writer gave up on in its life (0: every row written). */
+  close(): Promise<number>;
 }
 
 export interface LogWriterOptions {
@@ -61,7 +62,12 @@ const defaultMaxRetryDelayMs = 30_000;
 export function createLogWriter(logs: LogRowSink, options: LogWriterOptions): LogWriter {
   const maxUnwritten = options.maxUnwrittenRows ?? defaultMaxUnwrittenRows;
   const maxDelayMs = Math.max(options.maxRetryDelayMs ?? defaultMaxRetryDelayMs, options.flushIntervalMs);
-  const onDropped = options.onDropped ?? ((rows: number, reason: string) => options.onError(new Error(`${rows} log row(s) dropped: ${reason}`)));
+  const reportDropped = options.onDropped ?? ((rows: number, reason: string) => options.onError(new Error(`${rows} log row(s) dropped: ${reason}`)));
+  let droppedInAll = 0;
+  const onDropped = (rows: number, reason: string) => {
+    droppedInAll += rows;
+    reportDropped(rows, reason);
+  };
   let buffer: LogRow[] = [];
   /** Rows a write failed for, and rows that arrived while those wait for their next try; oldest first. */
   let unwritten: LogRow[] = [];
@@ -233,6 +239,7 @@ export function createLogWriter(logs: LogRowSink, options: LogWriterOptions): Lo
         overflowed = 0;
         unwritten = [];
       } else reportOverflow();
+      return droppedInAll;
     },
   };
 }

@@ -35,3 +35,17 @@ export function buildRecoveryLogRow(reservation: RecoveredReservation, tokenName
     error: `Settled at its reserved amount on start-up: instance ${reservation.owner} stopped before settling it.`.slice(0, 1000),
   };
 }
+
+/**
+ * Pure: the log row of a request whose charge was settled but whose own row was lost — it was waiting in
+ * the log writer when its instance died (rows are written in batches, up to 500 ms later) — written by
+ * that instance's next start from the settlement. What the request was for died with the process: the row
+ * keeps its id, its owner and the charge it was settled at, `usage_source: 'settled'`, status 0.
+ */
+export function buildLostLogRow(reservation: RecoveredReservation, tokenName: string | undefined): LogRow {
+  return {
+    ...buildRecoveryLogRow(reservation, tokenName),
+    usage_source: 'settled',
+    error: `Settled, but its log row was lost: instance ${reservation.owner} stopped before writing it; recorded on start-up from the settlement.`.slice(0, 1000),
+  };
+}
