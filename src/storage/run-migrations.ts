@@ -17,6 +17,7 @@ import { assetOwnersMigration } from './migrations/014-asset-owners.js';
 import { tasksRequestIdMigration } from './migrations/015-tasks-request-id.js';
 import { priorityTierPricesMigration } from './migrations/016-priority-tier-prices.js';
 import { walletsDebitedMigration } from './migrations/017-wallets-debited.js';
+import { mysqlSettleFlagsMigration } from './migrations/018-mysql-settle-flags.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -38,6 +39,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '015-tasks-request-id': tasksRequestIdMigration(),
     '016-priority-tier-prices': priorityTierPricesMigration(),
     '017-wallets-debited': walletsDebitedMigration(dialect),
+    '018-mysql-settle-flags': mysqlSettleFlagsMigration(dialect),
   };
 }
 
