@@ -26,7 +26,10 @@ export type GatewayErrorCode =
   | 'rate_limited'
   | 'price_not_configured'
   | 'no_available_channel'
+  /** No answer to be had from the upstream: unreachable, broken off mid-answer, unreadable (502). */
   | 'upstream_error'
+  /** The upstream refused the channel's credentials (its 401/403): the gateway's key, not the client's (502). */
+  | 'upstream_credentials_refused'
   | 'upstream_timeout'
   | 'not_implemented'
   | 'internal_error';
@@ -68,6 +71,7 @@ export function statusForCode(code: GatewayErrorCode): number {
     case 'not_implemented':
       return 501;
     case 'upstream_error':
+    case 'upstream_credentials_refused':
       return 502;
     case 'no_available_channel':
       return 503;

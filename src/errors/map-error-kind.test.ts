@@ -3,7 +3,7 @@ import { mapErrorKind } from './map-error-kind.js';
 import { readErrorKind, type ErrorKind } from './read-error-kind.js';
 import { formatOpenaiErrorWords } from './format-openai-error-words.js';
 
-const kinds: ErrorKind[] = ['invalid_request', 'request_too_large', 'authentication', 'permission', 'not_found', 'rate_limit', 'quota', 'overloaded', 'timeout', 'server'];
+const kinds: ErrorKind[] = ['invalid_request', 'request_too_large', 'not_found', 'rate_limit', 'quota', 'overloaded', 'timeout', 'server'];
 
 describe('mapErrorKind', () => {
   it('names an overload, a rate limit and a server fault in each style\'s own words', () => {
@@ -29,6 +29,20 @@ describe('mapErrorKind', () => {
     // Google and OpenAI have fewer words than there are kinds: the nearest one, read back by its status.
     expect(readErrorKind(words.gemini.status, words.gemini.code)).toBe(kind === 'request_too_large' ? 'invalid_request' : kind === 'quota' ? 'rate_limit' : kind);
   });
+
+  it.each<ErrorKind>(['authentication', 'permission'])('tells an upstream\'s %s refusal (the channel\'s key) as a server fault, in no style\'s words for a refused key', (kind) => {
+    expect(mapErrorKind(kind)).toEqual(mapErrorKind('server'));
+    expect(mapErrorKind(kind).openai.code).not.toBe('invalid_api_key');
+  });
+
+  it('names a failure to get an answer (connection) a server fault, with the 502 it is', () => {
+    expect(mapErrorKind('connection')).toEqual({
+      openai: { type: 'server_error', code: null },
+      openaiResponses: 'server_error',
+      anthropic: 'api_error',
+      gemini: { status: 'INTERNAL', code: 502 },
+    });
+  });
 });
 
 describe('formatOpenaiErrorWords', () => {
@@ -40,8 +54,15 @@ describe('formatOpenaiErrorWords', () => {
     expect(formatOpenaiErrorWords(undefined, 400)).toEqual({ type: 'invalid_request_error', code: null });
   });
 
-  it('keeps the gateway\'s own stream codes as they were', () => {
-    expect(formatOpenaiErrorWords('stream_interrupted')).toEqual({ type: 'upstream_error', code: 'stream_interrupted' });
-    expect(formatOpenaiErrorWords('invalid_chunk')).toEqual({ type: 'upstream_error', code: 'invalid_chunk' });
+  it('keeps the gateway\'s own stream codes, with OpenAI\'s server_error type', () => {
+    expect(formatOpenaiErrorWords('stream_interrupted')).toEqual({ type: 'server_error', code: 'stream_interrupted' });
+    expect(formatOpenaiErrorWords('invalid_chunk')).toEqual({ type: 'server_error', code: 'invalid_chunk' });
+  });
+
+  it('never hands an upstream\'s refusal of the channel\'s key to an OpenAI client as a refused key', () => {
+    expect(formatOpenaiErrorWords('invalid_api_key', 401)).toEqual({ type: 'server_error', code: null });
+    expect(formatOpenaiErrorWords('authentication_error')).toEqual({ type: 'server_error', code: null });
+    expect(formatOpenaiErrorWords('PERMISSION_DENIED', 403)).toEqual({ type: 'server_error', code: null });
+    expect(formatOpenaiErrorWords(undefined, 401)).toEqual({ type: 'server_error', code: null });
   });
 });

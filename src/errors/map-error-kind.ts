@@ -30,17 +30,21 @@ const wordsByKind = {
     anthropic: 'request_too_large',
     gemini: { status: 'INVALID_ARGUMENT', code: 400 },
   },
+  // The upstream refused the channel's key, or its permission: the gateway's own credentials, not the
+  // client's, whose key the gateway accepted. Told as the server fault it is — never the style's words for a
+  // refused key (`invalid_api_key`, `authentication_error`, `UNAUTHENTICATED`), which the client's SDK raises
+  // as its own key being wrong (the whole answer is a 502: relay-envelope.ts).
   authentication: {
-    openai: { type: 'authentication_error', code: 'invalid_api_key' },
+    openai: { type: 'server_error', code: null },
     openaiResponses: 'server_error',
-    anthropic: 'authentication_error',
-    gemini: { status: 'UNAUTHENTICATED', code: 401 },
+    anthropic: 'api_error',
+    gemini: { status: 'INTERNAL', code: 500 },
   },
   permission: {
-    openai: { type: 'permission_error', code: null },
+    openai: { type: 'server_error', code: null },
     openaiResponses: 'server_error',
-    anthropic: 'permission_error',
-    gemini: { status: 'PERMISSION_DENIED', code: 403 },
+    anthropic: 'api_error',
+    gemini: { status: 'INTERNAL', code: 500 },
   },
   not_found: {
     openai: { type: 'invalid_request_error', code: null },
@@ -71,6 +75,14 @@ const wordsByKind = {
     openaiResponses: 'server_error',
     anthropic: 'timeout_error',
     gemini: { status: 'DEADLINE_EXCEEDED', code: 504 },
+  },
+  // The gateway got no answer (a 502): no style has a word of its own for it, so its server fault's.
+  // (Google's UNAVAILABLE is its overload, 503: the HTTP status already tells a client to retry.)
+  connection: {
+    openai: { type: 'server_error', code: null },
+    openaiResponses: 'server_error',
+    anthropic: 'api_error',
+    gemini: { status: 'INTERNAL', code: 502 },
   },
   server: {
     openai: { type: 'server_error', code: null },

@@ -30,6 +30,9 @@ describe('readErrorKind', () => {
     ['context_length_exceeded', 'invalid_request'],
     ['invalid_image_url', 'invalid_request'],
     ['invalid_api_key', 'authentication'],
+    // The gateway's own, for a stream it could not read to its end
+    ['stream_interrupted', 'connection'],
+    ['invalid_chunk', 'connection'],
   ])('reads %s as %s', (code, kind) => {
     expect(readErrorKind(code)).toBe(kind);
     // The code wins over a status that says no more.

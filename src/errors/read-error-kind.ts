@@ -1,25 +1,33 @@
 /**
- * What an upstream error is, whatever vendor said it: the one vocabulary every client style's error
- * words are mapped from (map-error-kind.ts), so that no client reads another vendor's codes.
+ * What an upstream error is, whatever vendor said it — or what the gateway's own failure to get an answer
+ * was (`connection`, `timeout`) —: the one vocabulary every client style's error words are mapped from
+ * (map-error-kind.ts), so that no client reads another vendor's codes.
  */
 export type ErrorKind =
   | 'invalid_request'
   | 'request_too_large'
+  /** The upstream refused the channel's key: the gateway's credentials, never the client's. */
   | 'authentication'
+  /** The upstream refused the channel's key the permission: the gateway's credentials too. */
   | 'permission'
   | 'not_found'
   | 'rate_limit'
   | 'quota'
   | 'overloaded'
   | 'timeout'
+  /** No answer to be had: the upstream could not be reached, or its answer broke off or was unreadable. */
+  | 'connection'
   | 'server';
 
-/** OpenAI's error codes (protocols.md §11, the Responses `ResponseErrorCode` enum): what an OpenAI client may be handed as they are. */
+/**
+ * OpenAI's error codes (protocols.md §11, the Responses `ResponseErrorCode` enum): what an OpenAI client may
+ * be handed as they are. Not `invalid_api_key`: an upstream's says the channel's key is refused, which an
+ * OpenAI client would take for its own (map-error-kind.ts).
+ */
 export const openaiErrorCodes: ReadonlyMap<string, ErrorKind> = new Map<string, ErrorKind>([
   ['rate_limit_exceeded', 'rate_limit'],
   ['slow_down', 'rate_limit'],
   ['insufficient_quota', 'quota'],
-  ['invalid_api_key', 'authentication'],
   ['model_not_found', 'not_found'],
   ['server_is_overloaded', 'overloaded'],
   ['server_error', 'server'],
@@ -31,6 +39,9 @@ export const openaiErrorCodes: ReadonlyMap<string, ErrorKind> = new Map<string, 
     'failed_to_download_image', 'image_file_not_found',
   ].map((code): [string, ErrorKind] => [code, 'invalid_request']),
 ]);
+
+/** The gateway's own codes for an upstream stream it could not read to its end (an interruption, a malformed chunk). */
+export const gatewayStreamCodes: readonly string[] = ['stream_interrupted', 'invalid_chunk'];
 
 /**
  * Each vendor's error words (the field a client cannot write: Anthropic's `error.type`, OpenAI's
@@ -64,9 +75,13 @@ const kindByVendorCode: ReadonlyMap<string, ErrorKind> = new Map<string, ErrorKi
   ['UNKNOWN', 'server'],
   // OpenAI's: its codes, and the types it sends with a null code
   ...openaiErrorCodes,
+  ['invalid_api_key', 'authentication'],
   ['requests', 'rate_limit'],
   ['tokens', 'rate_limit'],
   ['service_unavailable_error', 'overloaded'],
+  // The gateway's own, for an upstream stream it could not read to its end (attempt-converted-upstream.ts,
+  // decode-openai-chat-stream.ts), and what a chained gateway of this kind sends for them.
+  ...gatewayStreamCodes.map((code): [string, ErrorKind] => [code, 'connection']),
 ]);
 
 /** The kinds that say no more than "the server failed" or "the request was refused". */

@@ -22,6 +22,7 @@ describe('statusForCode', () => {
     ['internal_error', 500],
     ['not_implemented', 501],
     ['upstream_error', 502],
+    ['upstream_credentials_refused', 502],
     ['no_available_channel', 503],
     ['upstream_timeout', 504],
   ])('maps %s to %i', (code, status) => {
@@ -106,5 +107,27 @@ describe('renderError for an upstream\'s error answer', () => {
     const bare = new GatewayError('upstream_error', 'Service Unavailable', { status: 503, upstream: { code: undefined } });
     expect(renderError(bare, 'openai', 'r1').body).toMatchObject({ error: { type: 'server_error', code: 'server_is_overloaded' } });
     expect(renderError(bare, 'anthropic', 'r1').body).toMatchObject({ error: { type: 'overloaded_error' } });
+  });
+});
+
+describe('renderError for the gateway\'s own failure to get an answer', () => {
+  it('gives it its kind\'s words: a server fault, never a refused key, with the gateway\'s code for OpenAI', () => {
+    const refused = new GatewayError('upstream_credentials_refused', 'The upstream refused the credentials of the gateway\'s channel (HTTP 401).');
+    expect(renderError(refused, 'openai', 'r1')).toMatchObject({ status: 502, body: { error: { type: 'server_error', code: 'upstream_credentials_refused' } } });
+    expect(renderError(refused, 'anthropic', 'r1').body).toMatchObject({ error: { type: 'api_error' } });
+    expect(renderError(refused, 'gemini', 'r1').body).toMatchObject({ error: { code: 502, status: 'INTERNAL' } });
+    const unreachable = new GatewayError('upstream_error', 'Upstream connection failed.');
+    expect(renderError(unreachable, 'openai', 'r1').body).toMatchObject({ error: { type: 'server_error', code: 'upstream_error' } });
+    const timeout = new GatewayError('upstream_timeout', 'The upstream did not answer in time.');
+    expect(renderError(timeout, 'openai', 'r1')).toMatchObject({ status: 504, body: { error: { type: 'server_error', code: 'upstream_timeout' } } });
+    expect(renderError(timeout, 'anthropic', 'r1').body).toMatchObject({ error: { type: 'timeout_error' } });
+    expect(renderError(timeout, 'gemini', 'r1').body).toMatchObject({ error: { status: 'DEADLINE_EXCEEDED' } });
+  });
+
+  it('never renders an upstream\'s 401 in a style\'s words for a refused key', () => {
+    const upstream401 = new GatewayError('upstream_error', 'invalid x-api-key', { status: 401, upstream: { code: 'authentication_error' } });
+    expect(renderError(upstream401, 'openai', 'r1').body).toMatchObject({ error: { type: 'server_error', code: null } });
+    expect(renderError(upstream401, 'anthropic', 'r1').body).toMatchObject({ error: { type: 'api_error' } });
+    expect(renderError(upstream401, 'gemini', 'r1').body).toMatchObject({ error: { status: 'INTERNAL' } });
   });
 });

@@ -1,7 +1,7 @@
 import { formatOpenaiErrorWords } from './format-openai-error-words.js';
 import { assertNever, type GatewayError, type GatewayErrorCode } from './gateway-error.js';
 import { mapErrorKind } from './map-error-kind.js';
-import { readErrorKind } from './read-error-kind.js';
+import { readErrorKind, type ErrorKind } from './read-error-kind.js';
 
 /** The API styles whose error envelopes differ (spec §7, protocols.md §6.3, §7, §11). */
 /**
@@ -18,11 +18,15 @@ export interface RenderedError {
 
 /** Renders one gateway error in the envelope of the calling style. Pure. */
 export function renderError(error: GatewayError, style: ErrorStyle, requestId: string): RenderedError {
-  // An upstream's error answer in the client's words for its kind, never another vendor's (map-error-kind.ts).
-  const upstreamKind = error.upstream === undefined ? undefined : readErrorKind(error.upstream.code, error.status);
+  // An upstream's error answer in the client's words for its kind, never another vendor's (map-error-kind.ts);
+  // the gateway's own failure to get an answer in the words of its kind too, its code kept for OpenAI clients.
+  const upstreamKind = error.upstream === undefined ? upstreamFailureKind(error.code) : readErrorKind(error.upstream.code, error.status);
   switch (style) {
     case 'openai': {
-      const words = error.upstream === undefined ? { type: openaiType(error.code), code: openaiCode(error.code) } : formatOpenaiErrorWords(error.upstream.code, error.status);
+      const words =
+        error.upstream !== undefined ? formatOpenaiErrorWords(error.upstream.code, error.status)
+        : upstreamKind !== undefined ? { type: mapErrorKind(upstreamKind).openai.type, code: error.code }
+        : { type: openaiType(error.code), code: openaiCode(error.code) };
       return {
         status: error.status,
         body: {
@@ -60,6 +64,14 @@ export function renderError(error: GatewayError, style: ErrorStyle, requestId: s
   }
 }
 
+/** The kind of the gateway's own codes for an upstream that gave no usable answer; undefined for every other code. */
+function upstreamFailureKind(code: GatewayErrorCode): ErrorKind | undefined {
+  if (code === 'upstream_error') return 'connection';
+  if (code === 'upstream_timeout') return 'timeout';
+  if (code === 'upstream_credentials_refused') return 'authentication';
+  return undefined;
+}
+
 function mjCode(status: number): number {
   if (status === 404) return 3;
   return status >= 500 ? 9 : 4;
@@ -84,8 +96,8 @@ function openaiType(code: GatewayErrorCode): string {
     case 'rate_limited':
       return 'rate_limit_error';
     case 'upstream_error':
+    case 'upstream_credentials_refused':
     case 'upstream_timeout':
-      return 'upstream_error';
     case 'internal_error':
     case 'no_available_channel':
     case 'not_implemented':

@@ -9,6 +9,7 @@ import type { ChannelRecord, PriceRecord } from '../catalog/catalog-records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { ClientAbortSignal } from '../providers/client-abort-signal.js';
 import type { UpstreamSignal } from '../providers/upstream-client.js';
+import { refusesChannelCredentials } from '../routing/refuses-channel-credentials.js';
 import { candidateChannels, type ChannelQuery } from '../routing/select-channel.js';
 import { admitRequest, type Admission } from './admit-request.js';
 import { buildLogRow } from './build-log-row.js';
@@ -266,6 +267,13 @@ function answerFailure(
   const headers: Record<string, string> = { 'x-relay-attempts': String(result.attempts.length) };
   // The last upstream's own backoff (429, 503), which the SDKs schedule their retries on.
   if (errorBody?.retryAfter !== undefined) headers['retry-after'] = errorBody.retryAfter;
+  // The channel's key refused (every channel tried, or the retry budget spent): the client's own key was
+  // accepted, so it is told the gateway failed (502), never its style's words for a bad key — not even as
+  // the upstream's own body of its style, which its SDK would raise as an authentication error. The
+  // upstream's message (it may name the channel's account) stays in the log's attempts.
+  if (failure.kind === 'status' && refusesChannelCredentials(failure)) {
+    throw new GatewayError('upstream_credentials_refused', `The upstream refused the credentials of the gateway's channel (HTTP ${failure.status}). Your API key was accepted; the gateway's operator must fix the channel.`, { headers });
+  }
   if (failure.kind === 'status') {
     if (errorBody?.json !== undefined && errorPassthrough(result.channel, errorBody.json)) {
       void reply.code(failure.status).headers(anthropicClient ? { ...headers, 'x-request-id': requestId, 'request-id': requestId } : { ...headers, 'x-request-id': requestId }).send(errorBody.json);

@@ -83,10 +83,11 @@ describe('POST /v1/web-search/search', () => {
     expect(f.upstream.requests).toHaveLength(0);
   });
 
-  it('an upstream error status comes back and costs nothing', async () => {
+  it('an upstream error status comes back and costs nothing; a refused channel key is a 502, not the client\'s 401', async () => {
     f.upstream.enqueue({ status: 401, json: { code: -20021, message: 'invalid or expired key' } });
-    const { response, charge } = await charged(() => post('/v1/web-search/search', '{"query":"x"}'));
-    expect(response.status).toBe(401);
+    const { response, text, charge } = await charged(() => post('/v1/web-search/search', '{"query":"x"}'));
+    expect(response.status).toBe(502);
+    expect(JSON.parse(text)).toMatchObject({ error: { type: 'server_error', code: 'upstream_credentials_refused' } });
     expect(charge).toBe(0);
   });
 });

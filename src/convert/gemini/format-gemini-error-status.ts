@@ -1,12 +1,14 @@
 import { mapErrorKind } from '../../errors/map-error-kind.js';
 import { readErrorKind } from '../../errors/read-error-kind.js';
 
-/** Google's own statuses, with their HTTP codes (protocols.md §7): kept as they are. */
+/**
+ * Google's own statuses, with their HTTP codes (protocols.md §7): kept as they are. Not UNAUTHENTICATED or
+ * PERMISSION_DENIED: an upstream's refers to the channel's key, which a Gemini client would take for its own
+ * (map-error-kind.ts tells it as a server fault).
+ */
 const httpCodeByStatus: Record<string, number> = {
   INVALID_ARGUMENT: 400,
   FAILED_PRECONDITION: 400,
-  UNAUTHENTICATED: 401,
-  PERMISSION_DENIED: 403,
   NOT_FOUND: 404,
   RESOURCE_EXHAUSTED: 429,
   INTERNAL: 500,

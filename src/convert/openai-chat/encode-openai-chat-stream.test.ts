@@ -87,7 +87,9 @@ describe('createOpenaiChatStreamEncoder', () => {
     ['invalid_request_error', 'invalid_request_error', null],
     ['api_error', 'server_error', null],
     ['context_length_exceeded', 'invalid_request_error', 'context_length_exceeded'],
-    ['stream_interrupted', 'upstream_error', 'stream_interrupted'],
+    ['stream_interrupted', 'server_error', 'stream_interrupted'],
+    ['invalid_chunk', 'server_error', 'invalid_chunk'],
+    ['authentication_error', 'server_error', null],
   ])('writes the %s error as type %s, code %s', (code, type, openaiCode) => {
     expect(JSON.parse(toEvents(encodeOpenaiChatStreamError('m', code))[0]?.data ?? '')).toEqual({ error: { message: 'm', type, param: null, code: openaiCode } });
   });

@@ -22,6 +22,7 @@ import { settleOrRetry } from '../settle-or-retry.js';
 import { readTranscriptionUsage, sessionTranscriptionModel } from './read-transcription.js';
 import { readRealtimeHandshake, upgradeProblem } from './realtime-handshake.js';
 import { rejectUpgrade } from './reject-upgrade.js';
+import { refusesChannelCredentials } from '../../routing/refuses-channel-credentials.js';
 
 const realtimeChannelTypes: ReadonlySet<string> = new Set(['openai']);
 /** After the client leaves mid-response, how long the upstream has to report the cancelled response's usage. */
@@ -150,7 +151,8 @@ function connectFailure(result: Exclude<FailoverResult<WebSocket>, { kind: 'serv
   if (result.kind === 'no_channel') return new GatewayError('no_available_channel', 'No channel is available for this model right now.');
   const { failure } = result;
   // The upstream's 401/403 is about the channel's key, not the client's: a 502 to the client.
-  const status = failure.kind === 'status' && failure.status >= 400 && failure.status < 500 && failure.status !== 401 && failure.status !== 403 ? failure.status : 502;
+  if (refusesChannelCredentials(failure)) return new GatewayError('upstream_credentials_refused', failure.message);
+  const status = failure.kind === 'status' && failure.status >= 400 && failure.status < 500 ? failure.status : 502;
   return new GatewayError(status === 502 ? 'upstream_error' : 'invalid_request', failure.message, { status });
 }
 

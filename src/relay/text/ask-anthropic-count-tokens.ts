@@ -70,6 +70,6 @@ export async function askAnthropicCountTokens(services: RelayServices, input: Co
     if (!(status === 429 || status >= 500 || status === 401 || status === 403)) return last;
   }
   if (last === undefined) throw new GatewayError('upstream_error', `No Anthropic channel could count the tokens: ${failure}.`);
-  if (last.status === 401 || last.status === 403) throw new GatewayError('upstream_error', `The Anthropic channel refused its credentials (HTTP ${last.status}).`);
+  if (last.status === 401 || last.status === 403) throw new GatewayError('upstream_credentials_refused', `The Anthropic channel refused its credentials (HTTP ${last.status}).`);
   return last;
 }

@@ -64,7 +64,7 @@ export async function askAssetChannels(
     if (!(status === 429 || status >= 500 || status === 401 || status === 403)) return last;
   }
   if (last === undefined) throw new GatewayError('upstream_error', `The ${service.name} could not answer: ${failure}.`);
-  if (last.status === 401 || last.status === 403) throw new GatewayError('upstream_error', `The ${service.name} refused the channel's credentials: ${readUpstreamErrorBody(last.text, last.status).message}`);
+  if (last.status === 401 || last.status === 403) throw new GatewayError('upstream_credentials_refused', `The ${service.name} refused the channel's credentials: ${readUpstreamErrorBody(last.text, last.status).message}`);
   return last;
 }
 
