@@ -14,11 +14,11 @@ export function presentedKeyOf(request: FastifyRequest, source: KeySource): stri
   // `x-goog-api-key` onto Authorization): a client that sends both is charged to the key its SDK sent.
   if (source === 'anthropic' || source === 'any') {
     const apiKey = headers['x-api-key'];
-    if (typeof apiKey === 'string' && apiKey !== '') return apiKey;
+    if (typeof apiKey === 'string' && apiKey !== '') return repeatedHeader(apiKey, 'x-api-key') ?? apiKey;
   }
   if (source === 'gemini' || source === 'any') {
     const googleKey = headers['x-goog-api-key'];
-    if (typeof googleKey === 'string' && googleKey !== '') return googleKey;
+    if (typeof googleKey === 'string' && googleKey !== '') return repeatedHeader(googleKey, 'x-goog-api-key') ?? googleKey;
     const queryKey = (request.query as Record<string, unknown> | undefined)?.key;
     if (typeof queryKey === 'string' && queryKey !== '') return queryKey;
     // `?key=a&key=b` is read as an array: no one key to charge, and it outranks Authorization as one would.
@@ -26,10 +26,12 @@ export function presentedKeyOf(request: FastifyRequest, source: KeySource): stri
   }
   if (source === 'midjourney') {
     const secret = headers['mj-api-secret'];
-    if (typeof secret === 'string' && secret !== '') return bearerValue(secret) ?? secret;
+    if (typeof secret === 'string' && secret !== '') return repeatedHeader(secret, 'mj-api-secret') ?? bearerValue(secret) ?? secret;
   }
   const authorization = headers.authorization;
   if (authorization !== undefined && authorization.trim() !== '') {
+    // Node keeps the first Authorization of several and drops the others unseen: counted in the raw headers.
+    if (countRawHeader(request.raw.rawHeaders, 'authorization') > 1) return repeatedKeyMarker + 'Authorization';
     // A present but non-Bearer Authorization header is a wrong key, not a missing one.
     return bearerValue(authorization) ?? '\u0000invalid';
   }
@@ -37,10 +39,32 @@ export function presentedKeyOf(request: FastifyRequest, source: KeySource): stri
 }
 
 /**
- * What {@link presentedKeyOf} answers for a `key` query parameter given more than once: a value no key can
- * have (a NUL, as for a non-Bearer Authorization), told apart by the hook so the 401 says what is wrong.
+ * What {@link presentedKeyOf} answers for a key given more than once — two `key` query parameters, or a key
+ * header sent twice —: a value no key can have (a NUL, as for a non-Bearer Authorization), followed by where
+ * it was given, told apart by the hook so the 401 says what is wrong. No one key is named: charging either
+ * would be a guess, and a proxy on the way may have read the other.
  */
-const repeatedQueryKey = '\u0000repeated-query-key';
+const repeatedKeyMarker = '\u0000repeated:';
+const repeatedQueryKey = `${repeatedKeyMarker}?key=`;
+
+/**
+ * A key header holding a list: Node joins a header sent more than once into one value (`a, b`), and HTTP
+ * reads one line `a, b` as the same two values (RFC 9110 §5.3). A key has no comma, so the list would have
+ * reached authentication as one unknown key: the marker of a repeated header instead. One `includes`.
+ */
+function repeatedHeader(value: string, name: string): string | undefined {
+  return value.includes(',') ? repeatedKeyMarker + name : undefined;
+}
+
+/** How many times a header (its lowercase name) is in Node's raw headers (name, value, name, value …). */
+function countRawHeader(rawHeaders: readonly string[], name: string): number {
+  let count = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const raw = rawHeaders[index] as string;
+    if (raw.length === name.length && raw.toLowerCase() === name) count += 1;
+  }
+  return count;
+}
 
 /** What a client that sent no key is told, in the header its own SDK uses. */
 const missingKeyMessages: Record<KeySource, string | undefined> = {
@@ -49,6 +73,20 @@ const missingKeyMessages: Record<KeySource, string | undefined> = {
   any: undefined,
   anthropic: 'No API key provided. Send it as `x-api-key: <key>` (or `Authorization: Bearer <key>`).',
   gemini: 'No API key provided. Send it as `x-goog-api-key: <key>`, the `key` query parameter, or `Authorization: Bearer <key>`.',
+};
+
+/** The 401's message for a key given more than once: where, and the ways the style's clients may send one. */
+function repeatedKeyMessage(where: string, source: KeySource): string {
+  const given = where === '?key=' ? 'The `key` query parameter is' : `The \`${where}\` header is`;
+  return `${given} given more than once; send one API key (${oneKeyWays[source]}).`;
+}
+
+const oneKeyWays: Record<KeySource, string> = {
+  openai: 'as `Authorization: Bearer`',
+  midjourney: 'as `mj-api-secret` or `Authorization: Bearer`',
+  any: 'as `Authorization: Bearer`, `x-api-key` or `x-goog-api-key`',
+  anthropic: 'as `x-api-key` or `Authorization: Bearer`',
+  gemini: 'as `?key=`, `x-goog-api-key` or `Authorization: Bearer`',
 };
 
 /**
@@ -60,8 +98,8 @@ const missingKeyMessages: Record<KeySource, string | undefined> = {
 export function authenticateCaller(services: AppServices, source: KeySource, options: { readOnly?: boolean } = {}): onRequestHookHandler {
   return function authenticateCallerHook(request, _reply, done) {
     const presented = presentedKeyOf(request, source);
-    if (presented === repeatedQueryKey) {
-      done(new GatewayError('invalid_api_key', 'The `key` query parameter is given more than once; send one API key (as `?key=`, `x-goog-api-key` or `Authorization: Bearer`).'));
+    if (presented?.startsWith(repeatedKeyMarker) === true) {
+      done(new GatewayError('invalid_api_key', repeatedKeyMessage(presented.slice(repeatedKeyMarker.length), source)));
       return;
     }
     const result = authenticateToken(services.catalog.snapshot, presented, Math.floor(services.now() / 1000), options);
