@@ -9,9 +9,9 @@ import type { RelayServices } from './relay-services.js';
  * to another group while a large body was still uploading must not be admitted as it was. Refused with the
  * status authentication gives (401 key unknown, disabled or expired, 403 user disabled or group not
  * allowed); a caller that changed replaces `request.caller`, so the new group and model limits apply.
- * Called first as the route's `preHandler` (http/middleware/caller-hooks.ts), the moment the body is
- * complete, so every step before the envelope (a search reservation, a channel filter, an asset pin) reads
- * the caller it will be admitted as; then at admission, where it sees only a change made during those steps.
+ * Called first by the route's handler (http/refresh-caller.ts), the moment the body is complete, so every
+ * step before the envelope (a search reservation, a channel filter, an asset pin) reads the caller it will
+ * be admitted as; then at admission, where it sees only a change made during those steps.
  * Hot path: while the catalog is the snapshot the caller was read from and its key has not expired, it is
  * the caller itself — two comparisons, nothing allocated.
  */

@@ -99,8 +99,8 @@ export async function runRelayEnvelope(
   errorPassthrough: ErrorPassthrough,
 ): Promise<number | undefined> {
   const startedAt = services.now();
-  // Read again once the body arrived (the route's preHandler); this read sees a change made during the
-  // route's own steps since, and is two comparisons otherwise.
+  // Read again once the body arrived (the route handler's first statement, http/refresh-caller.ts); this
+  // read sees a change made during the route's own steps since, and is two comparisons otherwise.
   const caller = currentCaller(services, request, startedAt);
   const { model } = plan;
   // A route's pin (a remix, a task continued where its origin was made) keeps the caller's group, unless

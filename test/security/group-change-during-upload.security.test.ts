@@ -1,6 +1,6 @@
 /**
  * A user moved to another group through the admin API while its request body uploads. The caller is read
- * again once the body has arrived (src/http/middleware/caller-hooks.ts), before any step that reads its
+ * again once the body has arrived (src/http/refresh-caller.ts, each keyed body route's first statement), before any step that reads its
  * group: the steps that shape the request before the relay envelope — the Gemini web-search reservation and
  * the Chat-only channel filter — see the new group, as the envelope's price and routing do. They read the
  * caller authenticated before the body: a user moved from a group whose Gemini channel sends the 2.5

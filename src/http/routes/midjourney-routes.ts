@@ -12,7 +12,8 @@ import { mjImageUrlOf, presentMjTask } from '../../tasks/present-mj-task.js';
 import { publicTaskIdPattern } from '../../tasks/public-task-id.js';
 import type { AppServices } from '../app-services.js';
 import { corsResponseHeaders } from '../cors.js';
-import { callerHooks } from '../middleware/caller-hooks.js';
+import { authenticateCaller } from '../middleware/authenticate-caller.js';
+import { refreshCaller } from '../refresh-caller.js';
 import { relayDownload } from '../relay-download.js';
 
 /** The speed prefixes MJ clients put before `/mj` (protocols.md §1.1); the proxy is called at `/mj/…` either way. */
@@ -27,14 +28,17 @@ const maxConditionIds = 100;
  * Errors use the proxy's envelope, `{code, description, type, result: null}`.
  */
 export async function midjourneyRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
-  const options = { config: { errorStyle: 'mj' as const }, ...callerHooks(services, 'midjourney') };
+  const options = { config: { errorStyle: 'mj' as const }, onRequest: authenticateCaller(services, 'midjourney') };
   const submit: TaskSubmitServices = { relay: services.relay, tasks: services.repositories.tasks, pollIntervalMs: services.environment.taskPollIntervalSeconds * 1000 };
 
   for (const mode of [undefined, ...modes]) {
     const prefix = mode === undefined ? '/mj' : `/${mode}/mj`;
     for (const route of mjSubmitRoutes) {
       const path = route === 'swap' ? `${prefix}/insight-face/swap` : `${prefix}/submit/${route}`;
-      app.post(path, options, (request, reply) => runMjSubmit(submit, route, mode?.slice('mj-'.length), request, reply));
+      app.post(path, options, (request, reply) => {
+        refreshCaller(services, request);
+        return runMjSubmit(submit, route, mode?.slice('mj-'.length), request, reply);
+      });
     }
 
     app.get<{ Params: { id: string } }>(`${prefix}/task/:id/fetch`, options, async (request, reply) => {
@@ -43,11 +47,10 @@ export async function midjourneyRoutes(app: FastifyInstance, services: AppServic
     });
 
     app.post(`${prefix}/task/list-by-condition`, options, async (request, reply) => {
+      const caller = refreshCaller(services, request);
       const ids = requireObjectBody(request.body).ids;
       if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw invalidParameter('ids', 'must be an array of task ids');
       if (ids.length > maxConditionIds) throw invalidParameter('ids', `at most ${maxConditionIds} ids at once`);
-      const caller = request.caller;
-      if (caller === undefined) throw new Error('mj routes run after authentication');
       const wanted = [...new Set((ids as string[]).filter((id) => publicTaskIdPattern.test(id)))];
       const rows = new Map((await services.repositories.tasks.findManyForUser(wanted, caller.user.id, 'mj')).map((row) => [row.public_id, row]));
       return reply.headers(corsResponseHeaders).send(wanted.flatMap((id) => rows.get(id) ?? []).map(presentMjTask));

@@ -7,7 +7,8 @@ import { presentSunoTask } from '../../tasks/present-suno-task.js';
 import { publicTaskIdPattern } from '../../tasks/public-task-id.js';
 import type { AppServices } from '../app-services.js';
 import { corsResponseHeaders } from '../cors.js';
-import { callerHooks } from '../middleware/caller-hooks.js';
+import { authenticateCaller } from '../middleware/authenticate-caller.js';
+import { refreshCaller } from '../refresh-caller.js';
 
 /** Ids one batch fetch may ask for. */
 const maxFetchIds = 100;
@@ -18,10 +19,13 @@ const maxFetchIds = 100;
  * envelope, `{code, message, data: null}`.
  */
 export async function sunoRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
-  const options = { config: { errorStyle: 'task' as const }, ...callerHooks(services, 'openai') };
+  const options = { config: { errorStyle: 'task' as const }, onRequest: authenticateCaller(services, 'openai') };
   const submit: TaskSubmitServices = { relay: services.relay, tasks: services.repositories.tasks, pollIntervalMs: services.environment.taskPollIntervalSeconds * 1000 };
 
-  app.post<{ Params: { action: string } }>('/suno/submit/:action', options, (request, reply) => runSunoSubmit(submit, request.params.action, request, reply));
+  app.post<{ Params: { action: string } }>('/suno/submit/:action', options, (request, reply) => {
+    refreshCaller(services, request);
+    return runSunoSubmit(submit, request.params.action, request, reply);
+  });
 
   app.get<{ Params: { id: string } }>('/suno/fetch/:id', options, async (request, reply) => {
     const [task] = await callersSunoTasks(services, request, [request.params.id]);
@@ -30,6 +34,7 @@ export async function sunoRoutes(app: FastifyInstance, services: AppServices): P
   });
 
   app.post('/suno/fetch', options, async (request, reply) => {
+    refreshCaller(services, request);
     const body = requireObjectBody(request.body);
     const ids = body.ids;
     if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw invalidParameter('ids', 'must be an array of task ids');

@@ -10,45 +10,55 @@ import { runGeminiCountTokens } from '../../relay/gemini/run-gemini-count-tokens
 import { runGeminiEmbeddingRelay } from '../../relay/gemini/run-gemini-embedding-relay.js';
 import { requireObjectBody as requireObject } from '../../relay/validate-body.js';
 import type { AppServices } from '../app-services.js';
-import { callerHooks } from '../middleware/caller-hooks.js';
+import { authenticateCaller } from '../middleware/authenticate-caller.js';
+import { refreshCaller } from '../refresh-caller.js';
 
 /**
  * Text generation in every style (issue #5): Chat Completions, Anthropic Messages, Gemini native. Every
  * answer here sets x-request-id itself (relay client headers, sendGatewayError), hence `setsRequestId`.
+ * Each handler first reads its caller again, the body now complete (refresh-caller.ts).
  */
 export async function textRelayRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
   const track = (work: () => Promise<void>) => services.relay.inFlight.track(work);
+  const openaiKeyed = { config: { errorStyle: 'openai' as const, setsRequestId: true }, onRequest: authenticateCaller(services, 'openai') };
+  const anthropicKeyed = { config: { errorStyle: 'anthropic' as const, setsRequestId: true }, onRequest: authenticateCaller(services, 'anthropic') };
 
-  app.post('/v1/chat/completions', { config: { errorStyle: 'openai', setsRequestId: true }, ...callerHooks(services, 'openai') }, (request, reply) => {
+  app.post('/v1/chat/completions', openaiKeyed, (request, reply) => {
+    refreshCaller(services, request);
     const body = requireObject(request.body);
     validateChatRequest(body);
     const inbound = buildChatInbound(body, request.rawBody, openaiEndpoints.chat.maxOutputTokens(body));
     return track(() => runTextRelay(services.relay, inbound, request, reply));
   });
 
-  app.post('/v1/messages', { config: { errorStyle: 'anthropic', setsRequestId: true }, ...callerHooks(services, 'anthropic') }, (request, reply) => {
+  app.post('/v1/messages', anthropicKeyed, (request, reply) => {
+    refreshCaller(services, request);
     const inbound = buildParsedInbound('anthropic-messages', requireObject(request.body), request.rawBody);
     return track(() => runTextRelay(services.relay, inbound, request, reply));
   });
 
   // Anthropic's token count: the channel's own count on an Anthropic channel, else the gateway's; never charged.
-  app.post('/v1/messages/count_tokens', { config: { errorStyle: 'anthropic', setsRequestId: true }, ...callerHooks(services, 'anthropic') }, (request, reply) => {
+  app.post('/v1/messages/count_tokens', anthropicKeyed, (request, reply) => {
+    refreshCaller(services, request);
     const body = requireObject(request.body);
     return track(() => runAnthropicCountTokens(services.relay, body, request, reply));
   });
 
-  app.post('/v1/responses', { config: { errorStyle: 'openai', setsRequestId: true }, ...callerHooks(services, 'openai') }, (request, reply) => {
+  app.post('/v1/responses', openaiKeyed, (request, reply) => {
+    refreshCaller(services, request);
     const inbound = buildParsedInbound('openai-responses', requireObject(request.body), request.rawBody);
     return track(() => runTextRelay(services.relay, inbound, request, reply));
   });
 
   // Compaction is not streamed and only OpenAI Responses upstreams perform it: bytes through, priced apart.
-  app.post('/v1/responses/compact', { config: { errorStyle: 'openai', setsRequestId: true }, ...callerHooks(services, 'openai') }, (request, reply) =>
-    runOpenaiRelay(services.relay, openaiEndpoints['responses-compact'], request, reply),
-  );
+  app.post('/v1/responses/compact', openaiKeyed, (request, reply) => {
+    refreshCaller(services, request);
+    return runOpenaiRelay(services.relay, openaiEndpoints['responses-compact'], request, reply);
+  });
 
   // Gemini paths carry `model:action` in one segment (a literal colon is not a Fastify parameter).
   const gemini = (request: FastifyRequest, reply: Parameters<typeof runTextRelay>[3]) => {
+    refreshCaller(services, request);
     const target = (request.params as Record<string, string>)['*'] ?? '';
     const separator = target.lastIndexOf(':');
     if (separator <= 0) throw new GatewayError('route_not_found', `Invalid URL (${request.method} ${request.url.split('?', 1)[0]})`);
@@ -74,7 +84,7 @@ export async function textRelayRoutes(app: FastifyInstance, services: AppService
         throw new GatewayError('not_implemented', `Action ${action} is not supported by this gateway.`);
     }
   };
-  const geminiRoute = { config: { errorStyle: 'gemini' as const, setsRequestId: true }, ...callerHooks(services, 'gemini') };
+  const geminiRoute = { config: { errorStyle: 'gemini' as const, setsRequestId: true }, onRequest: authenticateCaller(services, 'gemini') };
   app.post('/v1beta/models/*', geminiRoute, gemini);
   app.post('/v1/models/*', geminiRoute, gemini);
 }

@@ -7,7 +7,8 @@ import { planUpload } from '../../uploads/plan-upload.js';
 import { presignUpload } from '../../uploads/presign-upload.js';
 import type { AuthenticatedCaller } from '../../auth/authenticate-token.js';
 import type { AppServices } from '../app-services.js';
-import { callerHooks } from '../middleware/caller-hooks.js';
+import { authenticateCaller } from '../middleware/authenticate-caller.js';
+import { refreshCaller } from '../refresh-caller.js';
 
 /**
  * Spec §4.10: a presigned PUT to the operator's object storage (UPLOAD_S3_*), for files that image and video
@@ -15,9 +16,8 @@ import { callerHooks } from '../middleware/caller-hooks.js';
  * storage is not metered, so a key (or user) with no balance left is refused it like a relayed request.
  */
 export async function uploadRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
-  app.post('/api/upload/presign', { config: { errorStyle: 'api' }, ...callerHooks(services, 'openai') }, async (request) => {
-    const caller = request.caller;
-    if (caller === undefined) throw new Error('the presign route runs after authentication');
+  app.post('/api/upload/presign', { config: { errorStyle: 'api' }, onRequest: authenticateCaller(services, 'openai') }, async (request) => {
+    const caller = refreshCaller(services, request);
     const storage = services.environment.uploadStorage;
     if (storage === undefined) throw new GatewayError('not_implemented', 'Uploads are not configured on this gateway (UPLOAD_S3_* settings).');
     // All fields are optional: an empty body asks for the defaults.

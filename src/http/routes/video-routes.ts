@@ -13,7 +13,8 @@ import { videoContentSource } from '../../tasks/video-content-source.js';
 import type { AppServices } from '../app-services.js';
 import { corsResponseHeaders } from '../cors.js';
 import { relayDownload } from '../relay-download.js';
-import { callerHooks } from '../middleware/caller-hooks.js';
+import { authenticateCaller } from '../middleware/authenticate-caller.js';
+import { refreshCaller } from '../refresh-caller.js';
 
 /** OpenAI's content variants (protocols.md §4). */
 const contentVariants = new Set(['video', 'thumbnail', 'spritesheet']);
@@ -25,22 +26,33 @@ const contentVariants = new Set(['video', 'thumbnail', 'spritesheet']);
  * only its own tasks (another's id is a 404, as a missing one is).
  */
 export async function videoRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
-  const authenticate = callerHooks(services, 'openai');
   const submit: TaskSubmitServices = { relay: services.relay, tasks: services.repositories.tasks, pollIntervalMs: services.environment.taskPollIntervalSeconds * 1000 };
-  const options = { config: { errorStyle: 'openai' as const }, ...authenticate };
+  const options = { config: { errorStyle: 'openai' as const }, onRequest: authenticateCaller(services, 'openai') };
 
-  app.post('/v1/videos', options, (request, reply) => runVideoSubmit(submit, services.repositories.assetOwners, 'videos', request, reply));
-  app.post('/v1/video/generations', options, (request, reply) => runVideoSubmit(submit, services.repositories.assetOwners, 'generations', request, reply));
+  app.post('/v1/videos', options, (request, reply) => {
+    refreshCaller(services, request);
+    return runVideoSubmit(submit, services.repositories.assetOwners, 'videos', request, reply);
+  });
+  app.post('/v1/video/generations', options, (request, reply) => {
+    refreshCaller(services, request);
+    return runVideoSubmit(submit, services.repositories.assetOwners, 'generations', request, reply);
+  });
   // Seedance 2's reference assets, relayed to the caller's asset channels (create-asset.ts, get-asset.ts).
-  app.post('/api/asset/createMedia', options, (request, reply) => createAsset(services.relay, services.repositories.assetOwners, request, reply));
+  app.post('/api/asset/createMedia', options, (request, reply) => {
+    refreshCaller(services, request);
+    return createAsset(services.relay, services.repositories.assetOwners, request, reply);
+  });
   app.get<{ Querystring: { id?: unknown } }>('/api/asset/get', options, (request, reply) => getAsset(services.relay, services.repositories.assetOwners, request, reply));
 
   // Kling's native routes (protocols.md §3.1): the native body on any video channel (a Kling channel sends
   // it on as it is), the OpenAI video object back; the query answers new-api's `{code, data}` wrapper.
-  const klingOptions = { config: { errorStyle: 'task' as const }, onRequest: options.onRequest, preHandler: options.preHandler };
+  const klingOptions = { config: { errorStyle: 'task' as const }, onRequest: options.onRequest };
   for (const action of ['text2video', 'image2video']) {
     const route = action === 'image2video' ? 'kling-image2video' : 'kling';
-    app.post(`/kling/v1/videos/${action}`, klingOptions, (request, reply) => runVideoSubmit(submit, services.repositories.assetOwners, route, request, reply));
+    app.post(`/kling/v1/videos/${action}`, klingOptions, (request, reply) => {
+      refreshCaller(services, request);
+      return runVideoSubmit(submit, services.repositories.assetOwners, route, request, reply);
+    });
     app.get<{ Params: { id: string } }>(`/kling/v1/videos/${action}/:id`, klingOptions, async (request, reply) => {
       const task = await callersTask(services, request, request.params.id);
       return reply.headers(corsResponseHeaders).send(presentTaskDto(task, contentUrlFor(request, task.public_id)));
@@ -48,6 +60,7 @@ export async function videoRoutes(app: FastifyInstance, services: AppServices): 
   }
 
   app.post<{ Params: { id: string } }>('/v1/videos/:id/remix', options, async (request, reply) => {
+    refreshCaller(services, request);
     const origin = await callersTask(services, request, request.params.id);
     await runVideoRemix(submit, origin, request, reply);
   });
