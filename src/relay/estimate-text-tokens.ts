@@ -1,3 +1,5 @@
+import { carriageReturn, lineFeed, space as spaceCode, tab } from '../streaming/json-char-codes.js';
+
 /**
  * Character kinds that decide how o200k's pre-tokenizer splits text (ASCII only; wider code units are
  * costed one by one). A lower-case letter after an upper-case one continues a word ("Hello"); an
@@ -17,10 +19,10 @@ const asciiKinds = new Uint8Array(128).fill(punctuation);
 for (let code = 97; code <= 122; code += 1) asciiKinds[code] = lower;
 for (let code = 65; code <= 90; code += 1) asciiKinds[code] = upper;
 for (let code = 48; code <= 57; code += 1) asciiKinds[code] = digit;
-asciiKinds[32] = space;
-asciiKinds[9] = space;
-asciiKinds[10] = newline;
-asciiKinds[13] = newline;
+asciiKinds[spaceCode] = space;
+asciiKinds[tab] = space;
+asciiKinds[lineFeed] = newline;
+asciiKinds[carriageReturn] = newline;
 
 /**
  * A cheap upper estimate of a text's o200k token count, for admission (the quota reservation and the

@@ -1,4 +1,4 @@
-const quote = 0x22;
+import { quote } from './json-char-codes.js';
 
 /*
  * Searching JSON bytes for a key such as `"usage"` with Buffer#indexOf is slow: the needle starts with a

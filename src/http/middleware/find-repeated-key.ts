@@ -1,22 +1,4 @@
-/**
- * The first key that one object of a JSON text names twice, as JSON.parse decodes it (`"mo\u0064el"` is
- * `model`), or undefined. JSON.parse keeps the last value of a repeated key; the raw bytes passed through
- * to an upstream carry both, and a parser that keeps the first (or refuses) would run a request other than
- * the one the gateway routed, limited and priced (RFC 8259 §4 leaves the choice to each reader).
- *
- * Runs on every JSON request, after JSON.parse accepted the text (it validates nothing). One pass: string
- * contents are jumped over with indexOf (a quote preceded by an odd run of backslashes is skipped), keys
- * are compared as slices of the text in place (decoded only when they hold a backslash), and the stacks are
- * reused from call to call, so a body without a repeat allocates nothing. An object of more than `linearLimit` keys moves its keys into a Set, so that a body
- * of a hundred thousand keys costs linear time too.
- */
-const quote = 0x22;
-const backslash = 0x5c;
-const openBrace = 0x7b;
-const closeBrace = 0x7d;
-const openBracket = 0x5b;
-const closeBracket = 0x5d;
-const comma = 0x2c;
+import { backslash, closeBrace, closeBracket, comma, openBrace, openBracket, quote } from '../../streaming/json-char-codes.js';
 
 /** Per open container: where its keys start in the key stacks; `inArray` for an array, `inSet` for an object whose keys moved to a Set. */
 const inArray = -1;
@@ -32,6 +14,18 @@ const keyEscaped: number[] = [];
 /** Stacks grown past this by one deep or wide body are dropped after the call rather than kept for good. */
 const retainedLength = 4096;
 
+/**
+ * The first key that one object of a JSON text names twice, as JSON.parse decodes it (`"mo\u0064el"` is
+ * `model`), or undefined. JSON.parse keeps the last value of a repeated key; the raw bytes passed through
+ * to an upstream carry both, and a parser that keeps the first (or refuses) would run a request other than
+ * the one the gateway routed, limited and priced (RFC 8259 §4 leaves the choice to each reader).
+ *
+ * Runs on every JSON request, after JSON.parse accepted the text (it validates nothing). One pass: string
+ * contents are jumped over with indexOf (a quote preceded by an odd run of backslashes is skipped), keys
+ * are compared as slices of the text in place (decoded only when they hold a backslash), and the stacks are
+ * reused from call to call, so a body without a repeat allocates nothing. An object of more than `linearLimit` keys moves its keys into a Set, so that a body
+ * of a hundred thousand keys costs linear time too.
+ */
 export function findRepeatedKey(text: string): string | undefined {
   try {
     // Most bodies hold no backslash at all: then no key is looked into for escapes. Searched here, not in

@@ -1,3 +1,5 @@
+import { closeBrace, isJsonWhitespace, openBrace } from '../../streaming/json-char-codes.js';
+
 /**
  * The bytes sent upstream. Passthrough sends the client's exact bytes; only a model mapping, our
  * request for streamed usage, a `stream` asked of an endpoint that never streams, or an output limit the
@@ -35,10 +37,10 @@ export function buildUpstreamBody(
 
 /** `raw` (a JSON object's bytes) with `"field":value,` inserted after its opening brace. */
 function withLeadingField(raw: Buffer, field: string, value: number): Buffer {
-  const brace = raw.indexOf(0x7b);
+  const brace = raw.indexOf(openBrace);
   // The body parsed as an object, so its first byte after any whitespace is `{`; an empty object takes no comma.
   let next = brace + 1;
-  while (next < raw.length && (raw[next] === 0x20 || raw[next] === 0x0a || raw[next] === 0x0d || raw[next] === 0x09)) next += 1;
-  const empty = raw[next] === 0x7d;
+  while (isJsonWhitespace(raw[next])) next += 1;
+  const empty = raw[next] === closeBrace;
   return Buffer.concat([raw.subarray(0, brace + 1), Buffer.from(`${JSON.stringify(field)}:${value}${empty ? '' : ','}`), raw.subarray(brace + 1)]);
 }

@@ -1,19 +1,9 @@
 import { lastIndexOfQuoted } from '../../streaming/find-quoted-key.js';
+import { backslash, closeBrace, closeBracket, isJsonWhitespace, openBrace, openBracket, quote } from '../../streaming/json-char-codes.js';
 
 const usageKey = Buffer.from('"usage":');
 /** The key without its opening quote: what lastIndexOfQuoted searches for. */
 const usageKeyTail = usageKey.subarray(1);
-
-const quote = 0x22;
-const backslash = 0x5c;
-const openBrace = 0x7b;
-const closeBrace = 0x7d;
-const openBracket = 0x5b;
-const closeBracket = 0x5d;
-
-function isWhitespace(byte: number | undefined): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
-}
 
 /**
  * The top-level `usage` object of a JSON answer, read without parsing the rest (a chat completion's
@@ -36,7 +26,7 @@ export function findTopLevelUsage(bytes: Buffer): Record<string, unknown> | unde
   if (backslashes % 2 === 1) return undefined;
 
   let start = keyAt + usageKey.length;
-  while (isWhitespace(bytes[start])) start += 1;
+  while (isJsonWhitespace(bytes[start])) start += 1;
   if (bytes[start] !== openBrace) return undefined;
   const end = endOfValue(bytes, start);
   if (end === undefined) return undefined;
@@ -44,7 +34,7 @@ export function findTopLevelUsage(bytes: Buffer): Record<string, unknown> | unde
   // The rest must close the object holding the key, and that object must be the root.
   const closeAt = closingIndex(bytes, end, 1);
   if (closeAt === undefined || bytes[closeAt] !== closeBrace) return undefined;
-  for (let index = closeAt + 1; index < bytes.length; index += 1) if (!isWhitespace(bytes[index])) return undefined;
+  for (let index = closeAt + 1; index < bytes.length; index += 1) if (!isJsonWhitespace(bytes[index])) return undefined;
 
   try {
     const usage: unknown = JSON.parse(bytes.toString('utf8', start, end));

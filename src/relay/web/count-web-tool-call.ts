@@ -1,5 +1,6 @@
 import type { UpstreamFailure } from '../../routing/classify-upstream-failure.js';
 import type { UsageMeter } from '../usage-meter.js';
+import { isJsonWhitespace, openBrace } from '../../streaming/json-char-codes.js';
 
 /**
  * UniFuncs answers its failures (a bad URL, a fetch that failed, its own balance or rate limit) with HTTP
@@ -54,8 +55,8 @@ const defaultMessages = new Map<number, string>([
 function envelopeOf(answer: Buffer, contentType: string): Record<string, unknown> | undefined {
   if (!/^application\/json\b/i.test(contentType.trim())) return undefined;
   let index = 0;
-  while (index < answer.length && (answer[index] === 0x20 || answer[index] === 0x0a || answer[index] === 0x0d || answer[index] === 0x09)) index += 1;
-  if (answer[index] !== 0x7b) return undefined;
+  while (isJsonWhitespace(answer[index])) index += 1;
+  if (answer[index] !== openBrace) return undefined;
   try {
     const document: unknown = JSON.parse(answer.toString('utf8'));
     return document !== null && typeof document === 'object' ? (document as Record<string, unknown>) : undefined;
