@@ -37,6 +37,9 @@ const keyedBodyRoutes: ReadonlyArray<{ path: string; body: object }> = [
   { path: '/mj/submit/imagine', body: { base64Array: 'not a list' } },
   { path: '/mj/task/list-by-condition', body: { ids: 'not a list' } },
   { path: '/api/upload/presign', body: { filename: 'a.png' } },
+  // The Conversations routes refuse a body that is not a JSON object.
+  { path: '/v1/conversations', body: ['not an object'] },
+  { path: '/v1/conversations/conv_0000000000000000/items', body: ['not an object'] },
 ];
 
 const keyOf = (index: number) => `sk-${String(index).padStart(2, '0')}${'r'.repeat(46)}`;

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createConversation, relayOwnedConversation, type ConversationCall } from '../../relay/conversations/relay-conversation-request.js';
 import { requireObjectBody } from '../../relay/validate-body.js';
 import type { AppServices } from '../app-services.js';
-import { callerHooks } from '../middleware/caller-hooks.js';
+import { authenticateCaller } from '../middleware/authenticate-caller.js';
+import { refreshCaller } from '../refresh-caller.js';
 
 type Params = { id: string; item?: string };
 
@@ -11,15 +12,18 @@ type Params = { id: string; item?: string };
  * channels, everything else on the conversation's own channel, for its maker alone. Free.
  */
 export async function conversationRoutes(app: FastifyInstance, services: AppServices): Promise<void> {
-  const options = { config: { errorStyle: 'openai' as const }, ...callerHooks(services, 'openai') };
+  const options = { config: { errorStyle: 'openai' as const }, onRequest: authenticateCaller(services, 'openai') };
   const relay = services.relay;
 
   app.post('/v1/conversations', options, (request, reply) => {
+    refreshCaller(services, request);
     // Every field is optional: no body at all asks for an empty conversation.
     return createConversation(relay, request, reply, request.body === undefined ? '{}' : bytesOf(request));
   });
 
   const owned = (method: ConversationCall['method'], suffix: (params: Params) => string, withBody: boolean) => (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+    // A request with a body: the caller as it is once the body has arrived (refresh-caller.ts).
+    if (withBody) refreshCaller(services, request);
     const body = withBody ? bytesOf(request) : undefined;
     const subpath = `/${encodeURIComponent(request.params.id)}${suffix(request.params)}${queryOf(request.url)}`;
     return relayOwnedConversation(relay, request, reply, request.params.id, { method, subpath, body });
