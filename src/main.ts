@@ -36,9 +36,11 @@ import { runMigrations } from './storage/run-migrations.js';
 import { startRetention } from './storage/start-retention.js';
 import { TasksRepository } from './storage/tasks-repository.js';
 import { AssetOwnersRepository } from './storage/asset-owners-repository.js';
+import { ConversationOwnersRepository } from './storage/conversation-owners-repository.js';
 import { TokensRepository } from './storage/tokens-repository.js';
 import { TaskEngine } from './tasks/task-engine.js';
 import { UsersRepository } from './storage/users-repository.js';
+import { ConversationOwners } from './relay/conversations/conversation-owners.js';
 import { LocalResponseMemory, type ResponseMemory } from './relay/responses/response-memory.js';
 import { StreamKeepAlive } from './relay/stream-keepalive.js';
 
@@ -80,6 +82,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     logs: new LogsRepository(database.db),
     tasks: new TasksRepository(database.db, database.dialect),
     assetOwners: new AssetOwnersRepository(database.db, database.dialect),
+    conversationOwners: new ConversationOwnersRepository(database.db, database.dialect),
   };
 
   const bootstrap = await ensureRootAndAdminKey(repositories.users, repositories.options, config?.admin_key ?? environment.adminKey, now());
@@ -174,6 +177,10 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     logWriter,
     inFlight,
     responses,
+    conversations: new ConversationOwners(responses, repositories.conversationOwners, {
+      now,
+      onError: (error, conversationId) => process.stderr.write(`writing the owner row of conversation ${conversationId} failed: ${String(error)}\n`),
+    }),
     keepAlive: new StreamKeepAlive(environment.streamKeepAliveSeconds * 1000),
     settings: { maxStreamEventBytes: 8 * 1024 * 1024, usageWaitMs: environment.usageWaitSeconds * 1000 },
     disableChannel: (channelId, reason) => {

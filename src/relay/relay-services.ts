@@ -5,6 +5,7 @@ import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { LogWriter } from '../logging/log-writer.js';
 import type { UpstreamClient } from '../providers/upstream-client.js';
 import type { ChannelHealth } from '../routing/channel-health.js';
+import type { ConversationOwners } from './conversations/conversation-owners.js';
 import type { InFlightRequests } from './in-flight-requests.js';
 import type { ResponseMemory } from './responses/response-memory.js';
 import type { StreamKeepAlive } from './stream-keepalive.js';
@@ -33,6 +34,8 @@ export interface RelayServices {
   inFlight: InFlightRequests;
   /** Stored Responses answers: where each is, whose, and how much context it holds. */
   responses: ResponseMemory;
+  /** Whose each conversation made through the gateway is: the memory above, and the table behind it. */
+  conversations: ConversationOwners;
   /** Pings client streams that fall silent (STREAM_KEEPALIVE_SECONDS). */
   keepAlive: StreamKeepAlive;
   settings: RelaySettings;

@@ -208,6 +208,21 @@ export interface AssetOwnersTable {
   created_at: number;
 }
 
+/**
+ * Who made an OpenAI conversation through the gateway (or claimed it, `allow_unknown_conversations`), and
+ * where (migration 018): the response memory's entry for it, kept until the conversation is deleted
+ * through the gateway, and read back when the memory has none.
+ */
+export interface ConversationOwnersTable {
+  /** The upstream's id (`conv_…`), which the client names. */
+  conversation_id: string;
+  user_id: number;
+  channel_id: number;
+  /** Which of the channel's keys made it (the conversation is in that key's account). */
+  key_fingerprint: string;
+  created_at: number;
+}
+
 export interface DatabaseSchema {
   users: UsersTable;
   tokens: TokensTable;
@@ -219,6 +234,7 @@ export interface DatabaseSchema {
   logs: LogsTable;
   tasks: TasksTable;
   asset_owners: AssetOwnersTable;
+  conversation_owners: ConversationOwnersTable;
 }
 
 export type Database = Kysely<DatabaseSchema>;

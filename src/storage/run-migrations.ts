@@ -18,6 +18,7 @@ import { tasksRequestIdMigration } from './migrations/015-tasks-request-id.js';
 import { priorityTierPricesMigration } from './migrations/016-priority-tier-prices.js';
 import { walletsDebitedMigration } from './migrations/017-wallets-debited.js';
 import { mysqlSettleFlagsMigration } from './migrations/018-mysql-settle-flags.js';
+import { conversationOwnersMigration } from './migrations/019-conversation-owners.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -40,6 +41,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '016-priority-tier-prices': priorityTierPricesMigration(),
     '017-wallets-debited': walletsDebitedMigration(dialect),
     '018-mysql-settle-flags': mysqlSettleFlagsMigration(dialect),
+    '019-conversation-owners': conversationOwnersMigration(),
   };
 }
 

@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenaiConversationsUpstream, type FakeOpenaiConversationsUpstream } from '../fakes/fake-openai-conversations-upstream.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
-import { serverUrls } from '../support/test-databases.js';
+import { allDialects, createTestDatabase, serverUrls, type TestDatabase } from '../support/test-databases.js';
 
 /**
  * OpenAI's Conversations API through the gateway (docs/behaviour.md "Stored responses"), with the official
@@ -125,6 +125,14 @@ for (const mode of ['one process', 'two replicas sharing Redis'] as const) {
       const charged = rows.filter((row) => row.style !== 'openai-conversations').reduce((sum, row) => sum + Number(row.quota), 0);
       expect(charged).toBeGreaterThan(0);
       expect(after.used - before.used).toBe(charged);
+      // The deleted one is forgotten by every replica (the one that made it keeps a copy of its own): its
+      // maker's next request is OpenAI's 404, with no upstream call.
+      const calls = upstreamCalls();
+      for (const on of [gateway, other()]) {
+        expect(await sdk(alice, on).conversations.retrieve(second.id).catch((caught: unknown) => caught as any)).toBeInstanceOf(OpenAI.NotFoundError);
+        expect(await sdk(alice, on).responses.create({ model, input: 'gone?', conversation: second.id }).catch((caught: unknown) => caught as any)).toBeInstanceOf(OpenAI.BadRequestError);
+      }
+      expect(upstreamCalls()).toBe(calls);
     });
 
     it("another user's conversation, or one the gateway does not know, is unknown to Bob on every route: no upstream call, nothing charged", async () => {
@@ -206,11 +214,14 @@ for (const mode of ['one process', 'two replicas sharing Redis'] as const) {
 }
 
 describe('allow_unknown_conversations: true (an operator whose conversations are made outside the gateway)', () => {
+  let database: TestDatabase;
   let gateway: TestGateway;
   let upstream: FakeOpenaiConversationsUpstream;
   beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
     upstream = await startFakeOpenaiConversationsUpstream({ keys: ['sk-up'], name: `outside${run}` });
     gateway = await startTestGateway({
+      databaseUrl: database.url,
       config: {
         allow_unknown_conversations: true,
         prices: { [model]: { input: 2, output: 8 } },
@@ -226,6 +237,7 @@ describe('allow_unknown_conversations: true (an operator whose conversations are
   afterAll(async () => {
     await gateway?.close();
     await upstream?.close();
+    await database?.drop();
   });
 
   it('a conversation made on the account directly is claimed by the first user whose turn names it, and refused to the next', async () => {
@@ -237,9 +249,23 @@ describe('allow_unknown_conversations: true (an operator whose conversations are
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect(await new OpenAI({ apiKey: alice, baseURL: `${gateway.url}/v1`, maxRetries: 0 }).conversations.items.list(outside.id)).toMatchObject({ data: expect.any(Array) });
   });
+
+  it('a claim is recorded in the database: after a restart without Redis the conversation is still its claimer\'s, and nobody else claims it', async () => {
+    const outside = await new OpenAI({ apiKey: 'sk-up', baseURL: `${upstream.url}/v1`, maxRetries: 0 }).conversations.create();
+    await new OpenAI({ apiKey: alice, baseURL: `${gateway.url}/v1`, maxRetries: 0 }).responses.create({ model, input: 'hi', conversation: outside.id });
+    await gateway.settled();
+    await gateway.close();
+    gateway = await startTestGateway({ databaseUrl: database.url, config: { channels: [] } as never });
+    const bobs = await new OpenAI({ apiKey: bob, baseURL: `${gateway.url}/v1`, maxRetries: 0 }).responses.create({ model, input: 'mine?', conversation: outside.id }).catch((caught: unknown) => caught as any);
+    expect(bobs).toBeInstanceOf(OpenAI.BadRequestError);
+    const turn = await new OpenAI({ apiKey: alice, baseURL: `${gateway.url}/v1`, maxRetries: 0 }).responses.create({ model, input: 'again', conversation: outside.id });
+    expect(turn.output_text).toBe(`outside${run} read 2 items`);
+    const rows = await gateway.gateway.services.database.db.selectFrom('conversation_owners').select(['conversation_id', 'user_id']).where('conversation_id', '=', outside.id).execute();
+    expect(rows).toHaveLength(1);
+  });
 });
 
-describe('a conversation is remembered 72 hours past its last request (one process, its clock moved)', () => {
+describe('a conversation outlives the memory: 72 hours idle, its maker still reaches it (one process, its clock moved)', () => {
   let gateway: TestGateway;
   let upstream: FakeOpenaiConversationsUpstream;
   let clock = Date.now();
@@ -251,8 +277,11 @@ describe('a conversation is remembered 72 hours past its last request (one proce
       config: {
         prices: { [model]: { input: 2, output: 8 } },
         channels: [{ name: 'responses', type: 'openai', base_url: upstream.url, key: 'sk-up', models: [model], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: { api: 'responses' } }],
-        users: [{ username: 'alice', role: 'user', group: 'default', enabled: true }],
-        tokens: [{ name: 'alice-key', user: 'alice', key: alice, quota: 100_000_000, expires_at: 0, enabled: true }],
+        users: ['alice', 'bob'].map((username) => ({ username, role: 'user' as const, group: 'default', enabled: true })),
+        tokens: [
+          { name: 'alice-key', user: 'alice', key: alice, quota: 100_000_000, expires_at: 0, enabled: true },
+          { name: 'bob-key', user: 'bob', key: bob, quota: 100_000_000, expires_at: 0, enabled: true },
+        ],
       },
     });
   });
@@ -261,7 +290,7 @@ describe('a conversation is remembered 72 hours past its last request (one proce
     await upstream?.close();
   });
 
-  it('a read on the Conversations routes keeps it alive; 72 hours without any request, it is unknown (refused, no upstream call)', async () => {
+  it('a read on the Conversations routes keeps its memory; 72 hours without any request the memory forgets it, and the database still knows its maker', async () => {
     const client = new OpenAI({ apiKey: alice, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     const made = await client.conversations.create();
     clock += hours(71);
@@ -269,10 +298,95 @@ describe('a conversation is remembered 72 hours past its last request (one proce
     clock += hours(71);
     expect((await client.responses.create({ model, input: 'still mine?', conversation: made.id })).output_text).toBe(`clock${run} read 0 items`);
     clock += hours(73);
+    expect(await gateway.gateway.services.relay.responses.recall(made.id), 'the memory has forgotten it').toBeUndefined();
+    expect((await client.responses.create({ model, input: 'and now?', conversation: made.id })).output_text).toBe(`clock${run} read 2 items`);
+    expect(await client.conversations.retrieve(made.id)).toMatchObject({ id: made.id });
+    clock += hours(73);
     const calls = upstream.requests.length;
-    const lapsed = await client.responses.create({ model, input: 'and now?', conversation: made.id }).catch((caught: unknown) => caught as any);
-    expect(lapsed).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((await client.conversations.retrieve(made.id).catch((caught: unknown) => caught as any)).status).toBe(404);
+    const bobs = new OpenAI({ apiKey: bob, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    expect(await bobs.responses.create({ model, input: 'mine?', conversation: made.id }).catch((caught: unknown) => caught as any)).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((await bobs.conversations.retrieve(made.id).catch((caught: unknown) => caught as any)).status).toBe(404);
     expect(upstream.requests.length).toBe(calls);
   });
 });
+
+for (const { dialect, available } of allDialects) {
+  describe.skipIf(!available)(`a conversation outlives a gateway restart without Redis, and a deleted one is forgotten (${dialect})`, () => {
+    let database: TestDatabase;
+    let upstream: FakeOpenaiConversationsUpstream;
+    let gateway: TestGateway | undefined;
+    const sdk = (key: string) => new OpenAI({ apiKey: key, baseURL: `${gateway!.url}/v1`, maxRetries: 0 });
+    const config = () => ({
+      prices: { [model]: { input: 2, output: 8 } },
+      // Two keys, two accounts: each conversation must come back with the key that made it.
+      channels: [{ name: 'responses', type: 'openai' as const, base_url: upstream.url, keys: ['sk-up-1', 'sk-up-2'], models: [model], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: { api: 'responses' as const } }],
+      users: ['alice', 'bob'].map((username) => ({ username, role: 'user' as const, group: 'default', enabled: true })),
+      tokens: [
+        { name: 'alice-key', user: 'alice', key: alice, quota: 100_000_000, expires_at: 0, enabled: true },
+        { name: 'bob-key', user: 'bob', key: bob, quota: 100_000_000, expires_at: 0, enabled: true },
+      ],
+    });
+    const restart = async () => {
+      await gateway!.settled();
+      await gateway!.close();
+      gateway = await startTestGateway({ databaseUrl: database.url, config: { channels: [] } as never });
+    };
+    const ownerRows = () => gateway!.gateway.services.database.db.selectFrom('conversation_owners').selectAll().execute();
+
+    beforeAll(async () => {
+      database = await createTestDatabase(dialect);
+      upstream = await startFakeOpenaiConversationsUpstream({ keys: ['sk-up-1', 'sk-up-2'], name: `restart${dialect}${run}` });
+      gateway = await startTestGateway({ databaseUrl: database.url, config: config() });
+    });
+    afterAll(async () => {
+      await gateway?.close();
+      await upstream?.close();
+      await database?.drop();
+    });
+
+    it("its maker's conversations (each on its own key) still work after a restart; another user's request is still refused, with no upstream call", async () => {
+      const first = await sdk(alice).conversations.create({ items: [{ type: 'message', role: 'user', content: 'remember 42' }] });
+      const second = await sdk(alice).conversations.create();
+      expect(new Set([upstream.conversations.get(first.id)?.key, upstream.conversations.get(second.id)?.key])).toEqual(new Set(['sk-up-1', 'sk-up-2']));
+      await restart();
+      expect(await gateway!.gateway.services.relay.responses.recall(first.id), 'the new process remembers nothing').toBeUndefined();
+
+      const calls = upstream.requests.length;
+      for (const id of [first.id, second.id]) {
+        const refused = await sdk(bob).responses.create({ model, input: 'mine now?', conversation: id }).catch((caught: unknown) => caught as any);
+        expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+        expect(refused.error).toMatchObject({ param: 'conversation', message: expect.stringContaining(`Conversation with id '${id}' not found.`) });
+        expect(await sdk(bob).conversations.retrieve(id).catch((caught: unknown) => caught as any)).toBeInstanceOf(OpenAI.NotFoundError);
+      }
+      expect(upstream.requests.length, 'no upstream call for Bob').toBe(calls);
+
+      expect((await sdk(alice).responses.create({ model, input: 'what was the number?', conversation: first.id })).output_text).toBe(`restart${dialect}${run} read 1 items`);
+      expect((await sdk(alice).responses.create({ model, input: 'hi', conversation: { id: second.id }, stream: false })).output_text).toBe(`restart${dialect}${run} read 0 items`);
+      expect(await sdk(alice).conversations.retrieve(second.id)).toMatchObject({ id: second.id, object: 'conversation' });
+      expect((await sdk(alice).conversations.items.list(first.id)).data.length).toBe(3);
+      await restart();
+      expect(await sdk(bob).conversations.items.list(first.id).catch((caught: unknown) => caught as any)).toBeInstanceOf(OpenAI.NotFoundError);
+      expect((await sdk(alice).conversations.items.list(first.id)).data.length).toBe(3);
+    });
+
+    it('a conversation deleted through the gateway is forgotten: a 404 (400 on /v1/responses) with no upstream call, before and after a restart', async () => {
+      const made = await sdk(alice).conversations.create();
+      const kept = await sdk(alice).conversations.create();
+      expect((await ownerRows()).map((row) => row.conversation_id)).toEqual(expect.arrayContaining([made.id, kept.id]));
+      expect(await sdk(alice).conversations.delete(made.id)).toEqual({ id: made.id, object: 'conversation.deleted', deleted: true });
+      expect((await ownerRows()).map((row) => row.conversation_id)).not.toContain(made.id);
+      for (const round of ['before', 'after'] as const) {
+        if (round === 'after') await restart();
+        const calls = upstream.requests.length;
+        const gone = await sdk(alice).conversations.retrieve(made.id).catch((caught: unknown) => caught as any);
+        expect(gone, round).toBeInstanceOf(OpenAI.NotFoundError);
+        expect(gone.error).toMatchObject({ message: expect.stringContaining(`Conversation with id '${made.id}' not found.`) });
+        expect(await sdk(alice).conversations.delete(made.id).catch((caught: unknown) => caught as any)).toBeInstanceOf(OpenAI.NotFoundError);
+        expect(await sdk(alice).responses.create({ model, input: 'still there?', conversation: made.id }).catch((caught: unknown) => caught as any)).toBeInstanceOf(OpenAI.BadRequestError);
+        expect(upstream.requests.length, `no upstream call (${round})`).toBe(calls);
+        // Only the deleted one is forgotten.
+        expect(await sdk(alice).conversations.retrieve(kept.id)).toMatchObject({ id: kept.id });
+      }
+    });
+  });
+}

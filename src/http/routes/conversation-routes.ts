@@ -26,7 +26,8 @@ export async function conversationRoutes(app: FastifyInstance, services: AppServ
     if (withBody) refreshCaller(services, request);
     const body = withBody ? bytesOf(request) : undefined;
     const subpath = `/${encodeURIComponent(request.params.id)}${suffix(request.params)}${queryOf(request.url)}`;
-    return relayOwnedConversation(relay, request, reply, request.params.id, { method, subpath, body });
+    const deletesConversation = method === 'DELETE' && suffix === none;
+    return relayOwnedConversation(relay, request, reply, request.params.id, { method, subpath, body, deletesConversation });
   };
   const none = () => '';
   const items = () => '/items';

@@ -21,6 +21,8 @@ export interface ConversationCall {
   subpath: string;
   /** The client's bytes (POST), sent as they came. */
   body: Buffer | string | undefined;
+  /** `DELETE /v1/conversations/{id}`: once the upstream has deleted it, the gateway forgets it. */
+  deletesConversation: boolean;
 }
 
 const channelsOf = (services: RelayServices, caller: AuthenticatedCaller) =>
@@ -37,9 +39,11 @@ const upstreamRequest = (call: ConversationCall) => (channel: { baseUrl: string 
 /**
  * `POST /v1/conversations`: made on the first of the caller's conversation channels that answers
  * (conversation-channels.ts), with that channel's next key in turn; the conversation id it answers is
- * remembered as a stored response is (same memory, same lifetime), with its maker, channel and key, so that
- * its later requests go there and no other user reaches it. Its initial items are counted as the history a
- * first turn reads back. Free (run-asset-request.ts: rate limits, a log row of quota 0).
+ * remembered as a stored response is (same memory), with its maker, channel and key, and recorded in the
+ * database before the id is answered (conversation-owners.ts: a restart, or the memory's lapse, must not
+ * make it unknown to its maker), so that its later requests go there and no other user reaches it. Its
+ * initial items are counted as the history a first turn reads back. Free (run-asset-request.ts: rate
+ * limits, a log row of quota 0).
  */
 export function createConversation(services: RelayServices, request: FastifyRequest, reply: FastifyReply, body: Buffer | string): Promise<void> {
   return runAssetRequest(
@@ -47,10 +51,10 @@ export function createConversation(services: RelayServices, request: FastifyRequ
     request,
     reply,
     async (caller) => {
-      const answer = await askAssetChannels(services, channelsOf(services, caller), (channel) => services.health.pickKey(channel), upstreamRequest({ method: 'POST', subpath: '', body }), conversationsService);
+      const answer = await askAssetChannels(services, channelsOf(services, caller), (channel) => services.health.pickKey(channel), upstreamRequest({ method: 'POST', subpath: '', body, deletesConversation: false }), conversationsService);
       const id = answer.status < 300 ? conversationIdOf(answer.text) : undefined;
       if (id !== undefined) {
-        services.responses.remember(id, { channelId: answer.channel.id, keyFingerprint: keyFingerprint(answer.key), userId: caller.user.id, contextTokens: estimateTextTokens(body.toString()) });
+        await services.conversations.recordMade(id, { channelId: answer.channel.id, keyFingerprint: keyFingerprint(answer.key), userId: caller.user.id }, estimateTextTokens(body.toString()));
       }
       return answer;
     },
@@ -63,8 +67,10 @@ export function createConversation(services: RelayServices, request: FastifyRequ
  * first turn that named it when unknown conversations may be claimed) may reach it, on its channel with its
  * key; any other id — another user's, one the gateway does not know or no longer remembers — is OpenAI's
  * 404 for an unknown conversation, with no upstream call (every user shares the channel's account, which
- * would answer for any id). Each request it answers keeps the entry alive another lifetime (the memory
- * forgets what is not written for 72 hours), and items added count into the history its next turn reserves.
+ * would answer for any id). Each request it answers keeps the memory's entry alive another lifetime (the
+ * memory forgets what is not written for 72 hours; the table then answers, with no history counted), and
+ * items added count into the history its next turn reserves. A conversation the upstream deleted here is
+ * forgotten (table, memory, Redis): its maker's next request is the same 404, with no upstream call.
  */
 export function relayOwnedConversation(services: RelayServices, request: FastifyRequest, reply: FastifyReply, conversationId: string, call: ConversationCall): Promise<void> {
   return runAssetRequest(
@@ -72,13 +78,15 @@ export function relayOwnedConversation(services: RelayServices, request: Fastify
     request,
     reply,
     async (caller) => {
-      const owner = conversationId.length <= maxRememberedIdLength ? await services.responses.recall(conversationId) : undefined;
+      const owner = conversationId.length <= maxRememberedIdLength ? await services.conversations.recall(conversationId) : undefined;
       if (owner === undefined || owner.userId !== caller.user.id) {
         throw new GatewayError('not_found', `Conversation with id '${conversationId.slice(0, maxRememberedIdLength)}' not found.`);
       }
       const holder = channelsOf(services, caller).filter((channel) => channel.id === owner.channelId);
       const answer = await askAssetChannels(services, holder, (channel) => keyByFingerprint(channel.keys, owner.keyFingerprint ?? null), upstreamRequest(call), conversationsService);
-      if (answer.status < 300) {
+      if (answer.status < 300 && call.deletesConversation) {
+        await services.conversations.forget(conversationId);
+      } else if (answer.status < 300) {
         const added = call.method === 'POST' && call.subpath.includes('/items') && call.body !== undefined ? estimateTextTokens(call.body.toString()) : 0;
         services.responses.remember(conversationId, { ...owner, contextTokens: owner.contextTokens + added });
       }

@@ -32,7 +32,10 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
   const stream = endpoint.streams && body.stream === true;
   const clientWantsUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
   // Compaction of a stored response reads it back: on the channel that holds it, with its context reserved.
-  const continued = endpoint.name === 'responses-compact' ? await recallContinuation(services.responses, continuationIdsOf(body), request.caller?.user.id ?? 0, services.catalog.snapshot.settings.allowUnknownConversations) : undefined;
+  const continued =
+    endpoint.name === 'responses-compact'
+      ? await recallContinuation(services.responses, continuationIdsOf(body), request.caller?.user.id ?? 0, services.catalog.snapshot.settings.allowUnknownConversations, (id) => services.conversations.recall(id))
+      : undefined;
   const prompt = withContext(estimatePromptTokens(endpoint.promptText(body)), continued?.contextTokens ?? 0);
 
   await runRelayEnvelope(

@@ -63,14 +63,22 @@ export function continuationIdsOf(body: Record<string, unknown>): ContinuationId
  * not open someone else's history. So is a conversation the gateway does not know, unless
  * `allowUnknownConversations` (it was then made outside the gateway, and becomes its first user's): the
  * gateway makes conversations (`POST /v1/conversations`) and remembers their maker, so an unknown id is
- * someone's guess, or one whose memory lapsed — refused alike, with the same words as another user's.
+ * someone's guess — refused, with the same words as another user's. `recallConversation` reads a
+ * conversation's owner (conversation-owners.ts: the memory, then the table of the conversations the gateway
+ * made); by default the memory alone.
  */
-export async function recallContinuation(memory: ResponseMemory, ids: ContinuationIds, userId: number, allowUnknownConversations: boolean): Promise<RememberedResponse | undefined> {
+export async function recallContinuation(
+  memory: ResponseMemory,
+  ids: ContinuationIds,
+  userId: number,
+  allowUnknownConversations: boolean,
+  recallConversation: (id: string) => Promise<RememberedResponse | undefined> = (id) => memory.recall(id),
+): Promise<RememberedResponse | undefined> {
   if (ids.unrememberableConversation !== undefined && !allowUnknownConversations) throw unknownConversation(ids.unrememberableConversation);
   if (ids.previousResponseId === undefined && ids.conversationId === undefined && ids.itemIds.length === 0) return undefined;
   const [previous, conversation, items] = await Promise.all([
     ids.previousResponseId === undefined ? undefined : memory.recall(ids.previousResponseId),
-    ids.conversationId === undefined ? undefined : memory.recall(ids.conversationId),
+    ids.conversationId === undefined ? undefined : recallConversation(ids.conversationId),
     ids.itemIds.length === 0 ? [] : memory.recallEach(ids.itemIds),
   ]);
   if (previous !== undefined && previous.userId !== userId) {

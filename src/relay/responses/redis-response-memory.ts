@@ -2,6 +2,11 @@ import { Redis } from 'ioredis';
 import { LocalResponseMemory, parseRememberedResponse, type MemoryOptions, type RememberedResponse, type ResponseMemory } from './response-memory.js';
 
 const keyPrefix = 'relay:response:';
+/**
+ * What a forgotten id holds in Redis for the memory's lifetime: a replica whose own copy still has the
+ * entry must drop it, not fall back to it as it does for an id Redis has lost.
+ */
+const forgottenMarker = 'forgotten';
 
 /**
  * Replicas share what they remember through Redis: a conversation's next turn may reach any replica.
@@ -44,7 +49,9 @@ export class RedisResponseMemory implements ResponseMemory {
    */
   async recall(id: string): Promise<RememberedResponse | undefined> {
     try {
-      const entry = parseRememberedResponse(await this.redis.get(keyPrefix + id));
+      const text = await this.redis.get(keyPrefix + id);
+      if (text === forgottenMarker) return this.dropLocal(id);
+      const entry = parseRememberedResponse(text);
       if (entry !== undefined) this.local.remember(id, entry);
       return entry ?? this.local.peek(id);
     } catch (error) {
@@ -59,6 +66,7 @@ export class RedisResponseMemory implements ResponseMemory {
     try {
       const texts = await this.redis.mget(ids.map((id) => keyPrefix + id));
       return ids.map((id, index) => {
+        if (texts[index] === forgottenMarker) return this.dropLocal(id);
         const entry = parseRememberedResponse(texts[index] ?? null);
         if (entry !== undefined) this.local.remember(id, entry);
         return entry ?? this.local.peek(id);
@@ -67,6 +75,17 @@ export class RedisResponseMemory implements ResponseMemory {
       this.options.onError(error);
       return ids.map((id) => this.local.peek(id));
     }
+  }
+
+  /** Awaited: a replica asked next finds it forgotten, and drops its own copy. */
+  async forget(id: string): Promise<void> {
+    void this.local.forget(id);
+    await this.redis.set(keyPrefix + id, forgottenMarker, 'PX', this.options.ttlMs).catch(this.options.onError);
+  }
+
+  private dropLocal(id: string): undefined {
+    void this.local.forget(id);
+    return undefined;
   }
 
   async close(): Promise<void> {

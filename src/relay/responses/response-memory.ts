@@ -32,6 +32,8 @@ export interface ResponseMemory {
   recall(id: string): Promise<RememberedResponse | undefined>;
   /** Each id's entry, in order (an input's item ids): one read from Redis. */
   recallEach(ids: readonly string[]): Promise<(RememberedResponse | undefined)[]>;
+  /** Drops the entry (a conversation deleted through the gateway); with Redis, settled once Redis has dropped it too. */
+  forget(id: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -84,6 +86,11 @@ export class LocalResponseMemory implements ResponseMemory {
 
   recallEach(ids: readonly string[]): Promise<(RememberedResponse | undefined)[]> {
     return Promise.resolve(ids.map((id) => this.peek(id)));
+  }
+
+  forget(id: string): Promise<void> {
+    this.entries.delete(id);
+    return Promise.resolve();
   }
 
   get size(): number {

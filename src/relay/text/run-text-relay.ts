@@ -137,7 +137,15 @@ async function planContinuation(services: RelayServices, inbound: TextInbound, r
   const { body } = inbound;
   const ids = continuationIdsOf(body);
   const userId = request.caller?.user.id ?? 0;
-  const known = await recallContinuation(services.responses, ids, userId, services.catalog.snapshot.settings.allowUnknownConversations);
+  // A conversation neither the memory nor the table knows, let through (allow_unknown_conversations), is
+  // claimed by this turn: recorded as its first answer's, once.
+  let claimed = false;
+  const recallConversation = async (id: string) => {
+    const owner = await services.conversations.recall(id);
+    claimed = owner === undefined;
+    return owner;
+  };
+  const known = await recallContinuation(services.responses, ids, userId, services.catalog.snapshot.settings.allowUnknownConversations, recallConversation);
   const prompt = withContext(inbound, known?.contextTokens ?? 0);
   const stored = body.store !== false;
   // Told at the answer's opening, at each output item it announces and at its end, with one key per
@@ -156,6 +164,10 @@ async function planContinuation(services: RelayServices, inbound: TextInbound, r
     // Without a usage report: what this turn sent (its history included) and what it produced, by its characters.
     const contextTokens = usage === undefined ? prompt.estimatedPromptTokens + outputTokens : usage.input.total + outputTokens;
     const answer = { channelId: channel.id, keyFingerprint: fingerprinted.fingerprint, userId };
+    if (claimed && ids.conversationId !== undefined) {
+      claimed = false;
+      services.conversations.recordClaimed(ids.conversationId, answer);
+    }
     if (written.responseId !== meter.responseId || written.contextTokens !== contextTokens) {
       rememberAnswer(services.responses, ids, stored, { ...answer, responseId: meter.responseId, contextTokens });
       written.responseId = meter.responseId;
