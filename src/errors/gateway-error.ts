@@ -30,6 +30,8 @@ export type GatewayErrorCode =
   | 'upstream_error'
   /** The upstream refused the channel's credentials (its 401/403): the gateway's key, not the client's (502). */
   | 'upstream_credentials_refused'
+  /** The upstream says the channel's account is out of credit or disabled: the gateway's balance, not the client's (502). */
+  | 'upstream_out_of_credit'
   | 'upstream_timeout'
   | 'not_implemented'
   | 'internal_error';
@@ -72,6 +74,7 @@ export function statusForCode(code: GatewayErrorCode): number {
       return 501;
     case 'upstream_error':
     case 'upstream_credentials_refused':
+    case 'upstream_out_of_credit':
       return 502;
     case 'no_available_channel':
       return 503;

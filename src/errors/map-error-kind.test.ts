@@ -3,7 +3,7 @@ import { mapErrorKind } from './map-error-kind.js';
 import { readErrorKind, type ErrorKind } from './read-error-kind.js';
 import { formatOpenaiErrorWords } from './format-openai-error-words.js';
 
-const kinds: ErrorKind[] = ['invalid_request', 'request_too_large', 'not_found', 'rate_limit', 'quota', 'overloaded', 'timeout', 'server'];
+const kinds: ErrorKind[] = ['invalid_request', 'request_too_large', 'not_found', 'rate_limit', 'overloaded', 'timeout', 'server'];
 
 describe('mapErrorKind', () => {
   it('names an overload, a rate limit and a server fault in each style\'s own words', () => {
@@ -19,7 +19,6 @@ describe('mapErrorKind', () => {
       anthropic: 'rate_limit_error',
       gemini: { status: 'RESOURCE_EXHAUSTED', code: 429 },
     });
-    expect(mapErrorKind('quota').openai).toEqual({ type: 'insufficient_quota', code: 'insufficient_quota' });
     expect(mapErrorKind('server')).toMatchObject({ openai: { type: 'server_error', code: null }, anthropic: 'api_error', gemini: { status: 'INTERNAL', code: 500 } });
   });
 
@@ -27,7 +26,13 @@ describe('mapErrorKind', () => {
     const words = mapErrorKind(kind);
     expect(readErrorKind(words.anthropic)).toBe(kind);
     // Google and OpenAI have fewer words than there are kinds: the nearest one, read back by its status.
-    expect(readErrorKind(words.gemini.status, words.gemini.code)).toBe(kind === 'request_too_large' ? 'invalid_request' : kind === 'quota' ? 'rate_limit' : kind);
+    expect(readErrorKind(words.gemini.status, words.gemini.code)).toBe(kind === 'request_too_large' ? 'invalid_request' : kind);
+  });
+
+  it('tells an upstream\'s account out of credit (the channel\'s) as a server fault, in no style\'s quota words', () => {
+    expect(mapErrorKind('quota')).toEqual(mapErrorKind('server'));
+    expect(mapErrorKind('quota').openai.type).not.toBe('insufficient_quota');
+    expect(mapErrorKind('quota').anthropic).not.toBe('billing_error');
   });
 
   it.each<ErrorKind>(['authentication', 'permission'])('tells an upstream\'s %s refusal (the channel\'s key) as a server fault, in no style\'s words for a refused key', (kind) => {

@@ -58,11 +58,15 @@ const wordsByKind = {
     anthropic: 'rate_limit_error',
     gemini: { status: 'RESOURCE_EXHAUSTED', code: 429 },
   },
+  // The upstream's account (the channel's) is out of credit: the gateway's balance, not the client's, whose
+  // own the gateway admitted. A server fault — never the style's quota words (`insufficient_quota`,
+  // `billing_error`), which the client reads as its own balance run out, the gateway's own 402 (the whole
+  // answer is a 502: relay-envelope.ts).
   quota: {
-    openai: { type: 'insufficient_quota', code: 'insufficient_quota' },
-    openaiResponses: 'rate_limit_exceeded',
-    anthropic: 'billing_error',
-    gemini: { status: 'RESOURCE_EXHAUSTED', code: 429 },
+    openai: { type: 'server_error', code: null },
+    openaiResponses: 'server_error',
+    anthropic: 'api_error',
+    gemini: { status: 'INTERNAL', code: 500 },
   },
   overloaded: {
     openai: { type: 'server_error', code: 'server_is_overloaded' },

@@ -12,6 +12,7 @@ export type ErrorKind =
   | 'permission'
   | 'not_found'
   | 'rate_limit'
+  /** The upstream's account (the channel's) is out of credit: the gateway's balance, never the client's. */
   | 'quota'
   | 'overloaded'
   | 'timeout'
@@ -21,13 +22,12 @@ export type ErrorKind =
 
 /**
  * OpenAI's error codes (protocols.md §11, the Responses `ResponseErrorCode` enum): what an OpenAI client may
- * be handed as they are. Not `invalid_api_key`: an upstream's says the channel's key is refused, which an
- * OpenAI client would take for its own (map-error-kind.ts).
+ * be handed as they are. Not `invalid_api_key` nor `insufficient_quota`: an upstream's says the channel's key
+ * is refused or its account out of credit, which an OpenAI client would take for its own (map-error-kind.ts).
  */
 export const openaiErrorCodes: ReadonlyMap<string, ErrorKind> = new Map<string, ErrorKind>([
   ['rate_limit_exceeded', 'rate_limit'],
   ['slow_down', 'rate_limit'],
-  ['insufficient_quota', 'quota'],
   ['model_not_found', 'not_found'],
   ['server_is_overloaded', 'overloaded'],
   ['server_error', 'server'],
@@ -76,6 +76,7 @@ const kindByVendorCode: ReadonlyMap<string, ErrorKind> = new Map<string, ErrorKi
   // OpenAI's: its codes, and the types it sends with a null code
   ...openaiErrorCodes,
   ['invalid_api_key', 'authentication'],
+  ['insufficient_quota', 'quota'],
   ['requests', 'rate_limit'],
   ['tokens', 'rate_limit'],
   ['service_unavailable_error', 'overloaded'],

@@ -23,6 +23,7 @@ describe('statusForCode', () => {
     ['not_implemented', 501],
     ['upstream_error', 502],
     ['upstream_credentials_refused', 502],
+    ['upstream_out_of_credit', 502],
     ['no_available_channel', 503],
     ['upstream_timeout', 504],
   ])('maps %s to %i', (code, status) => {
@@ -94,12 +95,12 @@ describe('renderError for an upstream\'s error answer', () => {
     expect(renderError(overloaded, 'openai', 'r1')).toEqual({ status: 529, body: { error: { message: 'Overloaded (request id: r1)', type: 'server_error', param: null, code: 'server_is_overloaded' } } });
     expect(renderError(exhausted, 'openai', 'r1').body).toMatchObject({ error: { type: 'rate_limit_error', code: 'rate_limit_exceeded' } });
     const quota = new GatewayError('upstream_error', 'You exceeded your current quota', { status: 429, upstream: { code: 'insufficient_quota' } });
-    expect(renderError(quota, 'openai', 'r1').body).toMatchObject({ error: { type: 'insufficient_quota', code: 'insufficient_quota' } });
+    expect(renderError(quota, 'openai', 'r1').body).toMatchObject({ error: { type: 'server_error', code: null } });
   });
 
   it('renders it in Anthropic\'s and Google\'s words for its kind', () => {
     expect(renderError(exhausted, 'anthropic', 'r1').body).toMatchObject({ error: { type: 'rate_limit_error' } });
-    expect(renderError(new GatewayError('upstream_error', 'x', { status: 400, upstream: { code: 'insufficient_quota' } }), 'anthropic', 'r1').body).toMatchObject({ error: { type: 'billing_error' } });
+    expect(renderError(new GatewayError('upstream_error', 'x', { status: 400, upstream: { code: 'insufficient_quota' } }), 'anthropic', 'r1').body).toMatchObject({ error: { type: 'api_error' } });
     expect(renderError(overloaded, 'gemini', 'r1')).toEqual({ status: 529, body: { error: { code: 529, message: 'Overloaded', status: 'UNAVAILABLE' } } });
   });
 
@@ -116,6 +117,10 @@ describe('renderError for the gateway\'s own failure to get an answer', () => {
     expect(renderError(refused, 'openai', 'r1')).toMatchObject({ status: 502, body: { error: { type: 'server_error', code: 'upstream_credentials_refused' } } });
     expect(renderError(refused, 'anthropic', 'r1').body).toMatchObject({ error: { type: 'api_error' } });
     expect(renderError(refused, 'gemini', 'r1').body).toMatchObject({ error: { code: 502, status: 'INTERNAL' } });
+    const outOfCredit = new GatewayError('upstream_out_of_credit', 'The upstream says the account of the gateway\'s channel is out of credit or disabled (HTTP 429).');
+    expect(renderError(outOfCredit, 'openai', 'r1')).toMatchObject({ status: 502, body: { error: { type: 'server_error', code: 'upstream_out_of_credit' } } });
+    expect(renderError(outOfCredit, 'anthropic', 'r1').body).toMatchObject({ error: { type: 'api_error' } });
+    expect(renderError(outOfCredit, 'gemini', 'r1').body).toMatchObject({ error: { code: 502, status: 'INTERNAL' } });
     const unreachable = new GatewayError('upstream_error', 'Upstream connection failed.');
     expect(renderError(unreachable, 'openai', 'r1').body).toMatchObject({ error: { type: 'server_error', code: 'upstream_error' } });
     const timeout = new GatewayError('upstream_timeout', 'The upstream did not answer in time.');

@@ -69,6 +69,7 @@ function upstreamFailureKind(code: GatewayErrorCode): ErrorKind | undefined {
   if (code === 'upstream_error') return 'connection';
   if (code === 'upstream_timeout') return 'timeout';
   if (code === 'upstream_credentials_refused') return 'authentication';
+  if (code === 'upstream_out_of_credit') return 'quota';
   return undefined;
 }
 
@@ -97,6 +98,7 @@ function openaiType(code: GatewayErrorCode): string {
       return 'rate_limit_error';
     case 'upstream_error':
     case 'upstream_credentials_refused':
+    case 'upstream_out_of_credit':
     case 'upstream_timeout':
     case 'internal_error':
     case 'no_available_channel':

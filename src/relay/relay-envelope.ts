@@ -10,6 +10,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { ClientAbortSignal } from '../providers/client-abort-signal.js';
 import type { UpstreamSignal } from '../providers/upstream-client.js';
 import { refusesChannelCredentials } from '../routing/refuses-channel-credentials.js';
+import { reportsChannelOutOfCredit } from '../routing/reports-channel-out-of-credit.js';
 import { candidateChannels, type ChannelQuery } from '../routing/select-channel.js';
 import { admitRequest, type Admission } from './admit-request.js';
 import { buildLogRow } from './build-log-row.js';
@@ -273,6 +274,13 @@ function answerFailure(
   // upstream's message (it may name the channel's account) stays in the log's attempts.
   if (failure.kind === 'status' && refusesChannelCredentials(failure)) {
     throw new GatewayError('upstream_credentials_refused', `The upstream refused the credentials of the gateway's channel (HTTP ${failure.status}). Your API key was accepted; the gateway's operator must fix the channel.`, { headers });
+  }
+  // The channel's account out of credit: the client's own balance was admitted, so it is told the gateway
+  // failed (502), never its style's quota words (OpenAI `insufficient_quota`, Anthropic `billing_error`), which
+  // read as its own balance run out — not even as the upstream's body of its style. The upstream's message
+  // (it may name the channel's organisation) stays in the log's attempts.
+  if (failure.kind === 'status' && reportsChannelOutOfCredit(failure)) {
+    throw new GatewayError('upstream_out_of_credit', `The upstream says the account of the gateway's channel is out of credit or disabled (HTTP ${failure.status}). Your API key and balance are not at fault; the gateway's operator must fund or fix the channel.`, { headers });
   }
   if (failure.kind === 'status') {
     if (errorBody?.json !== undefined && errorPassthrough(result.channel, errorBody.json)) {

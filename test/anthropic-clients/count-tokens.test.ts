@@ -110,6 +110,15 @@ describe('messages.countTokens on an Anthropic channel', () => {
     expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(502);
   });
 
+  it("a channel out of credit (Anthropic's 402 billing_error) is the gateway's 502 api_error, not the client's balance run out", async () => {
+    anthropicUpstream.enqueueFault({ kind: 'status', status: 402 });
+    const error = await sdk().messages.countTokens({ model: claudeModel, messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Anthropic.InternalServerError);
+    const apiError = error as InstanceType<typeof Anthropic.APIError>;
+    expect(apiError.status).toBe(502);
+    expect(apiError.error).toMatchObject({ type: 'error', error: { type: 'api_error', message: expect.stringContaining('out of credit') } });
+  });
+
   it('counts against the key rpm (it uses the operator upstream account): the third count in a minute is the SDK RateLimitError, unsent', async () => {
     const client = sdk(rpmKey);
     const count = () => client.messages.countTokens({ model: claudeModel, messages: [{ role: 'user', content: 'x' }] }).withResponse();

@@ -113,17 +113,17 @@ describe('an upstream error reaches a client of another style in that style\'s o
     });
   });
 
-  it('an OpenAI insufficient_quota reaches an Anthropic client as billing_error, whole and mid-stream', async () => {
+  it('an OpenAI insufficient_quota (the channel\'s account) reaches an Anthropic client as a server fault, never billing_error, whole and mid-stream', async () => {
     fixture.upstream.clearQueue();
     fixture.upstream.enqueue({ status: 429, json: openaiQuota });
     const whole = await caught(fixture.anthropic.messages.create({ model: M.chat, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }));
-    expect(whole.status).toBe(429);
-    expect(whole.error).toMatchObject({ type: 'error', error: { type: 'billing_error', message: expect.stringContaining('You exceeded your current quota') } });
+    expect(whole.status).toBe(502);
+    expect(whole.error).toMatchObject({ type: 'error', error: { type: 'api_error', message: expect.stringContaining("channel is out of credit") } });
     fixture.upstream.enqueue(midStream('openai-chat', { data: openaiQuota }));
     const streamed = await caught((async () => {
       for await (const _event of await fixture.anthropic.messages.create({ model: M.chat, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], stream: true })) void _event;
     })());
-    expect(streamed.error).toMatchObject({ type: 'error', error: { type: 'billing_error', message: openaiQuota.error.message } });
+    expect(streamed.error).toMatchObject({ type: 'error', error: { type: 'api_error', message: openaiQuota.error.message } });
   });
 
   it('an Anthropic 529 overloaded_error reaches a Gemini client as UNAVAILABLE', async () => {

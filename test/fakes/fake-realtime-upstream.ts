@@ -51,8 +51,8 @@ export interface FakeRealtimeUpstream {
   /** When true, a response.create starts a response (response.created + deltas) but does NOT finish it until the client sends response.cancel (then response.done with status 'cancelled' and usage {input_tokens: 50, output_tokens: 5}) or `finishHeld()` is called. */
   holdResponses(hold: boolean): void;
   finishHeld(): void;
-  /** The next upgrade is refused with this HTTP status (and a JSON OpenAI error body). */
-  refuseNextUpgrade(status: number): void;
+  /** The next upgrade is refused with this HTTP status (and a JSON OpenAI error body: `body`, or OpenAI's for the status). */
+  refuseNextUpgrade(status: number, body?: unknown): void;
   /** What the next transcription reports: audio tokens in, text tokens out, or seconds (whisper-1). Default 16 in, 4 out, 2.5 s. */
   setTranscriptionUsage(usage: TranscriptionUsage): void;
   /** Closes every open upstream socket from the server side (code 1011). */
@@ -107,7 +107,7 @@ export async function startFakeRealtimeUpstream(options: { expectedKeys: string[
   let nextUsage: RealtimeUsage | 'omit' = defaultUsage;
   let deltas: string[] = [...defaultDeltas];
   let hold = false;
-  let refusal: number | undefined;
+  let refusal: { status: number; body: unknown } | undefined;
   let transcription = defaultTranscription;
   const counters = { event: 0, session: 0, response: 0, item: 0 };
 
@@ -131,9 +131,9 @@ export async function startFakeRealtimeUpstream(options: { expectedKeys: string[
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (refusal !== undefined) {
-      const status = refusal;
+      const { status, body } = refusal;
       refusal = undefined;
-      refuse(socket, status, refusalBody(status));
+      refuse(socket, status, body ?? refusalBody(status));
       return;
     }
     const url = new URL(request.url ?? '/', 'http://fake');
@@ -352,8 +352,8 @@ export async function startFakeRealtimeUpstream(options: { expectedKeys: string[
     setTranscriptionUsage: (usage) => {
       transcription = { ...usage };
     },
-    refuseNextUpgrade: (status) => {
-      refusal = status;
+    refuseNextUpgrade: (status, body) => {
+      refusal = { status, body };
     },
     dropAll: () => {
       for (const connection of live) {

@@ -312,6 +312,18 @@ describe('Realtime sessions', () => {
     expect(await used('small-key')).toBe(0);
     await expect.poll(() => openReservations()).toBe(0);
   });
+
+  // Last: both channels then cool down.
+  it('answers every channel out of credit with a 502 server_error, not the client\'s own 402 insufficient_quota', async () => {
+    const before = await used();
+    const noCredit = { error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', param: null, code: 'insufficient_quota' } };
+    upstream.refuseNextUpgrade(429, noCredit);
+    spare.refuseNextUpgrade(429, noCredit);
+    const refused = await refusedUpgrade('/v1/realtime?model=gpt-realtime', { authorization: `Bearer ${clientKey}` });
+    expect(refused.status).toBe(502);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { type: 'server_error', code: 'upstream_out_of_credit', message: expect.stringContaining("channel is out of credit") } });
+    expect(await used()).toBe(before);
+  });
 });
 
 describe('Realtime at shutdown', () => {

@@ -131,7 +131,8 @@ describe('createAnthropicMessagesStreamEncoder', () => {
     const typeOf = (code: string) => encodeAll([start, { type: 'error', message: 'bad', code }]).events.at(-1)?.data.error.type;
     expect(typeOf('context_length_exceeded')).toBe('invalid_request_error');
     expect(typeOf('RESOURCE_EXHAUSTED')).toBe('rate_limit_error');
-    expect(typeOf('insufficient_quota')).toBe('billing_error');
+    // The channel's account out of credit is the gateway's fault, not the client's balance.
+    expect(typeOf('insufficient_quota')).toBe('api_error');
     expect(typeOf('server_error')).toBe('api_error');
     expect(typeOf('something_new')).toBe('api_error');
   });

@@ -23,6 +23,7 @@ import { readTranscriptionUsage, sessionTranscriptionModel } from './read-transc
 import { readRealtimeHandshake, upgradeProblem } from './realtime-handshake.js';
 import { rejectUpgrade } from './reject-upgrade.js';
 import { refusesChannelCredentials } from '../../routing/refuses-channel-credentials.js';
+import { reportsChannelOutOfCredit } from '../../routing/reports-channel-out-of-credit.js';
 
 const realtimeChannelTypes: ReadonlySet<string> = new Set(['openai']);
 /** After the client leaves mid-response, how long the upstream has to report the cancelled response's usage. */
@@ -152,6 +153,8 @@ function connectFailure(result: Exclude<FailoverResult<WebSocket>, { kind: 'serv
   const { failure } = result;
   // The upstream's 401/403 is about the channel's key, not the client's: a 502 to the client.
   if (refusesChannelCredentials(failure)) return new GatewayError('upstream_credentials_refused', failure.message);
+  // The channel's account out of credit: not the client's balance (which would be a 402 in quota words).
+  if (reportsChannelOutOfCredit(failure)) return new GatewayError('upstream_out_of_credit', `The upstream says the account of the gateway's channel is out of credit or disabled (HTTP ${failure.kind === 'status' ? failure.status : 502}).`);
   const status = failure.kind === 'status' && failure.status >= 400 && failure.status < 500 ? failure.status : 502;
   return new GatewayError(status === 502 ? 'upstream_error' : 'invalid_request', failure.message, { status });
 }

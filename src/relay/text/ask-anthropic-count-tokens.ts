@@ -5,6 +5,7 @@ import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
 import { selectChannel, type ChannelQuery } from '../../routing/select-channel.js';
 import { readBoundedBody } from '../read-bounded-body.js';
 import { redactSecret } from '../redact-secret.js';
+import { saysChannelOutOfCredit } from '../says-channel-out-of-credit.js';
 import type { RelayServices } from '../relay-services.js';
 
 /** A count is `{"input_tokens": N}`: a larger answer is not one (and is not held). */
@@ -67,9 +68,11 @@ export async function askAnthropicCountTokens(services: RelayServices, input: Co
     }
     const status = sent.response.statusCode;
     last = { channel, upstreamModel, status, text: redactSecret(read.bytes.toString('utf8'), key), ...(sent.response.retryAfter === undefined ? {} : { retryAfter: sent.response.retryAfter }) };
-    if (!(status === 429 || status >= 500 || status === 401 || status === 403)) return last;
+    if (!(status === 429 || status >= 500 || status === 401 || status === 403 || saysChannelOutOfCredit(status, last.text))) return last;
   }
   if (last === undefined) throw new GatewayError('upstream_error', `No Anthropic channel could count the tokens: ${failure}.`);
   if (last.status === 401 || last.status === 403) throw new GatewayError('upstream_credentials_refused', `The Anthropic channel refused its credentials (HTTP ${last.status}).`);
+  // Anthropic's "Your credit balance is too low" is a 400 the client would read as its own balance run out.
+  if (saysChannelOutOfCredit(last.status, last.text)) throw new GatewayError('upstream_out_of_credit', `The Anthropic channel's account is out of credit or disabled (HTTP ${last.status}). Your API key and balance are not at fault.`);
   return last;
 }

@@ -4,6 +4,7 @@ import type { UpstreamRequest } from '../../providers/upstream-client.js';
 import type { ChunkSource } from '../read-body-chunks.js';
 import { readBoundedBody } from '../read-bounded-body.js';
 import { readUpstreamErrorBody } from '../read-upstream-error.js';
+import { saysChannelOutOfCredit } from '../says-channel-out-of-credit.js';
 import { redactSecret } from '../redact-secret.js';
 import type { RelayServices } from '../relay-services.js';
 
@@ -61,10 +62,11 @@ export async function askAssetChannels(
     }
     const status = sent.response.statusCode;
     last = { channel, key, status, text: redactSecret(text, key) };
-    if (!(status === 429 || status >= 500 || status === 401 || status === 403)) return last;
+    if (!(status === 429 || status >= 500 || status === 401 || status === 403 || saysChannelOutOfCredit(status, last.text))) return last;
   }
   if (last === undefined) throw new GatewayError('upstream_error', `The ${service.name} could not answer: ${failure}.`);
   if (last.status === 401 || last.status === 403) throw new GatewayError('upstream_credentials_refused', `The ${service.name} refused the channel's credentials: ${readUpstreamErrorBody(last.text, last.status).message}`);
+  if (saysChannelOutOfCredit(last.status, last.text)) throw new GatewayError('upstream_out_of_credit', `The ${service.name}'s channel account is out of credit or disabled (HTTP ${last.status}). Your API key and balance are not at fault.`);
   return last;
 }
 
