@@ -114,3 +114,30 @@ describe('served', () => {
     expect(openai.choices).toHaveLength(1);
   });
 });
+
+/**
+ * The routes that read Authorization themselves, not through authenticate-caller.ts: `/api/usage/token`
+ * (new-api's TokenAuthReadOnly), the admin API's admin key, and the Realtime upgrade. Each kept the first of
+ * two Authorization lines (Node drops the others unseen) and answered for that key. Now the same 401 saying
+ * the header is given more than once; the same request with one line gets past authentication.
+ */
+describe('Authorization twice on the routes that read it themselves → the same 401', () => {
+  const upgrade = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13' };
+  const routes: { name: string; path: string; key: () => string; style: Style; extra?: Record<string, string> }[] = [
+    { name: '/api/usage/token', path: '/api/usage/token/', key: () => keys.good, style: 'api' },
+    { name: 'the admin API (admin key)', path: '/api/admin/channels', key: () => fixture.gateway.adminKey, style: 'api' },
+    { name: 'the Realtime upgrade', path: `/v1/realtime?model=${models.chat}`, key: () => keys.good, style: 'openai', extra: upgrade },
+  ];
+
+  for (const route of routes) {
+    it(`${route.name}: two lines (the same key, or an unknown one after it) are a 401 saying so; one line gets past authentication`, async () => {
+      for (const lines of [[route.key(), route.key()], [route.key(), keys.unknown]]) {
+        const sent = await withoutCharge(fixture, () => sendLines(route.path, { ...route.extra, authorization: lines.map(bearer) }, 'GET'));
+        expect(sent.status, sent.text).toBe(401);
+        expect(expectEnvelope(sent, route.style)).toContain('`Authorization` header is given more than once');
+      }
+      const once = await sendLines(route.path, { ...route.extra, authorization: bearer(route.key()) }, 'GET');
+      expect(once.status, once.text).not.toBe(401);
+    });
+  }
+});

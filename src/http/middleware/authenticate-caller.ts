@@ -56,6 +56,15 @@ function repeatedHeader(value: string, name: string): string | undefined {
   return value.includes(',') ? repeatedKeyMarker + name : undefined;
 }
 
+/**
+ * The 401 for an Authorization header given more than once (Node keeps the first and drops the others
+ * unseen), in the words {@link authenticateCaller} uses, for the routes that read Authorization themselves
+ * (`/api/usage/token`, the Realtime upgrade, the admin API); undefined when it is there once or not at all.
+ */
+export function repeatedAuthorizationError(rawHeaders: readonly string[], source: KeySource): GatewayError | undefined {
+  return countRawHeader(rawHeaders, 'authorization') > 1 ? new GatewayError('invalid_api_key', repeatedKeyMessage('Authorization', source)) : undefined;
+}
+
 /** How many times a header (its lowercase name) is in Node's raw headers (name, value, name, value …). */
 function countRawHeader(rawHeaders: readonly string[], name: string): number {
   let count = 0;

@@ -5,7 +5,7 @@ import type { TokenRecord } from '../../catalog/catalog-records.js';
 import type { SiteSettings } from '../../catalog/site-settings.js';
 import { assertNever, GatewayError } from '../../errors/gateway-error.js';
 import type { AppServices } from '../app-services.js';
-import { authenticateCaller } from '../middleware/authenticate-caller.js';
+import { authenticateCaller, repeatedAuthorizationError } from '../middleware/authenticate-caller.js';
 
 export type DisplaySettings = Pick<SiteSettings, 'quotaDisplayType' | 'quotaPerUnit' | 'usdExchangeRate'>;
 
@@ -78,6 +78,8 @@ export function formatBillingUsage(token: TokenRecord, settings: DisplaySettings
  */
 function authenticateUsageCaller(services: AppServices): onRequestAsyncHookHandler {
   return async function authenticateUsageCallerHook(request) {
+    const repeated = repeatedAuthorizationError(request.raw.rawHeaders, 'openai');
+    if (repeated !== undefined) throw repeated;
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === '') throw new GatewayError('missing_api_key', 'No Authorization header');
     const presented = bearerValue(header);

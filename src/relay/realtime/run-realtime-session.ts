@@ -22,6 +22,7 @@ import { settleOrRetry } from '../settle-or-retry.js';
 import { readTranscriptionUsage, sessionTranscriptionModel } from './read-transcription.js';
 import { readRealtimeHandshake, upgradeProblem } from './realtime-handshake.js';
 import { rejectUpgrade } from './reject-upgrade.js';
+import { repeatedAuthorizationError } from '../../http/middleware/authenticate-caller.js';
 import { refusesChannelCredentials } from '../../routing/refuses-channel-credentials.js';
 import { reportsChannelOutOfCredit } from '../../routing/reports-channel-out-of-credit.js';
 
@@ -68,6 +69,9 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
   let clientGone = false;
   const onSocketClose = () => (clientGone = true);
   socket.once('close', onSocketClose);
+  // Node keeps the first of two Authorization lines: the key the client meant is not known (authenticate-caller.ts).
+  const repeated = repeatedAuthorizationError(request.rawHeaders, 'openai');
+  if (repeated !== undefined) throw repeated;
   const authenticated = authenticateToken(services.catalog.snapshot, handshake.key, Math.floor(services.now() / 1000));
   if (!authenticated.ok) throw new GatewayError(authenticated.code, authenticated.message);
   const caller = authenticated.caller;
