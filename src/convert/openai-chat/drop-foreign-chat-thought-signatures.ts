@@ -12,7 +12,8 @@ const native: NativeOpaque = { kind: 'signature', issuer: 'google' };
  * OpenAI-compatible endpoint, which verifies what it finds there: another vendor's signature or redacted
  * reasoning behind a tag (map-openai-chat-thought-signature.ts), as a client that carries a Gemini history
  * over to Chat hands it back. The call keeps Google's stand-in instead, as toward Gemini (Gemini 3 refuses
- * a replayed call without one). Undefined when nothing had to go, so the client's bytes are sent unchanged;
+ * a replayed call without one). Google's own signature the gateway tagged (`signature:google:X`, or an
+ * issuer-less `signature:X`) goes as `X`: Google cannot read the tag. Undefined when nothing had to change, so the client's bytes are sent unchanged;
  * only assistant tool calls that carry `extra_content` are looked at.
  */
 export function dropForeignChatThoughtSignatures(body: Record<string, unknown>): Converted<Record<string, unknown>> | undefined {
@@ -26,7 +27,11 @@ export function dropForeignChatThoughtSignatures(body: Record<string, unknown>):
       const signature = signatureOf(call);
       if (signature === undefined) return call;
       const opaque = parseOpaqueReasoning(signature, native);
-      if (opaque.kind === 'signature' && isReplayableTo(opaque.issuer, 'google')) return call;
+      if (opaque.kind === 'signature' && isReplayableTo(opaque.issuer, 'google')) {
+        if (opaque.value === signature) return call;
+        changed = true;
+        return withSignature(call as Record<string, unknown>, opaque.value);
+      }
       changed = true;
       warnings.push(`messages[${index}].tool_calls[${callIndex}]: a thought signature issued by ${opaque.issuer ?? 'another vendor'} cannot be verified by Google: dropped`);
       return withSignature(call as Record<string, unknown>, skipSignatureValidator);

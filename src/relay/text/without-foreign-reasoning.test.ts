@@ -20,6 +20,19 @@ describe('withoutForeignReasoning', () => {
     expect(warnings).toEqual([]);
   });
 
+  it.each<[Parameters<typeof withoutForeignReasoning>[0], Record<string, unknown>, (body: any) => unknown, unknown]>([
+    ['gemini', { contents: [{ role: 'model', parts: [{ functionCall: { name: 'w', args: {} }, thoughtSignature: 'signature:google:CiQB' }, { text: 'ok', thoughtSignature: 'signature:CiQC' }] }] }, (body) => body.contents[0].parts.map((part: any) => part.thoughtSignature), ['CiQB', 'CiQC']],
+    ['openai-chat', { messages: [{ role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'w', arguments: '{}' }, extra_content: { google: { thought_signature: 'signature:google:CiQB' } } }] }] }, (body) => body.messages[0].tool_calls[0].extra_content.google.thought_signature, 'CiQB'],
+    ['anthropic-messages', toolTurn([{ type: 'thinking', thinking: 'x', signature: 'signature:anthropic:EqQB' }, { type: 'redacted_thinking', data: 'redacted:anthropic:EmwK' }]), (body) => [body.messages[1].content[0].signature, body.messages[1].content[1].data, body.thinking], ['EqQB', 'EmwK', { type: 'enabled', budget_tokens: 1024 }]],
+    ['openai-responses', { input: [{ type: 'reasoning', id: 'rs', summary: [], encrypted_content: 'redacted:openai:gAAAAABx' }] }, (body) => body.input[0].encrypted_content, 'gAAAAABx'],
+  ])("sends the %s channel its own vendor's value without the gateway's tag, with no warning", (style, body, read, expected) => {
+    const warnings: string[] = [];
+    const source = withoutForeignReasoning(style, body, raw, warnings)();
+    expect(source.rawBody).toBeUndefined();
+    expect(read(source.body)).toEqual(expected);
+    expect(warnings).toEqual([]);
+  });
+
   it("drops another vendor's thinking for an Anthropic channel, and thinking with it when the tool turn is left without, warning once", () => {
     const warnings: string[] = [];
     const source = withoutForeignReasoning('anthropic-messages', toolTurn([{ type: 'thinking', thinking: 'x', signature: 'signature:google:CiQB' }]), raw, warnings);
