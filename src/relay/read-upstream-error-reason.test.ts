@@ -18,6 +18,18 @@ describe('readUpstreamErrorReason', () => {
     expect(readUpstreamErrorReason(400, body, message)).toBe('key_rejected');
   });
 
+  it('reads Google’s 429 RESOURCE_EXHAUSTED as the rate limit it is, though its message says "You exceeded your current quota"', () => {
+    const message = 'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.';
+    const details = [
+      { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier', quotaValue: '10' }] },
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '33s' },
+    ];
+    expect(readUpstreamErrorReason(429, { error: { code: 429, message, status: 'RESOURCE_EXHAUSTED', details } }, message)).toBeUndefined();
+    expect(readUpstreamErrorReason(429, { error: { code: 429, message, status: 'RESOURCE_EXHAUSTED' } }, message)).toBeUndefined();
+    // The same words without Google's status are still OpenAI's (or a relay's) account out of credit.
+    expect(readUpstreamErrorReason(429, undefined, message)).toBe('account_dead');
+  });
+
   it('reads Anthropic’s out-of-credit 400 only as an invalid_request_error whose message starts so', () => {
     const message = 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.';
     expect(readUpstreamErrorReason(400, { type: 'error', error: { type: 'invalid_request_error', message } }, message)).toBe('account_dead');

@@ -20,6 +20,10 @@ export function readUpstreamErrorReason(status: number, json: unknown, upstreamM
   if ((code !== undefined && accountDeadCodes.has(code)) || type === 'insufficient_quota' || type === 'billing_error') return 'account_dead';
   const googleReasons = Array.isArray(error?.details) ? error.details.map((detail) => stringOf(recordOf(detail)?.reason)) : [];
   if (googleReasons.includes('API_KEY_INVALID') || stringOf(error?.status) === 'UNAUTHENTICATED') return 'key_rejected';
+  // Google answers its rate limits — per minute as per day, paid tiers as free — with a 429
+  // RESOURCE_EXHAUSTED saying "You exceeded your current quota" (details: QuotaFailure, RetryInfo): a limit
+  // that lifts, not an account that cannot serve. Read by its status, never by that message.
+  if (stringOf(error?.status) === 'RESOURCE_EXHAUSTED') return undefined;
   // Anthropic answers an account out of credit with a 400 (its docs: errors).
   if (type === 'invalid_request_error' && message.startsWith(anthropicNoCredit)) return 'account_dead';
   if (!callerRefusedStatuses.has(status)) return undefined;
@@ -34,7 +38,9 @@ const accountDeadCodes = new Set(['insufficient_quota', 'account_deactivated', '
 const anthropicNoCredit = 'your credit balance is too low';
 const callerRefusedStatuses = new Set([401, 402, 403, 429]);
 const keyRejectedPrefixes = ['api key not valid', 'incorrect api key', 'invalid api key', 'invalid x-api-key'];
-// What vendors and relays without those fields say of a dead account (new-api's default keyword list).
+// What vendors and relays without those fields say of a dead account (new-api's default keyword list;
+// "you exceeded your current quota" is OpenAI's insufficient_quota message: Google's rate limits say it too,
+// and are read above by their status).
 const accountDeadPrefixes = [
   anthropicNoCredit,
   'this organization has been disabled',

@@ -35,7 +35,6 @@ const exhaustions: { name: string; up: WireStyle; status: number; json: unknown 
   { name: 'OpenAI Responses 429 insufficient_quota', up: 'openai-responses', status: 429, json: openaiQuota },
   { name: 'Anthropic 402 billing_error', up: 'anthropic', status: 402, json: { type: 'error', error: { type: 'billing_error', message: 'There is an issue with the billing of org-secret.' }, request_id: 'req_up' } },
   { name: 'Anthropic 400 credit balance too low', up: 'anthropic', status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message: 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.' }, request_id: 'req_up' } },
-  { name: 'Gemini 429 quota exceeded', up: 'gemini', status: 429, json: { error: { code: 429, message: 'You exceeded your current quota, please check your plan and billing details.', status: 'RESOURCE_EXHAUSTED' } } },
 ];
 
 const told = "account of the gateway's channel is out of credit";
@@ -105,6 +104,49 @@ describe('an upstream channel out of credit reaches no client as its own balance
     const row = await fixture.lastLog();
     expect(row.status).toBe(502);
     expect(JSON.stringify(row.attempts)).toContain('org-secret');
+  });
+});
+
+describe("Google's rate limit is not an account out of credit", () => {
+  let fixture: CrossStyleFixture;
+  beforeAll(async () => {
+    fixture = await startCrossStyleFixture();
+  });
+  afterAll(async () => {
+    await fixture.close();
+  });
+
+  // Google answers a per-minute limit with the words OpenAI uses for an account out of credit.
+  const rateLimited = {
+    status: 429,
+    json: {
+      error: {
+        code: 429,
+        message: 'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.',
+        status: 'RESOURCE_EXHAUSTED',
+        details: [
+          { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier', quotaValue: '10' }] },
+          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '33s' },
+        ],
+      },
+    },
+  };
+
+  it('a Gemini client gets its 429 RESOURCE_EXHAUSTED, not a 502', async () => {
+    fixture.upstream.clearQueue();
+    fixture.upstream.enqueue(rateLimited);
+    const error = await caught(fixture.gemini.models.generateContent({ model: modelOf.gemini, contents: 'hi' }));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(429);
+    expect(JSON.parse(error.message)).toMatchObject({ error: { code: 429, status: 'RESOURCE_EXHAUSTED' } });
+  });
+
+  it('an openai client of a Gemini model gets a RateLimitError, not a 502', async () => {
+    fixture.upstream.clearQueue();
+    fixture.upstream.enqueue(rateLimited);
+    const error = await caught(fixture.openai.chat.completions.create({ model: modelOf.gemini, messages: [{ role: 'user', content: 'hi' }] }));
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(error.status).toBe(429);
   });
 });
 

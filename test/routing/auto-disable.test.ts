@@ -52,6 +52,15 @@ describe('auto-disable and cooling', () => {
     expect((await statusOf(fx, 'b')).status).toBe('enabled');
   });
 
+  it("Google's rate limit (429 RESOURCE_EXHAUSTED, 'You exceeded your current quota') never disables", async () => {
+    fx = await startFixture({ upstreams: 2, channels: ([a, b]) => [channel('a', a!, { priority: 10 }), channel('b', b!)] });
+    const message = 'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.';
+    fx.ups[0]!.setFallback({ status: 429, json: { error: { code: 429, message, status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '33s' }] } } });
+    for (let i = 0; i < 2; i += 1) expect((await fx.chat()).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await statusOf(fx, 'a')).status).toBe('enabled');
+  });
+
   it('three consecutive failures put a channel in cooldown: tried only when nothing else is left', async () => {
     fx = await startFixture({ upstreams: 2, channels: ([a, b]) => [channel('a', a!, { priority: 10 }), channel('b', b!)] });
     fx.ups[0]!.setFallback(err(500));
