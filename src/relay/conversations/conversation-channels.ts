@@ -1,11 +1,8 @@
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
+import { callerOpenaiChannels, type ChannelCaller } from '../../routing/caller-openai-channels.js';
 
-/** Who asks: the caller's group, its key's pinned channel, and the models its key may use (`model_limits`). */
-export interface ConversationCaller {
-  group: string;
-  pinnedChannelId: number | undefined;
-  allowsModel(model: string): boolean;
-}
+/** Who asks: the caller's group, its key's pinned channel, and the models its key may use. */
+export type ConversationCaller = ChannelCaller;
 
 /**
  * Pure: the channels that may hold a caller's conversations, best first — the channels that serve its
@@ -17,15 +14,5 @@ export interface ConversationCaller {
  * must still find its channel among them.
  */
 export function conversationChannels(channels: readonly ChannelRecord[], caller: ConversationCaller): ChannelRecord[] {
-  const { group, pinnedChannelId } = caller;
-  return channels
-    .filter(
-      (channel) =>
-        channel.status === 'enabled' &&
-        channel.type === 'openai' &&
-        channel.settings.api === 'responses' &&
-        (pinnedChannelId === undefined ? channel.groups.includes(group) : channel.id === pinnedChannelId) &&
-        channel.models.some((model) => caller.allowsModel(model)),
-    )
-    .sort((a, b) => b.priority - a.priority || b.weight - a.weight || a.id - b.id);
+  return callerOpenaiChannels(channels, caller, (channel) => channel.settings.api === 'responses');
 }

@@ -1,14 +1,11 @@
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
+import { callerOpenaiChannels, type ChannelCaller } from '../../routing/caller-openai-channels.js';
 
 /** A Seedance 2 model name (`doubao-seedance-2-0-260128`, `…-2-0-fast-…`): its channel serves the asset routes. */
 const seedance2 = /seedance-2/i;
 
-/** Who asks: the caller's group, its key's pinned channel, and the models its key may use (`model_limits`). */
-export interface AssetCaller {
-  group: string;
-  pinnedChannelId: number | undefined;
-  allowsModel(model: string): boolean;
-}
+/** Who asks: the caller's group, its key's pinned channel, and the models its key may use. */
+export type AssetCaller = ChannelCaller;
 
 /**
  * Pure: the channels that serve a caller's Seedance asset routes (`/api/asset/createMedia`, `/api/asset/get`),
@@ -18,17 +15,7 @@ export interface AssetCaller {
  * reaches no asset channel); the highest priority first, then the heaviest weight, then the oldest.
  */
 export function assetChannels(channels: readonly ChannelRecord[], caller: AssetCaller): ChannelRecord[] {
-  const { group, pinnedChannelId } = caller;
-  return channels
-    .filter(
-      (channel) =>
-        channel.status === 'enabled' &&
-        channel.type === 'openai' &&
-        (pinnedChannelId === undefined ? channel.groups.includes(group) : channel.id === pinnedChannelId) &&
-        servesAssets(channel) &&
-        channel.models.some((model) => caller.allowsModel(model)),
-    )
-    .sort((a, b) => b.priority - a.priority || b.weight - a.weight || a.id - b.id);
+  return callerOpenaiChannels(channels, caller, servesAssets);
 }
 
 function servesAssets(channel: ChannelRecord): boolean {
