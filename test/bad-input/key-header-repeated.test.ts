@@ -140,4 +140,14 @@ describe('Authorization twice on the routes that read it themselves → the same
       expect(once.status, once.text).not.toBe(401);
     });
   }
+
+  // A browser client's key rides in a subprotocol: two of them (the good key and another) are as ambiguous.
+  it('the Realtime upgrade: two key subprotocols are a 401 saying so; one gets past authentication', async () => {
+    const protocols = (...keys: string[]) => ['realtime', ...keys.map((key) => `openai-insecure-api-key.${key}`)].join(', ');
+    const twice = await withoutCharge(fixture, () => sendLines(`/v1/realtime?model=${models.chat}`, { ...upgrade, 'sec-websocket-protocol': protocols(keys.good, keys.unknown) }, 'GET'));
+    expect(twice.status, twice.text).toBe(401);
+    expect(expectEnvelope(twice, 'openai')).toContain('more than one `openai-insecure-api-key` subprotocol');
+    const once = await sendLines(`/v1/realtime?model=${models.chat}`, { ...upgrade, 'sec-websocket-protocol': protocols(keys.good) }, 'GET');
+    expect(once.status, once.text).not.toBe(401);
+  });
 });

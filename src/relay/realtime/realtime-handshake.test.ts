@@ -3,12 +3,16 @@ import { readRealtimeHandshake, upgradeProblem, upstreamProtocols } from './real
 
 describe('readRealtimeHandshake', () => {
   it('reads a Bearer key, the model and the beta header', () => {
-    expect(readRealtimeHandshake({ authorization: 'Bearer sk-a', 'openai-beta': 'realtime=v1' }, '/v1/realtime?model=gpt-realtime')).toEqual({ key: 'sk-a', model: 'gpt-realtime', beta: 'realtime=v1', protocols: [] });
+    expect(readRealtimeHandshake({ authorization: 'Bearer sk-a', 'openai-beta': 'realtime=v1' }, '/v1/realtime?model=gpt-realtime')).toEqual({ key: 'sk-a', model: 'gpt-realtime', beta: 'realtime=v1', protocols: [], keyProtocolRepeated: false });
   });
 
   it('reads the key from the browser subprotocol when there is no Authorization', () => {
     const handshake = readRealtimeHandshake({ 'sec-websocket-protocol': 'realtime, openai-insecure-api-key.sk-b,openai-beta.realtime-v1' }, '/v1/realtime?model=m');
-    expect(handshake).toMatchObject({ key: 'sk-b', protocols: ['realtime', 'openai-insecure-api-key.sk-b', 'openai-beta.realtime-v1'] });
+    expect(handshake).toMatchObject({ key: 'sk-b', protocols: ['realtime', 'openai-insecure-api-key.sk-b', 'openai-beta.realtime-v1'], keyProtocolRepeated: false });
+  });
+
+  it('marks two key subprotocols: which key the client meant is not known', () => {
+    expect(readRealtimeHandshake({ 'sec-websocket-protocol': 'realtime, openai-insecure-api-key.sk-b, openai-insecure-api-key.sk-c' }, '/v1/realtime?model=m').keyProtocolRepeated).toBe(true);
   });
 
   it('prefers Authorization, marks a non-Bearer one invalid, and reads no key or model when absent', () => {

@@ -9,6 +9,8 @@ export interface RealtimeHandshake {
   beta: string | undefined;
   /** The subprotocols offered; a browser client authenticates with them and expects `realtime` back. */
   protocols: string[];
+  /** More than one `openai-insecure-api-key.<key>` subprotocol offered: which key the client meant is not known. */
+  keyProtocolRepeated: boolean;
 }
 
 const keyProtocolPrefix = 'openai-insecure-api-key.';
@@ -22,10 +24,11 @@ export function readRealtimeHandshake(headers: Record<string, string | string[] 
     .filter((protocol) => protocol !== '');
   const authorization = headers.authorization;
   const fromHeader = typeof authorization === 'string' && authorization.trim() !== '' ? (bearerValue(authorization) ?? '\u0000invalid') : undefined;
-  const fromProtocol = protocols.find((protocol) => protocol.startsWith(keyProtocolPrefix))?.slice(keyProtocolPrefix.length);
+  const keyProtocols = protocols.filter((protocol) => protocol.startsWith(keyProtocolPrefix));
+  const fromProtocol = keyProtocols[0]?.slice(keyProtocolPrefix.length);
   const beta = headers['openai-beta'];
   const model = new URL(url, 'http://relay.invalid').searchParams.get('model') ?? undefined;
-  return { key: fromHeader ?? (fromProtocol === '' ? undefined : fromProtocol), model: model === '' ? undefined : model, beta: typeof beta === 'string' && beta !== '' ? beta : undefined, protocols };
+  return { key: fromHeader ?? (fromProtocol === '' ? undefined : fromProtocol), model: model === '' ? undefined : model, beta: typeof beta === 'string' && beta !== '' ? beta : undefined, protocols, keyProtocolRepeated: keyProtocols.length > 1 };
 }
 
 /**

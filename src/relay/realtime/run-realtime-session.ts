@@ -72,6 +72,7 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
   // Node keeps the first of two Authorization lines: the key the client meant is not known (authenticate-caller.ts).
   const repeated = repeatedAuthorizationError(request.rawHeaders, 'openai');
   if (repeated !== undefined) throw repeated;
+  if (handshake.keyProtocolRepeated) throw new GatewayError('invalid_api_key', 'The API key is given in more than one `openai-insecure-api-key` subprotocol; send one API key (as `Authorization: Bearer`).');
   const authenticated = authenticateToken(services.catalog.snapshot, handshake.key, Math.floor(services.now() / 1000));
   if (!authenticated.ok) throw new GatewayError(authenticated.code, authenticated.message);
   const caller = authenticated.caller;
