@@ -27,6 +27,14 @@ const documented = new Set([
   'POST /v1/models/*',
   'POST /v1/responses',
   'POST /v1/responses/compact',
+  'POST /v1/conversations',
+  'GET /v1/conversations/:id',
+  'POST /v1/conversations/:id',
+  'DELETE /v1/conversations/:id',
+  'GET /v1/conversations/:id/items',
+  'POST /v1/conversations/:id/items',
+  'GET /v1/conversations/:id/items/:item',
+  'DELETE /v1/conversations/:id/items/:item',
   'POST /pg/chat/completions',
   'POST /v1/completions',
   'POST /v1/embeddings',
@@ -133,5 +141,7 @@ describe('README routes table vs registered routes', () => {
     expect(text).toContain('`GET …/logs/usage`');
     expect(text).toContain('`DELETE …/logs?before=<unix ms>`');
     expect(text).not.toContain('`/api/admin/{channels,tokens,users,prices,groups,logs}`');
+    expect(text).toContain('`POST /v1/conversations`');
+    expect(text).toContain('`GET`, `DELETE /v1/conversations/{id}/items/{item_id}`');
   });
 });
