@@ -16,16 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedUpstream, type ScriptedUpstream } from '../fakes/scripted-upstream.js';
 import { replyFor, type WireStyle } from '../fakes/scripted-vendor-wire.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
-import { callerKey, M, modelOf, startCrossStyleFixture, type CrossStyleFixture } from './harness.js';
-
-async function caught(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the SDK to raise');
-}
+import { caught, callerKey, M, modelOf, startCrossStyleFixture, type CrossStyleFixture } from './harness.js';
 
 const openaiQuota = { error: { message: 'You exceeded your current quota, please check your plan and billing details. Organization org-secret.', type: 'insufficient_quota', param: null, code: 'insufficient_quota' } };
 

@@ -7,16 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptedReply, SseEvent } from '../fakes/scripted-upstream.js';
 import { replyFor, type WireStyle } from '../fakes/scripted-vendor-wire.js';
-import { M, modelOf, startCrossStyleFixture, type CrossStyleFixture } from './harness.js';
-
-async function caught(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the SDK to raise');
-}
+import { caught, M, modelOf, startCrossStyleFixture, type CrossStyleFixture } from './harness.js';
 
 /** Each vendor's error answers, as their APIs send them (protocols.md §6.3, §7, §11). */
 const anthropicOverloaded = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' }, request_id: 'req_up1' };

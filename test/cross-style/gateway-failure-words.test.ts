@@ -12,16 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replyFor } from '../fakes/scripted-vendor-wire.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
-import { callerKey, M, startCrossStyleFixture, type CrossStyleFixture } from './harness.js';
-
-async function caught(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the SDK to raise');
-}
+import { caught, callerKey, M, startCrossStyleFixture, type CrossStyleFixture } from './harness.js';
 
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {

@@ -88,3 +88,13 @@ export function convertedCases(): { client: WireStyle; up: WireStyle; stream: bo
     .flatMap((up) => styles.flatMap((client) => [false, true].map((stream) => ({ up, client, stream }))))
     .filter(({ up, client, stream }) => !(up === client && (up !== 'gemini' || stream)));
 }
+
+/** What an SDK call raised (the suites then check its class, status and words); fails the test when it did not raise. */
+export async function caught(promise: Promise<unknown>): Promise<any> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the SDK to raise');
+}
