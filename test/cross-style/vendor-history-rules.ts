@@ -4,6 +4,8 @@
  *
  * - Anthropic: the first message is a user turn; every `tool_use` is answered first in the next user turn
  *   and every `tool_result` answers one; ids match `^[a-zA-Z0-9_-]+$` and are unique in the history; thinking blocks carry signatures;
+ *   no text block is empty, a message's (or the system's) text is not all whitespace, and a final assistant
+ *   turn (a prefill) does not end in whitespace;
  *   with thinking on, no forced tool choice, `max_tokens` above the budget, and the assistant turn whose
  *   calls the request answers starts with `thinking` / `redacted_thinking`.
  * - Gemini: roles user / model; a model turn's function calls are answered by as many function responses
@@ -35,9 +37,14 @@ export function validateAnthropic(body: any): string[] {
   if (thinking && !(body.max_tokens > body.thinking.budget_tokens)) errors.push('anthropic: max_tokens must exceed budget_tokens');
   const useIds = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []).filter((b: any) => b.type === 'tool_use').map((b: any) => b.id));
   if (new Set(useIds).size !== useIds.length) errors.push(`anthropic: \`tool_use\` ids must be unique (${useIds.join(',')})`);
+  const system: any[] = typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : (body.system ?? []);
+  errors.push(...blankTextErrors('system', system));
   messages.forEach((m, i) => {
     const blocks: any[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
     if (i > 0 && messages[i - 1].role === m.role && m.role === 'assistant') errors.push(`anthropic: two assistant messages in a row at ${i}`);
+    errors.push(...blankTextErrors(`messages.${i}`, blocks));
+    const lastBlock = blocks.at(-1);
+    if (i === messages.length - 1 && m.role === 'assistant' && lastBlock?.type === 'text' && lastBlock.text !== lastBlock.text.trimEnd()) errors.push('anthropic: final assistant content cannot end with trailing whitespace');
     for (const b of blocks) {
       if (b.type === 'tool_use') {
         if (!/^[a-zA-Z0-9_-]+$/.test(b.id)) errors.push(`anthropic: tool_use id ${b.id} does not match the pattern`);
@@ -75,6 +82,14 @@ export function validateAnthropic(body: any): string[] {
     }
   });
   return errors;
+}
+
+/** Anthropic's two refusals of blank text: any empty block, and text blocks that hold only whitespace between them. */
+function blankTextErrors(path: string, blocks: any[]): string[] {
+  const texts = blocks.filter((b) => b.type === 'text');
+  if (texts.some((b) => b.text === '')) return [`anthropic: ${path}: text content blocks must be non-empty`];
+  if (texts.length > 0 && texts.every((b) => b.text.trim() === '')) return [`anthropic: ${path}: text content blocks must contain non-whitespace text`];
+  return [];
 }
 
 export function validateGemini(body: any, path: string): string[] {

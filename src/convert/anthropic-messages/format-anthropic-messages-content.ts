@@ -21,8 +21,10 @@ export interface AnthropicWireMessage {
 /**
  * Canonical messages → Anthropic `messages`. Tool messages become `tool_result` blocks of a user turn and
  * merge with the user turn around them, results first (Anthropic requires them at the start of the turn
- * that follows the `tool_use`). Empty text is left out (Anthropic refuses empty text blocks). Tool-call ids
- * are sent in the form Anthropic takes (anthropic-tool-use-id.ts).
+ * that follows the `tool_use`). Empty and whitespace-only text is left out (Anthropic refuses both: "text
+ * content blocks must be non-empty", "… must contain non-whitespace text"), as is the trailing whitespace of a
+ * final assistant turn ("final assistant content cannot end with trailing whitespace"). Tool-call ids are sent
+ * in the form Anthropic takes (anthropic-tool-use-id.ts).
  */
 export function formatAnthropicMessagesContent(messages: readonly CanonicalMessage[], warnings: string[]): AnthropicWireMessage[] {
   const wire: AnthropicWireMessage[] = [];
@@ -46,8 +48,21 @@ export function formatAnthropicMessagesContent(messages: readonly CanonicalMessa
     const results = [...last.content, ...blocks].filter((block) => block.type === 'tool_result');
     last.content = [...results, ...[...last.content, ...blocks].filter((block) => block.type !== 'tool_result')];
   }
+  trimFinalAssistantText(wire, warnings);
   return wire;
 }
+
+/** A request ending on an assistant turn is a prefill, which Anthropic refuses when its text ends in whitespace. */
+function trimFinalAssistantText(wire: AnthropicWireMessage[], warnings: string[]): void {
+  const final = wire.at(-1);
+  const block = final?.content.at(-1);
+  if (final?.role !== 'assistant' || block?.type !== 'text' || typeof block.text !== 'string' || block.text === block.text.trimEnd()) return;
+  block.text = block.text.trimEnd();
+  warnings.push(`messages.${wire.length - 1}: the trailing whitespace of the final assistant text is not sent (Anthropic refuses it in a prefill)`);
+}
+
+/** Whitespace-only text carries nothing, and Anthropic refuses a text block without non-whitespace text. */
+const formatText = (text: string): WireBlock[] => (text.trim() === '' ? [] : [{ type: 'text', text }]);
 
 function formatBlocks(message: CanonicalMessage, path: string, warnings: string[]): WireBlock[] {
   switch (message.role) {
@@ -67,7 +82,7 @@ function formatBlocks(message: CanonicalMessage, path: string, warnings: string[
 function formatUserPart(part: CanonicalUserPart, path: string, warnings: string[]): WireBlock[] {
   switch (part.type) {
     case 'text':
-      return part.text === '' ? [] : [{ type: 'text', text: part.text }];
+      return formatText(part.text);
     case 'image':
       return formatImage(part, path, warnings);
     case 'file':
@@ -136,7 +151,7 @@ function formatToolResult(part: CanonicalToolResultPart, path: string, warnings:
 function formatAssistantPart(part: CanonicalAssistantPart, path: string, warnings: string[]): WireBlock[] {
   switch (part.type) {
     case 'text':
-      return part.text === '' ? [] : [{ type: 'text', text: part.text }];
+      return formatText(part.text);
     case 'reasoning':
       // Anthropic verifies thinking on replay: only signed thinking and redacted data can go back, and only
       // its own (another vendor's is refused: "Invalid signature in thinking block").

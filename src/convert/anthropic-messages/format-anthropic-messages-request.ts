@@ -23,7 +23,8 @@ export function formatAnthropicMessagesRequest(request: CanonicalRequest, upstre
   const maxTokens = request.maxOutputTokens ?? options.defaultMaxOutputTokens;
   if (maxTokens !== undefined) body.max_tokens = maxTokens;
 
-  const system = request.system.filter((part) => part.text !== '');
+  // Anthropic refuses empty and whitespace-only system text blocks as it does in messages.
+  const system = request.system.filter((part) => part.text.trim() !== '');
   if (system.length === 1) body.system = system[0]?.text;
   else if (system.length > 1) body.system = system.map((part) => ({ type: 'text', text: part.text }));
 

@@ -1,0 +1,104 @@
+/**
+ * Anthropic refuses blank text: "text content blocks must be non-empty", "… must contain non-whitespace
+ * text" (a message or system prompt whose text is all whitespace) and "final assistant content cannot end
+ * with trailing whitespace" (a prefill). OpenAI-compatible models often stream "\n\n" before their tool
+ * calls; a client replaying that turn to Claude must not have it refused (`vendor-history-rules.ts`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replyFor } from '../fakes/scripted-vendor-wire.js';
+import { M, startCrossStyleFixture, type CrossStyleFixture } from './harness.js';
+import { tools } from './tool-wire-helpers.js';
+import { validateAnthropic } from './vendor-history-rules.js';
+
+let fixture: CrossStyleFixture;
+beforeAll(async () => {
+  fixture = await startCrossStyleFixture();
+});
+afterAll(async () => {
+  await fixture.close();
+});
+
+const ok = replyFor('anthropic', { text: 'Sunny in Paris.', stop: 'stop', usage: { input: 20, output: 4 } }, false);
+/** A compatible Chat model's turn: a blank line, then its call. */
+const blankThenCall = replyFor('openai-chat', { text: '\n\n', tools: [{ id: 'call_w1', name: 'get_weather', args: '{"city":"Paris"}' }], stop: 'tool', usage: { input: 10, output: 6 } }, false);
+const sentToClaude = () => fixture.upstream.requests.at(-1)!.body;
+/** The blocks Claude received, as type:text pairs, with the answered call. */
+const shapeOf = (body: any) => body.messages.map((m: any) => ({ role: m.role, blocks: m.content.map((b: any) => (b.type === 'text' ? `text:${b.text}` : b.type)) }));
+const expectedShape = [
+  { role: 'user', blocks: ['text:Weather in Paris?'] },
+  { role: 'assistant', blocks: ['tool_use'] },
+  { role: 'user', blocks: ['tool_result'] },
+];
+
+describe('a turn that was only whitespace besides its tool call, replayed to Claude', () => {
+  it('openai Chat client: the assistant message "\\n\\n" with its tool_calls goes without the blank text', async () => {
+    fixture.upstream.enqueue(blankThenCall);
+    const body: any = { model: M.chat, tools: [{ type: 'function', function: tools.weather }], messages: [{ role: 'user', content: 'Weather in Paris?' }] };
+    const first = await fixture.openai.chat.completions.create(body);
+    const message = first.choices[0]!.message;
+    expect(message.content).toBe('\n\n');
+    fixture.upstream.enqueue(ok);
+    const second = await fixture.openai.chat.completions.create({ ...body, model: M.anthropic, messages: [...body.messages, message, { role: 'tool', tool_call_id: message.tool_calls![0]!.id, content: 'sunny' }] });
+    expect(validateAnthropic(sentToClaude())).toEqual([]);
+    expect(shapeOf(sentToClaude())).toEqual(expectedShape);
+    expect(second.choices[0]!.message.content).toBe('Sunny in Paris.');
+  });
+
+  it('openai Responses client: an output_text of whitespace before the function_call goes without the blank text', async () => {
+    fixture.upstream.enqueue(blankThenCall);
+    const body: any = { model: M.chat, tools: [{ type: 'function', name: tools.weather.name, parameters: tools.weather.parameters, strict: false }], input: [{ role: 'user', content: 'Weather in Paris?' }] };
+    const first = await fixture.openai.responses.create(body);
+    expect(first.output_text).toBe('\n\n');
+    const call = first.output.find((item: any) => item.type === 'function_call') as any;
+    fixture.upstream.enqueue(ok);
+    const second = await fixture.openai.responses.create({ ...body, model: M.anthropic, input: [...body.input, ...first.output, { type: 'function_call_output', call_id: call.call_id, output: 'sunny' }] });
+    expect(validateAnthropic(sentToClaude())).toEqual([]);
+    expect(shapeOf(sentToClaude())).toEqual(expectedShape);
+    expect(second.output_text).toBe('Sunny in Paris.');
+  });
+
+  it('@google/genai client: a whitespace text part before the functionCall goes without the blank text', async () => {
+    fixture.upstream.enqueue(blankThenCall);
+    const config = { tools: [{ functionDeclarations: [{ name: tools.weather.name, description: tools.weather.description, parametersJsonSchema: tools.weather.parameters }] }] };
+    const contents: any[] = [{ role: 'user', parts: [{ text: 'Weather in Paris?' }] }];
+    const first = await fixture.gemini.models.generateContent({ model: M.chat, config, contents });
+    const turn = first.candidates![0]!.content!;
+    expect(turn.parts?.[0]?.text).toBe('\n\n');
+    const call = turn.parts!.find((part) => part.functionCall !== undefined)!.functionCall!;
+    fixture.upstream.enqueue(ok);
+    const second = await fixture.gemini.models.generateContent({ model: M.anthropic, config, contents: [...contents, turn, { role: 'user', parts: [{ functionResponse: { id: call.id, name: call.name, response: { output: 'sunny' } } }] }] });
+    expect(validateAnthropic(sentToClaude())).toEqual([]);
+    expect(shapeOf(sentToClaude())).toEqual(expectedShape);
+    expect(second.text).toBe('Sunny in Paris.');
+  });
+});
+
+describe('blank system prompts and prefills from an openai Chat client', () => {
+  it('a whitespace system prompt and a whitespace text part beside the question are left out', async () => {
+    fixture.upstream.enqueue(ok);
+    await fixture.openai.chat.completions.create({
+      model: M.anthropic,
+      messages: [
+        { role: 'system', content: ' \n' },
+        { role: 'user', content: [{ type: 'text', text: '\n' }, { type: 'text', text: 'Weather in Paris?' }] },
+      ],
+    });
+    expect(validateAnthropic(sentToClaude())).toEqual([]);
+    expect(sentToClaude().system).toBeUndefined();
+    expect(shapeOf(sentToClaude())).toEqual([{ role: 'user', blocks: ['text:Weather in Paris?'] }]);
+  });
+
+  it('a final assistant prefill goes without its trailing whitespace, and the log says so', async () => {
+    fixture.upstream.enqueue(ok);
+    await fixture.openai.chat.completions.create({
+      model: M.anthropic,
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: 'The weather is ' },
+      ],
+    });
+    expect(validateAnthropic(sentToClaude())).toEqual([]);
+    expect(shapeOf(sentToClaude()).at(-1)).toEqual({ role: 'assistant', blocks: ['text:The weather is'] });
+    expect(JSON.stringify((await fixture.lastLog())!)).toContain('trailing whitespace of the final assistant text is not sent');
+  });
+});
