@@ -2,7 +2,8 @@
  * Anthropic refuses blank text: "text content blocks must be non-empty", "… must contain non-whitespace
  * text" (a message or system prompt whose text is all whitespace) and "final assistant content cannot end
  * with trailing whitespace" (a prefill). OpenAI-compatible models often stream "\n\n" before their tool
- * calls; a client replaying that turn to Claude must not have it refused (`vendor-history-rules.ts`).
+ * calls; a client replaying that turn to Claude must not have it refused (`vendor-history-rules.ts`). Nor may
+ * the gateway hand an Anthropic client an empty text block that Claude Code would replay to Claude.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replyFor } from '../fakes/scripted-vendor-wire.js';
@@ -100,5 +101,19 @@ describe('blank system prompts and prefills from an openai Chat client', () => {
     expect(validateAnthropic(sentToClaude())).toEqual([]);
     expect(shapeOf(sentToClaude()).at(-1)).toEqual({ role: 'assistant', blocks: ['text:The weather is'] });
     expect(JSON.stringify((await fixture.lastLog())!)).toContain('trailing whitespace of the final assistant text is not sent');
+  });
+});
+
+describe('an empty output_text from a Responses upstream, read by an Anthropic client', () => {
+  it.each([false, true])('is not handed on as an empty text block (stream=%s), so Claude takes the turn replayed', async (stream) => {
+    fixture.upstream.enqueue(replyFor('openai-responses', { text: '', tools: [{ id: 'call_w1', name: 'get_weather', args: '{"city":"Paris"}' }], stop: 'tool', usage: { input: 10, output: 6 } }, stream));
+    const body: any = { model: M.responses, max_tokens: 256, tools: [{ name: tools.weather.name, description: tools.weather.description, input_schema: tools.weather.parameters }], messages: [{ role: 'user', content: 'Weather in Paris?' }] };
+    const first = stream ? await fixture.anthropic.messages.stream(body).finalMessage() : await fixture.anthropic.messages.create(body);
+    expect(first.content.map((block) => block.type)).toEqual(['tool_use']);
+    // Claude Code switched to a Claude model: the same history goes to Anthropic as the client holds it.
+    fixture.upstream.enqueue(ok);
+    const toolUse = first.content[0] as { id: string };
+    await fixture.anthropic.messages.create({ ...body, model: M.anthropic, messages: [...body.messages, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: 'sunny' }] }] });
+    expect(validateAnthropic(sentToClaude())).toEqual([]);
   });
 });

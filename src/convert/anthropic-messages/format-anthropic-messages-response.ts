@@ -17,7 +17,9 @@ export function formatAnthropicMessagesResponse(response: CanonicalResponse, con
   for (const [index, part] of response.content.entries()) {
     switch (part.type) {
       case 'text':
-        content.push({ type: 'text', text: part.text });
+        // An empty text block (a Responses upstream's `output_text: ""` beside its calls) is left out, as the
+        // stream encoder leaves it: a client replaying it to Anthropic is refused ("text content blocks must be non-empty").
+        if (part.text !== '') content.push({ type: 'text', text: part.text });
         break;
       case 'reasoning':
         // Reasoning with both text and opaque data (OpenAI summary + encrypted_content) becomes two blocks.
