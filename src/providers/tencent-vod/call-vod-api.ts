@@ -14,9 +14,10 @@ export type VodCallResult = { ok: true; response: Record<string, unknown> } | { 
  * One signed call of the VOD API (protocols.md §5.1 B, §5.4): POST `{base}/` with `X-TC-Action`,
  * `X-TC-Version`, `X-TC-Timestamp`, the TC3 `Authorization` over the host the request goes to, and the
  * region when the key names one. Tencent answers errors with HTTP 200 and `Response.Error`; those become
- * failures with the status the retry policy understands (vodErrorStatus).
+ * failures with the status the retry policy understands (vodErrorStatus). `answerArrived` is told when a
+ * 2xx arrived, before its body is read (a task submit reads it on after its client left).
  */
-export async function callVodApi(upstream: UpstreamClient, baseUrl: string, credentials: VodCredentials, action: string, body: Record<string, unknown>, signal: UpstreamSignal, nowMs: number): Promise<VodCallResult> {
+export async function callVodApi(upstream: UpstreamClient, baseUrl: string, credentials: VodCredentials, action: string, body: Record<string, unknown>, signal: UpstreamSignal, nowMs: number, answerArrived?: () => void): Promise<VodCallResult> {
   const text = JSON.stringify(body);
   const timestamp = Math.floor(nowMs / 1000);
   let host: string;
@@ -35,6 +36,7 @@ export async function callVodApi(upstream: UpstreamClient, baseUrl: string, cred
   if (credentials.region !== undefined) headers['x-tc-region'] = credentials.region;
   const sent = await upstream.send({ url: `${baseUrl.replace(/\/+$/, '')}/`, method: 'POST', headers, body: text, signal });
   if (!sent.ok) return { ok: false, failure: sent.failure };
+  if (sent.response.statusCode < 300) answerArrived?.();
   let answer: string;
   try {
     answer = (await sent.response.body.bytes()).toString('utf8');

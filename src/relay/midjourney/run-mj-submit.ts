@@ -41,7 +41,7 @@ export function runMjSubmit(services: TaskSubmitServices, route: MjSubmitRoute, 
         ...(mode === undefined ? {} : { mode }),
         ...(origin === undefined ? {} : { origin: origin.public_id, originUpstreamId: origin.upstream_id }),
       },
-      send: (channel, key, _upstreamModel, signal) => sendMjSubmit(services.relay, channel, key, submit.action, submit.upstreamPath, upstreamBody, signal),
+      send: (channel, key, _upstreamModel, call) => sendMjSubmit(services.relay, channel, key, submit.action, submit.upstreamPath, upstreamBody, call),
       answer: (task) => presentMjSubmitAnswer(task, keepsModalCode(submit.action)),
       // The proxy's own errors name its accounts and ids: the client gets the gateway's envelope.
       errorPassthrough: () => false,

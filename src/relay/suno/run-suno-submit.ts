@@ -30,7 +30,7 @@ export function runSunoSubmit(services: TaskSubmitServices, action: string, requ
       channelTypes: sunoChannelTypes,
       logStyle: `suno-${suno.action.toLowerCase()}`,
       properties: { action: suno.action },
-      send: (channel, key, _upstreamModel, signal) => sendSunoSubmit(services.relay, channel, key, suno.action, upstreamBody, signal),
+      send: (channel, key, _upstreamModel, call) => sendSunoSubmit(services.relay, channel, key, suno.action, upstreamBody, call),
       answer: (task) => ({ code: 'success', message: '', data: task.public_id }),
       // The proxy's own errors name its ids and accounts: the client gets the gateway's envelope.
       errorPassthrough: () => false,

@@ -1,9 +1,8 @@
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { isRecord } from '../../convert/shared/is-record.js';
-import type { UpstreamSignal } from '../../providers/upstream-client.js';
 import type { RelayServices } from '../relay-services.js';
 import { postTaskJson } from '../task-submit/post-task-json.js';
-import type { TaskSubmitOutcome } from '../task-submit/task-submit-outcome.js';
+import type { SubmitCall, TaskSubmitOutcome } from '../task-submit/task-submit-outcome.js';
 import type { SunoAction } from './suno-request.js';
 
 /**
@@ -11,8 +10,8 @@ import type { SunoAction } from './suno-request.js';
  * `{code: "success", data: "<task id>"}`; another `code` (the proxy is busy, out of credit) is a failure
  * like a 500, tried on another channel.
  */
-export async function sendSunoSubmit(relay: RelayServices, channel: ChannelRecord, key: string, action: SunoAction, body: Record<string, unknown>, signal: UpstreamSignal): Promise<TaskSubmitOutcome> {
-  const answered = await postTaskJson(relay, { url: `${channel.baseUrl}/suno/submit/${action}`, headers: { authorization: `Bearer ${key}`, accept: 'application/json' }, body, signal }, key, 'The Suno upstream');
+export async function sendSunoSubmit(relay: RelayServices, channel: ChannelRecord, key: string, action: SunoAction, body: Record<string, unknown>, call: SubmitCall): Promise<TaskSubmitOutcome> {
+  const answered = await postTaskJson(relay, { url: `${channel.baseUrl}/suno/submit/${action}`, headers: { authorization: `Bearer ${key}`, accept: 'application/json' }, body, call }, key, 'The Suno upstream');
   if (!('ok' in answered)) return answered;
   const { json } = answered;
   if (!isRecord(json) || json.code !== 'success' || typeof json.data !== 'string' || json.data === '') {

@@ -1,7 +1,7 @@
-import { describeFailure, type UpstreamSignal } from '../../providers/upstream-client.js';
+import { describeFailure } from '../../providers/upstream-client.js';
 import { failedAttemptFrom } from '../read-upstream-error.js';
 import type { RelayServices } from '../relay-services.js';
-import type { TaskSubmitOutcome } from './task-submit-outcome.js';
+import type { SubmitCall, TaskSubmitOutcome } from './task-submit-outcome.js';
 
 type Failed = Extract<TaskSubmitOutcome, { kind: 'failed' }>;
 
@@ -12,15 +12,16 @@ type Failed = Extract<TaskSubmitOutcome, { kind: 'failed' }>;
  */
 export async function postTaskJson(
   relay: RelayServices,
-  request: { url: string; headers: Record<string, string>; body: unknown; signal: UpstreamSignal },
+  request: { url: string; headers: Record<string, string>; body: unknown; call: SubmitCall },
   key: string,
   upstream: string,
 ): Promise<{ ok: true; json: unknown } | Failed> {
-  const sent = await relay.upstream.send({ url: request.url, method: 'POST', headers: { ...request.headers, 'content-type': 'application/json' }, body: JSON.stringify(request.body), signal: request.signal });
+  const sent = await relay.upstream.send({ url: request.url, method: 'POST', headers: { ...request.headers, 'content-type': 'application/json' }, body: JSON.stringify(request.body), signal: request.call.signal });
   if (!sent.ok) return { kind: 'failed', failure: sent.failure };
   const { response } = sent;
   // A 3xx never gets here: the upstream client fails it (redirect-failure.ts).
   if (response.statusCode >= 400) return failedAttemptFrom(response, key);
+  request.call.answerArrived();
   try {
     return { ok: true, json: JSON.parse((await response.body.bytes()).toString('utf8')) as unknown };
   } catch (error) {

@@ -10,7 +10,7 @@ import { runRelayEnvelope, type AttemptTools, type ErrorPassthrough } from '../r
 import type { RelayServices } from '../relay-services.js';
 import type { AttemptOutcome } from '../run-failover.js';
 import { sendWholeAnswer } from '../write-to-client.js';
-import type { TaskSubmitOutcome } from './task-submit-outcome.js';
+import type { SubmitCall, TaskSubmitOutcome } from './task-submit-outcome.js';
 
 export interface TaskSubmitServices {
   relay: RelayServices;
@@ -37,7 +37,7 @@ export interface TaskSubmitPlan {
   pinnedChannelId?: number;
   /** The key to use on that channel (a remix: the one that made its video), when not the rotation's. */
   keyFor?: (channel: ChannelRecord) => string | undefined;
-  send(channel: ChannelRecord, key: string, upstreamModel: string, signal: AttemptTools['signal'], publicId: string): Promise<TaskSubmitOutcome>;
+  send(channel: ChannelRecord, key: string, upstreamModel: string, call: SubmitCall, publicId: string): Promise<TaskSubmitOutcome>;
   /** The client's answer for the task just recorded. */
   answer(task: TaskRow): unknown;
   /** Whether a failed request is answered with the upstream's own error body. */
@@ -53,7 +53,9 @@ export interface TaskSubmitPlan {
  * Creates one asynchronous task through the relay envelope: price → reserve → a row in `not_start`
  * before the first upstream call → failover over the plan's channels → the accepted task recorded and
  * answered → the charge settled and kept on the row (the poll loop refunds it if the task fails,
- * src/tasks/task-engine.ts). A task no upstream accepted is deleted: nothing was charged.
+ * src/tasks/task-engine.ts). A task no upstream accepted is deleted: nothing was charged. A client that
+ * leaves once an upstream's 2xx arrived does not lose the task the upstream took: its answer is read on
+ * (within USAGE_WAIT_SECONDS) and the task recorded, charged and polled as if the client had stayed.
  */
 export async function runTaskSubmit(services: TaskSubmitServices, request: FastifyRequest, reply: FastifyReply, plan: TaskSubmitPlan): Promise<void> {
   const { relay, tasks } = services;
@@ -91,8 +93,16 @@ export async function runTaskSubmit(services: TaskSubmitServices, request: Fasti
         tools.setUpstreamModel(mapping.upstreamModel);
         // Written once, before the first upstream call: from here a crash leaves a row the poll loop refunds.
         taskId ??= await tasks.insert({ publicId, kind: plan.kind, requestId: request.id, userId: caller.user.id, tokenId: caller.token.id, model: plan.model, properties: plan.properties }, relay.now());
-        const send = () => plan.send(channel, key, mapping.upstreamModel, tools.signal, publicId);
-        const outcome = await attemptSubmit(services, plan, { channel, key, tools, taskId, upstreamModel: mapping.upstreamModel, reply }, send);
+        const call: SubmitCall = {
+          signal: tools.signal,
+          // The upstream took the submit (or answers why not in its 2xx): a client that leaves now is
+          // waited out for the answer, as a text answer's 2xx is (relay-envelope.ts), not cut off.
+          answerArrived: () => {
+            tools.meter.wholeAnswerArrived = true;
+          },
+        };
+        const send = () => plan.send(channel, key, mapping.upstreamModel, call, publicId);
+        const outcome = await attemptSubmit(services, plan, { channel, key, tools, taskId, publicId, upstreamModel: mapping.upstreamModel, reply }, send);
         if (outcome.kind === 'served') submitted = true;
         return outcome;
       },
@@ -111,6 +121,7 @@ interface SubmitAttempt {
   key: string;
   tools: AttemptTools;
   taskId: number;
+  publicId: string;
   upstreamModel: string;
   reply: FastifyReply;
 }
@@ -123,7 +134,12 @@ async function attemptSubmit(services: TaskSubmitServices, plan: TaskSubmitPlan,
   const { relay, tasks } = services;
   const { channel, key, tools } = attempt;
   const accepted = await send();
-  if (accepted.kind === 'failed') return accepted;
+  if (accepted.kind === 'failed') {
+    // A client that left after the 2xx, whose answer then named no task (cut, not read within the wait, or
+    // a refusal): no task id is known, so nothing can be polled, shown or refunded — none is charged.
+    if (tools.meter.clientAborted && tools.meter.wholeAnswerArrived) tools.meter.interruption = `client disconnected after the upstream's 2xx; its submit answer named no task (${accepted.failure.message}): none recorded, nothing charged`;
+    return accepted;
+  }
   const now = relay.now();
   const failedAtOnce = accepted.status === 'failure';
   const uncharged = failedAtOnce || plan.free === true;
@@ -152,6 +168,12 @@ async function attemptSubmit(services: TaskSubmitServices, plan: TaskSubmitPlan,
   }
   tools.meter.firstTokenAt = now;
   tools.meter.committed = true;
+  // The client left while the answer was read: the task stands (the upstream took it and bills it), and
+  // the log row names it, the only place the caller's task can be found by.
+  if (tools.meter.clientAborted) {
+    tools.meter.interruption = `client disconnected before the answer; task ${attempt.publicId} recorded (upstream id ${accepted.upstreamId})`;
+    return { kind: 'served', value: { status: accepted.httpStatus }, status: accepted.httpStatus };
+  }
   const task = await tasks.findById(attempt.taskId);
   if (task === undefined) throw new Error(`task ${attempt.taskId} vanished while it was submitted`);
   sendWholeAnswer(attempt.reply, accepted.httpStatus, tools.clientHeaders(channel), 'application/json', JSON.stringify(plan.answer(task)));

@@ -36,8 +36,8 @@ async function remixVideo(services: TaskSubmitServices, origin: TaskRow, request
     properties: videoProperties(video, { remixed_from: origin.public_id }),
     pinnedChannelId: channel.id,
     keyFor: (candidate) => keyByFingerprint(candidate.keys, origin.key_fingerprint),
-    send: (candidate, key, _upstreamModel, signal) =>
-      sendOpenaiVideoSubmit(services.relay, candidate, key, { bytes: JSON.stringify({ prompt }), contentType: 'application/json' }, signal, `/v1/videos/${encodeURIComponent(upstreamId)}/remix`),
+    send: (candidate, key, _upstreamModel, call) =>
+      sendOpenaiVideoSubmit(services.relay, candidate, key, { bytes: JSON.stringify({ prompt }), contentType: 'application/json' }, call, `/v1/videos/${encodeURIComponent(upstreamId)}/remix`),
   });
 }
 

@@ -63,12 +63,12 @@ async function submitVideo(services: TaskSubmitServices, assetOwners: AssetOwner
     ...(assets === undefined ? {} : { pinnedChannelId: assets.channelId, keyFor: (channel: ChannelRecord) => keyByFingerprint(channel.keys, assets.keyFingerprint) }),
     logStyle: logStyles[route],
     properties: videoProperties(video, {}),
-    send: (channel, key, upstreamModel, signal, publicId) => {
+    send: (channel, key, upstreamModel, call, publicId) => {
       if (channel.type === 'tencent-vod') {
-        return sendVodVideoSubmit(services.relay, channel, key, { fields: jsonFields(body, 'Tencent VOD'), prompt: video.prompt, seconds: video.seconds, size: video.size, clientModel: video.model, upstreamModel, sessionId: publicId }, signal);
+        return sendVodVideoSubmit(services.relay, channel, key, { fields: jsonFields(body, 'Tencent VOD'), prompt: video.prompt, seconds: video.seconds, size: video.size, clientModel: video.model, upstreamModel, sessionId: publicId }, call);
       }
-      if (channel.type === 'kling') return sendKlingVideoSubmit(services.relay, channel, key, { fields: jsonFields(body, 'Kling'), prompt: video.prompt, seconds: video.seconds, size: video.size, upstreamModel }, signal);
-      return buildUpstreamBody(route, body, video, upstreamModel).then((upstream) => sendOpenaiVideoSubmit(services.relay, channel, key, upstream, signal));
+      if (channel.type === 'kling') return sendKlingVideoSubmit(services.relay, channel, key, { fields: jsonFields(body, 'Kling'), prompt: video.prompt, seconds: video.seconds, size: video.size, upstreamModel }, call);
+      return buildUpstreamBody(route, body, video, upstreamModel).then((upstream) => sendOpenaiVideoSubmit(services.relay, channel, key, upstream, call));
     },
   });
 }

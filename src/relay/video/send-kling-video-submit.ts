@@ -3,10 +3,10 @@ import { isRecord } from '../../convert/shared/is-record.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { buildKlingVideoTask, klingErrorStatus, type KlingVideoInput } from '../../providers/kling/build-kling-video-task.js';
 import { klingToken, parseKlingKey } from '../../providers/kling/kling-credentials.js';
-import { describeFailure, type UpstreamSignal } from '../../providers/upstream-client.js';
+import { describeFailure } from '../../providers/upstream-client.js';
 import { redactSecret } from '../redact-secret.js';
 import type { RelayServices } from '../relay-services.js';
-import type { TaskSubmitOutcome } from '../task-submit/task-submit-outcome.js';
+import type { SubmitCall, TaskSubmitOutcome } from '../task-submit/task-submit-outcome.js';
 
 /**
  * Kling's create call (protocols.md §3.2): POST `{base}/v1/videos/{text2video|image2video}` with a JWT made
@@ -14,7 +14,7 @@ import type { TaskSubmitOutcome } from '../task-submit/task-submit-outcome.js';
  * `code` (in any status) decides: 0 taken; auth codes are the key's (401), request and policy codes the
  * client's (400, with Kling's message), others the upstream's (500, tried elsewhere).
  */
-export async function sendKlingVideoSubmit(relay: RelayServices, channel: ChannelRecord, key: string, input: KlingVideoInput, signal: UpstreamSignal): Promise<TaskSubmitOutcome> {
+export async function sendKlingVideoSubmit(relay: RelayServices, channel: ChannelRecord, key: string, input: KlingVideoInput, call: SubmitCall): Promise<TaskSubmitOutcome> {
   const credentials = parseKlingKey(key);
   if (credentials === undefined) return { kind: 'failed', failure: { kind: 'status', status: 401, message: `Channel ${channel.id}'s key is not AccessKey|SecretKey.` } };
   const { action, body } = buildKlingVideoTask(input);
@@ -23,9 +23,11 @@ export async function sendKlingVideoSubmit(relay: RelayServices, channel: Channe
     method: 'POST',
     headers: { authorization: `Bearer ${klingToken(credentials, relay.now())}`, 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify(body),
-    signal,
+    signal: call.signal,
   });
   if (!sent.ok) return { kind: 'failed', failure: sent.failure };
+  // Kling's `code` in the body decides whether it took the task; a 2xx is read whole whatever it says.
+  if (sent.response.statusCode < 300) call.answerArrived();
   let json: unknown;
   try {
     json = JSON.parse((await sent.response.body.bytes()).toString('utf8'));

@@ -1,10 +1,10 @@
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { isRecord } from '../../convert/shared/is-record.js';
-import { describeFailure, type UpstreamSignal } from '../../providers/upstream-client.js';
+import { describeFailure } from '../../providers/upstream-client.js';
 import { readOpenaiVideo, storableVideoAnswer } from '../../tasks/read-openai-video.js';
 import { failedAttemptFrom } from '../read-upstream-error.js';
 import type { RelayServices } from '../relay-services.js';
-import type { TaskSubmitOutcome } from '../task-submit/task-submit-outcome.js';
+import type { SubmitCall, TaskSubmitOutcome } from '../task-submit/task-submit-outcome.js';
 
 /**
  * POST `{base}/v1/videos` (OpenAI's Videos API; or `path`, a remix's `/v1/videos/{id}/remix`) with the
@@ -16,7 +16,7 @@ export async function sendOpenaiVideoSubmit(
   channel: ChannelRecord,
   key: string,
   upstream: { bytes: string | Buffer; contentType: string },
-  signal: UpstreamSignal,
+  call: SubmitCall,
   path = '/v1/videos',
 ): Promise<TaskSubmitOutcome> {
   const sent = await relay.upstream.send({
@@ -24,19 +24,21 @@ export async function sendOpenaiVideoSubmit(
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': upstream.contentType, accept: 'application/json' },
     body: upstream.bytes,
-    signal,
+    signal: call.signal,
   });
   if (!sent.ok) return { kind: 'failed', failure: sent.failure };
   const { response } = sent;
   const status = response.statusCode;
   // A 3xx never gets here: the upstream client fails it (redirect-failure.ts).
   if (status >= 400) return failedAttemptFrom(response, key);
+  call.answerArrived();
   let bytes: Buffer;
   try {
     bytes = await response.body.bytes();
   } catch (error) {
-    // Whatever cut the read (the upstream, or a client that left), no task was recorded and the client has
-    // no id to fetch one by: a failure, not charged (readFailureOutcome's "client left → served" is for streams).
+    // Cut by the upstream, or by the gateway when a client that left was waited out (USAGE_WAIT_SECONDS):
+    // no answer names a task to poll or refund, so none is recorded and nothing is charged, as for a 2xx
+    // that names no task (readFailureOutcome's "client left → served" is for text, billed its prompt).
     return { kind: 'failed', failure: describeFailure(error) };
   }
   let json: unknown;
