@@ -25,7 +25,8 @@ const price = { input: 4, output: 16, audio_input: 32, audio_output: 64 };
 const key = `sk-${'n'.repeat(48)}`;
 let n = 0;
 const ev = (type: string, rest: Record<string, unknown> = {}) => JSON.stringify({ type, event_id: `event_${++n}`, ...rest });
-const created = (id: string) => ev('response.created', { response: { id, object: 'realtime.response', status: 'in_progress', output: [] } });
+/** `echoed`: what OpenAI's response.created tells of the request it answers (`conversation_id`, `metadata`). */
+const created = (id: string, echoed: Record<string, unknown> = {}) => ev('response.created', { response: { id, object: 'realtime.response', status: 'in_progress', output: [], ...echoed } });
 const doneWithoutUsage = (id: string) => ev('response.done', { response: { id, object: 'realtime.response', status: 'completed', output: [] } });
 const textDelta = (responseId: string, delta: string) => ev('response.output_text.delta', { response_id: responseId, item_id: `item_${responseId}`, output_index: 0, content_index: 0, delta });
 const userMessage = (id: string, text: string) => ({ id, type: 'message' as const, role: 'user' as const, content: [{ type: 'input_text' as const, text }] });
@@ -186,6 +187,45 @@ describe.each(allDialects)('realtime input billed without usage on $dialect', ({
       [200, conversation, output, charge(conversation)],
     ]);
     expect((await used()) - before).toBe(charge(own) + charge(conversation));
+  }, 20_000);
+
+  // From the realtime gaps review: each response.created took the oldest response.create waiting, so a
+  // response server VAD made (the client asked for none) while an out-of-band one waited took that one's
+  // input, and the out-of-band response the conversation's.
+  it.skipIf(!available)("under server VAD, bills a response VAD made while an out-of-band one was asked for the conversation's text, and the out-of-band one its own input", async () => {
+    handler = (ws, event) => {
+      if (event.type !== 'response.create') return;
+      // Speech detected before the upstream reached the client's request: a response of its own, in the
+      // default conversation, with no metadata — then the out-of-band one, echoing the request's metadata.
+      const asked = event.response as { metadata?: unknown };
+      ws.send(created('resp_vad', { conversation_id: 'conv_vad', metadata: null }));
+      ws.send(created('resp_oob', { conversation_id: null, metadata: asked.metadata ?? null }));
+      ws.send(textDelta('resp_vad', answer));
+      ws.send(textDelta('resp_oob', answer));
+      ws.send(doneWithoutUsage('resp_vad'));
+      ws.send(doneWithoutUsage('resp_oob'));
+    };
+    const since = await lastLogId();
+    const before = await used();
+    const { rt, closed, waitFor } = await openSession();
+    rt.send({ type: 'conversation.item.create', item: userMessage('item_q', question) });
+    rt.send({ type: 'conversation.item.create', item: { id: 'item_tool', type: 'function_call_output', call_id: 'call_1', output: toolResult } });
+    await waitFor('conversation.item.added', 2);
+    rt.send({ type: 'response.create', response: { conversation: 'none', metadata: { purpose: 'summary' }, input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: ownInput }] }] } });
+    await waitFor('response.done', 2);
+    rt.close();
+    await closed;
+    await expect.poll(() => held(), { timeout: 8_000 }).toBe(0);
+    const output = await countTextTokens(answer);
+    const charge = (input: number) => (input * price.input + output * price.output) * perToken;
+    const conversation = (await countTextTokens(question)) + (await countTextTokens(toolResult));
+    const own = await countTextTokens(ownInput);
+    expect(conversation).not.toBe(own);
+    expect(rowsOf(await logsSince(since))).toEqual([
+      [200, conversation, output, charge(conversation)],
+      [200, own, output, charge(own)],
+    ]);
+    expect((await used()) - before).toBe(charge(conversation) + charge(own));
   }, 20_000);
 
   it.skipIf(!available)('bills no input for a response cut before it wrote anything (the model may never have read it)', async () => {

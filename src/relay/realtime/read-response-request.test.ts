@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { readResponseRequest } from './read-response-request.js';
+import { metadataKey, readResponseRequest } from './read-response-request.js';
 
 const frame = (event: unknown) => Buffer.from(JSON.stringify(event));
 
 describe('readResponseRequest', () => {
   it('reads a response.create, with the event id the client gave it', () => {
-    expect(readResponseRequest(frame({ type: 'response.create' }))).toEqual({ eventId: undefined, ownInputText: undefined });
-    expect(readResponseRequest(frame({ event_id: 'evt_1', type: 'response.create', response: { conversation: 'none' } }))).toEqual({ eventId: 'evt_1', ownInputText: undefined });
+    expect(readResponseRequest(frame({ type: 'response.create' }))).toEqual({ eventId: undefined, ownInputText: undefined, outOfBand: false, metadata: null });
+    expect(readResponseRequest(frame({ event_id: 'evt_1', type: 'response.create', response: { conversation: 'none' } }))).toEqual({ eventId: 'evt_1', ownInputText: undefined, outOfBand: true, metadata: null });
+  });
+
+  it('reads whether it is out of band and its metadata, in one form whatever the key order', () => {
+    const asked = readResponseRequest(frame({ type: 'response.create', response: { conversation: 'auto', metadata: { topic: 'weather', purpose: 'summary' } } }));
+    expect(asked).toMatchObject({ outOfBand: false, metadata: metadataKey({ purpose: 'summary', topic: 'weather' }) });
+    expect(metadataKey({ b: '2', a: '1' })).toBe(metadataKey({ a: '1', b: '2' }));
+    expect(metadataKey({ a: '1' })).not.toBe(metadataKey({ a: '2' }));
+    expect([metadataKey(null), metadataKey(undefined), metadataKey('text')]).toEqual([null, undefined, undefined]);
   });
 
   it("reads the text of a response's own input, every item's (the client wrote them all), none of an item reference or audio", () => {

@@ -7,12 +7,29 @@ const audioAppendPrefix = Buffer.from('{"type":"input_audio_buffer.append"');
 
 /**
  * What a client's `response.create` says billing needs: its `event_id` (which an upstream `error` refusing
- * it names) and, when it gives the response an `input` of its own (a context instead of the default
- * conversation), the text of that input's items; undefined when the response reads the conversation.
+ * it names), when it gives the response an `input` of its own (a context instead of the default
+ * conversation) the text of that input's items (undefined when the response reads the conversation), and
+ * what the upstream's `response.created` echoes of it — whether it is out of band (`conversation: "none"`,
+ * answered with `conversation_id: null`) and its `metadata` — so that the response it asked for is told
+ * from one server VAD made meanwhile (select-response-request.ts).
  */
 export interface ResponseRequest {
   eventId: string | undefined;
   ownInputText: string | undefined;
+  outOfBand: boolean;
+  /** Its `metadata` as `metadataKey` writes it; null when it gives none (the upstream then echoes `null`). */
+  metadata: string | null;
+}
+
+/**
+ * Pure: a `metadata` value as one comparable text — an object's string entries sorted by key, so the one a
+ * client sent and the one the upstream echoes compare equal whatever their key order; null for `null` and
+ * undefined for anything else (absent, not an object).
+ */
+export function metadataKey(metadata: unknown): string | null | undefined {
+  if (metadata === null) return null;
+  if (!isRecord(metadata)) return undefined;
+  return JSON.stringify(Object.entries(metadata).sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)));
 }
 
 /**
@@ -30,9 +47,10 @@ export function readResponseRequest(frame: Buffer): ResponseRequest | undefined 
     return undefined;
   }
   if (!isRecord(event) || event.type !== 'response.create') return undefined;
-  const input = isRecord(event.response) ? event.response.input : undefined;
+  const response = isRecord(event.response) ? event.response : {};
+  const input = response.input;
   // Every item of an input the client wrote is its own, assistant messages too.
   // Kept until the response is created: no more than a conversation is (the rest would be truncated upstream).
   const ownInputText = Array.isArray(input) ? input.map((item) => conversationItemText(item, true)).filter((text) => text !== '').join('\n').slice(-maxConversationInputChars) : undefined;
-  return { eventId: typeof event.event_id === 'string' ? event.event_id : undefined, ownInputText };
+  return { eventId: typeof event.event_id === 'string' ? event.event_id : undefined, ownInputText, outOfBand: response.conversation === 'none', metadata: metadataKey(response.metadata) ?? null };
 }

@@ -18,6 +18,7 @@ import type { TranscriptionUsage } from './read-transcription.js';
 import { ConversationInput } from './conversation-input.js';
 import type { ResponseRequest } from './read-response-request.js';
 import { ResponseCount, usageOfCounts } from './response-count.js';
+import { selectResponseRequest, type CreatedResponse } from './select-response-request.js';
 
 export interface RealtimeSessionFacts {
   /** The session's request id: its first hold's reservation id; later holds are `<id>-<n>`. */
@@ -113,9 +114,14 @@ export class RealtimeBilling {
     if (index >= 0) this.requested.splice(index, 1);
   }
 
-  /** A `response.created`: `outputAudioRate` is the output audio format it names for itself (bytes a second), when it does. */
-  responseCreated(responseId: string | undefined, outputAudioRate?: number): void {
-    const request = this.requested.shift();
+  /**
+   * A `response.created`: `outputAudioRate` is the output audio format it names for itself (bytes a
+   * second), when it does; `created`, what it echoes of the request it answers — none for a response server
+   * VAD made (select-response-request.ts).
+   */
+  responseCreated(responseId: string | undefined, outputAudioRate?: number, created: CreatedResponse = { conversationId: undefined, metadata: undefined }): void {
+    const index = selectResponseRequest(this.requested, created);
+    const request = index === undefined ? undefined : this.requested.splice(index, 1)[0];
     if (this.underWay.size === 0) this.responseStartedAt = this.services.now();
     const key = responseId ?? `unnamed-${this.underWay.size}`;
     if (responseId === undefined) this.unnamed.add(key);

@@ -17,6 +17,7 @@ import { audioDeltaOf, readAudioDeltaFrame, responseOutputAudioRate, sessionOutp
 import { conversationItemAdded, conversationItemDeleted } from './read-conversation-input.js';
 import { readRealtimeUsage, refusedEventIdOf, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
 import { readResponseRequest } from './read-response-request.js';
+import { readCreatedResponse } from './select-response-request.js';
 import { RealtimeBilling } from './realtime-billing.js';
 import { settleOrRetry } from '../settle-or-retry.js';
 import { readTranscriptionUsage, sessionTranscriptionModel } from './read-transcription.js';
@@ -235,7 +236,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       const type = (event as { type?: unknown } | null)?.type;
       if (type === 'response.created') {
         const responseId = responseIdOf(event);
-        billing.responseCreated(responseId, responseOutputAudioRate(event));
+        billing.responseCreated(responseId, responseOutputAudioRate(event), readCreatedResponse(event));
         // Asked for before the client left and named only now: a cancel without an id stops no
         // out-of-band response, so it is cancelled by its id as well.
         if (cancelling && responseId !== undefined && upstream.readyState === WebSocket.OPEN) for (const frame of formatResponseCancels([responseId])) upstream.send(frame);
