@@ -150,4 +150,19 @@ describe('Authorization twice on the routes that read it themselves → the same
     const once = await sendLines(`/v1/realtime?model=${models.chat}`, { ...upgrade, 'sec-websocket-protocol': protocols(keys.good) }, 'GET');
     expect(once.status, once.text).not.toBe(401);
   });
+
+  // From the realtime gaps review: `Authorization: Bearer A` beside a subprotocol key B was served as A, silently.
+  it.each([
+    ['the good key in Authorization, another in the subprotocol', keys.good, keys.unknown],
+    ['another key in Authorization, the good one in the subprotocol', keys.unknown, keys.good],
+  ])('the Realtime upgrade: %s is a 401 saying the two keys differ', async (_name, headerKey, protocolKey) => {
+    const refused = await withoutCharge(fixture, () => sendLines(`/v1/realtime?model=${models.chat}`, { ...upgrade, authorization: bearer(headerKey), 'sec-websocket-protocol': `realtime, openai-insecure-api-key.${protocolKey}` }, 'GET'));
+    expect(refused.status, refused.text).toBe(401);
+    expect(expectEnvelope(refused, 'openai')).toContain('differs from the one in the `openai-insecure-api-key` subprotocol');
+  });
+
+  it('the Realtime upgrade: the same key in Authorization and in the subprotocol gets past authentication', async () => {
+    const same = await sendLines(`/v1/realtime?model=${models.chat}`, { ...upgrade, authorization: bearer(keys.good), 'sec-websocket-protocol': `realtime, openai-insecure-api-key.${keys.good}` }, 'GET');
+    expect(same.status, same.text).not.toBe(401);
+  });
 });

@@ -3,20 +3,28 @@ import { readRealtimeHandshake, upgradeProblem, upstreamProtocols } from './real
 
 describe('readRealtimeHandshake', () => {
   it('reads a Bearer key, the model and the beta header', () => {
-    expect(readRealtimeHandshake({ authorization: 'Bearer sk-a', 'openai-beta': 'realtime=v1' }, '/v1/realtime?model=gpt-realtime')).toEqual({ key: 'sk-a', model: 'gpt-realtime', beta: 'realtime=v1', protocols: [], keyProtocolRepeated: false });
+    expect(readRealtimeHandshake({ authorization: 'Bearer sk-a', 'openai-beta': 'realtime=v1' }, '/v1/realtime?model=gpt-realtime')).toEqual({ key: 'sk-a', model: 'gpt-realtime', beta: 'realtime=v1', protocols: [], keyConflict: undefined });
   });
 
   it('reads the key from the browser subprotocol when there is no Authorization', () => {
     const handshake = readRealtimeHandshake({ 'sec-websocket-protocol': 'realtime, openai-insecure-api-key.sk-b,openai-beta.realtime-v1' }, '/v1/realtime?model=m');
-    expect(handshake).toMatchObject({ key: 'sk-b', protocols: ['realtime', 'openai-insecure-api-key.sk-b', 'openai-beta.realtime-v1'], keyProtocolRepeated: false });
+    expect(handshake).toMatchObject({ key: 'sk-b', protocols: ['realtime', 'openai-insecure-api-key.sk-b', 'openai-beta.realtime-v1'], keyConflict: undefined });
   });
 
   it('marks two key subprotocols: which key the client meant is not known', () => {
-    expect(readRealtimeHandshake({ 'sec-websocket-protocol': 'realtime, openai-insecure-api-key.sk-b, openai-insecure-api-key.sk-c' }, '/v1/realtime?model=m').keyProtocolRepeated).toBe(true);
+    expect(readRealtimeHandshake({ 'sec-websocket-protocol': 'realtime, openai-insecure-api-key.sk-b, openai-insecure-api-key.sk-c' }, '/v1/realtime?model=m').keyConflict).toBe('protocols');
   });
 
-  it('prefers Authorization, marks a non-Bearer one invalid, and reads no key or model when absent', () => {
-    expect(readRealtimeHandshake({ authorization: 'Bearer sk-a', 'sec-websocket-protocol': 'openai-insecure-api-key.sk-b' }, '/v1/realtime').key).toBe('sk-a');
+  it('marks a Bearer key and a subprotocol key that differ, not the same key given both ways', () => {
+    expect(readRealtimeHandshake({ authorization: 'Bearer sk-a', 'sec-websocket-protocol': 'realtime, openai-insecure-api-key.sk-b' }, '/v1/realtime?model=m').keyConflict).toBe('header_and_protocol');
+    expect(readRealtimeHandshake({ authorization: 'Bearer sk-a', 'sec-websocket-protocol': 'realtime, openai-insecure-api-key.sk-a' }, '/v1/realtime?model=m')).toMatchObject({ key: 'sk-a', keyConflict: undefined });
+    // An empty subprotocol key is none; a header of another scheme is refused as no valid key.
+    expect(readRealtimeHandshake({ authorization: 'Bearer sk-a', 'sec-websocket-protocol': 'openai-insecure-api-key.' }, '/v1/realtime?model=m').keyConflict).toBeUndefined();
+    expect(readRealtimeHandshake({ authorization: 'Basic abc', 'sec-websocket-protocol': 'openai-insecure-api-key.sk-b' }, '/v1/realtime?model=m')).toMatchObject({ key: '\u0000invalid', keyConflict: undefined });
+  });
+
+  it('reads the Bearer key before a subprotocol, marks a non-Bearer one invalid, and reads no key or model when absent', () => {
+    expect(readRealtimeHandshake({ authorization: 'Bearer sk-a', 'sec-websocket-protocol': 'openai-insecure-api-key.sk-a' }, '/v1/realtime').key).toBe('sk-a');
     expect(readRealtimeHandshake({ authorization: 'Basic abc' }, '/v1/realtime?model=m').key).toBe('\u0000invalid');
     expect(readRealtimeHandshake({ 'sec-websocket-protocol': 'openai-insecure-api-key.' }, '/v1/realtime?model=').key).toBeUndefined();
     expect(readRealtimeHandshake({}, '/v1/realtime?model=').model).toBeUndefined();

@@ -9,8 +9,12 @@ export interface RealtimeHandshake {
   beta: string | undefined;
   /** The subprotocols offered; a browser client authenticates with them and expects `realtime` back. */
   protocols: string[];
-  /** More than one `openai-insecure-api-key.<key>` subprotocol offered: which key the client meant is not known. */
-  keyProtocolRepeated: boolean;
+  /**
+   * Two keys that differ, of which the client meant one, not known which: more than one
+   * `openai-insecure-api-key.<key>` subprotocol (`protocols`), or a Bearer key and a subprotocol key that is
+   * another (`header_and_protocol`; the same key given both ways is no conflict). Undefined when there is none.
+   */
+  keyConflict: 'protocols' | 'header_and_protocol' | undefined;
 }
 
 const keyProtocolPrefix = 'openai-insecure-api-key.';
@@ -23,12 +27,17 @@ export function readRealtimeHandshake(headers: Record<string, string | string[] 
     .map((protocol) => protocol.trim())
     .filter((protocol) => protocol !== '');
   const authorization = headers.authorization;
-  const fromHeader = typeof authorization === 'string' && authorization.trim() !== '' ? (bearerValue(authorization) ?? '\u0000invalid') : undefined;
+  const headerGiven = typeof authorization === 'string' && authorization.trim() !== '';
+  const bearer = headerGiven ? bearerValue(authorization) : undefined;
+  const fromHeader = headerGiven ? (bearer ?? '\u0000invalid') : undefined;
   const keyProtocols = protocols.filter((protocol) => protocol.startsWith(keyProtocolPrefix));
   const fromProtocol = keyProtocols[0]?.slice(keyProtocolPrefix.length);
+  const protocolKey = fromProtocol === '' ? undefined : fromProtocol;
   const beta = headers['openai-beta'];
   const model = new URL(url, 'http://relay.invalid').searchParams.get('model') ?? undefined;
-  return { key: fromHeader ?? (fromProtocol === '' ? undefined : fromProtocol), model: model === '' ? undefined : model, beta: typeof beta === 'string' && beta !== '' ? beta : undefined, protocols, keyProtocolRepeated: keyProtocols.length > 1 };
+  // Only a Bearer key is compared: a header of another scheme is refused as no valid key anyway.
+  const keyConflict = keyProtocols.length > 1 ? 'protocols' : bearer !== undefined && protocolKey !== undefined && protocolKey !== bearer ? 'header_and_protocol' : undefined;
+  return { key: fromHeader ?? protocolKey, model: model === '' ? undefined : model, beta: typeof beta === 'string' && beta !== '' ? beta : undefined, protocols, keyConflict };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import WebSocket, { type RawData, type WebSocketServer } from 'ws';
 import { authenticateToken } from '../../auth/authenticate-token.js';
 import { tokenAllowsModel } from '../../auth/authorize-model.js';
-import { GatewayError } from '../../errors/gateway-error.js';
+import { assertNever, GatewayError } from '../../errors/gateway-error.js';
 import { generateRequestId } from '../../http/generate-request-id.js';
 import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
 import { admitRequest } from '../admit-request.js';
@@ -21,7 +21,7 @@ import { readCreatedResponse } from './select-response-request.js';
 import { RealtimeBilling } from './realtime-billing.js';
 import { settleOrRetry } from '../settle-or-retry.js';
 import { readTranscriptionUsage, sessionTranscriptionModel } from './read-transcription.js';
-import { readRealtimeHandshake, upgradeProblem } from './realtime-handshake.js';
+import { readRealtimeHandshake, upgradeProblem, type RealtimeHandshake } from './realtime-handshake.js';
 import { rejectUpgrade } from './reject-upgrade.js';
 import { repeatedAuthorizationError } from '../../http/middleware/authenticate-caller.js';
 import { refusesChannelCredentials } from '../../routing/refuses-channel-credentials.js';
@@ -73,7 +73,7 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
   // Node keeps the first of two Authorization lines: the key the client meant is not known (authenticate-caller.ts).
   const repeated = repeatedAuthorizationError(request.rawHeaders, 'openai');
   if (repeated !== undefined) throw repeated;
-  if (handshake.keyProtocolRepeated) throw new GatewayError('invalid_api_key', 'The API key is given in more than one `openai-insecure-api-key` subprotocol; send one API key (as `Authorization: Bearer`).');
+  if (handshake.keyConflict !== undefined) throw new GatewayError('invalid_api_key', keyConflictMessage(handshake.keyConflict));
   const authenticated = authenticateToken(services.catalog.snapshot, handshake.key, Math.floor(services.now() / 1000));
   if (!authenticated.ok) throw new GatewayError(authenticated.code, authenticated.message);
   const caller = authenticated.caller;
@@ -135,6 +135,18 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
     sessions.running.delete(relaying);
   });
   sessions.running.add(relaying);
+}
+
+/** Why an upgrade giving two different keys is refused (a 401: which key the client meant is not known). */
+function keyConflictMessage(conflict: NonNullable<RealtimeHandshake['keyConflict']>): string {
+  switch (conflict) {
+    case 'protocols':
+      return 'The API key is given in more than one `openai-insecure-api-key` subprotocol; send one API key (as `Authorization: Bearer`).';
+    case 'header_and_protocol':
+      return 'The API key in `Authorization: Bearer` differs from the one in the `openai-insecure-api-key` subprotocol; send one API key (as `Authorization: Bearer`).';
+    default:
+      return assertNever(conflict);
+  }
 }
 
 /** The client's socket upgraded, or undefined when `ws` refused it (it then closes the socket without calling back). */
