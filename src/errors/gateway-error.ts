@@ -97,6 +97,11 @@ export interface GatewayErrorOptions {
    * OpenAI's `error.code` or `type`, Google's `error.status`): rendered in the client style's words for it.
    */
   upstream?: { code: string | undefined };
+  /**
+   * Said in the request's log row beside the message, never to the client: an upstream's own words where
+   * the client is told the gateway's (they may name the channel's account).
+   */
+  logDetail?: string;
   cause?: unknown;
 }
 
@@ -105,6 +110,7 @@ export class GatewayError extends Error {
   readonly param: string | undefined;
   readonly headers: Record<string, string>;
   readonly upstream: { code: string | undefined } | undefined;
+  readonly logDetail: string | undefined;
 
   constructor(readonly code: GatewayErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -113,6 +119,7 @@ export class GatewayError extends Error {
     this.param = options.param;
     this.headers = options.headers ?? {};
     this.upstream = options.upstream;
+    this.logDetail = options.logDetail;
   }
 }
 

@@ -10,6 +10,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { ClientAbortSignal } from '../providers/client-abort-signal.js';
 import type { UpstreamSignal } from '../providers/upstream-client.js';
 import { refusesChannelCredentials } from '../routing/refuses-channel-credentials.js';
+import { channelCredentialsRefused } from './channel-credentials-refused.js';
 import { reportsChannelOutOfCredit } from '../routing/reports-channel-out-of-credit.js';
 import { candidateChannels, type ChannelQuery } from '../routing/select-channel.js';
 import { admitRequest, type Admission } from './admit-request.js';
@@ -273,7 +274,7 @@ function answerFailure(
   // the upstream's own body of its style, which its SDK would raise as an authentication error. The
   // upstream's message (it may name the channel's account) stays in the log's attempts.
   if (failure.kind === 'status' && refusesChannelCredentials(failure)) {
-    throw new GatewayError('upstream_credentials_refused', `The upstream refused the credentials of the gateway's channel (HTTP ${failure.status}). Your API key was accepted; the gateway's operator must fix the channel.`, { headers });
+    throw channelCredentialsRefused('upstream', failure.status, { headers });
   }
   // The channel's account out of credit: the client's own balance was admitted, so it is told the gateway
   // failed (502), never its style's quota words (OpenAI `insufficient_quota`, Anthropic `billing_error`), which

@@ -95,9 +95,9 @@ async function openSession(model = 'gpt-realtime', key = clientKey) {
 }
 
 /** The upgrade answer a raw client gets when the gateway refuses it. */
-function refusedUpgrade(path: string, headers: Record<string, string>, protocols?: string[]): Promise<{ status: number; body: string }> {
+function refusedUpgrade(path: string, headers: Record<string, string>, protocols?: string[], on: TestGateway = gateway): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}${path}`, protocols, { headers });
+    const socket = new WebSocket(`${on.url.replace('http', 'ws')}${path}`, protocols, { headers });
     socket.on('unexpected-response', (_request, response) => {
       let body = '';
       response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
@@ -323,6 +323,41 @@ describe('Realtime sessions', () => {
     expect(refused.status).toBe(502);
     expect(JSON.parse(refused.body)).toMatchObject({ error: { type: 'server_error', code: 'upstream_out_of_credit', message: expect.stringContaining("channel is out of credit") } });
     expect(await used()).toBe(before);
+  });
+});
+
+// From the realtime gaps review: the upgrade answered an upstream's refusal of the channel's key with the
+// upstream's message (key masked), where the text routes answer their own words and keep it in the log; and a
+// refused upgrade wrote no log row at all.
+describe("Realtime, an upstream refusing the channel's key", () => {
+  it("is a 502 in the gateway's words, the upstream's message (the key masked) in the log row only", async () => {
+    const own = await startTestGateway({
+      dialect: 'sqlite',
+      config: {
+        prices: { 'gpt-realtime': price },
+        channels: [{ type: 'openai', groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, models: ['gpt-realtime'], name: 'rt', base_url: upstream.url, key: 'sk-up-realtime', priority: 0, model_mapping: {} }],
+        users: [{ username: 'refused', role: 'user', group: 'default', quota: 1_000_000_000, enabled: true }],
+        tokens: [{ name: 'refused-key', user: 'refused', key: clientKey, quota: 1_000_000_000, expires_at: 0, enabled: true }],
+      },
+    });
+    try {
+      upstream.refuseNextUpgrade(401, { error: { message: 'Incorrect API key provided: sk-up-realtime. Organization org-rt-secret.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
+      const refused = await refusedUpgrade('/v1/realtime?model=gpt-realtime', { authorization: `Bearer ${clientKey}` }, undefined, own);
+      expect(refused.status).toBe(502);
+      const { error } = JSON.parse(refused.body) as { error: { type: string; code: string; message: string } };
+      expect({ type: error.type, code: error.code }).toEqual({ type: 'server_error', code: 'upstream_credentials_refused' });
+      expect(error.message).toContain("The upstream refused the credentials of the gateway's channel (HTTP 401)");
+      expect(error.message).not.toContain('org-rt-secret');
+      await own.settled();
+      const rows = await own.gateway.services.database.db.selectFrom('logs').select(['status', 'quota', 'error', 'attempts']).where('style', '=', 'openai-realtime').execute();
+      expect(rows.map((row) => [Number(row.status), Number(row.quota)])).toEqual([[502, 0]]);
+      expect(rows[0]?.error).toContain('The upstream said: Incorrect API key provided: ***. Organization org-rt-secret.');
+      expect(rows[0]?.attempts).toContain('org-rt-secret');
+      expect(`${rows[0]?.error}${rows[0]?.attempts}`).not.toContain('sk-up-realtime');
+      expect((await own.gateway.services.database.db.selectFrom('quota_reservations').select('id').where('state', '=', 'reserved').execute()).length).toBe(0);
+    } finally {
+      await own.close();
+    }
   });
 });
 

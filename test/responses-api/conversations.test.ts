@@ -390,3 +390,38 @@ for (const { dialect, available } of allDialects) {
     });
   });
 }
+
+// From the realtime gaps review: the Conversations routes answered an upstream's refusal of the channel's key
+// with the upstream's own message (it may name the channel's account); the text routes keep it in the log.
+describe("an upstream refusing the Conversations channel's key", () => {
+  let gateway: TestGateway;
+  let upstream: FakeOpenaiConversationsUpstream;
+  beforeAll(async () => {
+    upstream = await startFakeOpenaiConversationsUpstream({ keys: ['sk-up'], name: `refused${run}` });
+    gateway = await startTestGateway({
+      config: {
+        prices: { [model]: { input: 2, output: 8 } },
+        channels: [{ name: 'responses', type: 'openai', base_url: upstream.url, key: 'sk-up', models: [model], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: { api: 'responses' } }],
+        users: [{ username: 'alice', role: 'user', group: 'default', enabled: true }],
+        tokens: [{ name: 'alice-key', user: 'alice', key: alice, quota: 100_000_000, expires_at: 0, enabled: true }],
+      },
+    });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  it("is a 502 in the gateway's words; the upstream's message is in the log row only", async () => {
+    upstream.enqueueFault({ kind: 'status', status: 401, body: { error: { message: 'Incorrect API key provided for organization org-conv-secret.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } } });
+    const error = await new OpenAI({ apiKey: alice, baseURL: `${gateway.url}/v1`, maxRetries: 0 }).conversations.create().catch((caught: unknown) => caught as any);
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    expect({ status: error.status, type: error.type, code: error.code }).toEqual({ status: 502, type: 'server_error', code: 'upstream_credentials_refused' });
+    expect(error.message).toContain("The Conversations API refused the credentials of the gateway's channel (HTTP 401)");
+    expect(error.message).not.toContain('org-conv-secret');
+    await gateway.settled();
+    const row = await gateway.gateway.services.database.db.selectFrom('logs').select(['status', 'error']).where('style', '=', 'openai-conversations').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    expect(Number(row.status)).toBe(502);
+    expect(row.error).toContain('org-conv-secret');
+  });
+});

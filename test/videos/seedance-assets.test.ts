@@ -165,7 +165,15 @@ describe('Seedance asset routes', () => {
     second.enqueueFault(401);
     const { status, error } = await statusOf(client(aliceKey).post('/api/asset/createMedia', { body: createBody }));
     expect(status).toBe(502);
-    expect(String(error?.message)).toContain('credentials');
+    expect(error).toMatchObject({ type: 'server_error', code: 'upstream_credentials_refused' });
+    // The gateway's own words, as on the text routes: the upstream's message ("fault 401") is the log's alone.
+    expect(String(error?.message)).toContain("The asset service refused the credentials of the gateway's channel (HTTP 401)");
+    expect(String(error?.message)).not.toContain('fault 401');
+    await gateway.settled();
+    const row = await gateway.gateway.services.database.db.selectFrom('logs').select(['status', 'error']).where('path', '=', '/api/asset/createMedia').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    expect(Number(row.status)).toBe(502);
+    expect(row.error).toContain('The upstream said: ');
+    expect(row.error).toContain('fault 401');
   });
 
   it("a key whose model_limits name no asset channel's model reaches none (503, no upstream call)", async () => {

@@ -3,6 +3,7 @@ import { computeCharge, isPriced } from '../../billing/compute-charge.js';
 import { emptyUsage, type NormalizedUsage, type UsageSource } from '../../billing/normalized-usage.js';
 import type { SettleOutcome } from '../../billing/quota-ledger.js';
 import type { PriceRecord } from '../../catalog/catalog-records.js';
+import { formatErrorLogText } from '../../errors/format-error-log-text.js';
 import type { GatewayError } from '../../errors/gateway-error.js';
 import type { Admission } from '../admit-request.js';
 import { buildLogRow } from '../build-log-row.js';
@@ -340,6 +341,39 @@ export class RealtimeBilling {
       }
       this.countInWindows(0);
     });
+  }
+
+  /**
+   * No upstream session could be opened, and the client's upgrade is refused with `error`: the hold is
+   * released and one row, charged nothing, keeps why — the attempts, and the upstream's own words the
+   * client is not told (`logDetail`: a channel key refused, say).
+   */
+  async refused(error: GatewayError, startedAt: number): Promise<void> {
+    await this.finish(undefined);
+    const { session } = this;
+    this.services.logWriter.write(
+      buildLogRow({
+        requestId: session.requestId,
+        startedAt,
+        finishedAt: this.services.now(),
+        firstTokenAt: undefined,
+        caller: session.caller,
+        channelId: session.attempts.at(-1)?.channel_id,
+        model: session.model,
+        upstreamModel: session.upstreamModel,
+        style: 'openai-realtime',
+        path: '/v1/realtime',
+        stream: true,
+        status: error.status,
+        usage: emptyUsage(),
+        usageSource: 'none',
+        charged: 0,
+        attempts: session.attempts,
+        warnings: session.admission.warnings,
+        ip: session.ip,
+        error: formatErrorLogText(error),
+      }),
+    );
   }
 
   /**

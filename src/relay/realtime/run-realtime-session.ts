@@ -25,6 +25,7 @@ import { readRealtimeHandshake, upgradeProblem, type RealtimeHandshake } from '.
 import { rejectUpgrade } from './reject-upgrade.js';
 import { repeatedAuthorizationError } from '../../http/middleware/authenticate-caller.js';
 import { refusesChannelCredentials } from '../../routing/refuses-channel-credentials.js';
+import { channelCredentialsRefused } from '../channel-credentials-refused.js';
 import { reportsChannelOutOfCredit } from '../../routing/reports-channel-out-of-credit.js';
 
 const realtimeChannelTypes: ReadonlySet<string> = new Set(['openai']);
@@ -63,6 +64,7 @@ export function handleRealtimeUpgrade(sessions: RealtimeSessions, request: Incom
 
 async function runSession(sessions: RealtimeSessions, requestId: string, request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
   const { services } = sessions;
+  const startedAt = services.now();
   const handshake = readRealtimeHandshake(request.headers, request.url ?? '/');
   const malformed = upgradeProblem(request.method, request.headers, handshake.protocols);
   if (malformed !== undefined) throw new GatewayError('invalid_request', malformed);
@@ -112,10 +114,14 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
   if (result.kind === 'served' && abandoned) result.value.terminate();
   if (result.kind !== 'served' || abandoned) {
     const billing = new RealtimeBilling(services, { requestId, caller, admission, model, upstreamModel, channelId: 0, ip, holdTokens, attempts: result.kind === 'no_channel' ? [] : result.attempts, refusal: () => undefined });
-    await billing.finish(undefined);
-    if (sessions.closing) throw new GatewayError('no_available_channel', 'The gateway is shutting down.');
-    if (result.kind === 'served') return;
-    throw connectFailure(result);
+    if (sessions.closing || result.kind === 'served') {
+      await billing.finish(undefined);
+      if (sessions.closing) throw new GatewayError('no_available_channel', 'The gateway is shutting down.');
+      return;
+    }
+    const refused = connectFailure(result);
+    await billing.refused(refused, startedAt);
+    throw refused;
   }
 
   const upstream = result.value;
@@ -170,7 +176,9 @@ function connectFailure(result: Exclude<FailoverResult<WebSocket>, { kind: 'serv
   if (result.kind === 'no_channel') return new GatewayError('no_available_channel', 'No channel is available for this model right now.');
   const { failure } = result;
   // The upstream's 401/403 is about the channel's key, not the client's: a 502 to the client.
-  if (refusesChannelCredentials(failure)) return new GatewayError('upstream_credentials_refused', failure.message);
+  // Its message is the log's (the refused upgrade's row, its attempts), never the client's: the same words as
+  // the text routes (channel-credentials-refused.ts).
+  if (refusesChannelCredentials(failure)) return channelCredentialsRefused('upstream', failure.kind === 'status' ? failure.status : 502, { logDetail: failure.message });
   // The channel's account out of credit: not the client's balance (which would be a 402 in quota words).
   if (reportsChannelOutOfCredit(failure)) return new GatewayError('upstream_out_of_credit', `The upstream says the account of the gateway's channel is out of credit or disabled (HTTP ${failure.kind === 'status' ? failure.status : 502}).`);
   const status = failure.kind === 'status' && failure.status >= 400 && failure.status < 500 ? failure.status : 502;

@@ -5,6 +5,7 @@ import type { ChunkSource } from '../read-body-chunks.js';
 import { readBoundedBody } from '../read-bounded-body.js';
 import { readUpstreamErrorBody } from '../read-upstream-error.js';
 import { saysChannelOutOfCredit } from '../says-channel-out-of-credit.js';
+import { channelCredentialsRefused } from '../channel-credentials-refused.js';
 import { redactSecret } from '../redact-secret.js';
 import type { RelayServices } from '../relay-services.js';
 
@@ -34,7 +35,8 @@ export interface AssetAnswer {
  * Asks the asset channels in turn (at most `retry_times` + 1 of them), each with `keyOf(channel)`, until
  * one gives an answer to relay: a connection failure, an answer too large to be an asset record, a 429, a
  * 5xx or a rejected channel key (401, 403) moves to the next channel. When none answers, the last answer
- * of an HTTP status is relayed (a 401/403 as 502: the client's own key was fine), else a 502; with no
+ * of an HTTP status is relayed (a 401/403 as a 502 in the gateway's words: the client's own key was fine,
+ * the upstream's message goes to the log), else a 502; with no
  * channel at all, a 503.
  */
 export async function askAssetChannels(
@@ -65,7 +67,8 @@ export async function askAssetChannels(
     if (!(status === 429 || status >= 500 || status === 401 || status === 403 || saysChannelOutOfCredit(status, last.text))) return last;
   }
   if (last === undefined) throw new GatewayError('upstream_error', `The ${service.name} could not answer: ${failure}.`);
-  if (last.status === 401 || last.status === 403) throw new GatewayError('upstream_credentials_refused', `The ${service.name} refused the channel's credentials: ${readUpstreamErrorBody(last.text, last.status).message}`);
+  // Its message (the key in it masked) is the log's, never the client's: it may name the channel's account.
+  if (last.status === 401 || last.status === 403) throw channelCredentialsRefused(service.name, last.status, { logDetail: readUpstreamErrorBody(last.text, last.status).message });
   if (saysChannelOutOfCredit(last.status, last.text)) throw new GatewayError('upstream_out_of_credit', `The ${service.name}'s channel account is out of credit or disabled (HTTP ${last.status}). Your API key and balance are not at fault.`);
   return last;
 }

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedCaller } from '../../auth/authenticate-token.js';
+import { formatErrorLogText } from '../../errors/format-error-log-text.js';
+import type { GatewayError } from '../../errors/gateway-error.js';
 import { toGatewayError } from '../../http/middleware/handle-errors.js';
 import { admitFreeRequest } from '../admit-free-request.js';
 import { readUpstreamErrorBody } from '../read-upstream-error.js';
@@ -23,7 +25,7 @@ async function relayAsset(services: RelayServices, request: FastifyRequest, repl
   const admission = await admitFreeRequest(services, request);
   const caller = admission.caller;
   let answer: AssetAnswer | undefined;
-  let failure: { status: number; message: string } | undefined;
+  let failure: GatewayError | undefined;
   try {
     answer = await call(caller);
     await sendAssetAnswer(reply, answer, admission.rateHeaders);
@@ -44,7 +46,7 @@ async function relayAsset(services: RelayServices, request: FastifyRequest, repl
         status,
         warnings: admission.warnings,
         ip: request.ip,
-        error: failure?.message ?? upstreamError,
+        error: failure === undefined ? upstreamError : formatErrorLogText(failure),
         ...(style === undefined ? {} : { style }),
       }),
     );
