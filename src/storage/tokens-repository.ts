@@ -81,14 +81,18 @@ export class TokensRepository {
   }
 
   /**
-   * The token with what its requests in flight hold reserved (open quota reservations, in quota units), read
-   * in one statement: one snapshot on every database, so a settle committing between two reads can neither
-   * count a charge twice (still reserved and already used) nor miss it.
+   * The token, its user's wallet and what the token's requests in flight hold reserved (open quota
+   * reservations, in quota units), read in one statement: one snapshot on every database, so a settle
+   * committing between two reads can neither count a charge twice (still reserved and already used) nor miss
+   * it, nor show the user's balance from before a charge beside the token's from after it. Undefined when the
+   * token (or its user) is gone.
    */
-  async getWithReservedInFlight(id: number): Promise<{ token: StoredToken; reservedInFlight: number } | undefined> {
+  async getWithWallet(id: number): Promise<{ token: StoredToken; user: { quota: number; unlimitedQuota: boolean }; reservedInFlight: number } | undefined> {
     const row = await this.db
       .selectFrom('tokens')
-      .selectAll()
+      .innerJoin('users', 'users.id', 'tokens.user_id')
+      .selectAll('tokens')
+      .select(['users.quota as user_quota', 'users.unlimited_quota as user_unlimited_quota'])
       .select((eb) =>
         eb
           .selectFrom('quota_reservations')
@@ -97,11 +101,11 @@ export class TokensRepository {
           .where('token_id', '=', id)
           .as('reserved_in_flight'),
       )
-      .where('id', '=', id)
+      .where('tokens.id', '=', id)
       .executeTakeFirst();
     if (row === undefined) return undefined;
-    const { reserved_in_flight: reserved, ...tokenRow } = row;
-    return { token: toTokenRecord(tokenRow), reservedInFlight: Number(reserved ?? 0) };
+    const { reserved_in_flight: reserved, user_quota: userQuota, user_unlimited_quota: userUnlimited, ...tokenRow } = row;
+    return { token: toTokenRecord(tokenRow), user: { quota: Number(userQuota), unlimitedQuota: userUnlimited === 1 }, reservedInFlight: Number(reserved ?? 0) };
   }
 
   async getByKeyHash(keyHash: string): Promise<StoredToken | undefined> {

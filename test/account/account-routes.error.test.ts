@@ -18,7 +18,7 @@ describe('account routes: errors', () => {
   });
 
   const failNextTokenRead = () =>
-    vi.spyOn(relay.gateway.services.repositories.tokens, 'getWithReservedInFlight').mockRejectedValueOnce(new Error('connection to the database was lost'));
+    vi.spyOn(relay.gateway.services.repositories.tokens, 'getWithWallet').mockRejectedValueOnce(new Error('connection to the database was lost'));
 
   describe('GET /api/usage/token/', () => {
     it.each(usagePaths)('answers 401 "No Authorization header" without the header at %s', async (path) => {

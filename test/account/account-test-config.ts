@@ -18,10 +18,12 @@ export const accountConfig: ConfigFile = {
   users: [
     { username: 'alice', role: 'user', group: 'default', quota: 10_000_000, enabled: true },
     { username: 'mallory', role: 'user', group: 'default', quota: 10_000_000, enabled: false },
+    // No quota: an unlimited user, so that the unlimited token shows new-api's figures (a limited user's would bound it).
+    { username: 'ursula', role: 'user', group: 'default', enabled: true },
   ],
   tokens: [
     { name: 'limited', user: 'alice', key: keys.limited, quota: 750_000, model_limits: ['gpt-4o-mini', 'claude-3-5-haiku'], expires_at: farFuture, enabled: true },
-    { name: 'unlimited', user: 'alice', key: keys.unlimited, unlimited_quota: true, expires_at: 0, enabled: true },
+    { name: 'unlimited', user: 'ursula', key: keys.unlimited, unlimited_quota: true, expires_at: 0, enabled: true },
     { name: 'expired', user: 'alice', key: keys.expired, quota: 1_000, expires_at: 1, enabled: true },
     { name: 'exhausted', user: 'alice', key: keys.exhausted, quota: 0, expires_at: 0, enabled: true },
     { name: 'disabled', user: 'alice', key: keys.disabled, quota: 1_000, expires_at: 0, enabled: false },

@@ -91,10 +91,12 @@ for (const { dialect, available } of allDialects) {
         const use = await get(key, '/v1/dashboard/billing/usage');
         expect(use).toEqual({ object: 'list', total_usage: (l.used / 500_000) * 100 });
       }
+      // An unlimited key of a limited user: its user's balance is what it can spend.
       const free = await ledger('free');
       expect(free.used).toBe(free.logged);
-      expect((await get(keys.free, '/api/usage/token/')).data).toMatchObject({ unlimited_quota: true, total_used: free.used });
-      expect((await get(keys.free, '/dashboard/billing/subscription')).hard_limit_usd).toBe(100_000_000);
+      const alice = Number((await db().selectFrom('users').select('quota').where('username', '=', 'alice').executeTakeFirstOrThrow()).quota);
+      expect((await get(keys.free, '/api/usage/token/')).data).toMatchObject({ unlimited_quota: false, total_used: free.used, total_available: alice, total_granted: free.used + alice });
+      expect((await get(keys.free, '/dashboard/billing/subscription')).hard_limit_usd).toBe((free.used + alice) / 500_000);
       expect((await get(keys.free, '/dashboard/billing/usage')).total_usage).toBe((free.used / 500_000) * 100);
     }, 60_000);
 

@@ -11,9 +11,11 @@ import { allDialects } from '../support/test-databases.js';
  * while requests reserve and settle. The routes read the token row and its open reservations in two queries
  * on two connections; on PostgreSQL and MySQL a settle committing between them made the total dip (a charge
  * gone from the reservations, not yet in used) or rise (counted reserved and used). One statement, one
- * snapshot. SQLite's single connection never showed it; it runs there too.
+ * snapshot. SQLite's single connection never showed it; it runs there too. The second key is an unlimited
+ * token of a limited user, whose figures come from the user's row: read in the same statement, or a
+ * reservation taken from the user between two reads would make the total dip.
  */
-const key = `sk-${'g'.repeat(48)}`;
+const keys = { limited: `sk-${'g'.repeat(48)}`, userBound: `sk-${'h'.repeat(48)}` };
 const granted = 50_000_000;
 const channelDefaults = { priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: true, settings: {} };
 
@@ -30,8 +32,14 @@ for (const { dialect, available } of allDialects) {
           groups: { default: 1 },
           prices: { 'gpt-4o-mini': { input: 1, output: 2 } },
           channels: [{ ...channelDefaults, name: 'oa', type: 'openai', base_url: upstream.url, key: 'sk-up-a-0000000000', models: ['gpt-4o-mini'], groups: ['default'] }],
-          users: [{ username: 'alice', role: 'user', group: 'default', quota: 1_000_000_000, enabled: true }],
-          tokens: [{ name: 'alice', user: 'alice', key, quota: granted, expires_at: 0, enabled: true }],
+          users: [
+            { username: 'alice', role: 'user', group: 'default', quota: 1_000_000_000, enabled: true },
+            { username: 'bob', role: 'user', group: 'default', quota: granted, enabled: true },
+          ],
+          tokens: [
+            { name: 'alice', user: 'alice', key: keys.limited, quota: granted, expires_at: 0, enabled: true },
+            { name: 'bob', user: 'bob', key: keys.userBound, unlimited_quota: true, expires_at: 0, enabled: true },
+          ],
         },
       });
     });
@@ -40,7 +48,10 @@ for (const { dialect, available } of allDialects) {
       await upstream?.close();
     });
 
-    it('total_granted and hard_limit_usd never move while requests reserve and settle', async () => {
+    it.each([
+      ['a limited token', keys.limited],
+      ['an unlimited token of a limited user', keys.userBound],
+    ])('total_granted and hard_limit_usd of %s never move while requests reserve and settle', async (_, key) => {
       let running = true;
       const seen = new Set<number>();
       const seenHard = new Set<number>();

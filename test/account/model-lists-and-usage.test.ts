@@ -169,17 +169,27 @@ describe('model lists, account routes and the playground through the SDKs', () =
       expect(usage.body.data.model_limits).toEqual({ 'claude-x': true, 'gpt-4o-mini': true, 'not-served': true });
     });
 
-    it('unlimited token: limit 100000000, usage in cents of USD, access_until 0', async () => {
+    it('unlimited token of a limited user: the user\'s balance is its limit, usage in cents of USD, access_until 0', async () => {
       expect((await chat(keys.unlimited)).status).toBe(200);
       await gateway.settled();
       const tokens = (await callAdmin(gateway, 'GET', '/api/admin/tokens?page_size=100')).body.data.items as { name: string; used_quota: number }[];
       const used = tokens.find((token) => token.name === 'unlimited')!.used_quota;
+      const users = (await callAdmin(gateway, 'GET', '/api/admin/users?page_size=100')).body.data.items as { username: string; quota: number }[];
+      const alice = users.find((user) => user.username === 'alice')!.quota;
+      const limit = (used + alice) / 500_000;
       const subscription = await callGateway(gateway, 'GET', '/v1/dashboard/billing/subscription', { headers: { authorization: `Bearer ${keys.unlimited}` } });
-      expect(subscription.body).toMatchObject({ hard_limit_usd: 100_000_000, soft_limit_usd: 100_000_000, system_hard_limit_usd: 100_000_000, access_until: 0 });
+      expect(subscription.body).toMatchObject({ hard_limit_usd: limit, soft_limit_usd: limit, system_hard_limit_usd: limit, access_until: 0 });
       const billed = await callGateway(gateway, 'GET', '/v1/dashboard/billing/usage', { headers: { authorization: `Bearer ${keys.unlimited}` } });
       expect(billed.body.total_usage).toBeCloseTo((used / 500_000) * 100, 12);
       const usage = await callGateway(gateway, 'GET', '/api/usage/token/', { headers: { authorization: `Bearer ${keys.unlimited}` } });
-      expect(usage.body.data).toMatchObject({ unlimited_quota: true, total_used: used, model_limits: {}, model_limits_enabled: false, expires_at: 0 });
+      expect(usage.body.data).toMatchObject({ unlimited_quota: false, total_used: used, total_available: alice, model_limits: {}, model_limits_enabled: false, expires_at: 0 });
+    });
+
+    it('unlimited token of an unlimited user: limit 100000000, as new-api', async () => {
+      const subscription = await callGateway(gateway, 'GET', '/v1/dashboard/billing/subscription', { headers: { authorization: `Bearer ${keys.vip}` } });
+      expect(subscription.body).toMatchObject({ hard_limit_usd: 100_000_000, soft_limit_usd: 100_000_000, system_hard_limit_usd: 100_000_000, access_until: 0 });
+      const usage = await callGateway(gateway, 'GET', '/api/usage/token/', { headers: { authorization: `Bearer ${keys.vip}` } });
+      expect(usage.body.data).toMatchObject({ unlimited_quota: true });
     });
 
     it('spec §7.1–7.2: the two fixed /api/usage/token/ messages', async () => {

@@ -1,7 +1,8 @@
 /**
  * From the small-routes and endpoints audits: `/api/usage/token/` and `/dashboard/billing/usage` of an
- * unlimited token stay the same while a request runs (an unlimited balance is never taken from, so its
- * reservations are not counted), and the two routes agree.
+ * unlimited token of an unlimited user stay the same while a request runs (an unlimited balance is never
+ * taken from, so its reservations are not counted), and the two routes agree. An unlimited token of a limited
+ * user shows its user's balance instead (balance-bound-by-user.test.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -21,7 +22,8 @@ beforeAll(async () => {
     config: {
       prices: { 'gpt-4o-mini': { input: 1, output: 2 } },
       channels: [{ name: 'oa', type: 'openai', base_url: upstream.url, key: 'sk-up-a-0000000000', models: ['gpt-4o-mini'], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: {} }],
-      users: [{ username: 'alice', role: 'user', group: 'default', quota: 10_000_000, enabled: true }],
+      // No quota: an unlimited user.
+      users: [{ username: 'alice', role: 'user', group: 'default', enabled: true }],
       tokens: [
         { name: 'free', user: 'alice', key, unlimited_quota: true, quota: 1_000, expires_at: 0, enabled: true },
         { name: 'free-billing', user: 'alice', key: billingKey, unlimited_quota: true, quota: 1_000, expires_at: 0, enabled: true },

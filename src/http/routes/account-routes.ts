@@ -6,6 +6,7 @@ import type { SiteSettings } from '../../catalog/site-settings.js';
 import { assertNever, GatewayError } from '../../errors/gateway-error.js';
 import type { AppServices } from '../app-services.js';
 import { authenticateCaller, repeatedAuthorizationError } from '../middleware/authenticate-caller.js';
+import { computeKeyBalance, type KeyBalance } from './compute-key-balance.js';
 
 export type DisplaySettings = Pick<SiteSettings, 'quotaDisplayType' | 'quotaPerUnit' | 'usdExchangeRate'>;
 
@@ -30,29 +31,27 @@ export function quotaInDisplayUnit(quota: number, settings: DisplaySettings): nu
 }
 
 /**
- * Pure: spec §2.9, in quota units. `model_limits` is `{model: true}` as new-api sends it. What requests in
- * flight hold reserved (taken from the balance, not yet settled) counts as used, as new-api's pre-charge
- * does, so the granted total stays the same while a request runs — for a limited token: an unlimited one's
- * balance is never taken from, so its reservations are not counted.
+ * Pure: spec §2.9, in quota units, of what the key can spend (compute-key-balance.ts): `unlimited_quota` is
+ * true only when neither the token nor its user is limited. `model_limits` is `{model: true}` as new-api
+ * sends it. `total_granted` is used + available, so it stays the same while the key's requests run.
  */
-export function formatTokenUsage(token: TokenRecord, reservedInFlightOfWallet = 0) {
-  const reservedInFlight = token.unlimitedQuota ? 0 : reservedInFlightOfWallet;
+export function formatTokenUsage(token: TokenRecord, balance: KeyBalance) {
   return {
     object: 'token_usage',
     name: token.name,
-    total_granted: token.remainQuota + token.usedQuota + reservedInFlight,
-    total_used: token.usedQuota + reservedInFlight,
-    total_available: token.remainQuota,
-    unlimited_quota: token.unlimitedQuota,
+    total_granted: balance.used + balance.available,
+    total_used: balance.used,
+    total_available: balance.available,
+    unlimited_quota: balance.unlimited,
     model_limits: Object.fromEntries((token.modelLimits ?? []).map((model) => [model, true])),
     model_limits_enabled: token.modelLimits !== null,
     expires_at: token.expiresAt,
   };
 }
 
-/** Pure: spec §2.10. The limit is what the token was granted (remaining + used) in the display unit. */
-export function formatBillingSubscription(token: TokenRecord, settings: DisplaySettings, reservedInFlight = 0) {
-  const limit = token.unlimitedQuota ? unlimitedDisplayLimit : quotaInDisplayUnit(token.remainQuota + token.usedQuota + reservedInFlight, settings);
+/** Pure: spec §2.10. The limit is what the key was granted (used + available) in the display unit. */
+export function formatBillingSubscription(token: TokenRecord, balance: KeyBalance, settings: DisplaySettings) {
+  const limit = balance.unlimited ? unlimitedDisplayLimit : quotaInDisplayUnit(balance.used + balance.available, settings);
   return {
     object: 'billing_subscription',
     has_payment_method: true,
@@ -63,13 +62,9 @@ export function formatBillingSubscription(token: TokenRecord, settings: DisplayS
   };
 }
 
-/**
- * Pure: spec §2.11. `total_usage` is in hundredths (cents) of the display unit, as OpenAI's old endpoint and
- * new-api. In-flight reservations count as used for a limited token only, as in `formatTokenUsage`.
- */
-export function formatBillingUsage(token: TokenRecord, settings: DisplaySettings, reservedInFlightOfWallet = 0) {
-  const reservedInFlight = token.unlimitedQuota ? 0 : reservedInFlightOfWallet;
-  return { object: 'list', total_usage: quotaInDisplayUnit(token.usedQuota + reservedInFlight, settings) * 100 };
+/** Pure: spec §2.11. `total_usage` is in hundredths (cents) of the display unit, as OpenAI's old endpoint and new-api. */
+export function formatBillingUsage(_token: TokenRecord, balance: KeyBalance, settings: DisplaySettings) {
+  return { object: 'list', total_usage: quotaInDisplayUnit(balance.used, settings) * 100 };
 }
 
 /**
@@ -90,25 +85,26 @@ function authenticateUsageCaller(services: AppServices): onRequestAsyncHookHandl
   };
 }
 
-type FreshToken = { ok: true; token: TokenRecord; reservedInFlight: number } | { ok: false };
+type FreshToken = { ok: true; token: TokenRecord; balance: KeyBalance } | { ok: false };
 
 /**
- * Balances move on every request (and on other replicas), so these routes read the row instead of the
- * in-memory catalog. A token deleted or disabled since the catalog loaded is refused like at the door.
+ * Balances move on every request (and on other replicas), so these routes read the rows instead of the
+ * in-memory catalog: the token's, its user's and its open reservations, in one statement. A token deleted or
+ * disabled since the catalog loaded is refused like at the door.
  */
 async function readFreshToken(services: AppServices, request: FastifyRequest): Promise<FreshToken> {
   const caller = request.caller;
   if (caller === undefined) throw new Error('account routes run after authentication');
-  let read: Awaited<ReturnType<AppServices['repositories']['tokens']['getWithReservedInFlight']>>;
+  let read: Awaited<ReturnType<AppServices['repositories']['tokens']['getWithWallet']>>;
   try {
-    read = await services.repositories.tokens.getWithReservedInFlight(caller.token.id);
+    read = await services.repositories.tokens.getWithWallet(caller.token.id);
   } catch (error) {
     request.log.error({ err: error, tokenId: caller.token.id }, 'reading the token for an account route failed');
     return { ok: false };
   }
   if (read === undefined) throw new GatewayError('invalid_api_key', 'Incorrect API key provided.');
   if (!read.token.enabled) throw new GatewayError('token_disabled', 'This API key has been disabled.');
-  return { ok: true, token: read.token, reservedInFlight: read.reservedInFlight };
+  return { ok: true, token: read.token, balance: computeKeyBalance(read.token, read.user, read.reservedInFlight) };
 }
 
 /** Spec §4.11: token usage and the OpenAI-compatible billing routes. */
@@ -117,16 +113,16 @@ export async function accountRoutes(app: FastifyInstance, services: AppServices)
     const fresh = await readFreshToken(services, request);
     // new-api answers a failed lookup with 200 and the /api envelope.
     if (!fresh.ok) return reply.send({ success: false, message: 'query token usage failed' });
-    return { code: true, message: 'ok', data: formatTokenUsage(fresh.token, fresh.reservedInFlight) };
+    return { code: true, message: 'ok', data: formatTokenUsage(fresh.token, fresh.balance) };
   };
   const usageOptions = { config: { errorStyle: 'api' as const }, onRequest: authenticateUsageCaller(services) };
   app.get('/api/usage/token/', usageOptions, tokenUsage);
   app.get('/api/usage/token', usageOptions, tokenUsage);
 
-  const billing = (format: (token: TokenRecord, settings: DisplaySettings, reservedInFlight: number) => unknown) => async (request: FastifyRequest, reply: FastifyReply) => {
+  const billing = (format: (token: TokenRecord, balance: KeyBalance, settings: DisplaySettings) => unknown) => async (request: FastifyRequest, reply: FastifyReply) => {
     const fresh = await readFreshToken(services, request);
     if (!fresh.ok) return reply.send(queryQuotaFailed);
-    return format(fresh.token, services.catalog.snapshot.settings, fresh.reservedInFlight);
+    return format(fresh.token, fresh.balance, services.catalog.snapshot.settings);
   };
   // Auth failures keep the OpenAI envelope with 401/403 (new-api's TokenAuth on these paths).
   const billingOptions = { config: { errorStyle: 'openai' as const }, onRequest: authenticateCaller(services, 'openai') };
