@@ -210,16 +210,21 @@ export interface AssetOwnersTable {
 
 /**
  * Who made an OpenAI conversation through the gateway (or claimed it, `allow_unknown_conversations`), and
- * where (migration 018): the response memory's entry for it, kept until the conversation is deleted
+ * where (migrations 019, 020): the response memory's entry for it, kept until the conversation is deleted
  * through the gateway, and read back when the memory has none.
  */
 export interface ConversationOwnersTable {
-  /** The upstream's id (`conv_…`), which the client names. */
+  /** The upstream's id (`conv_…`), which the client names; over 191 characters, `sha256:` + its hash (migration 020). */
   conversation_id: string;
+  /** The whole id when `conversation_id` is its hash, else null. */
+  long_conversation_id: string | null;
   user_id: number;
+  /** 0 while a claim (`allow_unknown_conversations`) awaits its first answer, which names the channel. */
   channel_id: number;
-  /** Which of the channel's keys made it (the conversation is in that key's account). */
+  /** Which of the channel's keys made it (the conversation is in that key's account); '' while claimed, unanswered. */
   key_fingerprint: string;
+  /** The history last written (when it had doubled since the write before), in tokens. */
+  context_tokens: Generated<number>;
   created_at: number;
 }
 

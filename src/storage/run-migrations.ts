@@ -19,6 +19,7 @@ import { priorityTierPricesMigration } from './migrations/016-priority-tier-pric
 import { walletsDebitedMigration } from './migrations/017-wallets-debited.js';
 import { mysqlSettleFlagsMigration } from './migrations/018-mysql-settle-flags.js';
 import { conversationOwnersMigration } from './migrations/019-conversation-owners.js';
+import { conversationOwnersLongIdsAndHistoryMigration } from './migrations/020-conversation-owners-long-ids-and-history.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -42,6 +43,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '017-wallets-debited': walletsDebitedMigration(dialect),
     '018-mysql-settle-flags': mysqlSettleFlagsMigration(dialect),
     '019-conversation-owners': conversationOwnersMigration(),
+    '020-conversation-owners-long-ids-and-history': conversationOwnersLongIdsAndHistoryMigration(),
   };
 }
 

@@ -1,16 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import type { ConversationOwnerRow } from '../../storage/conversation-owners-repository.js';
+import type { ConversationOwnerRecord } from '../../storage/conversation-owners-repository.js';
 import { LocalResponseMemory } from '../responses/response-memory.js';
 import { ConversationOwners, type ConversationOwnerStore } from './conversation-owners.js';
 
 /** A table in a Map that counts how often it is asked. */
 function countingStore() {
-  const rows = new Map<string, ConversationOwnerRow>();
-  const calls = { record: 0, find: 0, delete: 0 };
+  const rows = new Map<string, ConversationOwnerRecord>();
+  const calls = { insert: 0, find: 0, delete: 0, noteHistory: 0 };
   const store: ConversationOwnerStore = {
-    record: async (row) => {
-      calls.record += 1;
-      if (!rows.has(row.conversation_id)) rows.set(row.conversation_id, row);
+    insertIfAbsent: async (row) => {
+      calls.insert += 1;
+      if (rows.has(row.conversationId)) return false;
+      rows.set(row.conversationId, row);
+      return true;
     },
     find: async (id) => {
       calls.find += 1;
@@ -19,6 +21,19 @@ function countingStore() {
     delete: async (id) => {
       calls.delete += 1;
       rows.delete(id);
+    },
+    answerClaim: async (id, userId, channelId, keyFingerprint) => {
+      const row = rows.get(id);
+      if (row !== undefined && row.userId === userId && row.channelId === 0) rows.set(id, { ...row, channelId, keyFingerprint });
+    },
+    releaseClaim: async (id, userId) => {
+      const row = rows.get(id);
+      if (row !== undefined && row.userId === userId && row.channelId === 0) rows.delete(id);
+    },
+    noteHistory: async (id, contextTokens) => {
+      calls.noteHistory += 1;
+      const row = rows.get(id);
+      if (row !== undefined && row.contextTokens < contextTokens) rows.set(id, { ...row, contextTokens });
     },
   };
   return { rows, calls, store };
@@ -37,27 +52,52 @@ describe('ConversationOwners', () => {
   it('records a made conversation in the memory and the table; the memory answers without asking the table', async () => {
     const { table, owners } = setup();
     await owners.recordMade('conv_1', owner, 40);
-    expect(table.rows.get('conv_1')).toEqual({ conversation_id: 'conv_1', user_id: 7, channel_id: 3, key_fingerprint: 'f'.repeat(32), created_at: 1234 });
-    expect(await owners.recall('conv_1')).toEqual({ ...owner, contextTokens: 40 });
+    expect(table.rows.get('conv_1')).toEqual({ conversationId: 'conv_1', ...owner, contextTokens: 40, createdAt: 1234 });
+    expect(await owners.recall('conv_1')).toEqual({ ...owner, contextTokens: 40, historyWritten: 40 });
     expect(table.calls.find).toBe(0);
   });
 
-  it('reads the table when the memory has forgotten, and remembers the entry again (no history counted)', async () => {
+  it('reads the table when the memory has forgotten, and remembers the entry again with twice the history written', async () => {
     const { memory, table, owners } = setup();
     await owners.recordMade('conv_1', owner, 40);
     await memory.forget('conv_1');
-    expect(await owners.recall('conv_1')).toEqual({ ...owner, contextTokens: 0 });
-    expect(await owners.recall('conv_1')).toEqual({ ...owner, contextTokens: 0 });
+    expect(await owners.recall('conv_1')).toEqual({ ...owner, contextTokens: 80, historyWritten: 40 });
+    expect(await owners.recall('conv_1')).toEqual({ ...owner, contextTokens: 80, historyWritten: 40 });
     expect(table.calls.find).toBe(1);
     expect(await owners.recall('conv_unknown')).toBeUndefined();
   });
 
-  it('a claim keeps the first maker; a forgotten conversation is gone from both', async () => {
-    const { memory, table, owners } = setup();
-    owners.recordClaimed('conv_2', owner);
-    owners.recordClaimed('conv_2', { ...owner, userId: 8 });
+  it('writes the history only once it has more than doubled since the last write', async () => {
+    const { table, owners } = setup();
+    await owners.recordMade('conv_h', owner, 100);
+    let written = 100;
+    for (const counted of [150, 200, 201, 300, 402, 500, 900]) written = owners.noteHistory('conv_h', counted, written);
     await Promise.resolve();
-    expect(table.rows.get('conv_2')?.user_id).toBe(7);
+    // 201 > 2×100 is written, then 500 > 2×201; 900 ≤ 2×500 is not: two writes for seven turns, and the
+    // history counted never passes twice the one written.
+    expect(table.calls.noteHistory).toBe(2);
+    expect(written).toBe(500);
+    expect(table.rows.get('conv_h')?.contextTokens).toBe(500);
+  });
+
+  it('a claim is won by one user; the same user may claim again, another is refused; an unanswered claim is released', async () => {
+    const { table, owners } = setup();
+    const claims = await Promise.all([owners.claim('conv_2', 7), owners.claim('conv_2', 8), owners.claim('conv_2', 7)]);
+    expect(claims).toEqual([true, false, true]);
+    expect(await owners.recall('conv_2')).toEqual({ userId: 7, channelId: 0, contextTokens: 0 });
+    owners.answerClaim('conv_2', owner);
+    await Promise.resolve();
+    expect(table.rows.get('conv_2')).toMatchObject({ userId: 7, channelId: 3, keyFingerprint: owner.keyFingerprint });
+    await owners.releaseClaim('conv_2', 7);
+    expect(table.rows.has('conv_2')).toBe(true);
+
+    expect(await owners.claim('conv_3', 8)).toBe(true);
+    await owners.releaseClaim('conv_3', 8);
+    expect(await owners.claim('conv_3', 9)).toBe(true);
+  });
+
+  it('a forgotten conversation is gone from both', async () => {
+    const { memory, table, owners } = setup();
     await owners.recordMade('conv_3', owner, 0);
     await owners.forget('conv_3');
     expect(table.rows.has('conv_3')).toBe(false);
@@ -65,12 +105,15 @@ describe('ConversationOwners', () => {
     expect(await owners.recall('conv_3')).toBeUndefined();
   });
 
-  it('a table that cannot be written is reported, and the memory still holds the conversation', async () => {
+  it('a table that cannot be written is reported, and the memory still holds the conversation (a claim goes on)', async () => {
     const { memory, errors } = setup();
-    const failing: ConversationOwnerStore = { record: () => Promise.reject(new Error('down')), find: async () => undefined, delete: async () => undefined };
+    const down = () => Promise.reject(new Error('down'));
+    const failing: ConversationOwnerStore = { insertIfAbsent: down, find: async () => undefined, delete: async () => undefined, answerClaim: down, releaseClaim: down, noteHistory: down };
     const owners = new ConversationOwners(memory, failing, { now: () => 0, onError: (error) => errors.push(error) });
     await owners.recordMade('conv_4', owner, 5);
     expect(errors).toHaveLength(1);
-    expect(await owners.recall('conv_4')).toEqual({ ...owner, contextTokens: 5 });
+    expect(await owners.recall('conv_4')).toEqual({ ...owner, contextTokens: 5, historyWritten: 5 });
+    expect(await owners.claim('conv_5', 7)).toBe(true);
+    expect(errors).toHaveLength(2);
   });
 });

@@ -1,22 +1,33 @@
-import type { ConversationOwnerRow } from '../../storage/conversation-owners-repository.js';
+import type { ConversationOwnerRecord } from '../../storage/conversation-owners-repository.js';
 import type { RememberedResponse, ResponseMemory } from '../responses/response-memory.js';
 
-/** Where a conversation's owner is kept for good: the `conversation_owners` table (migration 018). */
+/** Where a conversation's owner is kept for good: the `conversation_owners` table (migrations 019, 020). */
 export interface ConversationOwnerStore {
-  record(owner: ConversationOwnerRow): Promise<void>;
-  find(conversationId: string): Promise<ConversationOwnerRow | undefined>;
+  /** True when this call wrote the row: the arbiter between two claims of one id. */
+  insertIfAbsent(owner: ConversationOwnerRecord): Promise<boolean>;
+  find(conversationId: string): Promise<ConversationOwnerRecord | undefined>;
   delete(conversationId: string): Promise<void>;
+  answerClaim(conversationId: string, userId: number, channelId: number, keyFingerprint: string): Promise<void>;
+  releaseClaim(conversationId: string, userId: number): Promise<void>;
+  noteHistory(conversationId: string, contextTokens: number): Promise<void>;
 }
 
 /** Who a conversation is for, and where it is: its maker, its channel, and the fingerprint of the key that made it. */
 export type ConversationOwner = Required<Pick<RememberedResponse, 'userId' | 'channelId' | 'keyFingerprint'>>;
 
 /**
+ * Pure: the history the first turn after a reload reserves. The table's history is written when the counted
+ * one has doubled since the last write, so the conversation holds at most twice what was written.
+ */
+export const reloadedHistoryBound = (writtenHistory: number): number => 2 * writtenHistory;
+
+/**
  * The owners of the conversations made (or claimed) through the gateway. The response memory answers first
- * — a turn naming a conversation it knows never reaches the database — and the table, written once when a
- * conversation is made and deleted with it, answers when the memory has forgotten (a restart without
- * Redis, 72 idle hours, 50,000 newer entries). An entry read back from the table is remembered again, with
- * no history counted: how much the upstream holds was the memory's, and is gone with it.
+ * — a turn naming a conversation it knows never reaches the database — and the table, written when a
+ * conversation is made (or claimed) and deleted with it, answers when the memory has forgotten (a restart
+ * without Redis, 72 idle hours, 50,000 newer entries). An entry read back from the table is remembered
+ * again, with twice the history last written (reloadedHistoryBound): the memory's own count is gone, and the
+ * next turn must not reserve less than the upstream can read back.
  */
 export class ConversationOwners {
   constructor(
@@ -30,7 +41,9 @@ export class ConversationOwners {
     if (remembered !== undefined) return remembered;
     const row = await this.store.find(conversationId);
     if (row === undefined) return undefined;
-    const entry: RememberedResponse = { userId: Number(row.user_id), channelId: Number(row.channel_id), keyFingerprint: row.key_fingerprint, contextTokens: 0 };
+    // A claim whose first answer is still to come: its maker's, on no channel yet (not remembered: the answer will be).
+    if (row.channelId === 0) return { userId: row.userId, channelId: 0, contextTokens: 0 };
+    const entry: RememberedResponse = { userId: row.userId, channelId: row.channelId, keyFingerprint: row.keyFingerprint, contextTokens: reloadedHistoryBound(row.contextTokens), historyWritten: row.contextTokens };
     this.memory.remember(conversationId, entry);
     return entry;
   }
@@ -40,27 +53,53 @@ export class ConversationOwners {
    * write is reported and leaves it to the memory alone: the conversation exists upstream either way).
    */
   async recordMade(conversationId: string, owner: ConversationOwner, contextTokens: number): Promise<void> {
-    this.memory.remember(conversationId, { ...owner, contextTokens });
-    await this.persist(conversationId, owner);
+    this.memory.remember(conversationId, { ...owner, contextTokens, historyWritten: contextTokens });
+    await this.store
+      .insertIfAbsent({ conversationId, ...owner, contextTokens, createdAt: this.options.now() })
+      .catch((error: unknown) => this.options.onError(error, conversationId));
   }
 
   /**
-   * A conversation made outside the gateway, claimed by the first turn that named it
-   * (`allow_unknown_conversations`): the turn remembers it; this records it, off the answer's path.
+   * A conversation neither the memory nor the table knows, named by a turn of `userId`
+   * (`allow_unknown_conversations`): claimed in the table before any upstream call, which only one user's
+   * claim wins (insert-if-absent). False when another user's claim (or row) has it: that turn is refused as
+   * any other user's. A table that cannot be written is reported and leaves the claim to the memory alone.
    */
-  recordClaimed(conversationId: string, owner: ConversationOwner): void {
-    void this.persist(conversationId, owner);
+  async claim(conversationId: string, userId: number): Promise<boolean> {
+    try {
+      if (await this.store.insertIfAbsent({ conversationId, userId, channelId: 0, keyFingerprint: '', contextTokens: 0, createdAt: this.options.now() })) return true;
+      // Someone's row is there: this user's own (two of its turns at once) goes on, another's is refused.
+      return (await this.store.find(conversationId))?.userId === userId;
+    } catch (error) {
+      this.options.onError(error, conversationId);
+      return true;
+    }
+  }
+
+  /** A claim's first answer: the channel and key that hold the conversation, off the answer's path. */
+  answerClaim(conversationId: string, owner: ConversationOwner): void {
+    this.store.answerClaim(conversationId, owner.userId, owner.channelId, owner.keyFingerprint).catch((error: unknown) => this.options.onError(error, conversationId));
+  }
+
+  /** A claim whose request got no answer (refused at admission, no channel answered): the id is left to the next request. */
+  async releaseClaim(conversationId: string, userId: number): Promise<void> {
+    await this.store.releaseClaim(conversationId, userId).catch((error: unknown) => this.options.onError(error, conversationId));
+  }
+
+  /**
+   * The history a conversation's turn counted (`contextTokens`) against what the table holds (`written`):
+   * written, off the answer's path, once it has more than doubled — a few writes in a conversation's life,
+   * not one per turn. Answers what the table then holds, for the memory's entry.
+   */
+  noteHistory(conversationId: string, contextTokens: number, written: number): number {
+    if (contextTokens <= reloadedHistoryBound(written)) return written;
+    this.store.noteHistory(conversationId, contextTokens).catch((error: unknown) => this.options.onError(error, conversationId));
+    return contextTokens;
   }
 
   /** A conversation deleted through the gateway: gone from the table, then from the memory (and Redis). */
   async forget(conversationId: string): Promise<void> {
     await this.store.delete(conversationId).catch((error: unknown) => this.options.onError(error, conversationId));
     await this.memory.forget(conversationId);
-  }
-
-  private persist(conversationId: string, owner: ConversationOwner): Promise<void> {
-    return this.store
-      .record({ conversation_id: conversationId, user_id: owner.userId, channel_id: owner.channelId, key_fingerprint: owner.keyFingerprint, created_at: this.options.now() })
-      .catch((error: unknown) => this.options.onError(error, conversationId));
   }
 }

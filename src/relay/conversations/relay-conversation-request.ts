@@ -68,8 +68,8 @@ export function createConversation(services: RelayServices, request: FastifyRequ
  * key; any other id — another user's, one the gateway does not know or no longer remembers — is OpenAI's
  * 404 for an unknown conversation, with no upstream call (every user shares the channel's account, which
  * would answer for any id). Each request it answers keeps the memory's entry alive another lifetime (the
- * memory forgets what is not written for 72 hours; the table then answers, with no history counted), and
- * items added count into the history its next turn reserves. A conversation the upstream deleted here is
+ * memory forgets what is not written for 72 hours; the table then answers, with twice the history it
+ * holds), and items added count into the history its next turn reserves (the row's once it has doubled). A conversation the upstream deleted here is
  * forgotten (table, memory, Redis): its maker's next request is the same 404, with no upstream call.
  */
 export function relayOwnedConversation(services: RelayServices, request: FastifyRequest, reply: FastifyReply, conversationId: string, call: ConversationCall): Promise<void> {
@@ -88,7 +88,9 @@ export function relayOwnedConversation(services: RelayServices, request: Fastify
         await services.conversations.forget(conversationId);
       } else if (answer.status < 300) {
         const added = call.method === 'POST' && call.subpath.includes('/items') && call.body !== undefined ? estimateTextTokens(call.body.toString()) : 0;
-        services.responses.remember(conversationId, { ...owner, contextTokens: owner.contextTokens + added });
+        const contextTokens = owner.contextTokens + added;
+        const historyWritten = added === 0 ? owner.historyWritten : services.conversations.noteHistory(conversationId, contextTokens, owner.historyWritten ?? 0);
+        services.responses.remember(conversationId, { ...owner, contextTokens, ...(historyWritten === undefined ? {} : { historyWritten }) });
       }
       return answer;
     },

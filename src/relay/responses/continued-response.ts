@@ -98,7 +98,7 @@ export async function recallContinuation(
 }
 
 /** OpenAI's refusal of a conversation it does not know, named as given (cut to a remembered id's length). */
-function unknownConversation(id: string): GatewayError {
+export function unknownConversation(id: string): GatewayError {
   return new GatewayError('invalid_request', `Conversation with id '${id.slice(0, maxRememberedIdLength)}' not found.`, { param: 'conversation' });
 }
 
@@ -111,6 +111,8 @@ export interface ServedAnswer {
   userId: number;
   /** The answer's input and output: the context a continuation reads back. */
   contextTokens: number;
+  /** The history the conversation's row holds (its entry only; conversation-owners.ts). */
+  historyWritten?: number;
 }
 
 /**
@@ -121,7 +123,7 @@ export interface ServedAnswer {
 export function rememberAnswer(memory: ResponseMemory, ids: ContinuationIds, stored: boolean, answer: ServedAnswer): void {
   const entry: RememberedResponse = { channelId: answer.channelId, keyFingerprint: answer.keyFingerprint, userId: answer.userId, contextTokens: answer.contextTokens };
   if (stored && rememberable(answer.responseId)) memory.remember(answer.responseId, entry);
-  if (ids.conversationId !== undefined) memory.remember(ids.conversationId, entry);
+  if (ids.conversationId !== undefined) memory.remember(ids.conversationId, answer.historyWritten === undefined ? entry : { ...entry, historyWritten: answer.historyWritten });
 }
 
 /**

@@ -22,6 +22,11 @@ export interface RememberedResponse {
    * output item, the answer's output: the most one item of it can hold.
    */
   contextTokens: number;
+  /**
+   * A conversation's entry: the history its `conversation_owners` row holds (conversation-owners.ts writes
+   * it when `contextTokens` has more than doubled it). Absent elsewhere, and in entries written before it was kept.
+   */
+  historyWritten?: number;
 }
 
 export interface ResponseMemory {
@@ -107,11 +112,12 @@ export function parseRememberedResponse(text: string | null): RememberedResponse
   if (text === null) return undefined;
   try {
     const value = JSON.parse(text) as Record<string, unknown>;
-    const { channelId, userId, contextTokens, keyFingerprint } = value;
+    const { channelId, userId, contextTokens, keyFingerprint, historyWritten } = value;
     if (!Number.isSafeInteger(channelId) || !Number.isSafeInteger(userId) || !Number.isSafeInteger(contextTokens)) return undefined;
     const entry: RememberedResponse = { channelId: channelId as number, userId: userId as number, contextTokens: contextTokens as number };
     // A malformed fingerprint only loses the key: the channel is still known.
     if (typeof keyFingerprint === 'string' && keyFingerprint !== '' && keyFingerprint.length <= 64) entry.keyFingerprint = keyFingerprint;
+    if (Number.isSafeInteger(historyWritten)) entry.historyWritten = historyWritten as number;
     return entry;
   } catch {
     return undefined;

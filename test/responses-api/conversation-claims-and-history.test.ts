@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenaiConversationsUpstream, type FakeOpenaiConversationsUpstream } from '../fakes/fake-openai-conversations-upstream.js';
+import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+import { allDialects, createTestDatabase, type TestDatabase } from '../support/test-databases.js';
+
+/**
+ * The `conversation_owners` table as the arbiter and the memory's backup (docs/behaviour.md "Stored responses"):
+ * - an id over 191 characters (the table's key length) is kept too, by its hash, so a restart does not make
+ *   a long claimed or made conversation anyone's;
+ * - two users claiming one unknown id at once (`allow_unknown_conversations`): the table's insert decides,
+ *   before any upstream call; the loser is refused as any other user, and memory and table agree;
+ * - an entry read back from the table after a restart reserves the history the row holds (twice it), not
+ *   only the turn's input.
+ */
+const run = randomUUID().slice(0, 8);
+const model = 'gpt-5';
+const longModel = 'gpt-5-long';
+const keyOf = (letter: string) => `sk-${letter.repeat(48)}`;
+const alice = keyOf('a');
+const bob = keyOf('b');
+/** Alice's key for the channel whose conversation ids are long (the create goes to a channel of its models). */
+const aliceLong = keyOf('l');
+/** About 12,000 tokens of history (the gateway's estimate reads characters). */
+const bigText = 'The quick brown fox jumps over the lazy dog. '.repeat(1_000);
+
+for (const { dialect, available } of allDialects) {
+  describe.skipIf(!available)(`conversations claimed, made with long ids and reloaded (${dialect})`, () => {
+    let database: TestDatabase;
+    let upstream: FakeOpenaiConversationsUpstream;
+    let longUpstream: FakeOpenaiConversationsUpstream;
+    let gateway: TestGateway;
+    const sdk = (key: string) => new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    const direct = (fake: FakeOpenaiConversationsUpstream) => new OpenAI({ apiKey: 'sk-up', baseURL: `${fake.url}/v1`, maxRetries: 0 });
+    const db = () => gateway.gateway.services.database.db;
+    const restart = async () => {
+      await gateway.settled();
+      await gateway.close();
+      gateway = await startTestGateway({ databaseUrl: database.url, config: { channels: [] } as never });
+    };
+    /** What a turn reserved: its reservation is named by its request id. */
+    const reservedBy = async (requestId: string | null) => {
+      const row = await db().selectFrom('quota_reservations').select('amount').where('id', '=', requestId ?? '').executeTakeFirstOrThrow();
+      return Number(row.amount);
+    };
+    const turn = async (key: string, conversation: string, on = model) => {
+      const { data, response } = await sdk(key).responses.create({ model: on, input: 'hi', max_output_tokens: 16, conversation }).withResponse();
+      return { text: data.output_text, reserved: await reservedBy(response.headers.get('x-request-id')) };
+    };
+    const refusal = (key: string, conversation: string, on = model) =>
+      sdk(key)
+        .responses.create({ model: on, input: 'mine?', conversation })
+        .then(() => undefined)
+        .catch((caught: unknown) => caught);
+
+    beforeAll(async () => {
+      database = await createTestDatabase(dialect);
+      upstream = await startFakeOpenaiConversationsUpstream({ keys: ['sk-up'], name: `claims${dialect}${run}` });
+      // Its ids are `conv_<name>_000001`: 213 characters, past the table's 191.
+      longUpstream = await startFakeOpenaiConversationsUpstream({ keys: ['sk-up'], name: `long${run}`.padEnd(200, 'x') });
+      const channel = (name: string, url: string, models: string[]) => ({
+        name, type: 'openai' as const, base_url: url, key: 'sk-up', models, groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: { api: 'responses' as const },
+      });
+      gateway = await startTestGateway({
+        databaseUrl: database.url,
+        config: {
+          allow_unknown_conversations: true,
+          prices: { [model]: { input: 2, output: 8 }, [longModel]: { input: 2, output: 8 } },
+          channels: [channel('claims', upstream.url, [model]), channel('long', longUpstream.url, [longModel])],
+          users: ['alice', 'bob'].map((username) => ({ username, role: 'user' as const, group: 'default', enabled: true })),
+          tokens: [
+            { name: 'alice-key', user: 'alice', key: alice, quota: 1_000_000_000, expires_at: 0, enabled: true },
+            { name: 'alice-long', user: 'alice', key: aliceLong, quota: 1_000_000_000, expires_at: 0, enabled: true, model_limits: [longModel] },
+            { name: 'bob-key', user: 'bob', key: bob, quota: 1_000_000_000, expires_at: 0, enabled: true },
+          ],
+        },
+      });
+    });
+    afterAll(async () => {
+      await gateway?.close();
+      await upstream?.close();
+      await longUpstream?.close();
+      await database?.drop();
+    });
+
+    it('a conversation id over 191 characters, claimed or made, is still its owner\'s after a restart without Redis', async () => {
+      const outside = await direct(longUpstream).conversations.create();
+      expect(outside.id.length).toBeGreaterThan(191);
+      expect((await turn(alice, outside.id, longModel)).text).toMatch(/read 0 items$/);
+      const made = await sdk(aliceLong).conversations.create();
+      expect(made.id.length).toBeGreaterThan(191);
+      await restart();
+
+      const calls = longUpstream.requests.length;
+      expect(await refusal(bob, outside.id, longModel)).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(await refusal(bob, made.id, longModel)).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(await sdk(bob).conversations.retrieve(made.id).catch((caught: unknown) => caught)).toBeInstanceOf(OpenAI.NotFoundError);
+      expect(longUpstream.requests.length, 'no upstream call for Bob').toBe(calls);
+      expect((await turn(alice, outside.id, longModel)).text).toMatch(/read 2 items$/);
+      expect(await sdk(aliceLong).conversations.retrieve(made.id)).toMatchObject({ id: made.id });
+
+      const rows = await db().selectFrom('conversation_owners').select(['conversation_id', 'long_conversation_id']).where('long_conversation_id', 'in', [outside.id, made.id]).execute();
+      expect(rows).toHaveLength(2);
+      for (const row of rows) expect(row.conversation_id).toMatch(/^sha256:[0-9a-f]{64}$/);
+    });
+
+    it('two users claiming one unknown id at once: one wins in the table and the memory, the other is refused with no upstream call', async () => {
+      const { db: database } = gateway.gateway.services.database;
+      for (let round = 0; round < 4; round += 1) {
+        const outside = await direct(upstream).conversations.create();
+        // The first turn to reach the upstream is answered slowly: the other claim is decided meanwhile.
+        upstream.enqueueFault({ kind: 'slow-first-byte', delayMs: 200 });
+        const before = upstream.requests.filter((request) => request.path === '/v1/responses').length;
+        const [ofAlice, ofBob] = await Promise.allSettled([sdk(alice).responses.create({ model, input: 'mine', conversation: outside.id }), sdk(bob).responses.create({ model, input: 'mine', conversation: outside.id })]);
+        const outcomes = [ofAlice, ofBob].map((outcome) => outcome.status);
+        expect(outcomes.sort(), `round ${round}`).toEqual(['fulfilled', 'rejected']);
+        const loser = [ofAlice, ofBob].find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
+        expect(loser.reason).toBeInstanceOf(OpenAI.BadRequestError);
+        expect(loser.reason.error).toMatchObject({ param: 'conversation' });
+        expect(upstream.requests.filter((request) => request.path === '/v1/responses').length - before, 'one upstream turn').toBe(1);
+        await gateway.settled();
+        const winner = ofAlice.status === 'fulfilled' ? 'alice' : 'bob';
+        const winnerId = Number((await database.selectFrom('users').select('id').where('username', '=', winner).executeTakeFirstOrThrow()).id);
+        const row = await database.selectFrom('conversation_owners').selectAll().where('conversation_id', '=', outside.id).executeTakeFirstOrThrow();
+        expect(Number(row.user_id)).toBe(winnerId);
+        expect(Number(row.channel_id)).toBeGreaterThan(0);
+        expect((await gateway.gateway.services.relay.responses.recall(outside.id))?.userId).toBe(winnerId);
+      }
+    });
+
+    it('a claim whose turn got no answer is left to the next user whose turn is answered', async () => {
+      const outside = await direct(upstream).conversations.create();
+      upstream.enqueueFault({ kind: 'status', status: 400 });
+      expect(await refusal(alice, outside.id)).toBeInstanceOf(OpenAI.BadRequestError);
+      await gateway.settled();
+      expect((await turn(bob, outside.id)).text).toMatch(/read 0 items$/);
+      expect(await refusal(alice, outside.id)).toBeInstanceOf(OpenAI.BadRequestError);
+    });
+
+    it('the first turn after a restart reserves the history the conversation holds, as the memory did', async () => {
+      const items = [{ type: 'message' as const, role: 'user' as const, content: bigText }];
+      const kept = await sdk(alice).conversations.create({ items });
+      const reloaded = await sdk(alice).conversations.create({ items });
+      // Items added on the Conversations route count too (the row is written once the history doubled).
+      const grown = await sdk(alice).conversations.create();
+      await sdk(alice).conversations.items.create(grown.id, { items });
+
+      const withMemory = await turn(alice, kept.id);
+      await restart();
+      expect(await gateway.gateway.services.relay.responses.recall(reloaded.id), 'the new process remembers nothing').toBeUndefined();
+      const afterRestart = await turn(alice, reloaded.id);
+      const grownAfterRestart = await turn(alice, grown.id);
+      // The turn's own input and output are a few hundred quota units; the history about 11,000.
+      expect(withMemory.reserved).toBeGreaterThan(10_000);
+      expect(afterRestart.reserved).toBeGreaterThanOrEqual(withMemory.reserved);
+      expect(grownAfterRestart.reserved).toBeGreaterThanOrEqual(withMemory.reserved);
+    });
+  });
+}
