@@ -237,104 +237,101 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
   const chatSearches = inbound.style === 'openai-chat' ? declaredWebSearches(inbound.style, inbound.body) : 0;
   const continued = inbound.style === 'openai-responses' ? await planContinuation(services, inbound, request) : undefined;
   // A claim of an unknown conversation that got no answer is left to the next request that does.
-  try {
-    await runRelayEnvelope(
-      services,
-      request,
-      reply,
-      {
-        model: inbound.model,
-        stream: inbound.stream,
-        estimatedPromptTokens: continued?.estimatedPromptTokens ?? inbound.estimatedPromptTokens,
-        countPromptTokens: continued?.countPromptTokens ?? inbound.countPromptTokens,
-        promptImageTokens: continued?.promptImageTokens ?? inbound.promptImageTokens,
-        preferredChannelId: continued?.preferredChannelId,
-        preferredKeyFingerprint: continued?.preferredKeyFingerprint,
-        onAnswered: continued?.onAnswered,
-        maxOutputTokens: reservedOutputTokens(services, inbound),
-        webSearches: reservedWebSearches(services, inbound, request),
-        priorityTier: tier === 'priority',
-        ...channelsFor(services, inbound, request),
-        logStyle: inbound.style,
+  const relayed = runRelayEnvelope(
+    services,
+    request,
+    reply,
+    {
+      model: inbound.model,
+      stream: inbound.stream,
+      estimatedPromptTokens: continued?.estimatedPromptTokens ?? inbound.estimatedPromptTokens,
+      countPromptTokens: continued?.countPromptTokens ?? inbound.countPromptTokens,
+      promptImageTokens: continued?.promptImageTokens ?? inbound.promptImageTokens,
+      preferredChannelId: continued?.preferredChannelId,
+      preferredKeyFingerprint: continued?.preferredKeyFingerprint,
+      onAnswered: continued?.onAnswered,
+      maxOutputTokens: reservedOutputTokens(services, inbound),
+      webSearches: reservedWebSearches(services, inbound, request),
+      priorityTier: tier === 'priority',
+      ...channelsFor(services, inbound, request),
+      logStyle: inbound.style,
+      warnings: inbound.warnings,
+    },
+    async (channel, key, tools) => {
+      const upstreamStyle = upstreamTextStyleOf(channel);
+      const mapping = resolveModelMapping(channel.modelMapping, inbound.model);
+      if (upstreamStyle === undefined || !mapping.ok) {
+        return { kind: 'failed', failure: { kind: 'connection', message: upstreamStyle === undefined ? `channel type ${channel.type} serves no text` : `model_mapping of channel ${channel.id} loops` } };
+      }
+      const upstreamModel = mapping.upstreamModel;
+      tools.setUpstreamModel(upstreamModel);
+      // Spread last in the attempt inputs below: V8 (Node 20) makes adding keys to a `{ ...common }` clone cost µs.
+      const common = { services, channel, key, reply, meter: tools.meter, signal: tools.signal, clientHeaders: tools.clientHeaders(channel) };
+      // A client that named no output limit gets the one its reservation covers: an upstream left to its own
+      // (a reasoning model's 100k) could produce more than the balances pay for.
+      const outputLimit = inbound.maxOutputTokens === undefined ? defaultMaxTokens(channel, upstreamModel, services) : undefined;
+      // Sent with the Priority tier (the field goes upstream as asked on the same-style paths alone): an
+      // answer cut before any event named its tier is billed at it (settle-request.ts).
+      const askedPriority = tier === 'priority';
+      if (upstreamStyle === inbound.style) {
+        if (inbound.style === 'openai-chat') {
+          if (askedPriority) tools.meter.askedTier = 'priority';
+          const askForStreamUsage = inbound.stream && !inbound.includeUsage && channel.settings.stream_usage !== false;
+          const limit = outputLimit === undefined ? undefined : { field: chatOutputLimitField(upstreamModel, channel.settings.max_tokens_field), tokens: outputLimit };
+          const withheld = tier === 'withheld';
+          const source = inbound.passthroughSource();
+          tools.meter.unsentPromptTokens = unsentOnPassthrough(inbound, source.body);
+          const outcome = await attemptOpenaiUpstream({
+            upstreamPath: openaiEndpoints.chat.upstreamPath,
+            upstreamBody: buildUpstreamBody(withheld ? undefined : source.rawBody, withheld ? withoutServiceTier(source.body) : source.body, upstreamModel, askForStreamUsage, true, limit),
+            stream: inbound.stream,
+            clientWantsUsage: inbound.includeUsage,
+            singleChoice: (openaiEndpoints.chat.choicesMade?.(inbound.body) ?? 1) === 1,
+            // A 2xx error document is the channel's failure on every text route (passthrough or converted).
+            errorDocumentFails: true,
+            readsServiceTier: askedPriority ? true : undefined,
+            ...common,
+          });
+          if (outcome.kind === 'served' && chatSearches > 0) tools.meter.noteWebSearches(chatSearches);
+          return outcome;
+        }
+        const passthrough = inbound.passthroughBody(upstreamModel, outputLimit);
+        tools.meter.unsentPromptTokens = unsentOnPassthrough(inbound, inbound.passthroughSource().body);
+        // (Only a Responses request gets here with a tier to withhold: its bytes are rewritten without it.)
+        const bytes = tier === 'withheld' && passthrough !== undefined ? JSON.stringify(withoutServiceTier(JSON.parse(passthrough.toString()) as Record<string, unknown>)) : passthrough;
+        if (bytes !== undefined) {
+          if (askedPriority) tools.meter.askedTier = 'priority';
+          return attemptPassthroughUpstream({
+            style: upstreamStyle,
+            converters: inboundConverters,
+            body: bytes,
+            upstreamModel,
+            stream: inbound.stream,
+            clientFraming: inbound.clientFraming,
+            clientRequestHeaders: request.headers,
+            ...common,
+          });
+        }
+      }
+      return attemptConvertedUpstream({
+        upstreamStyle,
+        upstream: textStyles[upstreamStyle],
+        inbound: inboundConverters,
+        clientStyle: inbound.style,
+        request: inbound.canonical(),
+        upstreamModel,
+        clientStreams: inbound.stream,
+        includeUsage: inbound.includeUsage,
+        clientRequestHeaders: inbound.style === 'anthropic-messages' ? request.headers : {},
+        clientFraming: inbound.clientFraming,
+        context,
         warnings: inbound.warnings,
-      },
-      async (channel, key, tools) => {
-        const upstreamStyle = upstreamTextStyleOf(channel);
-        const mapping = resolveModelMapping(channel.modelMapping, inbound.model);
-        if (upstreamStyle === undefined || !mapping.ok) {
-          return { kind: 'failed', failure: { kind: 'connection', message: upstreamStyle === undefined ? `channel type ${channel.type} serves no text` : `model_mapping of channel ${channel.id} loops` } };
-        }
-        const upstreamModel = mapping.upstreamModel;
-        tools.setUpstreamModel(upstreamModel);
-        // Spread last in the attempt inputs below: V8 (Node 20) makes adding keys to a `{ ...common }` clone cost µs.
-        const common = { services, channel, key, reply, meter: tools.meter, signal: tools.signal, clientHeaders: tools.clientHeaders(channel) };
-        // A client that named no output limit gets the one its reservation covers: an upstream left to its own
-        // (a reasoning model's 100k) could produce more than the balances pay for.
-        const outputLimit = inbound.maxOutputTokens === undefined ? defaultMaxTokens(channel, upstreamModel, services) : undefined;
-        // Sent with the Priority tier (the field goes upstream as asked on the same-style paths alone): an
-        // answer cut before any event named its tier is billed at it (settle-request.ts).
-        const askedPriority = tier === 'priority';
-        if (upstreamStyle === inbound.style) {
-          if (inbound.style === 'openai-chat') {
-            if (askedPriority) tools.meter.askedTier = 'priority';
-            const askForStreamUsage = inbound.stream && !inbound.includeUsage && channel.settings.stream_usage !== false;
-            const limit = outputLimit === undefined ? undefined : { field: chatOutputLimitField(upstreamModel, channel.settings.max_tokens_field), tokens: outputLimit };
-            const withheld = tier === 'withheld';
-            const source = inbound.passthroughSource();
-            tools.meter.unsentPromptTokens = unsentOnPassthrough(inbound, source.body);
-            const outcome = await attemptOpenaiUpstream({
-              upstreamPath: openaiEndpoints.chat.upstreamPath,
-              upstreamBody: buildUpstreamBody(withheld ? undefined : source.rawBody, withheld ? withoutServiceTier(source.body) : source.body, upstreamModel, askForStreamUsage, true, limit),
-              stream: inbound.stream,
-              clientWantsUsage: inbound.includeUsage,
-              singleChoice: (openaiEndpoints.chat.choicesMade?.(inbound.body) ?? 1) === 1,
-              // A 2xx error document is the channel's failure on every text route (passthrough or converted).
-              errorDocumentFails: true,
-              readsServiceTier: askedPriority ? true : undefined,
-              ...common,
-            });
-            if (outcome.kind === 'served' && chatSearches > 0) tools.meter.noteWebSearches(chatSearches);
-            return outcome;
-          }
-          const passthrough = inbound.passthroughBody(upstreamModel, outputLimit);
-          tools.meter.unsentPromptTokens = unsentOnPassthrough(inbound, inbound.passthroughSource().body);
-          // (Only a Responses request gets here with a tier to withhold: its bytes are rewritten without it.)
-          const bytes = tier === 'withheld' && passthrough !== undefined ? JSON.stringify(withoutServiceTier(JSON.parse(passthrough.toString()) as Record<string, unknown>)) : passthrough;
-          if (bytes !== undefined) {
-            if (askedPriority) tools.meter.askedTier = 'priority';
-            return attemptPassthroughUpstream({
-              style: upstreamStyle,
-              converters: inboundConverters,
-              body: bytes,
-              upstreamModel,
-              stream: inbound.stream,
-              clientFraming: inbound.clientFraming,
-              clientRequestHeaders: request.headers,
-              ...common,
-            });
-          }
-        }
-        return attemptConvertedUpstream({
-          upstreamStyle,
-          upstream: textStyles[upstreamStyle],
-          inbound: inboundConverters,
-          clientStyle: inbound.style,
-          request: inbound.canonical(),
-          upstreamModel,
-          clientStreams: inbound.stream,
-          includeUsage: inbound.includeUsage,
-          clientRequestHeaders: inbound.style === 'anthropic-messages' ? request.headers : {},
-          clientFraming: inbound.clientFraming,
-          context,
-          warnings: inbound.warnings,
-          clientOpaqueTokens: inbound.opaquePromptTokens,
-          countUsageLocally: () => countUsageLocally(tools.admission, tools.meter),
-          ...common,
-        });
-      },
-      (channel, json) => upstreamTextStyleOf(channel) === inbound.style && json !== null && typeof json === 'object' && 'error' in json,
-    );
-  } finally {
-    await continued?.releaseUnansweredClaim();
-  }
+        clientOpaqueTokens: inbound.opaquePromptTokens,
+        countUsageLocally: () => countUsageLocally(tools.admission, tools.meter),
+        ...common,
+      });
+    },
+    (channel, json) => upstreamTextStyleOf(channel) === inbound.style && json !== null && typeof json === 'object' && 'error' in json,
+  );
+  await (continued === undefined ? relayed : relayed.finally(() => continued.releaseUnansweredClaim()));
 }
