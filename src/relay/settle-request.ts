@@ -3,6 +3,7 @@ import { addAudio, addImages, withServiceTier, type NormalizedUsage, type UsageS
 import type { SettleOutcome } from '../billing/quota-ledger.js';
 import type { Admission } from './admit-request.js';
 import { correctTokenWindows } from './correct-token-windows.js';
+import { countTextsTokens } from './count-tokens.js';
 import type { RelayServices } from './relay-services.js';
 import type { UsageMeter } from './usage-meter.js';
 
@@ -35,8 +36,8 @@ export async function resolveUsage(input: Pick<SettlementInput, 'admission' | 'm
 }
 
 /**
- * The usage of an answer whose upstream reported none: the prompt (less the opaque reasoning the attempt
- * did not send, `unsentPromptTokens`; or the input the upstream reported before its answer, Anthropic's
+ * The usage of an answer whose upstream reported none: the prompt (less the opaque reasoning and the
+ * thinking text the attempt did not send, `unsentPromptTokens` and `unsentPromptTexts`; or the input the upstream reported before its answer, Anthropic's
  * message_start) and the text produced (less its reasoning when the
  * upstream counted that, `reportedReasoning`), counted exactly
  * (o200k, not the admission estimate; only this path loads the tokenizer, count-tokens.ts), and any output
@@ -47,7 +48,7 @@ export async function countUsageLocally(admission: Pick<Admission, 'countPromptT
   const reported = meter.reportedInput;
   const reasoning = meter.reportedReasoning;
   const [promptTokens, outputTokens, reasoningTextTokens, audioOutputTokens] = await Promise.all([
-    reported === undefined ? admission.countPromptTokens().then((tokens) => Math.max(0, tokens - meter.unsentPromptTokens)) : 0,
+    reported === undefined ? countSentPromptTokens(admission, meter) : 0,
     meter.outputTally.total(),
     reasoning === undefined ? 0 : meter.reasoningTally.total(),
     meter.audioTranscriptTally.total(),
@@ -72,6 +73,12 @@ export async function countUsageLocally(admission: Pick<Admission, 'countPromptT
   // The prompt's images (their flat estimates) at the image input price, and unreported output, which is
   // images (their budget), at the image output price.
   return addImages(usage, reported === undefined ? admission.promptImageTokens : 0, meter.unreportedOutputTokens);
+}
+
+/** The local count of the prompt less what the attempt left out of the body it sent (usage-meter.ts). */
+async function countSentPromptTokens(admission: Pick<Admission, 'countPromptTokens'>, meter: UsageMeter): Promise<number> {
+  const [prompt, unsentTexts] = await Promise.all([admission.countPromptTokens(), countTextsTokens(meter.unsentPromptTexts)]);
+  return Math.max(0, prompt - meter.unsentPromptTokens - unsentTexts);
 }
 
 /** The calls asked for, or fewer when the answer delivered fewer (never more: the reservation covers those asked for). */

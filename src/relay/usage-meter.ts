@@ -17,6 +17,7 @@ export interface ProducedOutput {
   deliveredCalls: number | undefined;
   unreportedOutputTokens: number;
   unsentPromptTokens: number;
+  unsentPromptTexts: readonly string[];
 }
 
 /**
@@ -66,6 +67,12 @@ export class UsageMeter {
    * conversion left out (attempt-converted-upstream.ts). Taken off a local count of the prompt.
    */
   unsentPromptTokens = 0;
+  /**
+   * Texts the request's local count holds that this attempt did not send: the thinking of the blocks the
+   * passthrough cleaning dropped (collect-unsent-reasoning-texts.ts). Their exact count is taken off a
+   * local count of the prompt (counted only then: the tokenizer loads for local counts alone).
+   */
+  unsentPromptTexts: readonly string[] = [];
   /** Something went to the client: from here on nothing may be retried. */
   committed = false;
   clientAborted = false;
@@ -143,7 +150,7 @@ export class UsageMeter {
    * is billed if no later attempt produces anything (`restoreAttempt`).
    */
   setAsideAttempt(): ProducedOutput {
-    return { upstreamUsage: this.upstreamUsage, reportedInput: this.reportedInput, reportedWebSearches: this.reportedWebSearches, reportedReasoning: this.reportedReasoning, servedTier: this.servedTier, askedTier: this.askedTier, outputTally: this.outputTally, reasoningTally: this.reasoningTally, audioTranscriptTally: this.audioTranscriptTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens, unsentPromptTokens: this.unsentPromptTokens };
+    return { upstreamUsage: this.upstreamUsage, reportedInput: this.reportedInput, reportedWebSearches: this.reportedWebSearches, reportedReasoning: this.reportedReasoning, servedTier: this.servedTier, askedTier: this.askedTier, outputTally: this.outputTally, reasoningTally: this.reasoningTally, audioTranscriptTally: this.audioTranscriptTally, firstTokenAt: this.firstTokenAt, deliveredCalls: this.deliveredCalls, unreportedOutputTokens: this.unreportedOutputTokens, unsentPromptTokens: this.unsentPromptTokens, unsentPromptTexts: this.unsentPromptTexts };
   }
 
   restoreAttempt(produced: ProducedOutput): void {
@@ -160,6 +167,7 @@ export class UsageMeter {
     this.deliveredCalls = produced.deliveredCalls;
     this.unreportedOutputTokens = produced.unreportedOutputTokens;
     this.unsentPromptTokens = produced.unsentPromptTokens;
+    this.unsentPromptTexts = produced.unsentPromptTexts;
   }
 
   /**
@@ -180,6 +188,7 @@ export class UsageMeter {
     this.deliveredCalls = undefined;
     this.unreportedOutputTokens = 0;
     this.unsentPromptTokens = 0;
+    this.unsentPromptTexts = [];
     this.interruption = undefined;
     this.responseId = undefined;
     this.outputItemIds = [];

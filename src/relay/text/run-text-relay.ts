@@ -23,6 +23,7 @@ import type { UsageMeter } from '../usage-meter.js';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { keyFingerprint } from '../../tasks/key-fingerprint.js';
 import { estimateSentOpaqueTokens } from './estimate-sent-opaque-tokens.js';
+import { collectUnsentReasoningTexts } from './collect-unsent-reasoning-texts.js';
 import { declaredWebSearches } from './declared-web-searches.js';
 import { resolveServiceTier, withheldTierWarning, withoutServiceTier } from './resolve-service-tier.js';
 import { textStyles } from './text-styles.js';
@@ -210,11 +211,18 @@ async function planContinuation(
 }
 
 /**
- * The opaque reasoning of the client's that a same-style channel is not sent: another vendor's, which the
- * passthrough cleaning removed (without-foreign-reasoning.ts); none when the client's body goes as sent.
+ * Notes on the attempt's meter what of the client's reasoning a same-style channel is not sent: another
+ * vendor's, which the passthrough cleaning removed (without-foreign-reasoning.ts) — its opaque tokens and,
+ * for a block or item dropped whole, its text; none when the client's body goes as sent.
  */
-function unsentOnPassthrough(inbound: TextInbound, sentBody: Record<string, unknown>): number {
-  return sentBody === inbound.body ? 0 : Math.max(0, inbound.opaquePromptTokens - estimateSentOpaqueTokens(inbound.style, sentBody));
+function noteUnsentOnPassthrough(meter: UsageMeter, inbound: TextInbound, sentBody: Record<string, unknown>): void {
+  if (sentBody === inbound.body) {
+    meter.unsentPromptTokens = 0;
+    meter.unsentPromptTexts = [];
+    return;
+  }
+  meter.unsentPromptTokens = Math.max(0, inbound.opaquePromptTokens - estimateSentOpaqueTokens(inbound.style, sentBody));
+  meter.unsentPromptTexts = collectUnsentReasoningTexts(inbound.style, inbound.body, sentBody);
 }
 
 /**
@@ -280,7 +288,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
           const limit = outputLimit === undefined ? undefined : { field: chatOutputLimitField(upstreamModel, channel.settings.max_tokens_field), tokens: outputLimit };
           const withheld = tier === 'withheld';
           const source = inbound.passthroughSource();
-          tools.meter.unsentPromptTokens = unsentOnPassthrough(inbound, source.body);
+          noteUnsentOnPassthrough(tools.meter, inbound, source.body);
           const outcome = await attemptOpenaiUpstream({
             upstreamPath: openaiEndpoints.chat.upstreamPath,
             upstreamBody: buildUpstreamBody(withheld ? undefined : source.rawBody, withheld ? withoutServiceTier(source.body) : source.body, upstreamModel, askForStreamUsage, true, limit),
@@ -296,7 +304,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
           return outcome;
         }
         const passthrough = inbound.passthroughBody(upstreamModel, outputLimit);
-        tools.meter.unsentPromptTokens = unsentOnPassthrough(inbound, inbound.passthroughSource().body);
+        noteUnsentOnPassthrough(tools.meter, inbound, inbound.passthroughSource().body);
         // (Only a Responses request gets here with a tier to withhold: its bytes are rewritten without it.)
         const bytes = tier === 'withheld' && passthrough !== undefined ? JSON.stringify(withoutServiceTier(JSON.parse(passthrough.toString()) as Record<string, unknown>)) : passthrough;
         if (bytes !== undefined) {
