@@ -79,6 +79,11 @@ export class UsageMeter {
   /** A non-streamed answer's 2xx arrived: the upstream produced it whole, only its body is still to come. */
   wholeAnswerArrived = false;
   /**
+   * The upstream's stream sent its own error chunk (a Chat stream's `{"error": …}`): it produces no more of
+   * the answer, though a usage report may still follow (pipe-openai-stream.ts).
+   */
+  answerEndedInError = false;
+  /**
    * How this stream tells that its answer is whole but for the usage report, and the last event it read
    * (on the Chat path held or parsed, its bytes as a one-byte string; on the Responses path its data). A module function, not a closure made per stream:
    * a one-choice Chat or Completions stream's finish_reason (`givesFinishReason`), a Responses stream's
@@ -117,13 +122,13 @@ export class UsageMeter {
   /**
    * Whether the upstream has produced its whole answer and only its usage report is still to come (a
    * one-choice stream whose finish was read, a Responses stream whose message was finished, a non-streamed
-   * answer whose 2xx arrived). A client that leaves
+   * answer whose 2xx arrived, a stream that failed with its own error chunk). A client that leaves
    * then is waited out for that report (USAGE_WAIT_SECONDS): reading on costs the upstream nothing more
    * (unless it sent its 2xx before generating), and its report — reasoning, cache reads — is what it bills,
    * where a local count of the visible text is not.
    */
   answerProduced(): boolean {
-    return this.wholeAnswerArrived || (this.answerEndsWith !== undefined && this.lastStreamEvent !== undefined && this.answerEndsWith(this.lastStreamEvent));
+    return this.wholeAnswerArrived || this.answerEndedInError || (this.answerEndsWith !== undefined && this.lastStreamEvent !== undefined && this.answerEndsWith(this.lastStreamEvent));
   }
 
   /**
@@ -193,6 +198,7 @@ export class UsageMeter {
     this.responseId = undefined;
     this.outputItemIds = [];
     this.wholeAnswerArrived = false;
+    this.answerEndedInError = false;
     this.answerEndsWith = undefined;
     this.lastStreamEvent = undefined;
   }

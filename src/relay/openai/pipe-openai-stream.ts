@@ -70,6 +70,9 @@ export async function pipeOpenaiStream(input: PipeStreamInput): Promise<PipeStre
     const error = chunk.error;
     if (error === null || typeof error !== 'object') return;
     sawError = true;
+    // The upstream failed: it produces nothing more, and a client that leaves at the error (the openai SDK
+    // raises on it) is waited out for a usage report that follows, as one leaving at the finish is.
+    meter.answerEndedInError = true;
     const message = (error as { message?: unknown }).message;
     meterStreamPart(meter, { type: 'error', message: typeof message === 'string' && message !== '' ? message : 'upstream error' }, input.now);
   };
