@@ -1,3 +1,4 @@
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientKey, startRelayFixture, type RelayFixture } from './relay-test-setup.js';
 
@@ -95,6 +96,33 @@ describe('POST /pg/chat/completions (console login session)', () => {
     ]);
     expect(tokens[0]?.used_quota).toBe(0);
     expect(tokens[1]?.used_quota).toBeGreaterThan(0);
+  });
+
+  // The Chat route's passthrough cleaning (55bedc0): another vendor's value in Google's thought-signature
+  // field is refused by Google's OpenAI-compatible endpoint. The playground sent the client's bytes as they were.
+  it.each([false, true])("does not relay another vendor's tagged thought signature to the Chat channel, as the Chat route does not (stream=%s)", async (stream) => {
+    const cookie = await logIn('alice', 'correct horse');
+    // The console's requests carry the session cookie; the SDK's key is not read on this route.
+    const consoleClient = new OpenAI({ apiKey: 'unused', baseURL: `${fixture.gateway.url}/pg`, defaultHeaders: { cookie }, maxRetries: 0 });
+    const call = { id: 'call_1', type: 'function' as const, function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
+    const messages = [
+      { role: 'user' as const, content: 'Weather in Paris?' },
+      { role: 'assistant' as const, content: null, tool_calls: [{ ...call, extra_content: { google: { thought_signature: 'signature:anthropic:EqQBClaudeSig1' } } } as never] },
+      { role: 'tool' as const, tool_call_id: 'call_1', content: 'sunny' },
+    ];
+    const tools = [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+    const text = stream
+      ? (await consoleClient.chat.completions.stream({ model: 'gpt-4o-mini', messages, tools }).finalChatCompletion()).choices[0]!.message.content
+      : (await consoleClient.chat.completions.create({ model: 'gpt-4o-mini', messages, tools })).choices[0]!.message.content;
+    expect(text).toBe('Hello from the fake upstream!');
+    const sent = fixture.upstreamA.requests.at(-1)!.body;
+    expect(JSON.stringify(sent)).not.toContain('ClaudeSig1');
+    // The call keeps Google's stand-in, as on the Chat route.
+    expect(sent.messages[1].tool_calls[0]).toEqual({ ...call, extra_content: { google: { thought_signature: 'skip_thought_signature_validator' } } });
+    await fixture.gateway.settled();
+    const [row] = await fixture.logs();
+    expect(row).toMatchObject({ path: '/pg/chat/completions', token_name: 'playground' });
+    expect(JSON.stringify(row?.warnings)).toContain('issued by anthropic cannot be verified by Google: dropped');
   });
 
   it('refuses with 415 a request that is not sent as JSON (a cross-site form post), calling nothing', async () => {

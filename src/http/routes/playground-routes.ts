@@ -2,8 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TokenRecord, UserRecord } from '../../catalog/catalog-records.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { generateApiKey, hashApiKey, visiblePrefixOf } from '../../security/api-keys.js';
-import { openaiEndpoints } from '../../relay/openai/openai-endpoints.js';
-import { runOpenaiRelay } from '../../relay/openai/run-openai-relay.js';
+import { runChatRelay } from '../../relay/text/run-chat-relay.js';
 import type { AppServices } from '../app-services.js';
 import { authenticateSession } from '../middleware/authenticate-session.js';
 import { refuseNonJsonSessionWrite } from '../middleware/refuse-non-json-session-write.js';
@@ -28,7 +27,9 @@ export async function playgroundRoutes(app: FastifyInstance, services: AppServic
       throw new GatewayError('forbidden', 'The playground has been disabled for this account (its playground token has expired).');
     }
     request.caller = { token, user, group: user.group, pinnedChannelId: undefined, keyHash: undefined, snapshot: services.catalog.snapshot };
-    return runOpenaiRelay(services.relay, openaiEndpoints.chat, request, reply);
+    // The Chat route's relay, not a copy: what it does to a Chat request (the cleaning of another vendor's
+    // thought signatures, the local counts, every text channel) the playground's requests get too.
+    return runChatRelay(services.relay, request, reply);
   });
 }
 

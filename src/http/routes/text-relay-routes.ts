@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { openaiEndpoints } from '../../relay/openai/openai-endpoints.js';
-import { buildChatInbound, buildGeminiInbound, buildParsedInbound } from '../../relay/text/build-text-inbound.js';
+import { buildGeminiInbound, buildParsedInbound } from '../../relay/text/build-text-inbound.js';
+import { runChatRelay } from '../../relay/text/run-chat-relay.js';
 import { runOpenaiRelay } from '../../relay/openai/run-openai-relay.js';
 import { runTextRelay } from '../../relay/text/run-text-relay.js';
 import { runAnthropicCountTokens } from '../../relay/text/run-anthropic-count-tokens.js';
-import { validateChatRequest } from '../../relay/openai/validate-chat-request.js';
 import { runGeminiCountTokens } from '../../relay/gemini/run-gemini-count-tokens.js';
 import { runGeminiEmbeddingRelay } from '../../relay/gemini/run-gemini-embedding-relay.js';
 import { requireObjectBody as requireObject } from '../../relay/validate-body.js';
@@ -25,10 +25,7 @@ export async function textRelayRoutes(app: FastifyInstance, services: AppService
 
   app.post('/v1/chat/completions', openaiKeyed, (request, reply) => {
     refreshCaller(services, request);
-    const body = requireObject(request.body);
-    validateChatRequest(body);
-    const inbound = buildChatInbound(body, request.rawBody, openaiEndpoints.chat.maxOutputTokens(body));
-    return track(() => runTextRelay(services.relay, inbound, request, reply));
+    return runChatRelay(services.relay, request, reply);
   });
 
   app.post('/v1/messages', anthropicKeyed, (request, reply) => {
