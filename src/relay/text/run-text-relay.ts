@@ -24,6 +24,7 @@ import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { keyFingerprint } from '../../tasks/key-fingerprint.js';
 import { estimateSentOpaqueTokens } from './estimate-sent-opaque-tokens.js';
 import { collectUnsentReasoningTexts } from './collect-unsent-reasoning-texts.js';
+import { computePictureOutputTokens } from './compute-picture-output-tokens.js';
 import { declaredWebSearches } from './declared-web-searches.js';
 import { resolveServiceTier, withheldTierWarning, withoutServiceTier } from './resolve-service-tier.js';
 import { textStyles } from './text-styles.js';
@@ -76,13 +77,29 @@ function needsChatUpstream(inbound: TextInbound): boolean {
 /**
  * The output the reservation covers: the client's limit (or the model's default budget) per choice, so
  * Chat's `n` choices, or Gemini's `candidateCount` candidates, reserve that many times it (the reservation
- * is the most a request can cost).
+ * is the most a request can cost) — and, for a model that writes images, one picture's image tokens per
+ * choice beside it: the limit does not hold a picture back (compute-picture-output-tokens.ts).
  */
-function reservedOutputTokens(services: RelayServices, inbound: TextInbound): number | undefined {
-  const choices = inbound.style === 'openai-chat' ? inbound.body.n : inbound.style === 'gemini' ? geminiCandidateCount(inbound.body) : undefined;
-  if (typeof choices !== 'number' || !Number.isInteger(choices) || choices <= 1) return inbound.maxOutputTokens;
+function reservedOutputTokens(services: RelayServices, inbound: TextInbound, request: FastifyRequest): number | undefined {
+  const counted = inbound.style === 'openai-chat' ? inbound.body.n : inbound.style === 'gemini' ? geminiCandidateCount(inbound.body) : undefined;
+  const choices = typeof counted === 'number' && Number.isInteger(counted) && counted > 1 ? counted : 1;
+  const picture = reservedPictureTokens(services, inbound, request);
+  if (choices === 1 && picture === 0) return inbound.maxOutputTokens;
   const perChoice = inbound.maxOutputTokens ?? services.catalog.snapshot.outputBudgetFor(inbound.model);
-  return perChoice * choices;
+  return (perChoice + picture) * choices;
+}
+
+/** One picture's image tokens, judged by the model's name and each name a channel that could serve it maps it to. */
+function reservedPictureTokens(services: RelayServices, inbound: TextInbound, request: FastifyRequest): number {
+  const snapshot = services.catalog.snapshot;
+  const caller = request.caller;
+  const models = [inbound.model];
+  for (const channel of candidateChannels(snapshot.channels, { group: caller?.group ?? '', model: inbound.model, pinnedChannelId: caller?.pinnedChannelId, channelTypes: textChannelTypes })) {
+    const mapping = resolveModelMapping(channel.modelMapping, inbound.model);
+    if (mapping.ok && mapping.upstreamModel !== inbound.model) models.push(mapping.upstreamModel);
+  }
+  const pricedImageOutput = snapshot.prices.get(inbound.model)?.imageOutput !== undefined;
+  return computePictureOutputTokens({ style: inbound.style, body: inbound.body, models, pricedImageOutput });
 }
 
 /** A Gemini body's `generationConfig.candidateCount` (or the snake_case spelling Google also reads). */
@@ -258,7 +275,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
       preferredChannelId: continued?.preferredChannelId,
       preferredKeyFingerprint: continued?.preferredKeyFingerprint,
       onAnswered: continued?.onAnswered,
-      maxOutputTokens: reservedOutputTokens(services, inbound),
+      maxOutputTokens: reservedOutputTokens(services, inbound, request),
       webSearches: reservedWebSearches(services, inbound, request),
       priorityTier: tier === 'priority',
       ...channelsFor(services, inbound, request),
