@@ -14,8 +14,8 @@ function refusal(run: () => unknown): { param: string | undefined; message: stri
 
 describe('readImageRequest', () => {
   it('reads model, prompt and the image count; n missing or 0 is one image, and 0 is rewritten', () => {
-    expect(readImageRequest('generation', { model: 'm', prompt: 'p' }, false)).toEqual({ model: 'm', prompt: 'p', images: 1, stream: false, rewrites: {} });
-    expect(readImageRequest('generation', { model: 'm', prompt: 'p', n: 0 }, false)).toEqual({ model: 'm', prompt: 'p', images: 1, stream: false, rewrites: { n: 1 } });
+    expect(readImageRequest('generation', { model: 'm', prompt: 'p' }, false)).toEqual({ model: 'm', prompt: 'p', images: 1, tokensPerReferenceImage: 1000, stream: false, rewrites: {} });
+    expect(readImageRequest('generation', { model: 'm', prompt: 'p', n: 0 }, false)).toEqual({ model: 'm', prompt: 'p', images: 1, tokensPerReferenceImage: 1000, stream: false, rewrites: { n: 1 } });
     expect(readImageRequest('generation', { model: 'm', prompt: 'p', n: 10 }, false).images).toBe(10);
     expect(readImageRequest('edit', { model: 'm', prompt: 'p', n: '4' }, true).images).toBe(4);
   });
@@ -60,5 +60,14 @@ describe('readImageRequest', () => {
     expect(readImageRequest('edit', { model: 'm', prompt: 'p', stream: 'true' }, true).stream).toBe(true);
     expect(readImageRequest('generation', { model: 'm', prompt: 'p', stream: false }, false).stream).toBe(false);
     expect(readImageRequest('generation', { model: 'm', prompt: 'p' }, false).stream).toBe(false);
+  });
+
+  it('reserves a GPT-image reference image at high fidelity (OpenAI\'s larger surcharge, 6,240) only when input_fidelity is high', () => {
+    const perImage = (fields: Record<string, unknown>) => readImageRequest('edit', { prompt: 'p', ...fields }, true).tokensPerReferenceImage;
+    expect(perImage({ model: 'gpt-image-1', input_fidelity: 'high' })).toBe(1000 + 6240);
+    expect(perImage({ model: 'gpt-image-1.5', input_fidelity: 'High' })).toBe(1000 + 6240);
+    expect(perImage({ model: 'gpt-image-1', input_fidelity: 'low' })).toBe(1000);
+    expect(perImage({ model: 'gpt-image-1' })).toBe(1000);
+    expect(perImage({ model: 'dall-e-2', input_fidelity: 'high' })).toBe(1000);
   });
 });

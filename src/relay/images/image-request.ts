@@ -1,3 +1,4 @@
+import { estimatedTokensPerImage } from '../count-tokens.js';
 import { invalidParameter, missingParameter } from '../validate-body.js';
 
 /**
@@ -19,6 +20,11 @@ export interface ImageRequest {
   images: number;
   /** The output tokens one image of a GPT-image model costs at its quality and size (OpenAI's table); undefined for other models. */
   outputTokensPerImage: number | undefined;
+  /**
+   * The input tokens one reference image of an edit is reserved (and, without usage, billed) as: the flat
+   * image estimate, plus OpenAI's high-fidelity surcharge when a GPT-image edit asks `input_fidelity: "high"`.
+   */
+  tokensPerReferenceImage: number;
   /** The client asked for partial images as a stream (`stream` in any spelling a form or JSON reader takes as true). */
   stream: boolean;
   /** Fields to send upstream in place of the client's (`n` 0 → 1, `response_format` `base64` → `b64_json`). */
@@ -67,7 +73,26 @@ export function readImageRequest(operation: ImageOperation, fields: ImageFields,
     if (format === 'base64') rewrites.response_format = 'b64_json';
   }
   const images = Math.max(asked === undefined || asked === 0 ? 1 : asked, readGroupSize(fields));
-  return { model, prompt, images, outputTokensPerImage: gptImageOutputTokens(model, fields.quality, size), stream: asksToStream(fields.stream), rewrites };
+  return {
+    model,
+    prompt,
+    images,
+    outputTokensPerImage: gptImageOutputTokens(model, fields.quality, size),
+    tokensPerReferenceImage: estimatedTokensPerImage + highFidelityTokens(model, fields.input_fidelity),
+    stream: asksToStream(fields.stream),
+    rewrites,
+  };
+}
+
+/**
+ * OpenAI's image generation guide ("Input fidelity"): `input_fidelity: "high"` (gpt-image-1, gpt-image-1.5)
+ * bills each reference image more image input tokens — 4,160 more for a square one, 6,240 for a portrait or
+ * landscape one. The gateway does not read the image's shape, so it takes the larger.
+ */
+export const highFidelityTokensPerImage = 6240;
+
+function highFidelityTokens(model: string, fidelity: unknown): number {
+  return /^gpt-image/i.test(model) && typeof fidelity === 'string' && fidelity.trim().toLowerCase() === 'high' ? highFidelityTokensPerImage : 0;
 }
 
 /** Seedream's most images in one group (`sequential_image_generation_options.max_images`), its default too. */

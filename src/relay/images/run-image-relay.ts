@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { emptyUsage } from '../../billing/normalized-usage.js';
 import { isRecord } from '../../convert/shared/is-record.js';
 import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
-import { estimatedTokensPerImage } from '../count-tokens.js';
 import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
 import { mappingLoopFailure } from '../mapping-loop-failure.js';
 import { MultipartBody } from '../multipart-body.js';
@@ -55,7 +54,7 @@ async function relayImageRequest(services: RelayServices, operation: ImageOperat
     {
       model: image.model,
       stream: image.stream,
-      ...estimatePromptTokens({ texts: [image.prompt], extraTokens: 0, imageTokens: inputImages * estimatedTokensPerImage }),
+      ...estimatePromptTokens({ texts: [image.prompt], extraTokens: 0, imageTokens: inputImages * image.tokensPerReferenceImage }),
       // Token-priced image models (gpt-image) write their images as output tokens: the model's budget per image.
       maxOutputTokens: image.images * outputBudgetPerImage,
       calls: image.images,
