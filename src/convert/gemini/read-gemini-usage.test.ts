@@ -60,6 +60,20 @@ describe('readGeminiUsage', () => {
     expect(warnings).toEqual([]);
     expect(readGeminiUsage(value)).toEqual({ ...usage, raw: value });
   });
+
+  it('splits the prompt and the candidates by modality when some was image or audio, and reads the same shares back', () => {
+    const usage = { input: { total: 1500, cacheRead: 300, cacheWrite: 0, image: 1000, audio: 100 }, output: { total: 1400, reasoning: 100, image: 1290 } };
+    const { value } = formatGeminiUsage(usage);
+    expect(value.promptTokensDetails).toEqual([{ modality: 'TEXT', tokenCount: 400 }, { modality: 'IMAGE', tokenCount: 1000 }, { modality: 'AUDIO', tokenCount: 100 }]);
+    expect(value.candidatesTokensDetails).toEqual([{ modality: 'TEXT', tokenCount: 10 }, { modality: 'IMAGE', tokenCount: 1290 }]);
+    const read = readGeminiUsage(value)!;
+    expect({ input: read.input, output: read.output }).toEqual({ input: usage.input, output: { ...usage.output, audio: undefined } });
+  });
+
+  it('writes no modality split for an all-text count', () => {
+    const { value } = formatGeminiUsage({ input: { total: 10, cacheRead: 0, cacheWrite: 0, image: 0 }, output: { total: 5, reasoning: 0, image: 0 } });
+    expect(value).toEqual({ promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 });
+  });
 });
 
 describe('keepEarlierShares', () => {

@@ -94,18 +94,39 @@ export function withGroundingSearches(usage: NormalizedUsage, searches: number):
   return searches > 0 ? { ...usage, webSearches: searches } : usage;
 }
 
-export function formatGeminiUsage(usage: NormalizedUsage): Converted<Record<string, number>> {
+export function formatGeminiUsage(usage: NormalizedUsage): Converted<Record<string, unknown>> {
   const warnings: string[] = [];
   if (usage.input.cacheWrite > 0) {
     warnings.push(`usage: Gemini has no cache-write count; ${usage.input.cacheWrite} cache-write tokens stay in promptTokenCount only`);
   }
   const reasoning = Math.min(usage.output.reasoning, usage.output.total);
-  const wire: Record<string, number> = {
+  const candidates = usage.output.total - reasoning;
+  const wire: Record<string, unknown> = {
     promptTokenCount: usage.input.total,
-    candidatesTokenCount: usage.output.total - reasoning,
+    candidatesTokenCount: candidates,
     totalTokenCount: usage.input.total + usage.output.total,
   };
   if (usage.input.cacheRead > 0) wire.cachedContentTokenCount = usage.input.cacheRead;
   if (reasoning > 0) wire.thoughtsTokenCount = reasoning;
+  const promptDetails = modalityDetails(usage.input.total, usage.input.image, usage.input.audio);
+  if (promptDetails !== undefined) wire.promptTokensDetails = promptDetails;
+  const candidatesDetails = modalityDetails(candidates, usage.output.image, usage.output.audio);
+  if (candidatesDetails !== undefined) wire.candidatesTokensDetails = candidatesDetails;
   return { value: wire, warnings };
+}
+
+/**
+ * Gemini's modality split of a count (`promptTokensDetails`, `candidatesTokensDetails`), written only when
+ * some of it was image or audio (an all-text count says nothing a split would add): the rest is TEXT.
+ * Read back by {@link readGeminiUsage}, it gives the same image and audio shares (no `cacheTokensDetails`
+ * is written: the shares are already the uncached ones).
+ */
+function modalityDetails(total: number, image: number | undefined, audio: number | undefined): { modality: string; tokenCount: number }[] | undefined {
+  const imageTokens = image ?? 0;
+  const audioTokens = audio ?? 0;
+  if (imageTokens <= 0 && audioTokens <= 0) return undefined;
+  const details = [{ modality: 'TEXT', tokenCount: Math.max(0, total - imageTokens - audioTokens) }];
+  if (imageTokens > 0) details.push({ modality: 'IMAGE', tokenCount: imageTokens });
+  if (audioTokens > 0) details.push({ modality: 'AUDIO', tokenCount: audioTokens });
+  return details;
 }

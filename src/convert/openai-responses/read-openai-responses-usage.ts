@@ -4,10 +4,11 @@ import { addImages, type NormalizedUsage } from '../../billing/normalized-usage.
 export interface OpenaiResponsesUsage {
   /** Includes `cached_tokens` and `cache_write_tokens`. */
   input_tokens: number;
-  input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
-  /** Includes `reasoning_tokens`. */
+  /** `image_tokens`: the uncached input that was image, when there was some. */
+  input_tokens_details: { cached_tokens: number; cache_write_tokens: number; image_tokens?: number };
+  /** Includes `reasoning_tokens` (and `image_tokens`: the pictures an image model wrote, when it wrote some). */
   output_tokens: number;
-  output_tokens_details: { reasoning_tokens: number };
+  output_tokens_details: { reasoning_tokens: number; image_tokens?: number };
   total_tokens: number;
 }
 
@@ -53,13 +54,18 @@ export function withWebSearches(usage: NormalizedUsage, searches: number): Norma
   return usage;
 }
 
-/** Normalized → wire `usage`: every count has a field, so nothing is lost. */
+/**
+ * Normalized → wire `usage`: every count has a field, so nothing is lost. `image_tokens` (the fields this
+ * reader takes, as OpenAI's image-generation usage names them) only when there were some, as Chat's usage does.
+ */
 export function formatOpenaiResponsesUsage(usage: NormalizedUsage): OpenaiResponsesUsage {
+  const imageIn = usage.input.image ?? 0;
+  const imageOut = usage.output.image ?? 0;
   return {
     input_tokens: usage.input.total,
-    input_tokens_details: { cached_tokens: usage.input.cacheRead, cache_write_tokens: usage.input.cacheWrite },
+    input_tokens_details: { cached_tokens: usage.input.cacheRead, cache_write_tokens: usage.input.cacheWrite, ...(imageIn > 0 ? { image_tokens: imageIn } : {}) },
     output_tokens: usage.output.total,
-    output_tokens_details: { reasoning_tokens: usage.output.reasoning },
+    output_tokens_details: { reasoning_tokens: usage.output.reasoning, ...(imageOut > 0 ? { image_tokens: imageOut } : {}) },
     total_tokens: usage.input.total + usage.output.total,
   };
 }
