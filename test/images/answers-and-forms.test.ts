@@ -60,8 +60,8 @@ describe('what an answer costs', () => {
 });
 
 describe('forms', () => {
-  it.each(['n', 'model', 'prompt', 'size'])('%s given twice → 400 naming it, nothing sent upstream (the request priced must be the one served)', async (field) => {
-    const values: Record<string, [string, string]> = { n: ['1', '10'], model: ['dall-e-2', 'gpt-image-1'], prompt: ['a', 'b'], size: ['256x256', '1024x1024'] };
+  it.each(['n', 'model', 'prompt', 'size', 'quality'])('%s given twice → 400 naming it, nothing sent upstream (the request priced must be the one served)', async (field) => {
+    const values: Record<string, [string, string]> = { n: ['1', '10'], model: ['dall-e-2', 'gpt-image-1'], prompt: ['a', 'b'], size: ['256x256', '1024x1024'], quality: ['low', 'high'] };
     const base = { model: 'dall-e-2', prompt: 'hat' } as Record<string, string>;
     const parts = Object.entries(base).filter(([name]) => name !== field).map(([name, value]) => ({ name, value }));
     const [first, second] = values[field]!;

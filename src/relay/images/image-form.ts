@@ -10,7 +10,7 @@ export interface ImageForm extends MultipartForm {
 const imageFieldNames = new Set(['image', 'image[]']);
 
 /** The fields the gateway checks and prices: each may be given once, so the request priced is the one served. */
-const checkedFields = new Set(['model', 'prompt', 'n', 'size', 'response_format', 'stream', 'input_fidelity']);
+const checkedFields = new Set(['model', 'prompt', 'n', 'size', 'response_format', 'stream', 'input_fidelity', 'quality']);
 
 /** An image edit's form (multipart-form.ts), with its image parts counted. */
 export async function readImageForm(body: MultipartBody): Promise<ImageForm> {
