@@ -22,8 +22,9 @@ import { MemoryRateLimiter } from './limits/memory-rate-limiter.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import { UpstreamClient } from './providers/upstream-client.js';
 import { buildLostLogRow, buildRecoveryLogRow } from './relay/build-recovery-log-row.js';
-import { markLogRunClean, recoverLostLogRows, type LostLogRowsStore } from './logging/recover-lost-log-rows.js';
+import { beatLogRun, markLogRunClean, recoverDeadRunsLogRows, recoverLostLogRows, runMarkNode, type LostLogRowsStore } from './logging/recover-lost-log-rows.js';
 import { findUnloggedSettlements } from './storage/find-unlogged-settlements.js';
+import { insertRecoveredLogRow } from './storage/insert-recovered-log-row.js';
 import { InFlightRequests } from './relay/in-flight-requests.js';
 import type { RelayServices } from './relay/relay-services.js';
 import { ChannelHealth } from './routing/channel-health.js';
@@ -104,18 +105,30 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
   );
   const logRecovered = async (reservation: RecoveredReservation) => {
     const row = buildRecoveryLogRow(reservation, catalog.snapshot.tokensById.get(reservation.tokenId)?.name);
-    // The charge itself is settled already; a row that cannot be written must not stop the start.
-    await repositories.logs.insertMany([row]).catch((error: unknown) => process.stderr.write(`logging recovered reservation ${reservation.id} failed: ${String(error)}\n`));
+    // The charge itself is settled already; a row that cannot be written must not stop the start. Through
+    // the reservation's claim, as a lost row is: a node writing lost rows back meanwhile writes no second.
+    await insertRecoveredLogRow(database.db, reservation.id, row, now()).catch((error: unknown) => process.stderr.write(`logging recovered reservation ${reservation.id} failed: ${String(error)}\n`));
   };
   const recovered = await ledger.recoverOpenReservations(now(), logRecovered);
   // Charges settled by a run that died before writing their log rows get rows from their settlements.
   const lostLogRows: LostLogRowsStore = {
     readOption: (key) => repositories.options.get(key),
     writeOption: (key, value) => repositories.options.set(key, value),
-    findUnlogged: (owner, since) => findUnloggedSettlements(database.db, owner, since),
-    insertRows: (rows) => repositories.logs.insertMany(rows),
+    replaceOption: (key, expected, value) => repositories.options.replace(key, expected, value),
+    readRunMarks: async () => {
+      const marks = new Map<string, string>();
+      for (const [key, value] of Object.entries(await repositories.options.withPrefix('log_run:'))) {
+        const node = runMarkNode(key);
+        if (node !== undefined) marks.set(node, value);
+      }
+      return marks;
+    },
+    findUnlogged: (owner, since, settledBefore) => findUnloggedSettlements(database.db, owner, since, settledBefore),
+    insertRecovered: (reservation, row) => insertRecoveredLogRow(database.db, reservation.id, row, now()),
   };
-  const relogged = await recoverLostLogRows(lostLogRows, nodeName, now(), (reservation) => buildLostLogRow(reservation, catalog.snapshot.tokensById.get(reservation.tokenId)?.name)).catch((error: unknown) => {
+  const buildLostRow = (reservation: RecoveredReservation) => buildLostLogRow(reservation, catalog.snapshot.tokensById.get(reservation.tokenId)?.name);
+  const runStartedAt = now();
+  const relogged = await recoverLostLogRows(lostLogRows, nodeName, runStartedAt, buildLostRow).catch((error: unknown) => {
     process.stderr.write(`recording the log rows a crash lost failed: ${String(error)}\n`);
     return { rows: 0, quota: 0 };
   });
@@ -156,7 +169,14 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     logRetentionDays: () => catalog.snapshot.settings.logRetentionDays,
     // A reservation whose owner never came back (a replica removed, a cluster shrunk) is not left to the
     // next start somewhere: every sweep settles those older than 24 hours.
-    recoverStale: () => ledger.recoverOpenReservations(now(), logRecovered, 'stale'),
+    // The same for the log rows of a node killed and never started again: the sweep beats this run's mark
+    // (alive), then writes back the lost rows of runs whose marks stopped beating (recover-lost-log-rows.ts).
+    recoverStale: async () => {
+      await beatLogRun(lostLogRows, nodeName, runStartedAt, now());
+      await ledger.recoverOpenReservations(now(), logRecovered, 'stale');
+      const relogged = await recoverDeadRunsLogRows(lostLogRows, nodeName, now(), buildLostRow);
+      if (relogged.rows > 0) announce(`Wrote ${relogged.rows} log row(s) of dead runs of other nodes, from their settlements (${relogged.quota} quota units).`);
+    },
     now,
     onError: (error) => process.stderr.write(`deleting old rows failed: ${String(error)}\n`),
   });
@@ -197,7 +217,6 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     repository: repositories.tasks,
     catalog,
     upstream,
-    logWriter,
     now,
     intervalMs: environment.taskPollIntervalSeconds * 1000,
     timeoutMs: environment.taskTimeoutMinutes * 60_000,
@@ -248,9 +267,10 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
       if (unsettled > 0) app.log.warn(`${unsettled} settlement(s) could not be made before shutdown; the next start settles them at their reserved amounts`);
       await serverClosed;
       await taskEngine.stop();
+      // No sweep beats the run's mark after it is marked clean.
+      await retention.stop();
       // Every row written: the next start has no lost row to look for.
       if ((await logWriter.close()) === 0) await markLogRunClean(lostLogRows, nodeName).catch((error: unknown) => process.stderr.write(`marking the log complete failed: ${String(error)}\n`));
-      await retention.stop();
       await upstream.close();
       await rateLimiter.close();
       await responses.close();

@@ -9,6 +9,8 @@ export interface Reservation {
   userId: number;
   /** Upper estimate in quota units. */
   amount: number;
+  /** The model asked for, kept on the reservation so that a log row written back from it names it. */
+  model?: string;
 }
 
 export type ReserveOutcome = { ok: true } | { ok: false; short: 'token' | 'user' };
@@ -37,6 +39,10 @@ export interface RecoveredReservation {
   owner: string;
   createdAt: number;
   charged: number;
+  /** The model its reserve recorded (null: made before migration 021, or no model). */
+  model: string | null;
+  /** The channel its settle counted the charge on (null: none, or settled before migration 021). */
+  channelId: number | null;
 }
 
 export type RecoveryScope = 'start' | 'stale';

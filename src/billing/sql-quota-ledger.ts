@@ -51,6 +51,7 @@ export class SqlQuotaLedger implements QuotaLedger {
           settled_amount: null,
           created_at: now,
           settled_at: null,
+          model: reservation.model ?? null,
         })
         .execute();
       // A free request always passes; the row still exists so that settle has something to settle.
@@ -99,7 +100,7 @@ export class SqlQuotaLedger implements QuotaLedger {
         sql<number>`coalesce((select case when unlimited_quota = 1 then 0 else 1 end from ${sql.table(table)} where id = ${id}), 0)`;
       await trx
         .updateTable('quota_reservations')
-        .set({ settled_amount: charged, token_debited: limited('tokens', row.token_id), user_debited: limited('users', row.user_id) })
+        .set({ settled_amount: charged, token_debited: limited('tokens', row.token_id), user_debited: limited('users', row.user_id), channel_id: input.channelId ?? null })
         .where('id', '=', reservationId)
         .execute();
       return { commit: true, result: { applied: true, charged } };
@@ -197,7 +198,7 @@ export async function recoverOpenReservations(
 ): Promise<{ settled: number; quota: number }> {
   const open = await db
     .selectFrom('quota_reservations')
-    .select(['id', 'amount', 'token_id', 'user_id', 'owner', 'created_at'])
+    .select(['id', 'amount', 'token_id', 'user_id', 'owner', 'created_at', 'model'])
     .select((eb) => eb.selectFrom('tasks').select((inner) => inner.fn.max('tasks.channel_id').as('channel_id')).whereRef('tasks.request_id', '=', 'quota_reservations.id').as('task_channel_id'))
     .where('state', '=', 'reserved')
     .where((eb) => (owner === undefined ? eb('created_at', '<', now - staleReservationMs) : eb.or([eb('owner', '=', owner), eb('created_at', '<', now - staleReservationMs)])))
@@ -206,7 +207,8 @@ export async function recoverOpenReservations(
   let settled = 0;
   let quota = 0;
   for (const reservation of open) {
-    const outcome = await settle(reservation.id, { actualAmount: Number(reservation.amount), channelId: taskChannelId(reservation.task_channel_id) }, now);
+    const channelId = taskChannelId(reservation.task_channel_id);
+    const outcome = await settle(reservation.id, { actualAmount: Number(reservation.amount), channelId }, now);
     if (!outcome.applied) continue;
     settled += 1;
     quota += outcome.charged;
@@ -217,6 +219,8 @@ export async function recoverOpenReservations(
       owner: reservation.owner,
       createdAt: Number(reservation.created_at),
       charged: outcome.charged,
+      model: reservation.model,
+      channelId: channelId ?? null,
     });
   }
   return { settled, quota };

@@ -80,7 +80,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
     };
     const balanceOf = (wallet: 'token' | 'user') => prepare(`select ${wallets[wallet].balance} as balance, unlimited_quota from ${wallets[wallet].table} where id = ?`);
     this.statements = {
-      insert: prepare(`insert into quota_reservations (id, token_id, user_id, amount, owner, state, settled_amount, created_at, settled_at) values (?, ?, ?, ?, ?, 'reserved', null, ?, null)`),
+      insert: prepare(`insert into quota_reservations (id, token_id, user_id, amount, owner, state, settled_amount, created_at, settled_at, model) values (?, ?, ?, ?, ?, 'reserved', null, ?, null, ?)`),
       debitToken: debit('token'),
       debitUser: debit('user'),
       creditToken: prepare(`update tokens set remain_quota = case when unlimited_quota = 1 then remain_quota else remain_quota + ? end where id = ?`),
@@ -91,7 +91,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
       // Which wallets the charge leaves (migration 017), by the flags the settled increments will be written
       // by: read in this transaction, which nothing else writes before it commits.
       claim: prepare(
-        `update quota_reservations set state = 'settled', settled_at = ?, settled_amount = min(amount, ?),
+        `update quota_reservations set state = 'settled', settled_at = ?, settled_amount = min(amount, ?), channel_id = ?,
           token_debited = coalesce((select unlimited_quota <> 1 from tokens where id = quota_reservations.token_id), 0),
           user_debited = coalesce((select unlimited_quota <> 1 from users where id = quota_reservations.user_id), 0)
           where id = ? and state = 'reserved'`,
@@ -105,8 +105,8 @@ export class SqliteQuotaLedger implements QuotaLedger {
       addToChannel: prepare(`update channels set used_quota = used_quota + ?, request_count = request_count + ? where id = ?`),
       recordCharge: prepare(`update quota_reservations set settled_amount = ? where id = ?`),
       // With the channel of the task the reservation is for, if an upstream accepted one (taskChannelId).
-      open: prepare(`select id, amount, token_id, user_id, owner, created_at, ${taskChannel} from quota_reservations where state = 'reserved' and (owner = ? or created_at < ?) order by created_at`),
-      stale: prepare(`select id, amount, token_id, user_id, owner, created_at, ${taskChannel} from quota_reservations where state = 'reserved' and created_at < ? order by created_at`),
+      open: prepare(`select id, amount, token_id, user_id, owner, created_at, model, ${taskChannel} from quota_reservations where state = 'reserved' and (owner = ? or created_at < ?) order by created_at`),
+      stale: prepare(`select id, amount, token_id, user_id, owner, created_at, model, ${taskChannel} from quota_reservations where state = 'reserved' and created_at < ? order by created_at`),
     };
   }
 
@@ -138,15 +138,16 @@ export class SqliteQuotaLedger implements QuotaLedger {
   async recoverOpenReservations(now: number, onSettled?: (reservation: RecoveredReservation) => Promise<void>, scope: RecoveryScope = 'start'): Promise<{ settled: number; quota: number }> {
     await this.outsideOtherTransactions();
     const cutoff = now - staleReservationMs;
-    const open = (scope === 'start' ? this.statements.open.all(this.owner, cutoff) : this.statements.stale.all(cutoff)) as { id: string; amount: number; token_id: number; user_id: number; owner: string; created_at: number; task_channel_id: number | null }[];
+    const open = (scope === 'start' ? this.statements.open.all(this.owner, cutoff) : this.statements.stale.all(cutoff)) as { id: string; amount: number; token_id: number; user_id: number; owner: string; created_at: number; model: string | null; task_channel_id: number | null }[];
     let settled = 0;
     let quota = 0;
     for (const reservation of open) {
-      const outcome = await this.settle(reservation.id, { actualAmount: Number(reservation.amount), channelId: taskChannelId(reservation.task_channel_id) }, now);
+      const channelId = taskChannelId(reservation.task_channel_id);
+      const outcome = await this.settle(reservation.id, { actualAmount: Number(reservation.amount), channelId }, now);
       if (!outcome.applied) continue;
       settled += 1;
       quota += outcome.charged;
-      await onSettled?.({ id: reservation.id, tokenId: reservation.token_id, userId: reservation.user_id, owner: reservation.owner, createdAt: Number(reservation.created_at), charged: outcome.charged });
+      await onSettled?.({ id: reservation.id, tokenId: reservation.token_id, userId: reservation.user_id, owner: reservation.owner, createdAt: Number(reservation.created_at), charged: outcome.charged, model: reservation.model, channelId: channelId ?? null });
     }
     return { settled, quota };
   }
@@ -165,7 +166,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
         throw new Short('user');
       }
     }
-    s.insert.run(reservation.id, reservation.tokenId, reservation.userId, amount, this.owner, now);
+    s.insert.run(reservation.id, reservation.tokenId, reservation.userId, amount, this.owner, now, reservation.model ?? null);
   }
 
   /**
@@ -187,7 +188,7 @@ export class SqliteQuotaLedger implements QuotaLedger {
     const s = this.statements;
     const row = known ?? (s.openReservation.get(id) as OpenReservation | undefined);
     if (row === undefined) return { applied: false, charged: 0 };
-    if (s.claim.run(now, actual, id).changes !== 1) {
+    if (s.claim.run(now, actual, channelId ?? null, id).changes !== 1) {
       // Remembered but no longer open: settled already (a second settle, or recovery elsewhere).
       if (known !== undefined) return { applied: false, charged: 0 };
       // Read in this same transaction, so the claim finds it open; otherwise it is a fault (the group commit replays).

@@ -21,14 +21,15 @@ interface DialectRoutines {
 
 const routines: Record<RoutineDialect, DialectRoutines> = {
   postgres: {
-    reserve: 'select relay_reserve($1, $2, $3, $4, $5, $6) as outcome',
+    reserve: 'select relay_reserve($1, $2, $3, $4, $5, $6, $7) as outcome',
     settle: 'select relay_settle($1, $2, $3, $4) as charged',
-    batch: 'select reserve_outcomes, settle_charges from relay_ledger_batch($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+    batch: 'select reserve_outcomes, settle_charges from relay_ledger_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
     batchArguments: postgresBatchArguments,
     rolledBack: (error) => isSqlstate((error as { code?: unknown } | null)?.code),
   },
   mysql: {
-    reserve: 'call relay_reserve(?, ?, ?, ?, ?, ?)',
+    // relay_reserve keeps the six arguments of the version before migration 021 (MySQL has no optional ones).
+    reserve: 'call relay_reserve_model(?, ?, ?, ?, ?, ?, ?)',
     settle: 'call relay_settle(?, ?, ?, ?)',
     batch: 'call relay_ledger_batch(?, ?, ?, ?)',
     batchArguments: mysqlBatchArguments,
@@ -100,7 +101,7 @@ export class StoredRoutineQuotaLedger implements QuotaLedger {
   }
 
   private async callReserve(call: ReserveCall): Promise<ReserveOutcome> {
-    const row = await this.call(routines[this.dialect].reserve, [call.id, call.tokenId, call.userId, call.amount, this.owner, call.now]);
+    const row = await this.call(routines[this.dialect].reserve, [call.id, call.tokenId, call.userId, call.amount, this.owner, call.now, call.model ?? null]);
     return reserveOutcome(row?.['outcome']);
   }
 
@@ -137,7 +138,7 @@ export class StoredRoutineQuotaLedger implements QuotaLedger {
   }
 }
 
-/** PostgreSQL's batch takes one array per column. */
+/** PostgreSQL's batch takes one array per column (the reserves' models last, migration 021). */
 function postgresBatchArguments({ reserves, settles }: LedgerBatch, owner: string, now: number): unknown[] {
   return [
     reserves.map((reservation) => reservation.id),
@@ -149,13 +150,14 @@ function postgresBatchArguments({ reserves, settles }: LedgerBatch, owner: strin
     settles.map((call) => call.channelId),
     owner,
     now,
+    reserves.map((reservation) => reservation.model ?? null),
   ];
 }
 
-/** MySQL's batch takes each kind of call as a JSON array of rows (amounts are safe integers, so exact in JSON). */
+/** MySQL's batch takes each kind of call as a JSON array of rows (amounts are safe integers, so exact in JSON; a reserve's model fifth, migration 021). */
 function mysqlBatchArguments({ reserves, settles }: LedgerBatch, owner: string, now: number): unknown[] {
   return [
-    JSON.stringify(reserves.map((call) => [call.id, call.tokenId, call.userId, call.amount])),
+    JSON.stringify(reserves.map((call) => [call.id, call.tokenId, call.userId, call.amount, call.model ?? null])),
     JSON.stringify(settles.map((call) => [call.reservationId, call.actual, call.channelId])),
     owner,
     now,

@@ -117,7 +117,7 @@ export async function admitRequest(services: RelayServices, input: AdmissionInpu
 
   let reserved: ReserveOutcome;
   try {
-    reserved = await services.ledger.reserve({ id: input.requestId, tokenId: input.caller.token.id, userId: input.caller.user.id, amount: reservedAmount }, services.now());
+    reserved = await services.ledger.reserve({ id: input.requestId, tokenId: input.caller.token.id, userId: input.caller.user.id, amount: reservedAmount, model: input.model }, services.now());
   } catch (error) {
     releaseUnknownReserve(services, input.requestId, rateChecks, error);
     throw error;

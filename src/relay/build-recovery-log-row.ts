@@ -8,7 +8,8 @@ export const noTokens = { input_tokens: 0, cache_read_tokens: 0, cache_write_tok
  * Pure: the log row of a request whose instance stopped before settling it, written when start-up
  * recovery charges its reservation (issue #4: "settled at their reserved amount and logged as such").
  * Without it the token is charged with no row to explain the charge. What the request was for died with
- * the process: the row keeps its id, its owner and the charge, `usage_source: 'reserved'`, status 0.
+ * the process but for its model (and a task's channel), which the reservation keeps: the row keeps its id,
+ * its owner, the model, the charge, `usage_source: 'reserved'`, status 0.
  */
 export function buildRecoveryLogRow(reservation: RecoveredReservation, tokenName: string | undefined): LogRow {
   return {
@@ -17,8 +18,8 @@ export function buildRecoveryLogRow(reservation: RecoveredReservation, tokenName
     user_id: reservation.userId,
     token_id: reservation.tokenId,
     token_name: tokenName ?? null,
-    channel_id: null,
-    model: null,
+    channel_id: reservation.channelId,
+    model: reservation.model,
     upstream_model: null,
     style: 'recovery',
     path: '',
@@ -39,13 +40,14 @@ export function buildRecoveryLogRow(reservation: RecoveredReservation, tokenName
 /**
  * Pure: the log row of a request whose charge was settled but whose own row was lost — it was waiting in
  * the log writer when its instance died (rows are written in batches, up to 500 ms later) — written by
- * that instance's next start from the settlement. What the request was for died with the process: the row
- * keeps its id, its owner and the charge it was settled at, `usage_source: 'settled'`, status 0.
+ * that instance's next start (or, if it never starts again, another node) from the settlement, which keeps
+ * the model and the channel charged: the row keeps its id, its owner, those and the charge it was settled
+ * at, `usage_source: 'settled'`, status 0. Its tokens died with the process.
  */
 export function buildLostLogRow(reservation: RecoveredReservation, tokenName: string | undefined): LogRow {
   return {
     ...buildRecoveryLogRow(reservation, tokenName),
     usage_source: 'settled',
-    error: `Settled, but its log row was lost: instance ${reservation.owner} stopped before writing it; recorded on start-up from the settlement.`.slice(0, 1000),
+    error: `Settled, but its log row was lost: instance ${reservation.owner} stopped before writing it; recorded from the settlement.`.slice(0, 1000),
   };
 }

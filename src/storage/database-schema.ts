@@ -115,6 +115,12 @@ export interface QuotaReservationsTable {
   token_debited: number | null;
   /** The same for the user. */
   user_debited: number | null;
+  /** The model the request asked for, as its reserve recorded it (migration 021); null before it. */
+  model: string | null;
+  /** The channel its settle counted the charge on (migration 021); null until settled, or when none served. */
+  channel_id: number | null;
+  /** When start-up recovery wrote its lost log row (the claim: one recovery writes it); null otherwise. */
+  log_recovered_at: number | null;
 }
 
 export interface LogsTable {

@@ -32,6 +32,18 @@ export class OptionsRepository {
     }
   }
 
+  /** Sets the key to `value` only while it is still `expected`; answers whether this call changed it. */
+  async replace(key: string, expected: string, value: string): Promise<boolean> {
+    const result = await this.db.updateTable('options').set({ value }).where('key', '=', key).where('value', '=', expected).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** The options whose key begins with `prefix` (a literal prefix: no LIKE wildcards in it). */
+  async withPrefix(prefix: string): Promise<Record<string, string>> {
+    const rows = await this.db.selectFrom('options').selectAll().where('key', 'like', `${prefix}%`).execute();
+    return Object.fromEntries(rows.filter((row) => row.key.startsWith(prefix)).map((row) => [row.key, row.value]));
+  }
+
   async all(): Promise<Record<string, string>> {
     const rows = await this.db.selectFrom('options').selectAll().execute();
     return Object.fromEntries(rows.map((row) => [row.key, row.value]));

@@ -20,6 +20,7 @@ import { walletsDebitedMigration } from './migrations/017-wallets-debited.js';
 import { mysqlSettleFlagsMigration } from './migrations/018-mysql-settle-flags.js';
 import { conversationOwnersMigration } from './migrations/019-conversation-owners.js';
 import { conversationOwnersLongIdsAndHistoryMigration } from './migrations/020-conversation-owners-long-ids-and-history.js';
+import { reservationLogFactsMigration } from './migrations/021-reservation-log-facts.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -44,6 +45,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '018-mysql-settle-flags': mysqlSettleFlagsMigration(dialect),
     '019-conversation-owners': conversationOwnersMigration(),
     '020-conversation-owners-long-ids-and-history': conversationOwnersLongIdsAndHistoryMigration(),
+    '021-reservation-log-facts': reservationLogFactsMigration(dialect),
   };
 }
 

@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder, type RawBuilder, type Selectable } from 'kysely';
 import { unfinishedStatuses, type TaskStatus } from '../tasks/task-status.js';
 import type { Database, DatabaseSchema, DialectName, TasksTable } from './database-schema.js';
+import type { LogRow } from './logs-repository.js';
 
 export type TaskRow = Selectable<TasksTable>;
 
@@ -238,9 +239,12 @@ export class TasksRepository {
    * down, where every settle of its reservation put the charge. The charge is the task's `quota`, or — when a crash came between settling and
    * recording it — its reservation's settled amount and wallets. 'pending' while that reservation is still
    * open (crash recovery settles it); undefined when there is nothing to refund (not failed, or refunded
-   * already).
+   * already). `logRow`: the refund's log row, written in the same transaction — a refund is rare and off
+   * the hot path, and a row queued in the log writer after the commit died with a process killed within
+   * its half-second, which nothing could write back (the refund's own facts are on the task, but not
+   * whether its row was written).
    */
-  async refundFailed(id: number, now: number): Promise<TaskRefund | 'pending' | undefined> {
+  async refundFailed(id: number, now: number, logRow?: (refund: TaskRefund) => LogRow): Promise<TaskRefund | 'pending' | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const task = await trx.selectFrom('tasks').selectAll().where('id', '=', id).where('status', '=', 'failure').where('refunded', '=', 0).executeTakeFirst();
       if (task === undefined) return undefined;
@@ -276,7 +280,9 @@ export class TasksRepository {
           used_quota = used_quota - ${quota} where id = ${task.user_id}`.execute(trx);
         if (channelCredited) await sql`update channels set used_quota = used_quota - ${quota} where id = ${task.channel_id}`.execute(trx);
       }
-      return { quota, task: { ...task, refunded: 1, quota, token_debited: tokenDebited, user_debited: userDebited } };
+      const refund = { quota, task: { ...task, refunded: 1, quota, token_debited: tokenDebited, user_debited: userDebited } };
+      if (logRow !== undefined) await trx.insertInto('logs').values(logRow(refund)).execute();
+      return refund;
     });
   }
 }

@@ -1,5 +1,4 @@
 import type { Catalog } from '../catalog/catalog.js';
-import type { LogWriter } from '../logging/log-writer.js';
 import type { UpstreamClient } from '../providers/upstream-client.js';
 import type { TaskRow, TasksRepository } from '../storage/tasks-repository.js';
 import { buildRefundLogRow } from './build-refund-log-row.js';
@@ -10,7 +9,6 @@ export interface TaskEngineOptions {
   repository: TasksRepository;
   catalog: Catalog;
   upstream: UpstreamClient;
-  logWriter: LogWriter;
   now(): number;
   /** Between poll passes, and between two polls of one task (TASK_POLL_INTERVAL); 0: this instance does not poll. */
   intervalMs: number;
@@ -143,14 +141,14 @@ export class TaskEngine {
   private async refund(task: TaskRow, summary: PassSummary): Promise<void> {
     const { repository } = this.options;
     const now = this.options.now();
-    const refunded = await repository.refundFailed(task.id, now);
+    const { snapshot } = this.options.catalog;
+    // The row commits with the refund: a crash right after cannot lose it (TasksRepository.refundFailed).
+    const refunded = await repository.refundFailed(task.id, now, (refund) => buildRefundLogRow(refund.task, refund.quota, snapshot.tokensById.get(refund.task.token_id)?.name, now));
     if (refunded === 'pending') {
       await repository.postpone(task.id, now + this.options.intervalMs, now);
       return;
     }
     if (refunded === undefined) return;
     summary.refunded += 1;
-    const tokenName = this.options.catalog.snapshot.tokensById.get(task.token_id)?.name;
-    this.options.logWriter.write(buildRefundLogRow(refunded.task, refunded.quota, tokenName, now));
   }
 }

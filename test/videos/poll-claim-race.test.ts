@@ -65,7 +65,6 @@ it('a task another replica just completed is not advanced again (no refund of a 
     repository: repositoryB,
     catalog: services.catalog,
     upstream: services.relay.upstream,
-    logWriter: services.relay.logWriter,
     now: () => fixture.now(),
     intervalMs: 15_000,
     timeoutMs: 1440 * 60_000,

@@ -301,7 +301,7 @@ export class RealtimeBilling {
     this.holds += 1;
     const id = `${this.session.requestId}-${this.holds}`;
     try {
-      const reserved = await this.services.ledger.reserve({ id, tokenId: this.session.caller.token.id, userId: this.session.caller.user.id, amount }, this.services.now());
+      const reserved = await this.services.ledger.reserve({ id, tokenId: this.session.caller.token.id, userId: this.session.caller.user.id, amount, model: this.session.model }, this.services.now());
       return { id, ok: reserved.ok };
     } catch (error) {
       releaseUnknownReserve(this.services, id, [], error);

@@ -28,8 +28,12 @@ export function ledgerRoutinesMigration(dialect: DialectName) {
  * transaction ever sees it (returning instead of raising keeps refusals, a normal outcome, out of the
  * server's error log).
  */
-const postgresReserve = `
-create or replace function relay_reserve(p_id varchar, p_token_id integer, p_user_id integer, p_amount bigint, p_owner varchar, p_now bigint)
+const postgresReserve = postgresReserveFunction(false);
+
+/** `relay_reserve`; with `model` (migration 021) it takes the model too, last and optional, and records it. */
+export function postgresReserveFunction(model: boolean): string {
+  return `
+create or replace function relay_reserve(p_id varchar, p_token_id integer, p_user_id integer, p_amount bigint, p_owner varchar, p_now bigint${model ? ', p_model varchar default null' : ''})
 returns text language plpgsql as $$
 declare
   v_token_debited boolean := false;
@@ -48,11 +52,12 @@ begin
       return 'user';
     end if;
   end if;
-  insert into quota_reservations (id, token_id, user_id, amount, owner, state, settled_amount, created_at, settled_at)
-    values (p_id, p_token_id, p_user_id, p_amount, p_owner, 'reserved', null, p_now, null);
+  insert into quota_reservations (id, token_id, user_id, amount, owner, state, settled_amount, created_at, settled_at${model ? ', model' : ''})
+    values (p_id, p_token_id, p_user_id, p_amount, p_owner, 'reserved', null, p_now, null${model ? ', p_model' : ''});
   return 'ok';
 end
 $$`;
+}
 
 /**
  * Returns what was charged, or null when the reservation was not open (settle is idempotent: the row

@@ -31,26 +31,36 @@ export function ledgerBatchRoutineMigration(dialect: DialectName) {
 }
 
 /** The batch routine's signature, migration 006's too: it replaces the body only. */
-export const postgresBatchSignature = `
+export const postgresBatchSignature = postgresBatchSignatureFor(false);
+
+/** With `model` (migration 021): the reserves' models too, one array, last and optional. */
+export function postgresBatchSignatureFor(model: boolean): string {
+  return `
 create or replace function relay_ledger_batch(
   p_reserve_ids varchar[], p_reserve_token_ids integer[], p_reserve_user_ids integer[], p_reserve_amounts bigint[],
   p_settle_ids varchar[], p_settle_actuals bigint[], p_settle_channel_ids integer[],
-  p_owner varchar, p_now bigint,
+  p_owner varchar, p_now bigint${model ? ',\n  p_reserve_models varchar[] default null' : ''},
   out reserve_outcomes text[], out settle_charges bigint[])
 language plpgsql as $$`;
+}
 
 /** After the locks: the settles, then the reserves, each through its single routine, answers in order. */
-export const postgresBatchCalls = `
+export const postgresBatchCalls = postgresBatchCallsFor(false);
+
+/** With `model` (migration 021): each reserve passes its model (null when the array is, or is short). */
+export function postgresBatchCallsFor(model: boolean): string {
+  return `
   settle_charges := '{}';
   for i in 1 .. coalesce(array_length(p_settle_ids, 1), 0) loop
     settle_charges := settle_charges || relay_settle(p_settle_ids[i], p_settle_actuals[i], p_settle_channel_ids[i], p_now);
   end loop;
   reserve_outcomes := '{}';
   for i in 1 .. coalesce(array_length(p_reserve_ids, 1), 0) loop
-    reserve_outcomes := reserve_outcomes || relay_reserve(p_reserve_ids[i], p_reserve_token_ids[i], p_reserve_user_ids[i], p_reserve_amounts[i], p_owner, p_now);
+    reserve_outcomes := reserve_outcomes || relay_reserve(p_reserve_ids[i], p_reserve_token_ids[i], p_reserve_user_ids[i], p_reserve_amounts[i], p_owner, p_now${model ? ', p_reserve_models[i]' : ''});
   end loop;
 end
 $$`;
+}
 
 const postgresBatch = `${postgresBatchSignature}
 begin

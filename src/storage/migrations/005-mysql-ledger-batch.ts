@@ -40,14 +40,18 @@ export function mysqlLedgerBatchMigration(dialect: DialectName) {
 }
 
 /** ER_PARSE_ERROR: what a server older than JSON_TABLE answers to the batch's body. */
-const mysqlParseError = 1064;
+export const mysqlParseError = 1064;
 
 /**
  * A `select … into` that finds no row raises NOT FOUND; each body here swallows it (the variables stay
  * NULL, which the rules read as "no row"), so that it never reaches a handler of the batch's cursors.
  */
-const reserveInTransaction = `
-create procedure relay_reserve_in_tx(in p_id varchar(64), in p_token_id int, in p_user_id int, in p_amount bigint, in p_owner varchar(128), in p_now bigint, out p_outcome varchar(8))
+const reserveInTransaction = mysqlReserveInTransaction(false);
+
+/** `relay_reserve_in_tx`; with `model` (migration 021) it takes the model before its answer and records it. */
+export function mysqlReserveInTransaction(model: boolean): string {
+  return `
+create procedure relay_reserve_in_tx(in p_id varchar(64), in p_token_id int, in p_user_id int, in p_amount bigint, in p_owner varchar(128), in p_now bigint, ${model ? 'in p_model varchar(191), ' : ''}out p_outcome varchar(8))
 begin
   declare v_token_debited int default 0;
   declare v_user_debited int;
@@ -70,10 +74,11 @@ begin
     end if;
   end if;
   if p_outcome = 'ok' then
-    insert into quota_reservations (id, token_id, user_id, amount, owner, state, settled_amount, created_at, settled_at)
-      values (p_id, p_token_id, p_user_id, p_amount, p_owner, 'reserved', null, p_now, null);
+    insert into quota_reservations (id, token_id, user_id, amount, owner, state, settled_amount, created_at, settled_at${model ? ', model' : ''})
+      values (p_id, p_token_id, p_user_id, p_amount, p_owner, 'reserved', null, p_now, null${model ? ', p_model' : ''});
   end if;
 end`;
+}
 
 const settleInTransaction = `
 create procedure relay_settle_in_tx(in p_id varchar(64), in p_actual bigint, in p_channel_id int, in p_now bigint, out p_charged bigint)
@@ -127,16 +132,27 @@ begin
   end if;
 end`;
 
-const reserve = `
-create procedure relay_reserve(in p_id varchar(64), in p_token_id int, in p_user_id int, in p_amount bigint, in p_owner varchar(128), in p_now bigint)
+const reserve = mysqlReserve('relay_reserve', undefined);
+
+/**
+ * A single reserve's wrapper: its own transaction around `relay_reserve_in_tx`. `model` (migration 021):
+ * how the model reaches that procedure — a parameter of this one, or null (the 6-argument wrapper kept for
+ * the callers of an earlier version).
+ */
+export function mysqlReserve(name: string, model: 'parameter' | 'null' | undefined): string {
+  const parameter = model === 'parameter' ? ', in p_model varchar(191)' : '';
+  const argument = model === undefined ? '' : model === 'parameter' ? 'p_model, ' : 'null, ';
+  return `
+create procedure ${name}(in p_id varchar(64), in p_token_id int, in p_user_id int, in p_amount bigint, in p_owner varchar(128), in p_now bigint${parameter})
 begin
   declare v_outcome varchar(8);
   declare exit handler for sqlexception begin rollback; resignal; end;
   start transaction;
-  call relay_reserve_in_tx(p_id, p_token_id, p_user_id, p_amount, p_owner, p_now, v_outcome);
+  call relay_reserve_in_tx(p_id, p_token_id, p_user_id, p_amount, p_owner, p_now, ${argument}v_outcome);
   commit;
   select v_outcome as outcome;
 end`;
+}
 
 const settle = `
 create procedure relay_settle(in p_id varchar(64), in p_actual bigint, in p_channel_id int, in p_now bigint)
@@ -183,7 +199,11 @@ function lockInOrder(label: string, ids: string, table: string): string {
  * Each locking loop is a block of its own, so that its NOT FOUND handler (the end of its cursor) covers
  * only its FETCH. A lock is taken by a point `select count(*) … for update`, which always answers one row.
  */
-const batch = `
+const batch = mysqlBatch(false);
+
+/** With `model` (migration 021): a reserve's row may carry its model fifth (`$[4]`; null when it does not). */
+export function mysqlBatch(model: boolean): string {
+  return `
 create procedure relay_ledger_batch(in p_reserves longtext, in p_settles longtext, in p_owner varchar(128), in p_now bigint)
 begin
   declare v_token_ids longtext;
@@ -239,14 +259,14 @@ ${lockInOrder('lock_channels', "select distinct id from json_table(p_settles, '$
     declare v_token_id int;
     declare v_user_id int;
     declare v_amount bigint;
-    declare v_outcome varchar(8);
-    declare c cursor for select id, token_id, user_id, amount from json_table(p_reserves, '$[*]' columns (n for ordinality, id varchar(64) path '$[0]', token_id int path '$[1]', user_id int path '$[2]', amount bigint path '$[3]')) as r order by n;
+    declare v_outcome varchar(8);${model ? '\n    declare v_model varchar(191);' : ''}
+    declare c cursor for select id, token_id, user_id, amount${model ? ', model' : ''} from json_table(p_reserves, '$[*]' columns (n for ordinality, id varchar(64) path '$[0]', token_id int path '$[1]', user_id int path '$[2]', amount bigint path '$[3]'${model ? ", model varchar(191) path '$[4]'" : ''})) as r order by n;
     declare continue handler for not found set v_done = 1;
     open c;
     reserve_each: loop
-      fetch c into v_id, v_token_id, v_user_id, v_amount;
+      fetch c into v_id, v_token_id, v_user_id, v_amount${model ? ', v_model' : ''};
       if v_done = 1 then leave reserve_each; end if;
-      call relay_reserve_in_tx(v_id, v_token_id, v_user_id, v_amount, p_owner, p_now, v_outcome);
+      call relay_reserve_in_tx(v_id, v_token_id, v_user_id, v_amount, p_owner, p_now, ${model ? 'v_model, ' : ''}v_outcome);
       set v_outcomes = json_array_append(v_outcomes, '$', v_outcome);
     end loop;
     close c;
@@ -254,3 +274,4 @@ ${lockInOrder('lock_channels', "select distinct id from json_table(p_settles, '$
   commit;
   select v_outcomes as reserve_outcomes, v_charges as settle_charges;
 end`;
+}

@@ -20,7 +20,8 @@ export function ledgerBatchRowLocksMigration(dialect: DialectName) {
   };
 }
 
-const postgresBatch = `${postgresBatchSignature}
+/** The declarations and the locks, in their order; migration 021 keeps them. */
+export const postgresBatchLocks = `
 declare
   v_token_ids integer[] := p_reserve_token_ids;
   v_user_ids integer[] := p_reserve_user_ids;
@@ -43,4 +44,6 @@ begin
   end loop;
   for v_id in select distinct x from unnest(p_settle_channel_ids) x where x is not null order by 1 loop
     perform 1 from channels where id = v_id for update;
-  end loop;${postgresBatchCalls}`;
+  end loop;`;
+
+const postgresBatch = `${postgresBatchSignature}${postgresBatchLocks}${postgresBatchCalls}`;

@@ -30,7 +30,11 @@ export function walletsDebitedMigration(dialect: DialectName) {
 }
 
 /** Migration 002's `relay_settle`, recording which wallets were limited when their balances were settled. */
-const postgresSettle = `
+const postgresSettle = postgresSettleFunction(false);
+
+/** With `channel` (migration 021): the settle records the channel it counts the charge on. */
+export function postgresSettleFunction(channel: boolean): string {
+  return `
 create or replace function relay_settle(p_id varchar, p_actual bigint, p_channel_id integer, p_now bigint)
 returns bigint language plpgsql as $$
 declare
@@ -83,11 +87,12 @@ begin
   update quota_reservations
     set state = 'settled', settled_at = p_now, settled_amount = v_charged,
         token_debited = case when v_token_unlimited <> 1 then 1 else 0 end,
-        user_debited = case when v_user_unlimited <> 1 then 1 else 0 end
+        user_debited = case when v_user_unlimited <> 1 then 1 else 0 end${channel ? ',\n        channel_id = p_channel_id' : ''}
     where id = p_id;
   return v_charged;
 end
 $$`;
+}
 
 /**
  * Migration 005's `relay_settle_in_tx`, recording which wallets were limited when their balances were

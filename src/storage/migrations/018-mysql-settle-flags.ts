@@ -21,7 +21,11 @@ export function mysqlSettleFlagsMigration(dialect: DialectName) {
 }
 
 /** Migration 017's procedure, keeping the flags the overage path read under its row locks. */
-const mysqlSettleInTransaction = `
+const mysqlSettleInTransaction = mysqlSettleInTransactionFor(false);
+
+/** With `channel` (migration 021): the settle records the channel it counts the charge on. */
+export function mysqlSettleInTransactionFor(channel: boolean): string {
+  return `
 create procedure relay_settle_in_tx(in p_id varchar(64), in p_actual bigint, in p_channel_id int, in p_now bigint, out p_charged bigint)
 begin
   declare v_reserved bigint default null;
@@ -82,7 +86,8 @@ begin
     update quota_reservations
       set state = 'settled', settled_at = p_now, settled_amount = p_charged,
           token_debited = case when v_token_unlimited <> 1 then 1 else 0 end,
-          user_debited = case when v_user_unlimited <> 1 then 1 else 0 end
+          user_debited = case when v_user_unlimited <> 1 then 1 else 0 end${channel ? ',\n          channel_id = p_channel_id' : ''}
       where id = p_id;
   end if;
 end`;
+}
