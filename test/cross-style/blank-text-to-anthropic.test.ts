@@ -117,3 +117,46 @@ describe('an empty output_text from a Responses upstream, read by an Anthropic c
     expect(validateAnthropic(sentToClaude())).toEqual([]);
   });
 });
+
+describe("a Chat upstream's whitespace before its tool call, read by an Anthropic client (Claude Code)", () => {
+  const body: any = { model: M.chat, max_tokens: 256, tools: [{ name: tools.weather.name, description: tools.weather.description, input_schema: tools.weather.parameters }], messages: [{ role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] }] };
+  const callAfter = (text: string[]) => (stream: boolean) =>
+    replyFor('openai-chat', { text, tools: [{ id: 'call_w1', name: 'get_weather', args: '{"city":"Paris"}' }], stop: 'tool', usage: { input: 10, output: 6 } }, stream);
+
+  /** Streams through the SDK, keeping the raw events beside the accumulated message. */
+  async function streamed() {
+    const stream = fixture.anthropic.messages.stream(body);
+    const events: any[] = [];
+    stream.on('streamEvent', (event) => events.push(event));
+    const message = await stream.finalMessage();
+    return { message, events };
+  }
+
+  it.each([false, true])('is no text block (stream=%s), and the history replayed to Claude is answered', async (stream) => {
+    fixture.upstream.enqueue(callAfter(['\n', ' \n', '\t'])(stream));
+    const first = stream ? (await streamed()).message : await fixture.anthropic.messages.create(body);
+    expect(first.content.map((block) => block.type)).toEqual(['tool_use']);
+    fixture.upstream.enqueue(ok);
+    const toolUse = first.content[0] as { id: string };
+    const second = await fixture.anthropic.messages.create({ ...body, model: M.anthropic, messages: [...body.messages, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: 'sunny' }] }] });
+    expect(validateAnthropic(sentToClaude())).toEqual([]);
+    expect(shapeOf(sentToClaude())).toEqual(expectedShape);
+    expect((second.content[0] as { text: string }).text).toBe('Sunny in Paris.');
+  });
+
+  it('streamed: block indexes stay contiguous from 0, whatever was held back', async () => {
+    fixture.upstream.enqueue(callAfter(['\n\n'])(true));
+    const { events } = await streamed();
+    const starts = events.filter((event) => event.type === 'content_block_start').map((event) => event.index);
+    expect(starts).toEqual([0]);
+    expect(events.filter((event) => event.type !== 'content_block_start' && 'index' in event).every((event) => event.index === 0)).toBe(true);
+  });
+
+  it('streamed: whitespace before text is held only until the first other character, then written with it', async () => {
+    fixture.upstream.enqueue(callAfter(['\n', '\n', 'Let me ', 'check.', ' '])(true));
+    const { message, events } = await streamed();
+    expect(message.content.map((block) => (block.type === 'text' ? `text:${block.text}` : block.type))).toEqual(['text:\n\nLet me check. ', 'tool_use']);
+    const textDeltas = events.filter((event) => event.type === 'content_block_delta' && event.delta.type === 'text_delta').map((event) => event.delta.text);
+    expect(textDeltas).toEqual(['\n\nLet me ', 'check.', ' ']);
+  });
+});

@@ -148,4 +148,29 @@ describe('createAnthropicMessagesStreamEncoder', () => {
     expect(events[0]?.data.type).toBe('message_start');
     expect(warnings).toEqual(['the stream began with text-delta, not start']);
   });
+
+  it('makes no block of whitespace-only text around thinking and tool calls, and numbers the blocks it makes from 0 without gaps', () => {
+    const { events, warnings } = encodeAll([
+      start,
+      { type: 'text-delta', text: '\n' },
+      { type: 'reasoning-delta', text: 'Checking.' },
+      { type: 'reasoning-signature', signature: 'sig' },
+      { type: 'text-delta', text: '\n\n' },
+      { type: 'tool-call-start', index: 0, id: 'call_a', name: 'a' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '{}' },
+      { type: 'text-delta', text: ' ' },
+      { type: 'tool-call-end', index: 0 },
+      { type: 'text-delta', text: '\t\n' },
+      finish('tool_calls'),
+    ]);
+    expect(events.filter(({ data }) => data.type === 'content_block_start').map(({ data }) => [data.index, data.content_block.type])).toEqual([[0, 'thinking'], [1, 'tool_use']]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('holds whitespace back only until a text run has another character, then writes it with that character', () => {
+    const { events } = encodeAll([start, { type: 'text-delta', text: '\n' }, { type: 'text-delta', text: ' \n' }, { type: 'text-delta', text: 'Hi' }, { type: 'text-delta', text: '\n\n' }, { type: 'text-delta', text: 'there' }, finish()]);
+    const deltas = events.filter(({ data }) => data.type === 'content_block_delta').map(({ data }) => data.delta.text);
+    expect(deltas).toEqual(['\n \nHi', '\n\n', 'there']);
+    expect(blocks(events)).toEqual([{ type: 'text', text: '\n \nHi\n\nthere' }]);
+  });
 });

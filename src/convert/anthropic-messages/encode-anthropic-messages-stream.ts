@@ -10,11 +10,19 @@ import { formatAnthropicRedactedData, formatAnthropicThinkingSignature } from '.
 
 type OpenBlock = { kind: 'text' | 'thinking'; index: number } | { kind: 'tool'; index: number; toolIndex: number };
 
+/** Whitespace-only text, which Anthropic refuses as a block ("text content blocks must contain non-whitespace text"). */
+const isBlank = (text: string): boolean => text.trim() === '';
+
 /**
  * Canonical parts → the SSE a /v1/messages client expects (protocols.md §6.1): message_start, one content
  * block at a time (content_block_start / _delta / _stop), message_delta with stop_reason and the whole usage,
  * then message_stop at end(). Anthropic blocks never interleave, so while a tool call's block is open, parts
  * for other blocks wait (in order) until it ends; everything else is written as it arrives.
+ *
+ * A text block is opened by its first non-whitespace character: whitespace before it is held back (only
+ * whitespace is ever held, so text still streams as it comes), and a run of text that is whitespace only
+ * never becomes a block. OpenAI-compatible models stream "\n\n" before their tool calls; handed on as a
+ * block, Claude Code replays it to Claude, which refuses the whole history.
  */
 export function createAnthropicMessagesStreamEncoder(context: ConversionContext): StreamEncoder {
   const warnings: string[] = [];
@@ -24,6 +32,8 @@ export function createAnthropicMessagesStreamEncoder(context: ConversionContext)
   const startedToolCalls = new Set<number>();
   let waiting: CanonicalStreamPart[] = [];
   let open: OpenBlock | undefined;
+  /** Whitespace of a text run whose block is not open yet: written before its first other character, dropped if none comes. */
+  let heldWhitespace = '';
   let nextBlockIndex = 0;
   let started = false;
   let finished = false;
@@ -71,11 +81,25 @@ export function createAnthropicMessagesStreamEncoder(context: ConversionContext)
   const belongsToOpenTool = (part: CanonicalStreamPart): boolean =>
     (part.type === 'tool-call-delta' || part.type === 'tool-call-end') && part.index === openToolIndex();
 
+  /** Text goes into the open text block; with none open, whitespace waits for the character that opens one. */
+  function writeText(text: string): string {
+    if (open?.kind === 'text') return text === '' ? '' : delta({ type: 'text_delta', text });
+    if (isBlank(text)) {
+      heldWhitespace += text;
+      return '';
+    }
+    const held = heldWhitespace;
+    heldWhitespace = '';
+    return ensureBlock('text') + delta({ type: 'text_delta', text: held + text });
+  }
+
   /** Writes one content part now: no other tool block is open (or the part belongs to it). */
   function write(part: CanonicalStreamPart): string {
+    // Any other block ends the text run: whitespace it held was all the run had.
+    if (part.type !== 'text-delta') heldWhitespace = '';
     switch (part.type) {
       case 'text-delta':
-        return part.text === '' ? '' : ensureBlock('text') + delta({ type: 'text_delta', text: part.text });
+        return writeText(part.text);
       case 'reasoning-delta':
         return part.text === '' ? '' : ensureBlock('thinking') + delta({ type: 'thinking_delta', thinking: part.text });
       case 'reasoning-signature':

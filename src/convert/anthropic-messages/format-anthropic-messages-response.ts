@@ -14,12 +14,18 @@ import { formatAnthropicRedactedData, formatAnthropicThinkingSignature } from '.
 export function formatAnthropicMessagesResponse(response: CanonicalResponse, context: ConversionContext): Converted<Record<string, unknown>> {
   const warnings: string[] = [];
   const content: Record<string, unknown>[] = [];
+  // Empty and whitespace-only text (a Responses upstream's `output_text: ""` beside its calls, a compatible
+  // Chat model's "\n\n" before them) is no block, as the stream encoder makes none: a client replaying it to
+  // Anthropic is refused ("text content blocks must be non-empty", "… must contain non-whitespace text").
+  // Whitespace right before more text is kept on that text, so that nothing between two texts is lost.
+  let heldWhitespace = '';
   for (const [index, part] of response.content.entries()) {
+    const held = heldWhitespace;
+    heldWhitespace = '';
     switch (part.type) {
       case 'text':
-        // An empty text block (a Responses upstream's `output_text: ""` beside its calls) is left out, as the
-        // stream encoder leaves it: a client replaying it to Anthropic is refused ("text content blocks must be non-empty").
-        if (part.text !== '') content.push({ type: 'text', text: part.text });
+        if (part.text.trim() === '') heldWhitespace = held + part.text;
+        else content.push({ type: 'text', text: held + part.text });
         break;
       case 'reasoning':
         // Reasoning with both text and opaque data (OpenAI summary + encrypted_content) becomes two blocks.
