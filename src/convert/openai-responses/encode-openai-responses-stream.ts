@@ -5,7 +5,9 @@ import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.
 import { formatOpenaiErrorWords } from '../../errors/format-openai-error-words.js';
 import { formatOpenaiResponsesErrorCode } from './format-openai-responses-error-code.js';
 import { formatOpenaiResponsesEnvelope, type OpenaiResponsesEnvelopeFields } from './format-openai-responses-envelope.js';
-import { formatFunctionCallItem, formatMessageItem, formatOutputTextPart, formatReasoningItem } from './format-openai-responses-output.js';
+import { createCustomToolInputDecoder, type CustomToolInputDecoder } from './decode-custom-tool-input.js';
+import { formatCustomToolCallItem, formatFunctionCallItem, formatMessageItem, formatOutputTextPart, formatReasoningItem } from './format-openai-responses-output.js';
+import { readCustomToolNames } from './read-custom-tool-names.js';
 import { formatOpenaiResponsesEncryptedContent } from './map-openai-responses-encrypted-content.js';
 import { mapToOpenaiResponsesOutcome } from './map-openai-responses-finish-reason.js';
 import { formatOpenaiResponsesUsage } from './read-openai-responses-usage.js';
@@ -20,6 +22,8 @@ interface ToolItem {
   outputIndex: number;
   id: string;
   call: { id: string; name: string; arguments: string };
+  /** A call of one of the client's custom tools: its text read out of the arguments as they come. */
+  customInput: CustomToolInputDecoder | undefined;
 }
 type ItemStatus = 'completed' | 'incomplete';
 
@@ -27,7 +31,8 @@ type ItemStatus = 'completed' | 'incomplete';
  * Canonical parts → the SSE a Responses client reads (protocols.md §8): `response.created`, `response.in_progress`,
  * then one output item per text run (`message` with one `output_text` part), per reasoning run (`reasoning` with
  * one summary part; a signature or redacted data becomes its `encrypted_content`) and per tool call
- * (`function_call`), each opened when its kind starts and closed when it ends; last `response.completed`
+ * (`function_call`; for one of the client's custom tools a `custom_tool_call`, its text streamed out of the
+ * arguments by `response.custom_tool_call_input.delta`), each opened when its kind starts and closed when it ends; last `response.completed`
  * (`.incomplete` for a length or content-filter stop, `.failed` for an error) with the whole Response. Every
  * event names its type in `event:` and carries an increasing `sequence_number`; the stream has no `[DONE]`.
  */
@@ -44,6 +49,7 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
   let nextOutputIndex = 0;
   let open: OpenItem | undefined;
   const tools = new Map<number, ToolItem>();
+  const customTools = readCustomToolNames(context.requestEcho);
   const output = new Map<number, Payload>();
   let usage: NormalizedUsage | undefined;
   let lastError: { code: string; message: string } | undefined;
@@ -146,6 +152,16 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
     if (tool === undefined) return '';
     tools.delete(index);
     const at = { item_id: tool.id, output_index: tool.outputIndex };
+    if (tool.customInput !== undefined) {
+      const whole = tool.customInput.end();
+      whole.warnings.forEach(warn);
+      const { input, rest } = whole.value;
+      return (
+        (rest === '' ? '' : frame('response.custom_tool_call_input.delta', { ...at, delta: rest })) +
+        frame('response.custom_tool_call_input.done', { ...at, input }) +
+        doneItem(tool.outputIndex, formatCustomToolCallItem(tool.id, status, { id: tool.call.id, name: tool.call.name, input }))
+      );
+    }
     return (
       frame('response.function_call_arguments.done', { ...at, name: tool.call.name, arguments: tool.call.arguments }) +
       doneItem(tool.outputIndex, formatFunctionCallItem(tool.id, status, tool.call))
@@ -190,16 +206,22 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
       case 'tool-call-start': {
         if (tools.has(part.index)) warn(`tool call ${part.index} started twice; the second start is ignored`);
         if (tools.has(part.index)) return '';
-        const tool: ToolItem = { outputIndex: nextOutputIndex++, id: context.newId('fc_'), call: { id: part.id === '' ? context.newId('call_') : part.id, name: part.name, arguments: '' } };
+        const custom = customTools.has(part.name);
+        const call = { id: part.id === '' ? context.newId('call_') : part.id, name: part.name, arguments: '' };
+        const tool: ToolItem = { outputIndex: nextOutputIndex++, id: context.newId(custom ? 'ctc_' : 'fc_'), call, customInput: custom ? createCustomToolInputDecoder(part.name) : undefined };
         tools.set(part.index, tool);
-        return closeOpen('completed') + addItem(tool.outputIndex, formatFunctionCallItem(tool.id, 'in_progress', tool.call));
+        const added = custom ? formatCustomToolCallItem(tool.id, 'in_progress', { ...call, input: '' }) : formatFunctionCallItem(tool.id, 'in_progress', call);
+        return closeOpen('completed') + addItem(tool.outputIndex, added);
       }
       case 'tool-call-delta': {
         const tool = tools.get(part.index);
         if (tool === undefined) warn(`arguments for unknown tool call ${part.index} dropped`);
         if (tool === undefined || part.argumentsDelta === '') return '';
         tool.call.arguments += part.argumentsDelta;
-        return frame('response.function_call_arguments.delta', { item_id: tool.id, output_index: tool.outputIndex, delta: part.argumentsDelta });
+        const at = { item_id: tool.id, output_index: tool.outputIndex };
+        if (tool.customInput === undefined) return frame('response.function_call_arguments.delta', { ...at, delta: part.argumentsDelta });
+        const text = tool.customInput.push(part.argumentsDelta);
+        return text === '' ? '' : frame('response.custom_tool_call_input.delta', { ...at, delta: text });
       }
       case 'tool-call-end':
         return endTool(part.index, 'completed');

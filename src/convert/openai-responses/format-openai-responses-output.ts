@@ -1,6 +1,8 @@
 import type { CanonicalAssistantPart, CanonicalReasoningPart, CanonicalTextPart } from '../../canonical/canonical-request.js';
 import type { ConversionContext, Converted } from '../../canonical/conversion.js';
+import { unwrapCustomToolInput } from './decode-custom-tool-input.js';
 import { formatOpenaiResponsesEncryptedContent } from './map-openai-responses-encrypted-content.js';
+import { readCustomToolNames } from './read-custom-tool-names.js';
 
 type WireItem = Record<string, unknown>;
 type ItemStatus = 'completed' | 'incomplete';
@@ -17,6 +19,10 @@ export function formatMessageItem(id: string, status: ItemStatus | 'in_progress'
 
 export function formatFunctionCallItem(id: string, status: ItemStatus | 'in_progress', call: { id: string; name: string; arguments: string }): WireItem {
   return { id, type: 'function_call', status, arguments: call.arguments, call_id: call.id, name: call.name };
+}
+
+export function formatCustomToolCallItem(id: string, status: ItemStatus | 'in_progress', call: { id: string; name: string; input: string }): WireItem {
+  return { id, type: 'custom_tool_call', status, call_id: call.id, name: call.name, input: call.input };
 }
 
 export function formatReasoningItem(id: string, text: string, encryptedContent: string | undefined): WireItem {
@@ -40,7 +46,8 @@ function withoutText(part: CanonicalReasoningPart): Partial<CanonicalReasoningPa
 
 /**
  * Canonical assistant content → Responses output items: runs of text become one `message` (one `output_text`
- * per part), reasoning a `reasoning` item with its text as summary, tool calls `function_call` items. Item ids
+ * per part), reasoning a `reasoning` item with its text as summary, tool calls `function_call` items (a call
+ * of one of the client's custom tools a `custom_tool_call` with the text of its `input` argument). Item ids
  * are fresh; the last item of an incomplete response is marked incomplete, as OpenAI does.
  */
 export function formatOpenaiResponsesOutput(content: CanonicalAssistantPart[], context: ConversionContext, incomplete: boolean): Converted<WireItem[]> {
@@ -51,6 +58,7 @@ export function formatOpenaiResponsesOutput(content: CanonicalAssistantPart[], c
     if (part.type === 'reasoning' && belongsToPrevious(part, previous)) merged[merged.length - 1] = { ...previous, ...withoutText(part) };
     else merged.push(part);
   }
+  const customTools = readCustomToolNames(context.requestEcho);
   const items: WireItem[] = [];
   let texts: CanonicalTextPart[] | undefined;
   const flushTexts = (): void => {
@@ -70,9 +78,16 @@ export function formatOpenaiResponsesOutput(content: CanonicalAssistantPart[], c
         items.push(formatReasoningItem(context.newId('rs_'), part.text, encrypted.value));
         break;
       }
-      case 'tool-call':
-        items.push(formatFunctionCallItem(context.newId('fc_'), 'completed', part));
+      case 'tool-call': {
+        if (!customTools.has(part.name)) {
+          items.push(formatFunctionCallItem(context.newId('fc_'), 'completed', part));
+          break;
+        }
+        const input = unwrapCustomToolInput(part.name, part.arguments);
+        warnings.push(...input.warnings.map((warning) => `output[${items.length}]: ${warning}`));
+        items.push(formatCustomToolCallItem(context.newId('ctc_'), 'completed', { id: part.id, name: part.name, input: input.value }));
         break;
+      }
       default: {
         const unhandled: never = part;
         throw new Error(`unhandled assistant part ${JSON.stringify(unhandled)}`);

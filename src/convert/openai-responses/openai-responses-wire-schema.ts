@@ -50,6 +50,17 @@ export const openaiResponsesFunctionToolSchema = z
   })
   .passthrough();
 
+/** A custom tool takes free text; `format` constrains it (`text`, or a `grammar` in `lark` or `regex` syntax). */
+export const openaiResponsesCustomToolSchema = z
+  .object({
+    type: z.literal('custom'),
+    name: z.string(),
+    description: nullish(z.string()),
+    format: nullish(z.object({ type: z.string(), syntax: nullish(z.string()), definition: nullish(z.string()) }).passthrough()),
+  })
+  .passthrough();
+export type OpenaiResponsesCustomTool = z.infer<typeof openaiResponsesCustomToolSchema>;
+
 export const openaiResponsesJsonSchemaFormatSchema = z
   .object({
     type: z.literal('json_schema'),

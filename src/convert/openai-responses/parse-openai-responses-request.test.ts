@@ -90,4 +90,26 @@ describe('parseOpenaiResponsesRequest', () => {
     const parsed = parseOpenaiResponsesRequest(body);
     expect(parsed).toMatchObject({ invalid: true, param });
   });
+
+  it('carries a custom tool as a function taking its text in "input", the grammar in its description, chosen by name', () => {
+    const grammar = 'start: begin_patch hunk+ end_patch';
+    const { value, warnings } = parseValid({
+      model: 'gpt-5-codex',
+      input: 'Fix the bug.',
+      tools: [
+        { type: 'custom', name: 'apply_patch', description: 'Edit files.', format: { type: 'grammar', syntax: 'lark', definition: grammar } },
+        { type: 'custom', name: 'note', format: { type: 'text' } },
+      ],
+      tool_choice: { type: 'custom', name: 'apply_patch' },
+    });
+    const parameters = { type: 'object', properties: { input: { type: 'string', description: 'The free text the tool takes, whole.' } }, required: ['input'] };
+    expect(value.tools).toEqual([
+      { name: 'apply_patch', description: expect.stringContaining(`The text must match this lark grammar:\n${grammar}`), parameters },
+      { name: 'note', description: 'This tool takes free text, not JSON: pass the whole text as the string "input".', parameters },
+    ]);
+    expect(value.tools[0]?.description?.startsWith('Edit files.\n\nThis tool takes free text')).toBe(true);
+    expect(value.toolChoice).toEqual({ type: 'tool', name: 'apply_patch' });
+    expect(warnings).toEqual(['tools[0]: custom tool "apply_patch" is carried as a function taking its text in "input"; its lark format is described to the model, not enforced']);
+  });
 });
+

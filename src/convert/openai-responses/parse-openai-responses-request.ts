@@ -9,8 +9,10 @@ import type { Converted, InvalidWireRequest } from '../../canonical/conversion.j
 import { isRecord } from '../shared/is-record.js';
 import { toAllowedToolsChoice } from '../shared/to-allowed-tools-choice.js';
 import { toInvalidWireRequest } from '../shared/to-invalid-wire-request.js';
+import { parseOpenaiResponsesCustomTool } from './parse-openai-responses-custom-tool.js';
 import { parseOpenaiResponsesInput } from './parse-openai-responses-input.js';
 import {
+  openaiResponsesCustomToolSchema,
   openaiResponsesFunctionToolSchema,
   openaiResponsesJsonSchemaFormatSchema,
   openaiResponsesRequestSchema,
@@ -36,6 +38,14 @@ function refuse(param: string, message: string): InvalidWireRequest {
 function parseTools(tools: NonNullable<Wire['tools']>, warnings: string[]): Parsed<CanonicalTool[]> {
   const parsed: CanonicalTool[] = [];
   for (const [index, tool] of tools.entries()) {
+    if (tool.type === 'custom') {
+      const customTool = openaiResponsesCustomToolSchema.safeParse(tool);
+      if (!customTool.success) return toInvalidWireRequest(customTool.error, `tools[${index}]`);
+      const carried = parseOpenaiResponsesCustomTool(customTool.data, `tools[${index}]`);
+      warnings.push(...carried.warnings);
+      parsed.push(carried.value);
+      continue;
+    }
     if (tool.type !== 'function') {
       warnings.push(`tools[${index}]: a ${JSON.stringify(tool.type)} tool cannot be carried to other API styles; dropped`);
       continue;
@@ -56,13 +66,14 @@ function parseToolChoice(choice: NonNullable<Wire['tool_choice']>, tools: Canoni
     if (choice === 'auto' || choice === 'none' || choice === 'required') return { value: { type: choice } };
     return refuse('tool_choice', `Invalid value for 'tool_choice': ${JSON.stringify(choice)}`);
   }
-  if (choice.type === 'function') {
+  // A custom tool is a function once carried (parse-openai-responses-custom-tool.ts): chosen by its name alike.
+  if (choice.type === 'function' || choice.type === 'custom') {
     if (typeof choice.name !== 'string') return refuse('tool_choice.name', `Missing required parameter: 'tool_choice.name'`);
     return { value: { type: 'tool', name: choice.name } };
   }
   if (choice.type === 'allowed_tools' && (choice.mode === 'auto' || choice.mode === 'required')) {
     const listed = Array.isArray(choice.tools) ? choice.tools : [];
-    const names = listed.flatMap((tool) => (isRecord(tool) && tool.type === 'function' && typeof tool.name === 'string' ? [tool.name] : []));
+    const names = listed.flatMap((tool) => (isRecord(tool) && (tool.type === 'function' || tool.type === 'custom') && typeof tool.name === 'string' ? [tool.name] : []));
     return { value: toAllowedToolsChoice(choice.mode, names, tools, 'tool_choice.tools', warnings) };
   }
   warnings.push(`tool_choice of type ${JSON.stringify(choice.type)} cannot be carried to other API styles; the upstream default applies`);
