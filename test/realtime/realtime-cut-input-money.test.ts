@@ -27,7 +27,7 @@ let n = 0;
 const ev = (type: string, rest: Record<string, unknown> = {}) => JSON.stringify({ type, event_id: `event_${++n}`, ...rest });
 /** `echoed`: what OpenAI's response.created tells of the request it answers (`conversation_id`, `metadata`). */
 const created = (id: string, echoed: Record<string, unknown> = {}) => ev('response.created', { response: { id, object: 'realtime.response', status: 'in_progress', output: [], ...echoed } });
-const doneWithoutUsage = (id: string) => ev('response.done', { response: { id, object: 'realtime.response', status: 'completed', output: [] } });
+const doneWithoutUsage = (id: string, echoed: Record<string, unknown> = {}) => ev('response.done', { response: { id, object: 'realtime.response', status: 'completed', output: [], ...echoed } });
 const textDelta = (responseId: string, delta: string) => ev('response.output_text.delta', { response_id: responseId, item_id: `item_${responseId}`, output_index: 0, content_index: 0, delta });
 const userMessage = (id: string, text: string) => ({ id, type: 'message' as const, role: 'user' as const, content: [{ type: 'input_text' as const, text }] });
 
@@ -226,6 +226,34 @@ describe.each(allDialects)('realtime input billed without usage on $dialect', ({
       [200, own, output, charge(own)],
     ]);
     expect((await used()) - before).toBe(charge(conversation) + charge(own));
+  }, 20_000);
+
+  // The same when the upstream never sent the VAD response's response.created: its response.done took the
+  // oldest request waiting, so the out-of-band response found none and was billed the conversation's text.
+  it.skipIf(!available)('under server VAD, a response.done of a response never created takes no out-of-band request', async () => {
+    handler = (ws, event) => {
+      if (event.type !== 'response.create') return;
+      const asked = event.response as { metadata?: unknown };
+      ws.send(doneWithoutUsage('resp_vad_done', { conversation_id: 'conv_vad', metadata: null }));
+      ws.send(created('resp_oob', { conversation_id: null, metadata: asked.metadata ?? null }));
+      ws.send(textDelta('resp_oob', answer));
+      ws.send(doneWithoutUsage('resp_oob'));
+    };
+    const since = await lastLogId();
+    const before = await used();
+    const { rt, closed, waitFor } = await openSession();
+    rt.send({ type: 'conversation.item.create', item: userMessage('item_q', question) });
+    await waitFor('conversation.item.added', 1);
+    rt.send({ type: 'response.create', response: { conversation: 'none', metadata: { purpose: 'summary' }, input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: ownInput }] }] } });
+    await waitFor('response.done', 2);
+    rt.close();
+    await closed;
+    await expect.poll(() => held(), { timeout: 8_000 }).toBe(0);
+    const output = await countTextTokens(answer);
+    const own = await countTextTokens(ownInput);
+    expect(own).not.toBe(await countTextTokens(question));
+    const oob = rowsOf(await logsSince(since)).filter(([, , out]) => out === output);
+    expect(oob).toEqual([[200, own, output, (own * price.input + output * price.output) * perToken]]);
   }, 20_000);
 
   it.skipIf(!available)('bills no input for a response cut before it wrote anything (the model may never have read it)', async () => {

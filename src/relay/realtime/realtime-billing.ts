@@ -181,9 +181,13 @@ export class RealtimeBilling {
   }
 
   /** A response ended: billed from the open hold, then the next hold taken. Resolves false when it could not be. */
-  responseDone(reported: NormalizedUsage | undefined, responseId: string | undefined): Promise<boolean> {
-    // A response whose response.created never came: one of those asked for.
-    if (responseId === undefined ? this.underWay.size === 0 : !this.underWay.has(responseId)) this.requested.shift();
+  responseDone(reported: NormalizedUsage | undefined, responseId: string | undefined, done: CreatedResponse = { conversationId: undefined, metadata: undefined }): Promise<boolean> {
+    // A response whose response.created never came answers the request it echoes, as a created one does
+    // (none for one server VAD made): the response object of `response.done` says the same.
+    if (responseId === undefined ? this.underWay.size === 0 : !this.underWay.has(responseId)) {
+      const index = selectResponseRequest(this.requested, done);
+      if (index !== undefined) this.requested.splice(index, 1);
+    }
     const tally = this.takeTally(responseId);
     return this.enqueue(async () => {
       if (this.finished) return false;

@@ -270,7 +270,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         return;
       }
       if (type === 'response.done') {
-        void billing.responseDone(readRealtimeUsage(event), responseIdOf(event)).then(
+        void billing.responseDone(readRealtimeUsage(event), responseIdOf(event), readCreatedResponse(event)).then(
           (heldAgain) => {
             if (!billing.responseUnderWay) onResponsesDone?.();
             if (!heldAgain && ending === undefined) endRefused(client, requestId, billing.refusal, finish);
