@@ -171,11 +171,16 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     // next start somewhere: every sweep settles those older than 24 hours.
     // The same for the log rows of a node killed and never started again: the sweep beats this run's mark
     // (alive), then writes back the lost rows of runs whose marks stopped beating (recover-lost-log-rows.ts).
+    // Its own failure says so (the sweep's onError speaks of deleting old rows, which runs after it anyway).
     recoverStale: async () => {
-      await beatLogRun(lostLogRows, nodeName, runStartedAt, now());
-      await ledger.recoverOpenReservations(now(), logRecovered, 'stale');
-      const relogged = await recoverDeadRunsLogRows(lostLogRows, nodeName, now(), buildLostRow);
-      if (relogged.rows > 0) announce(`Wrote ${relogged.rows} log row(s) of dead runs of other nodes, from their settlements (${relogged.quota} quota units).`);
+      try {
+        await beatLogRun(lostLogRows, nodeName, runStartedAt, now());
+        await ledger.recoverOpenReservations(now(), logRecovered, 'stale');
+        const relogged = await recoverDeadRunsLogRows(lostLogRows, nodeName, now(), buildLostRow);
+        if (relogged.rows > 0) announce(`Wrote ${relogged.rows} log row(s) of dead runs of other nodes, from their settlements (${relogged.quota} quota units).`);
+      } catch (error) {
+        process.stderr.write(`the hourly recovery (run mark, stale reservations, dead runs' log rows) failed: ${String(error)}\n`);
+      }
     },
     now,
     onError: (error) => process.stderr.write(`deleting old rows failed: ${String(error)}\n`),
