@@ -1,7 +1,9 @@
 /**
  * A fake OpenAI account holder for the Conversations API and the Responses turns that use it, with OpenAI's
  * shapes (openai-openapi.yaml: ConversationResource, ConversationItemList, DeletedConversationResource,
- * ConversationItem; a `conversation` on `POST /v1/responses` reads its items back and appends the turn).
+ * ConversationItem; a `conversation` on `POST /v1/responses` reads its items back and appends the turn;
+ * `POST /v1/responses/compact` answers a CompactedResponse, of the conversation's items when the body names
+ * one — the gateway routes a compaction's `conversation` as a turn's, so the fake reads it as a turn does).
  * Each key is an account of its own: a conversation made with one key is OpenAI's 404 to any other, as a
  * stored response is. Stateful, deterministic (ids numbered per server), no gateway code.
  */
@@ -68,6 +70,7 @@ export async function startFakeOpenaiConversationsUpstream(options: FakeConversa
       };
 
       if (url.pathname === '/v1/responses' && method === 'POST') return respond(body, key);
+      if (url.pathname === '/v1/responses/compact' && method === 'POST') return compact(body, key);
       if (segments[0] !== 'v1' || segments[1] !== 'conversations') return openaiError(404, `Invalid URL (${method} ${url.pathname})`);
       if (segments.length === 2 && method === 'POST') {
         const items = Array.isArray(body.items) ? (body.items as Record<string, unknown>[]) : [];
@@ -120,15 +123,36 @@ export async function startFakeOpenaiConversationsUpstream(options: FakeConversa
     answerInternalError: (message) => ({ headers: { 'content-type': 'application/json' }, text: JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } }) }),
   };
 
-  /** A Responses turn: with a `conversation`, its items are read back (counted in the answer) and the turn is appended. */
-  function respond(body: Record<string, unknown>, key: string): WireReply {
+  /** The conversation a Responses body names, when this key's account holds it; a 404 for one it does not. */
+  function namedConversation(body: Record<string, unknown>, key: string): { conversation: StoredConversation | undefined } | WireReply {
     const named = body.conversation;
     const conversationId = typeof named === 'string' ? named : named !== null && typeof named === 'object' ? (named as { id?: unknown }).id : undefined;
-    let conversation: StoredConversation | undefined;
-    if (typeof conversationId === 'string') {
-      conversation = conversations.get(conversationId);
-      if (conversation === undefined || conversation.key !== key || conversation.deleted) return notFound(conversationId);
-    }
+    if (typeof conversationId !== 'string') return { conversation: undefined };
+    const conversation = conversations.get(conversationId);
+    if (conversation === undefined || conversation.key !== key || conversation.deleted) return notFound(conversationId);
+    return { conversation };
+  }
+
+  /** A compaction (CompactedResponse): the conversation's user messages and the input's, then one compaction item. */
+  function compact(body: Record<string, unknown>, key: string): WireReply {
+    const found = namedConversation(body, key);
+    if (!('conversation' in found)) return found;
+    const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? (body.input as Record<string, unknown>[]) : [];
+    const userMessages = [...(found.conversation?.items ?? []).filter((item) => item.role === 'user'), ...input.map(stored)];
+    return json(200, {
+      id: nextId('resp'),
+      object: 'response.compaction',
+      created_at: createdAt(),
+      output: [...userMessages, { id: nextId('cmp'), type: 'compaction', encrypted_content: `${options.name} compacted ${found.conversation?.items.length ?? 0} items` }],
+      usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 4, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 14 },
+    });
+  }
+
+  /** A Responses turn: with a `conversation`, its items are read back (counted in the answer) and the turn is appended. */
+  function respond(body: Record<string, unknown>, key: string): WireReply {
+    const found = namedConversation(body, key);
+    if (!('conversation' in found)) return found;
+    const conversation = found.conversation;
     const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? (body.input as Record<string, unknown>[]) : [];
     const readBack = conversation?.items.length ?? 0;
     const message = { id: nextId('msg'), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: `${options.name} read ${readBack} items`, annotations: [] }] };

@@ -12,11 +12,14 @@ import { allDialects, createTestDatabase, type TestDatabase } from '../support/t
  * - two users claiming one unknown id at once (`allow_unknown_conversations`): the table's insert decides,
  *   before any upstream call; the loser is refused as any other user, and memory and table agree;
  * - an entry read back from the table after a restart reserves the history the row holds (twice it), not
- *   only the turn's input.
+ *   only the turn's input;
+ * - `/v1/responses/compact` claims an unknown id as a turn does (it reaches the conversation too).
  */
 const run = randomUUID().slice(0, 8);
 const model = 'gpt-5';
 const longModel = 'gpt-5-long';
+/** Compaction is routed and priced as `<model>-openai-compact`. */
+const compactModel = `${model}-openai-compact`;
 const keyOf = (letter: string) => `sk-${letter.repeat(48)}`;
 const alice = keyOf('a');
 const bob = keyOf('b');
@@ -66,8 +69,8 @@ for (const { dialect, available } of allDialects) {
         databaseUrl: database.url,
         config: {
           allow_unknown_conversations: true,
-          prices: { [model]: { input: 2, output: 8 }, [longModel]: { input: 2, output: 8 } },
-          channels: [channel('claims', upstream.url, [model]), channel('long', longUpstream.url, [longModel])],
+          prices: { [model]: { input: 2, output: 8 }, [compactModel]: { input: 2, output: 8 }, [longModel]: { input: 2, output: 8 } },
+          channels: [channel('claims', upstream.url, [model, compactModel]), channel('long', longUpstream.url, [longModel])],
           users: ['alice', 'bob'].map((username) => ({ username, role: 'user' as const, group: 'default', enabled: true })),
           tokens: [
             { name: 'alice-key', user: 'alice', key: alice, quota: 1_000_000_000, expires_at: 0, enabled: true },
@@ -136,6 +139,37 @@ for (const { dialect, available } of allDialects) {
       await gateway.settled();
       expect((await turn(bob, outside.id)).text).toMatch(/read 0 items$/);
       expect(await refusal(alice, outside.id)).toBeInstanceOf(OpenAI.BadRequestError);
+    });
+
+    it('a conversation first named on /v1/responses/compact is claimed there: refused to another user on both routes, with no upstream call', async () => {
+      const compact = (key: string, conversation: string) =>
+        sdk(key)
+          .responses.compact({ model, input: 'compact it', conversation } as OpenAI.Responses.ResponseCompactParams)
+          .catch((caught: unknown) => caught);
+      const outside = await direct(upstream).conversations.create({ items: [{ type: 'message', role: 'user', content: 'earlier' }] });
+      expect(await compact(alice, outside.id)).toMatchObject({ object: 'response.compaction', output: [{ role: 'user' }, { role: 'user' }, { type: 'compaction', encrypted_content: expect.stringMatching(/compacted 1 items$/) }] });
+      await gateway.settled();
+
+      const calls = upstream.requests.length;
+      const ofBob = [await compact(bob, outside.id), await refusal(bob, outside.id)];
+      for (const refused of ofBob) {
+        expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+        expect((refused as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({ param: 'conversation', message: expect.stringContaining(`Conversation with id '${outside.id}' not found.`) });
+      }
+      expect(upstream.requests.length, 'no upstream call for Bob').toBe(calls);
+      const aliceId = Number((await db().selectFrom('users').select('id').where('username', '=', 'alice').executeTakeFirstOrThrow()).id);
+      const row = await db().selectFrom('conversation_owners').selectAll().where('conversation_id', '=', outside.id).executeTakeFirstOrThrow();
+      expect(Number(row.user_id)).toBe(aliceId);
+      expect(Number(row.channel_id), 'the compaction\'s answer named its channel').toBeGreaterThan(0);
+      expect((await turn(alice, outside.id)).text).toMatch(/read 1 items$/);
+
+      // A compaction the upstream refused leaves the id to the next user who is answered.
+      const refusedFirst = await direct(upstream).conversations.create();
+      upstream.enqueueFault({ kind: 'status', status: 400 });
+      expect(await compact(alice, refusedFirst.id)).toBeInstanceOf(OpenAI.BadRequestError);
+      await gateway.settled();
+      expect(await compact(bob, refusedFirst.id)).toMatchObject({ object: 'response.compaction' });
+      expect(await compact(alice, refusedFirst.id)).toBeInstanceOf(OpenAI.BadRequestError);
     });
 
     it('the first turn after a restart reserves the history the conversation holds, as the memory did', async () => {

@@ -5,7 +5,9 @@ import { mappingLoopFailure } from '../mapping-loop-failure.js';
 import { runRelayEnvelope } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
 import { invalidRequestFrom, requireObjectBody } from '../validate-body.js';
-import { continuationIdsOf, recallContinuation, withContext } from '../responses/continued-response.js';
+import { continuationIdsOf, withContext } from '../responses/continued-response.js';
+import { recallAndClaimContinuation, type ClaimedContinuation } from '../conversations/recall-and-claim-continuation.js';
+import { keyFingerprint } from '../../tasks/key-fingerprint.js';
 import { attemptOpenaiUpstream } from './attempt-openai-upstream.js';
 import { buildUpstreamBody } from './build-upstream-body.js';
 import type { OpenaiEndpoint } from './openai-endpoints.js';
@@ -32,13 +34,13 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
   const stream = endpoint.streams && body.stream === true;
   const clientWantsUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
   // Compaction of a stored response reads it back: on the channel that holds it, with its context reserved.
-  const continued =
-    endpoint.name === 'responses-compact'
-      ? await recallContinuation(services.responses, continuationIdsOf(body), request.caller?.user.id ?? 0, services.catalog.snapshot.settings.allowUnknownConversations, (id) => services.conversations.recall(id))
-      : undefined;
+  // An unknown conversation let through is claimed before any upstream call, as a /v1/responses turn claims it.
+  const userId = request.caller?.user.id ?? 0;
+  const claimed: ClaimedContinuation | undefined = endpoint.name === 'responses-compact' ? await recallAndClaimContinuation(services, continuationIdsOf(body), userId) : undefined;
+  const continued = claimed?.known;
   const prompt = withContext(estimatePromptTokens(endpoint.promptText(body)), continued?.contextTokens ?? 0);
 
-  await runRelayEnvelope(
+  const relayed = runRelayEnvelope(
     services,
     request,
     reply,
@@ -60,7 +62,7 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
       if (!mapping.ok) return mappingLoopFailure(channel.id, mapping.loop);
       tools.setUpstreamModel(mapping.upstreamModel);
       const askForStreamUsage = stream && !clientWantsUsage && channel.settings.stream_usage !== false;
-      return attemptOpenaiUpstream({
+      const outcome = await attemptOpenaiUpstream({
         services,
         upstreamPath: endpoint.upstreamPath,
         channel,
@@ -79,9 +81,13 @@ async function relayOpenaiRequest(services: RelayServices, endpoint: OpenaiEndpo
         echoedPrompt: endpoint.echoedPrompt?.(body),
         channelFailureIn: endpoint.channelFailureIn,
       });
+      if (outcome.kind === 'served') claimed?.claim.answered({ userId, channelId: channel.id, keyFingerprint: keyFingerprint(key) });
+      return outcome;
     },
     (_channel, json) => isRecord(json) && isRecord(json.error),
   );
+  // A claim of an unknown conversation that got no answer is left to the next request that does.
+  await (claimed === undefined ? relayed : relayed.finally(() => claimed.claim.releaseIfUnanswered()));
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

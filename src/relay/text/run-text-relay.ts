@@ -17,8 +17,8 @@ import { runRelayEnvelope, type RelayPlan } from '../relay-envelope.js';
 import { countUsageLocally } from '../settle-request.js';
 import type { RelayServices } from '../relay-services.js';
 import type { TextStyleName } from '../text-style.js';
-import { continuationIdsOf, recallContinuation, rememberAnswer, rememberOutputItems, unknownConversation, withContext } from '../responses/continued-response.js';
-import type { RememberedResponse } from '../responses/response-memory.js';
+import { continuationIdsOf, rememberAnswer, rememberOutputItems, withContext } from '../responses/continued-response.js';
+import { recallAndClaimContinuation } from '../conversations/recall-and-claim-continuation.js';
 import type { UsageMeter } from '../usage-meter.js';
 import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { keyFingerprint } from '../../tasks/key-fingerprint.js';
@@ -163,15 +163,7 @@ async function planContinuation(
   // A conversation neither the memory nor the table knows, let through (allow_unknown_conversations), is
   // claimed by this turn in the table before any upstream call; the claim names its channel at the first
   // answer, and is released when the request gets none.
-  let claimed = false;
-  let conversation: RememberedResponse | undefined;
-  const recallConversation = async (id: string) => {
-    conversation = await services.conversations.recall(id);
-    claimed = conversation === undefined;
-    return conversation;
-  };
-  const known = await recallContinuation(services.responses, ids, userId, services.catalog.snapshot.settings.allowUnknownConversations, recallConversation);
-  if (claimed && ids.conversationId !== undefined && !(await services.conversations.claim(ids.conversationId, userId))) throw unknownConversation(ids.conversationId);
+  const { known, conversation, claim } = await recallAndClaimContinuation(services, ids, userId);
   // The history the conversation's row holds (conversation-owners.ts writes it as it doubles).
   let historyWritten = conversation?.historyWritten ?? 0;
   const prompt = withContext(inbound, known?.contextTokens ?? 0);
@@ -192,10 +184,7 @@ async function planContinuation(
     // Without a usage report: what this turn sent (its history included) and what it produced, by its characters.
     const contextTokens = usage === undefined ? prompt.estimatedPromptTokens + outputTokens : usage.input.total + outputTokens;
     const answer = { channelId: channel.id, keyFingerprint: fingerprinted.fingerprint, userId };
-    if (claimed && ids.conversationId !== undefined) {
-      claimed = false;
-      services.conversations.answerClaim(ids.conversationId, answer);
-    }
+    claim.answered(answer);
     // Only a reported count is written: an estimate would hold the reserved bound of a reloaded history.
     if (usage !== undefined && ids.conversationId !== undefined) historyWritten = services.conversations.noteHistory(ids.conversationId, contextTokens, historyWritten);
     if (written.responseId !== meter.responseId || written.contextTokens !== contextTokens) {
@@ -221,9 +210,7 @@ async function planContinuation(
     preferredChannelId: known?.channelId,
     preferredKeyFingerprint: known?.keyFingerprint,
     onAnswered,
-    releaseUnansweredClaim: async () => {
-      if (claimed && ids.conversationId !== undefined) await services.conversations.releaseClaim(ids.conversationId, userId);
-    },
+    releaseUnansweredClaim: claim.releaseIfUnanswered,
   };
 }
 
