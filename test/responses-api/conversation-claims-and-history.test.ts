@@ -13,7 +13,8 @@ import { allDialects, createTestDatabase, type TestDatabase } from '../support/t
  *   before any upstream call; the loser is refused as any other user, and memory and table agree;
  * - an entry read back from the table after a restart reserves the history the row holds (twice it), not
  *   only the turn's input;
- * - `/v1/responses/compact` claims an unknown id as a turn does (it reaches the conversation too).
+ * - `/v1/responses/compact` claims an unknown id as a turn does (it reaches the conversation too);
+ * - an id over 256 characters (never remembered, so never claimable) is refused on both routes.
  */
 const run = randomUUID().slice(0, 8);
 const model = 'gpt-5';
@@ -170,6 +171,25 @@ for (const { dialect, available } of allDialects) {
       await gateway.settled();
       expect(await compact(bob, refusedFirst.id)).toMatchObject({ object: 'response.compaction' });
       expect(await compact(alice, refusedFirst.id)).toBeInstanceOf(OpenAI.BadRequestError);
+    });
+
+    it('a conversation id over 256 characters is refused on /v1/responses and /compact (400 naming conversation), with no upstream call', async () => {
+      const tooLong = `conv_${'x'.repeat(300)}`;
+      const calls = upstream.requests.length;
+      const refusals = [
+        await refusal(alice, tooLong),
+        await sdk(alice)
+          .responses.create({ model, input: 'mine?', conversation: { id: tooLong }, stream: true })
+          .catch((caught: unknown) => caught),
+        await sdk(alice)
+          .responses.compact({ model, input: 'compact it', conversation: tooLong } as OpenAI.Responses.ResponseCompactParams)
+          .catch((caught: unknown) => caught),
+      ];
+      for (const refused of refusals) {
+        expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+        expect((refused as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({ param: 'conversation', message: expect.stringContaining(`Conversation with id '${tooLong.slice(0, 256)}' not found.`) });
+      }
+      expect(upstream.requests.length, 'no upstream call').toBe(calls);
     });
 
     it('the first turn after a restart reserves the history the conversation holds, as the memory did', async () => {

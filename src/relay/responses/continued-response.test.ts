@@ -46,7 +46,7 @@ describe('recallContinuation', () => {
     expect(await refusal({ previousResponseId: undefined, conversationId: 'conv_1', itemIds: [] })).toMatchObject({ status: 400, param: 'conversation' });
   });
 
-  it('refuses a conversation it does not know as it refuses another user\'s (same words, param conversation), unless unknown conversations may be claimed', async () => {
+  it('refuses a conversation it does not know as it refuses another user\'s (same words, param conversation), unless unknown conversations may be claimed (an over-long id either way)', async () => {
     const known = memory();
     known.remember('conv_theirs', { channelId: 1, userId: 8, contextTokens: 50 });
     known.remember('conv_mine', { channelId: 2, userId: 7, contextTokens: 60 });
@@ -61,7 +61,8 @@ describe('recallContinuation', () => {
     expect(await refusal({ previousResponseId: undefined, conversationId: 'conv_mine', itemIds: [] }, false)).toMatchObject({ channelId: 2 });
     // Claimed: routed as a request without history; another user's is still refused.
     expect(await refusal({ previousResponseId: undefined, conversationId: 'conv_guess', itemIds: [] }, true)).toBeUndefined();
-    expect(await refusal(tooLong, true)).toBeUndefined();
+    // Too long to be remembered or claimed: refused even when unknown ids may be claimed.
+    expect(await refusal(tooLong, true)).toMatchObject({ status: 400, param: 'conversation' });
     expect(await refusal({ previousResponseId: undefined, conversationId: 'conv_theirs', itemIds: [] }, true)).toMatchObject({ status: 400 });
   });
 

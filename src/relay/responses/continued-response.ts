@@ -10,7 +10,10 @@ import type { RememberedResponse, ResponseMemory } from './response-memory.js';
 export interface ContinuationIds {
   previousResponseId: string | undefined;
   conversationId: string | undefined;
-  /** A `conversation` id too long to have been remembered (so unknown): refused unless unknown ones may be claimed. */
+  /**
+   * A `conversation` id too long to have been remembered: refused, even when unknown ones may be claimed —
+   * it could be neither remembered nor claimed (OpenAI's ids are ~50 characters: it is no conversation).
+   */
   unrememberableConversation?: string;
   /**
    * The ids of `input` items: an `item_reference`'s, and any other item's (an earlier output item passed
@@ -74,7 +77,8 @@ export async function recallContinuation(
   allowUnknownConversations: boolean,
   recallConversation: (id: string) => Promise<RememberedResponse | undefined> = (id) => memory.recall(id),
 ): Promise<RememberedResponse | undefined> {
-  if (ids.unrememberableConversation !== undefined && !allowUnknownConversations) throw unknownConversation(ids.unrememberableConversation);
+  // Let through, it reached the conversation on every turn with no owner remembered or claimed.
+  if (ids.unrememberableConversation !== undefined) throw unknownConversation(ids.unrememberableConversation);
   if (ids.previousResponseId === undefined && ids.conversationId === undefined && ids.itemIds.length === 0) return undefined;
   const [previous, conversation, items] = await Promise.all([
     ids.previousResponseId === undefined ? undefined : memory.recall(ids.previousResponseId),
