@@ -9,6 +9,16 @@ export interface Converted<T> {
   warnings: string[];
 }
 
+/**
+ * A request formatter's answer: the upstream body, and the text of each replayed reasoning part the body
+ * does not carry (another vendor's or unsigned thinking Anthropic cannot verify, reasoning a style has no
+ * field for, empty texts left out). The prompt's local count holds that text; an upstream that reports no
+ * usage is billed without it (settle-request.ts `countSentPromptTokens`).
+ */
+export interface FormattedRequest extends Converted<Record<string, unknown>> {
+  unsentReasoningTexts: string[];
+}
+
 /** A request a parser refuses: the field at fault and why (rendered as a 400 in the client's style). */
 export interface InvalidWireRequest {
   invalid: true;

@@ -85,9 +85,11 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
     throw error;
   }
   input.warnings.push(...formatted.warnings);
-  // What the conversion left out of the client's opaque reasoning (another vendor's signatures, reasoning
-  // the style has no field for) never reaches the upstream: a local count leaves it out too.
+  // What the conversion left out of the client's reasoning (another vendor's signatures, unsigned thinking
+  // Anthropic cannot verify, reasoning the style has no field for: opaque tokens and text) never reaches the
+  // upstream: a local count leaves it out too.
   meter.unsentPromptTokens = Math.max(0, input.clientOpaqueTokens - estimateSentOpaqueTokens(input.upstreamStyle, formatted.value));
+  meter.unsentPromptTexts = formatted.unsentReasoningTexts;
   const body = withStreamFlags(input.upstreamStyle, formatted.value, streamsUpstream);
   const target = buildProviderRequest(input.upstreamStyle, { baseUrl: input.channel.baseUrl, key: input.key, upstreamModel: input.upstreamModel, stream: streamsUpstream, clientHeaders: input.clientRequestHeaders });
   const sent = await services.upstream.send({ url: target.url, method: 'POST', headers: target.headers, body: JSON.stringify(body), signal: input.signal });

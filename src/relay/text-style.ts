@@ -1,6 +1,6 @@
 import type { CanonicalRequest } from '../canonical/canonical-request.js';
 import type { CanonicalResponse } from '../canonical/canonical-response.js';
-import type { ConversionContext, Converted, FormatRequestOptions, InvalidWireRequest, StreamDecoder, StreamEncoder } from '../canonical/conversion.js';
+import type { ConversionContext, Converted, FormattedRequest, FormatRequestOptions, InvalidWireRequest, StreamDecoder, StreamEncoder } from '../canonical/conversion.js';
 
 /** The text-generation styles a client may speak. */
 export type TextStyleName = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
@@ -8,7 +8,7 @@ export type TextStyleName = 'openai-chat' | 'openai-responses' | 'anthropic-mess
 /** One style's six pure converters (src/convert/<style>/), seen through one interface. */
 export interface TextStyleConverters {
   parseRequest(body: unknown): Converted<CanonicalRequest> | InvalidWireRequest;
-  formatRequest(request: CanonicalRequest, upstreamModel: string, options?: FormatRequestOptions): Converted<Record<string, unknown>>;
+  formatRequest(request: CanonicalRequest, upstreamModel: string, options?: FormatRequestOptions): FormattedRequest;
   parseResponse(body: unknown): Converted<CanonicalResponse>;
   formatResponse(response: CanonicalResponse, context: ConversionContext): Converted<Record<string, unknown>>;
   createDecoder(): StreamDecoder;

@@ -69,7 +69,8 @@ export class UsageMeter {
   unsentPromptTokens = 0;
   /**
    * Texts the request's local count holds that this attempt did not send: the thinking of the blocks the
-   * passthrough cleaning dropped (collect-unsent-reasoning-texts.ts). Their exact count is taken off a
+   * passthrough cleaning dropped (collect-unsent-reasoning-texts.ts), or of the reasoning parts a conversion
+   * left out (the request formatter's `unsentReasoningTexts`). Their exact count is taken off a
    * local count of the prompt (counted only then: the tokenizer loads for local counts alone).
    */
   unsentPromptTexts: readonly string[] = [];

@@ -24,15 +24,16 @@ export interface AnthropicWireMessage {
  * that follows the `tool_use`). Empty and whitespace-only text is left out (Anthropic refuses both: "text
  * content blocks must be non-empty", "… must contain non-whitespace text"), as is the trailing whitespace of a
  * final assistant turn ("final assistant content cannot end with trailing whitespace"). Tool-call ids are sent
- * in the form Anthropic takes (anthropic-tool-use-id.ts).
+ * in the form Anthropic takes (anthropic-tool-use-id.ts). The text of each reasoning part not sent goes to
+ * `unsentReasoningTexts` (the prompt's local count holds it).
  */
-export function formatAnthropicMessagesContent(messages: readonly CanonicalMessage[], warnings: string[]): AnthropicWireMessage[] {
+export function formatAnthropicMessagesContent(messages: readonly CanonicalMessage[], warnings: string[], unsentReasoningTexts: string[]): AnthropicWireMessage[] {
   const wire: AnthropicWireMessage[] = [];
   for (const [index, message] of messages.entries()) {
     const path = `messages.${index}`;
     const role = message.role === 'assistant' ? 'assistant' : 'user';
     const warned = warnings.length;
-    const blocks = formatBlocks(message, path, warnings);
+    const blocks = formatBlocks(message, path, warnings, unsentReasoningTexts);
     if (blocks.length === 0) {
       // A user turn whose every part was refused: left out, the turns around it would merge, or the request
       // end on the assistant's turn (a prefill Anthropic continues), and the model answer another request.
@@ -64,14 +65,14 @@ function trimFinalAssistantText(wire: AnthropicWireMessage[], warnings: string[]
 /** Whitespace-only text carries nothing, and Anthropic refuses a text block without non-whitespace text. */
 const formatText = (text: string): WireBlock[] => (text.trim() === '' ? [] : [{ type: 'text', text }]);
 
-function formatBlocks(message: CanonicalMessage, path: string, warnings: string[]): WireBlock[] {
+function formatBlocks(message: CanonicalMessage, path: string, warnings: string[], unsentReasoningTexts: string[]): WireBlock[] {
   switch (message.role) {
     case 'user':
       return message.content.flatMap((part, index) => formatUserPart(part, `${path}.content.${index}`, warnings));
     case 'tool':
       return message.content.map((part, index) => formatToolResult(part, `${path}.content.${index}`, warnings));
     case 'assistant':
-      return message.content.flatMap((part, index) => formatAssistantPart(part, `${path}.content.${index}`, warnings));
+      return message.content.flatMap((part, index) => formatAssistantPart(part, `${path}.content.${index}`, warnings, unsentReasoningTexts));
     default: {
       const unhandled: never = message;
       throw new Error(`unhandled message ${JSON.stringify(unhandled)}`);
@@ -148,7 +149,7 @@ function formatToolResult(part: CanonicalToolResultPart, path: string, warnings:
   };
 }
 
-function formatAssistantPart(part: CanonicalAssistantPart, path: string, warnings: string[]): WireBlock[] {
+function formatAssistantPart(part: CanonicalAssistantPart, path: string, warnings: string[], unsentReasoningTexts: string[]): WireBlock[] {
   switch (part.type) {
     case 'text':
       return formatText(part.text);
@@ -157,14 +158,19 @@ function formatAssistantPart(part: CanonicalAssistantPart, path: string, warning
       // its own (another vendor's is refused: "Invalid signature in thinking block").
       if (!isReplayableTo(part.issuer, 'anthropic') && (part.signature !== undefined || part.redactedData !== undefined)) {
         warnings.push(`${path}: reasoning signed by ${part.issuer} cannot be verified by Anthropic: dropped`);
+        if (part.text !== '') unsentReasoningTexts.push(part.text);
         return [];
       }
       if (part.redactedData !== undefined) {
-        if (part.text !== '') warnings.push(`${path}: reasoning text beside redacted data is not sent`);
+        if (part.text !== '') {
+          warnings.push(`${path}: reasoning text beside redacted data is not sent`);
+          unsentReasoningTexts.push(part.text);
+        }
         return [{ type: 'redacted_thinking', data: part.redactedData }];
       }
       if (part.signature !== undefined) return [{ type: 'thinking', thinking: part.text, signature: part.signature }];
       warnings.push(`${path}: reasoning without a signature cannot be replayed to Anthropic: dropped`);
+      if (part.text !== '') unsentReasoningTexts.push(part.text);
       return [];
     case 'tool-call': {
       const input = parseToolCallArguments(part.arguments);

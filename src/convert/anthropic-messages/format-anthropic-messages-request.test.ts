@@ -207,4 +207,31 @@ describe('formatAnthropicMessagesRequest', () => {
       'messages.1: nothing left to send in this assistant message: dropped',
     ]);
   });
+
+  it('reports the text of each reasoning part it does not send, for the local count to leave out', () => {
+    const request: CanonicalRequest = {
+      ...base,
+      messages: [
+        base.messages[0]!,
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'Gemini thought.', signature: 'CiQB', issuer: 'google' },
+            { type: 'reasoning', text: 'Unsigned thought.' },
+            { type: 'reasoning', text: 'Summary beside redacted.', redactedData: 'EmwK', issuer: 'anthropic' },
+            { type: 'reasoning', text: '', signature: 'CiQC', issuer: 'google' },
+            { type: 'reasoning', text: 'Claude thought.', signature: 'EqQB', issuer: 'anthropic' },
+            { type: 'text', text: 'Done.' },
+          ],
+        },
+      ],
+    };
+    const { value, unsentReasoningTexts } = formatAnthropicMessagesRequest(request, 'claude');
+    expect(unsentReasoningTexts).toEqual(['Gemini thought.', 'Unsigned thought.', 'Summary beside redacted.']);
+    expect((value.messages as { content: unknown[] }[])[1]?.content).toEqual([
+      { type: 'redacted_thinking', data: 'EmwK' },
+      { type: 'thinking', thinking: 'Claude thought.', signature: 'EqQB' },
+      { type: 'text', text: 'Done.' },
+    ]);
+  });
 });

@@ -1,4 +1,4 @@
-import type { Converted, FormatRequestOptions } from '../../canonical/conversion.js';
+import type { FormattedRequest, FormatRequestOptions } from '../../canonical/conversion.js';
 import type { CanonicalReasoningConfig, CanonicalRequest, CanonicalToolChoice } from '../../canonical/canonical-request.js';
 import { formatAnthropicMessagesContent } from './format-anthropic-messages-content.js';
 import { formatAnthropicOutputSchema } from './format-anthropic-output-schema.js';
@@ -17,8 +17,9 @@ const answerRoomUnderDefault = 1024;
  * requires) is the request's own, else the relay's `defaultMaxOutputTokens`, never raised: the reservation
  * covers that much output and no more, so a thinking budget is fitted below it instead.
  */
-export function formatAnthropicMessagesRequest(request: CanonicalRequest, upstreamModel: string, options: FormatRequestOptions = {}): Converted<Record<string, unknown>> {
+export function formatAnthropicMessagesRequest(request: CanonicalRequest, upstreamModel: string, options: FormatRequestOptions = {}): FormattedRequest {
   const warnings: string[] = [];
+  const unsentReasoningTexts: string[] = [];
   const body: Record<string, unknown> = { model: upstreamModel };
   const maxTokens = request.maxOutputTokens ?? options.defaultMaxOutputTokens;
   if (maxTokens !== undefined) body.max_tokens = maxTokens;
@@ -28,7 +29,7 @@ export function formatAnthropicMessagesRequest(request: CanonicalRequest, upstre
   if (system.length === 1) body.system = system[0]?.text;
   else if (system.length > 1) body.system = system.map((part) => ({ type: 'text', text: part.text }));
 
-  const messages = formatAnthropicMessagesContent(request.messages, warnings);
+  const messages = formatAnthropicMessagesContent(request.messages, warnings, unsentReasoningTexts);
   body.messages = messages;
 
   if (request.tools.length > 0) {
@@ -103,7 +104,7 @@ export function formatAnthropicMessagesRequest(request: CanonicalRequest, upstre
   if (request.frequencyPenalty !== undefined) warnings.push('frequency_penalty is not supported by Anthropic: not sent');
   if (request.stream) body.stream = true;
 
-  return { value: body, warnings: [...new Set(warnings)] };
+  return { value: body, warnings: [...new Set(warnings)], unsentReasoningTexts };
 }
 
 function formatToolChoice(choice: CanonicalToolChoice | undefined, parallelToolCalls: boolean | undefined): Record<string, unknown> | undefined {

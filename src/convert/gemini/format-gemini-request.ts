@@ -1,6 +1,6 @@
 import { formatGeminiJsonSchema } from './format-gemini-json-schema.js';
 import type { CanonicalRequest, CanonicalToolChoice } from '../../canonical/canonical-request.js';
-import type { Converted } from '../../canonical/conversion.js';
+import type { FormattedRequest } from '../../canonical/conversion.js';
 import { formatGeminiContents } from './format-gemini-contents.js';
 import { formatGeminiGenerationConfig } from './format-gemini-generation-config.js';
 import { offeredTools } from '../shared/offered-tools.js';
@@ -11,7 +11,7 @@ import { offeredTools } from '../shared/offered-tools.js';
  * function responses, thinking levels). Tools are declared with `parametersJsonSchema`, which takes JSON
  * Schema as other styles write it (`parameters` takes only an OpenAPI subset).
  */
-export function formatGeminiRequest(request: CanonicalRequest, upstreamModel: string): Converted<Record<string, unknown>> {
+export function formatGeminiRequest(request: CanonicalRequest, upstreamModel: string): FormattedRequest {
   const warnings: string[] = [];
   const body: Record<string, unknown> = { contents: formatGeminiContents(request.messages, upstreamModel, warnings) };
   // An empty system part is refused as an empty user part is (see formatGeminiContents).
@@ -36,7 +36,8 @@ export function formatGeminiRequest(request: CanonicalRequest, upstreamModel: st
   if (request.user !== undefined) warnings.push('user: Gemini has no end-user field; not sent');
   const generationConfig = formatGeminiGenerationConfig(request, upstreamModel, warnings);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
-  return { value: body, warnings };
+  // Every reasoning text goes as a thought part (format-gemini-model-parts.ts): only signatures are left out.
+  return { value: body, warnings, unsentReasoningTexts: [] };
 }
 
 function formatToolChoice(choice: CanonicalToolChoice): Record<string, unknown> {

@@ -7,7 +7,7 @@ import type {
   CanonicalToolResultPart,
   CanonicalUserPart,
 } from '../../canonical/canonical-request.js';
-import type { Converted } from '../../canonical/conversion.js';
+import type { Converted, FormattedRequest } from '../../canonical/conversion.js';
 import { dropEmptyTextParts } from '../shared/drop-empty-text-parts.js';
 import { inlineTextOf } from '../shared/inline-text-file.js';
 import { placeholderFilename } from '../shared/placeholder-filename.js';
@@ -78,9 +78,10 @@ function formatUser(content: CanonicalUserPart[], path: string, warnings: string
   return { role: 'user', content: first === undefined || (parts.length === 1 && first.type === 'text' && first.text === '') ? '' : parts };
 }
 
-function formatAssistant(content: CanonicalAssistantPart[], path: string, warnings: string[], options: FormatOpenaiChatMessagesOptions): WireMessage {
+function formatAssistant(content: CanonicalAssistantPart[], path: string, warnings: string[], unsentReasoningTexts: string[], options: FormatOpenaiChatMessagesOptions): WireMessage {
   let text = '';
   let reasoning = '';
+  const reasoningTexts: string[] = [];
   const toolCalls: WirePart[] = [];
   for (const part of content) {
     switch (part.type) {
@@ -89,6 +90,7 @@ function formatAssistant(content: CanonicalAssistantPart[], path: string, warnin
         break;
       case 'reasoning':
         reasoning += part.text;
+        if (part.text !== '') reasoningTexts.push(part.text);
         if (part.signature !== undefined) warnings.push(`${path}: a reasoning signature cannot be expressed in Chat Completions; dropped`);
         if (part.redactedData !== undefined) warnings.push(`${path}: redacted/encrypted reasoning cannot be expressed in Chat Completions; dropped`);
         break;
@@ -105,7 +107,10 @@ function formatAssistant(content: CanonicalAssistantPart[], path: string, warnin
   const message: WireMessage = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text };
   if (reasoning !== '') {
     if (options.assistantReasoning === 'reasoning_content') message.reasoning_content = reasoning;
-    else warnings.push(`${path}: reasoning text of an earlier turn is not sent to this upstream`);
+    else {
+      warnings.push(`${path}: reasoning text of an earlier turn is not sent to this upstream`);
+      unsentReasoningTexts.push(...reasoningTexts);
+    }
   }
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   return message;
@@ -158,8 +163,9 @@ export function formatOpenaiChatMessages(
   system: CanonicalTextPart[],
   messages: CanonicalMessage[],
   options: FormatOpenaiChatMessagesOptions,
-): Converted<WireMessage[]> {
+): Converted<WireMessage[]> & Pick<FormattedRequest, 'unsentReasoningTexts'> {
   const warnings: string[] = [];
+  const unsentReasoningTexts: string[] = [];
   const wire: WireMessage[] = system.map((part) => ({ role: 'system', content: part.text }));
   let resultImages: WirePart[] = [];
   const flushResultImages = () => {
@@ -178,7 +184,7 @@ export function formatOpenaiChatMessages(
       }
       case 'assistant':
         flushResultImages();
-        wire.push(formatAssistant(message.content, path, warnings, options));
+        wire.push(formatAssistant(message.content, path, warnings, unsentReasoningTexts, options));
         break;
       case 'tool':
         for (const result of message.content) {
@@ -194,5 +200,5 @@ export function formatOpenaiChatMessages(
     }
   }
   flushResultImages();
-  return { value: wire, warnings };
+  return { value: wire, warnings, unsentReasoningTexts };
 }

@@ -148,3 +148,19 @@ describe('formatOpenaiChatRequest empty text', () => {
     expect(messages[2]).toEqual({ role: 'tool', tool_call_id: 'c', content: 'r' });
   });
 });
+
+describe('formatOpenaiChatRequest reasoning left out', () => {
+  it('reports the reasoning texts of earlier turns it does not send back, and none when it sends them', () => {
+    const request: CanonicalRequest = {
+      model: 'm', system: [], tools: [], stream: false,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'q' }] },
+        { role: 'assistant', content: [{ type: 'reasoning', text: 'First.' }, { type: 'reasoning', text: 'Second.', signature: 'EqQB' }, { type: 'text', text: 'a' }] },
+      ],
+    };
+    expect(formatOpenaiChatRequest(request, 'gpt-4.1').unsentReasoningTexts).toEqual(['First.', 'Second.']);
+    const replayed = formatOpenaiChatRequest(request, 'deepseek-reasoner', { assistantReasoning: 'reasoning_content' });
+    expect(replayed.unsentReasoningTexts).toEqual([]);
+    expect((replayed.value.messages as Record<string, unknown>[])[1]?.reasoning_content).toBe('First.Second.');
+  });
+});

@@ -1,5 +1,5 @@
 import type { CanonicalRequest, CanonicalResponseFormat, CanonicalToolChoice } from '../../canonical/canonical-request.js';
-import type { Converted } from '../../canonical/conversion.js';
+import type { FormattedRequest } from '../../canonical/conversion.js';
 import { offeredTools } from '../shared/offered-tools.js';
 import { chatOutputLimitField } from './chat-output-limit-field.js';
 import { formatOpenaiChatMessages, type FormatOpenaiChatMessagesOptions } from './format-openai-chat-messages.js';
@@ -59,7 +59,7 @@ export function formatOpenaiChatRequest(
   request: CanonicalRequest,
   upstreamModel: string,
   options: FormatOpenaiChatRequestOptions = defaultOptions,
-): Converted<Record<string, unknown>> {
+): FormattedRequest {
   const messages = formatOpenaiChatMessages(request.system, request.messages, options);
   const warnings = [...messages.warnings];
   const body: Record<string, unknown> = { model: upstreamModel, messages: messages.value };
@@ -99,5 +99,5 @@ export function formatOpenaiChatRequest(
   if (request.user !== undefined) body.user = request.user;
   body.stream = request.stream;
   if (request.stream) body.stream_options = { include_usage: true };
-  return { value: body, warnings };
+  return { value: body, warnings, unsentReasoningTexts: messages.unsentReasoningTexts };
 }

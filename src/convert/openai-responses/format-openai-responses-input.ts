@@ -5,7 +5,7 @@ import type {
   CanonicalToolResultPart,
   CanonicalUserPart,
 } from '../../canonical/canonical-request.js';
-import type { Converted } from '../../canonical/conversion.js';
+import type { Converted, FormattedRequest } from '../../canonical/conversion.js';
 import { dropEmptyTextParts } from '../shared/drop-empty-text-parts.js';
 import { placeholderFilename } from '../shared/placeholder-filename.js';
 import { isReplayableTo } from '../shared/map-opaque-reasoning.js';
@@ -48,7 +48,7 @@ function formatUserPart(part: CanonicalUserPart): WireItem {
   }
 }
 
-function formatAssistantParts(parts: CanonicalAssistantPart[], path: string, warnings: string[]): WireItem[] {
+function formatAssistantParts(parts: CanonicalAssistantPart[], path: string, warnings: string[], unsentReasoningTexts: string[]): WireItem[] {
   const items: WireItem[] = [];
   let textRun: WireItem[] | undefined;
   for (const [index, part] of parts.entries()) {
@@ -66,10 +66,12 @@ function formatAssistantParts(parts: CanonicalAssistantPart[], path: string, war
         // or redacted thinking (OpenAI refuses encrypted content it did not encrypt), cannot.
         if (part.redactedData === undefined) {
           warnings.push(`${path}.content[${index}]: reasoning without OpenAI encrypted_content cannot be replayed to a Responses upstream; dropped`);
+          if (part.text !== '') unsentReasoningTexts.push(part.text);
           break;
         }
         if (!isReplayableTo(part.issuer, 'openai')) {
           warnings.push(`${path}.content[${index}]: reasoning encrypted by ${part.issuer} cannot be verified by OpenAI; dropped`);
+          if (part.text !== '') unsentReasoningTexts.push(part.text);
           break;
         }
         if (part.signature !== undefined) warnings.push(`${path}.content[${index}]: the reasoning signature cannot be carried; dropped`);
@@ -100,9 +102,13 @@ function formatToolResult(result: CanonicalToolResultPart, path: string, warning
   return { type: 'function_call_output', call_id: result.toolCallId, output };
 }
 
-/** Canonical turns → Responses `input` items (the system prompt goes to `instructions`, not here). */
-export function formatOpenaiResponsesInput(messages: CanonicalMessage[]): Converted<WireItem[]> {
+/**
+ * Canonical turns → Responses `input` items (the system prompt goes to `instructions`, not here). The text
+ * of each reasoning item left out goes to `unsentReasoningTexts` (the prompt's local count holds it).
+ */
+export function formatOpenaiResponsesInput(messages: CanonicalMessage[]): Converted<WireItem[]> & Pick<FormattedRequest, 'unsentReasoningTexts'> {
   const warnings: string[] = [];
+  const unsentReasoningTexts: string[] = [];
   const items: WireItem[] = [];
   for (const [index, message] of messages.entries()) {
     const path = `messages[${index}]`;
@@ -115,7 +121,7 @@ export function formatOpenaiResponsesInput(messages: CanonicalMessage[]): Conver
         });
         break;
       case 'assistant':
-        items.push(...formatAssistantParts(message.content, path, warnings));
+        items.push(...formatAssistantParts(message.content, path, warnings, unsentReasoningTexts));
         break;
       case 'tool':
         for (const [resultIndex, result] of message.content.entries()) items.push(formatToolResult(result, `${path}.content[${resultIndex}]`, warnings));
@@ -126,5 +132,5 @@ export function formatOpenaiResponsesInput(messages: CanonicalMessage[]): Conver
       }
     }
   }
-  return { value: items, warnings };
+  return { value: items, warnings, unsentReasoningTexts };
 }

@@ -93,3 +93,28 @@ describe('formatOpenaiResponsesRequest empty text', () => {
     expect(input.at(-1)).toEqual({ type: 'function_call_output', call_id: 'c', output: 'r' });
   });
 });
+
+describe('formatOpenaiResponsesRequest reasoning left out', () => {
+  it('reports the text of each reasoning item it cannot replay, and not that of OpenAI encrypted reasoning', () => {
+    const request: CanonicalRequest = {
+      model: 'm', system: [], tools: [], stream: false,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'q' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'Summary only.' },
+            { type: 'reasoning', text: 'Claude redacted.', redactedData: 'EmwK', issuer: 'anthropic' },
+            { type: 'reasoning', text: 'OpenAI summary.', redactedData: 'gAAAAABo', issuer: 'openai' },
+            { type: 'text', text: 'a' },
+          ],
+        },
+      ],
+    };
+    const { value, unsentReasoningTexts } = formatOpenaiResponsesRequest(request, 'gpt-5');
+    expect(unsentReasoningTexts).toEqual(['Summary only.', 'Claude redacted.']);
+    expect((value.input as { type?: string }[]).filter((item) => item.type === 'reasoning')).toEqual([
+      { type: 'reasoning', summary: [{ type: 'summary_text', text: 'OpenAI summary.' }], encrypted_content: 'gAAAAABo' },
+    ]);
+  });
+});

@@ -1,5 +1,5 @@
 import type { CanonicalReasoningConfig, CanonicalRequest, CanonicalResponseFormat, CanonicalToolChoice } from '../../canonical/canonical-request.js';
-import type { Converted } from '../../canonical/conversion.js';
+import type { FormattedRequest } from '../../canonical/conversion.js';
 import { formatOpenaiResponsesInput } from './format-openai-responses-input.js';
 
 /** OpenAI refuses `max_output_tokens` below 16 ("integer below minimum value"): a smaller limit is raised to it. */
@@ -75,7 +75,7 @@ function formatReasoning(reasoning: CanonicalReasoningConfig, warnings: string[]
  * OpenAI not to store it (`store: false`), and when reasoning is configured asks for `reasoning.encrypted_content`
  * so the reasoning can be replayed on the next turn without stored items.
  */
-export function formatOpenaiResponsesRequest(request: CanonicalRequest, upstreamModel: string): Converted<Record<string, unknown>> {
+export function formatOpenaiResponsesRequest(request: CanonicalRequest, upstreamModel: string): FormattedRequest {
   const input = formatOpenaiResponsesInput(request.messages);
   const warnings = [...input.warnings];
   const body: Record<string, unknown> = { model: upstreamModel };
@@ -117,5 +117,5 @@ export function formatOpenaiResponsesRequest(request: CanonicalRequest, upstream
   }
   body.store = false;
   body.stream = request.stream;
-  return { value: body, warnings };
+  return { value: body, warnings, unsentReasoningTexts: input.unsentReasoningTexts };
 }
