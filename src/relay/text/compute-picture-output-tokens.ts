@@ -30,6 +30,26 @@ export interface PictureOutputQuestion {
   pricedImageOutput: boolean;
 }
 
+type PictureTable = (typeof picturesBySize)[number];
+
+/** What a request's model names say of its pictures: the size tables they match, and a Gemini image name none does. */
+export interface PictureModels {
+  tables: readonly PictureTable[];
+  named: boolean;
+}
+
+/** Pure: the picture facts of the names a request may reach (the same for every request to that model and group: callers keep it). */
+export function readPictureModels(models: readonly string[]): PictureModels {
+  const tables: PictureTable[] = [];
+  let named = false;
+  for (const model of models) {
+    const table = picturesBySize.find((row) => row.model.test(model));
+    if (table !== undefined) tables.push(table);
+    else if (geminiImageModel.test(model)) named = true;
+  }
+  return { tables, named };
+}
+
 /**
  * Pure: the image tokens of one picture a request may be answered with, for the reservation; 0 for a model
  * that writes no images. Gemini's image models write a picture whatever `maxOutputTokens` says (a picture
@@ -40,16 +60,19 @@ export interface PictureOutputQuestion {
  * `imageConfig.imageSize`; other styles carry none (1K).
  */
 export function computePictureOutputTokens(question: PictureOutputQuestion): number {
-  const config = question.style === 'gemini' ? generationConfigOf(question.body) : undefined;
+  return pictureOutputTokens(readPictureModels(question.models), question.style, question.body, question.pricedImageOutput);
+}
+
+/** computePictureOutputTokens with the names read already (readPictureModels). */
+export function pictureOutputTokens(pictures: PictureModels, style: TextStyleName, body: Record<string, unknown>, pricedImageOutput: boolean): number {
+  // Most requests: no image model, no image price, not a Gemini body that could ask for images.
+  if (pictures.tables.length === 0 && !pictures.named && !pricedImageOutput && style !== 'gemini') return 0;
+  const config = style === 'gemini' ? generationConfigOf(body) : undefined;
   const asksImages = config !== undefined && asksForImages(config.responseModalities ?? config.response_modalities);
   const size = config !== undefined ? imageSizeOf(config.imageConfig ?? config.image_config) : undefined;
-  let most = 0;
-  for (const model of question.models) {
-    const table = picturesBySize.find((row) => row.model.test(model));
-    if (table !== undefined) most = Math.max(most, size === undefined ? table.bySize['1K']! : (table.bySize[size] ?? table.otherwise));
-    else if (geminiImageModel.test(model)) most = Math.max(most, flashImagePictureTokens);
-  }
-  if (most === 0 && (asksImages || question.pricedImageOutput)) return flashImagePictureTokens;
+  let most = pictures.named ? flashImagePictureTokens : 0;
+  for (const table of pictures.tables) most = Math.max(most, size === undefined ? table.bySize['1K']! : (table.bySize[size] ?? table.otherwise));
+  if (most === 0 && (asksImages || pricedImageOutput)) return flashImagePictureTokens;
   return most;
 }
 

@@ -24,7 +24,7 @@ import type { ChannelRecord } from '../../catalog/catalog-records.js';
 import { keyFingerprint } from '../../tasks/key-fingerprint.js';
 import { estimateSentOpaqueTokens } from './estimate-sent-opaque-tokens.js';
 import { collectUnsentReasoningTexts } from './collect-unsent-reasoning-texts.js';
-import { computePictureOutputTokens } from './compute-picture-output-tokens.js';
+import { pictureOutputTokens, readPictureModels, type PictureModels } from './compute-picture-output-tokens.js';
 import { declaredWebSearches } from './declared-web-searches.js';
 import { resolveServiceTier, withheldTierWarning, withoutServiceTier } from './resolve-service-tier.js';
 import { textStyles } from './text-styles.js';
@@ -93,13 +93,28 @@ function reservedOutputTokens(services: RelayServices, inbound: TextInbound, req
 function reservedPictureTokens(services: RelayServices, inbound: TextInbound, request: FastifyRequest): number {
   const snapshot = services.catalog.snapshot;
   const caller = request.caller;
-  const models = [inbound.model];
-  for (const channel of candidateChannels(snapshot.channels, { group: caller?.group ?? '', model: inbound.model, pinnedChannelId: caller?.pinnedChannelId, channelTypes: textChannelTypes })) {
-    const mapping = resolveModelMapping(channel.modelMapping, inbound.model);
-    if (mapping.ok && mapping.upstreamModel !== inbound.model) models.push(mapping.upstreamModel);
-  }
+  const candidates = candidateChannels(snapshot.channels, { group: caller?.group ?? '', model: inbound.model, pinnedChannelId: caller?.pinnedChannelId, channelTypes: textChannelTypes });
   const pricedImageOutput = snapshot.prices.get(inbound.model)?.imageOutput !== undefined;
-  return computePictureOutputTokens({ style: inbound.style, body: inbound.body, models, pricedImageOutput });
+  return pictureOutputTokens(pictureModelsOf(candidates, inbound.model), inbound.style, inbound.body, pricedImageOutput);
+}
+
+/**
+ * The picture facts of a model's names on its candidate channels, read once per candidate list: a list
+ * candidateChannels keeps is one group's and model's for the catalog snapshot's life, so its names are the
+ * same for every request (a pinned key's list is made anew per request, and read anew).
+ */
+const pictureModelsByCandidates = new WeakMap<readonly ChannelRecord[], { model: string; pictures: PictureModels }>();
+function pictureModelsOf(candidates: readonly ChannelRecord[], model: string): PictureModels {
+  const known = pictureModelsByCandidates.get(candidates);
+  if (known !== undefined && known.model === model) return known.pictures;
+  const models = [model];
+  for (const channel of candidates) {
+    const mapping = resolveModelMapping(channel.modelMapping, model);
+    if (mapping.ok && mapping.upstreamModel !== model) models.push(mapping.upstreamModel);
+  }
+  const pictures = readPictureModels(models);
+  pictureModelsByCandidates.set(candidates, { model, pictures });
+  return pictures;
 }
 
 /** A Gemini body's `generationConfig.candidateCount` (or the snake_case spelling Google also reads). */
