@@ -21,6 +21,9 @@ import type { ResponseRequest } from './read-response-request.js';
 import { ResponseCount, usageOfCounts } from './response-count.js';
 import { selectResponseRequest, type CreatedResponse } from './select-response-request.js';
 
+/** A response event that tells neither field of the request it answers (it answers the oldest). */
+const echoesNothing: CreatedResponse = { conversationId: undefined, metadata: undefined };
+
 export interface RealtimeSessionFacts {
   /** The session's request id: its first hold's reservation id; later holds are `<id>-<n>`. */
   requestId: string;
@@ -120,9 +123,8 @@ export class RealtimeBilling {
    * second), when it does; `created`, what it echoes of the request it answers — none for a response server
    * VAD made (select-response-request.ts).
    */
-  responseCreated(responseId: string | undefined, outputAudioRate?: number, created: CreatedResponse = { conversationId: undefined, metadata: undefined }): void {
-    const index = selectResponseRequest(this.requested, created);
-    const request = index === undefined ? undefined : this.requested.splice(index, 1)[0];
+  responseCreated(responseId: string | undefined, outputAudioRate?: number, created: CreatedResponse = echoesNothing): void {
+    const request = this.takeRequest(created);
     if (this.underWay.size === 0) this.responseStartedAt = this.services.now();
     const key = responseId ?? `unnamed-${this.underWay.size}`;
     if (responseId === undefined) this.unnamed.add(key);
@@ -181,13 +183,10 @@ export class RealtimeBilling {
   }
 
   /** A response ended: billed from the open hold, then the next hold taken. Resolves false when it could not be. */
-  responseDone(reported: NormalizedUsage | undefined, responseId: string | undefined, done: CreatedResponse = { conversationId: undefined, metadata: undefined }): Promise<boolean> {
+  responseDone(reported: NormalizedUsage | undefined, responseId: string | undefined, done: CreatedResponse = echoesNothing): Promise<boolean> {
     // A response whose response.created never came answers the request it echoes, as a created one does
     // (none for one server VAD made): the response object of `response.done` says the same.
-    if (responseId === undefined ? this.underWay.size === 0 : !this.underWay.has(responseId)) {
-      const index = selectResponseRequest(this.requested, done);
-      if (index !== undefined) this.requested.splice(index, 1);
-    }
+    if (responseId === undefined ? this.underWay.size === 0 : !this.underWay.has(responseId)) this.takeRequest(done);
     const tally = this.takeTally(responseId);
     return this.enqueue(async () => {
       if (this.finished) return false;
@@ -195,6 +194,12 @@ export class RealtimeBilling {
       await this.settleHold(usage, reported === undefined ? 'local' : 'upstream', 200, undefined);
       return this.holdNext();
     });
+  }
+
+  /** The waiting `response.create` a response answers, by what it echoes (select-response-request.ts), taken off the queue. */
+  private takeRequest(echoed: CreatedResponse): ResponseRequest | undefined {
+    const index = selectResponseRequest(this.requested, echoed);
+    return index === undefined ? undefined : this.requested.splice(index, 1)[0];
   }
 
   /** A delta of a response whose `response.created` was not seen: counted as under way from here. */
