@@ -33,12 +33,10 @@ export function metadataKey(metadata: unknown): string | null | undefined {
 }
 
 /**
- * Pure: whether a client's text frame asks for a response (`response.create`), and what it says of it, or
- * undefined when it does not. The client's audio appends — most of what it sends — are known by their first
- * bytes and never parsed; every other frame is parsed and read by its `type` (text anywhere else in it
- * cannot pass for the event).
+ * Pure: a client's text frame as the event it is, or undefined for one that is not a JSON object. The
+ * client's audio appends — most of what it sends — are known by their first bytes and never parsed.
  */
-export function readResponseRequest(frame: Buffer): ResponseRequest | undefined {
+export function parseClientEvent(frame: Buffer): Record<string, unknown> | undefined {
   if (frame.length >= audioAppendPrefix.length && frame.compare(audioAppendPrefix, 0, audioAppendPrefix.length, 0, audioAppendPrefix.length) === 0) return undefined;
   let event: unknown;
   try {
@@ -46,7 +44,21 @@ export function readResponseRequest(frame: Buffer): ResponseRequest | undefined 
   } catch {
     return undefined;
   }
-  if (!isRecord(event) || event.type !== 'response.create') return undefined;
+  return isRecord(event) ? event : undefined;
+}
+
+/**
+ * Pure: whether a client's text frame asks for a response (`response.create`), and what it says of it, or
+ * undefined when it does not. Read by its `type` (text anywhere else in it cannot pass for the event).
+ */
+export function readResponseRequest(frame: Buffer): ResponseRequest | undefined {
+  const event = parseClientEvent(frame);
+  return event === undefined ? undefined : responseRequestOf(event);
+}
+
+/** Pure: {@link readResponseRequest} of an event already parsed. */
+export function responseRequestOf(event: Record<string, unknown>): ResponseRequest | undefined {
+  if (event.type !== 'response.create') return undefined;
   const response = isRecord(event.response) ? event.response : {};
   const input = response.input;
   // Every item of an input the client wrote is its own, assistant messages too.

@@ -16,7 +16,8 @@ import { formatResponseCancels } from './format-response-cancels.js';
 import { audioDeltaOf, readAudioDeltaFrame, responseOutputAudioRate, sessionOutputAudioRate } from './read-realtime-audio.js';
 import { conversationItemAdded, conversationItemDeleted } from './read-conversation-input.js';
 import { readRealtimeUsage, refusedEventIdOf, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
-import { readResponseRequest } from './read-response-request.js';
+import { parseClientEvent, responseRequestOf } from './read-response-request.js';
+import { refuseSessionUpdate, type SessionModels, type SessionUpdateRefusal } from './refuse-session-update.js';
 import { readCreatedResponse } from './select-response-request.js';
 import { RealtimeBilling } from './realtime-billing.js';
 import { settleOrRetry } from '../settle-or-retry.js';
@@ -136,7 +137,15 @@ async function runSession(sessions: RealtimeSessions, requestId: string, request
   }
   // A session is not one request in flight (it may last hours): its settlements are, each on its own.
   sessions.open.add(client);
-  const relaying: Promise<void> = relayFrames(client, upstream, billing, requestId, channelKey).finally(() => {
+  const models: SessionModels = {
+    sessionModels: [model, upstreamModel],
+    // Read again at each update (a rare frame): model_limits narrowed since the handshake apply.
+    allowsModel: (name) => {
+      const again = authenticateToken(services.catalog.snapshot, handshake.key, Math.floor(services.now() / 1000));
+      return again.ok && tokenAllowsModel(again.caller, name);
+    },
+  };
+  const relaying: Promise<void> = relayFrames(client, upstream, billing, requestId, channelKey, models).finally(() => {
     sessions.open.delete(client);
     sessions.running.delete(relaying);
   });
@@ -189,7 +198,7 @@ function connectFailure(result: Exclude<FailoverResult<WebSocket>, { kind: 'serv
  * Relays both ways until either side closes; bills each response as it ends; resolves once all is settled.
  * A text frame that quotes the channel's key reaches the client with the key masked.
  */
-function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBilling, requestId: string, channelKey: string): Promise<void> {
+function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBilling, requestId: string, channelKey: string, models: SessionModels): Promise<void> {
   return new Promise<void>((resolve) => {
     let ending: string | undefined;
     let onResponsesDone: (() => void) | undefined;
@@ -337,10 +346,18 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       }
       // Out of quota: nothing more reaches the upstream (the session is ending).
       if (upstream.readyState === WebSocket.OPEN && !billing.exhausted) {
+        const event = isBinary ? undefined : parseClientEvent(frame);
+        // A session.update naming a model the session was not opened for, or a transcription model the key
+        // may not use, is answered as OpenAI answers a bad update (an `error` event) and not sent on.
+        const refused = event === undefined ? undefined : refuseSessionUpdate(event, models);
+        if (refused !== undefined) {
+          if (client.readyState === WebSocket.OPEN) client.send(JSON.stringify(sessionUpdateError(refused, event?.event_id, requestId)));
+          return;
+        }
         upstream.send(frame, { binary: isBinary });
         // A response asked for is under way from here, though the upstream has not named it yet: a client
         // that leaves before it does still gets it cancelled, waited for and billed.
-        const asked = isBinary ? undefined : readResponseRequest(frame);
+        const asked = event === undefined ? undefined : responseRequestOf(event);
         if (asked !== undefined) billing.responseRequested(asked);
         // A client sending far faster than the upstream reads: the session ends (the upstream cut off, its
         // responses under way billed as cut).
@@ -366,6 +383,15 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
     client.on('error', () => finish('the client session failed'));
     upstream.resume();
   });
+}
+
+/** The `error` event answering a refused session.update, naming the client's event as OpenAI's errors do. */
+function sessionUpdateError(refused: SessionUpdateRefusal, clientEventId: unknown, requestId: string): Record<string, unknown> {
+  return {
+    type: 'error',
+    event_id: `evt_${requestId}`,
+    error: { type: 'invalid_request_error', code: 'model_not_allowed', message: `${refused.message} (request id: ${requestId})`, param: refused.param, event_id: typeof clientEventId === 'string' ? clientEventId : null },
+  };
 }
 
 /** The frame, or a copy with `secret` masked when it quotes it (a search of the bytes: most frames do not). */

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { refuseSessionUpdate } from './refuse-session-update.js';
+
+const session = { sessionModels: ['gpt-realtime', 'gpt-realtime-2025-08-28'], allowsModel: (model: string) => model === 'gpt-realtime' || model === 'whisper-1' };
+
+describe('refuseSessionUpdate', () => {
+  it('lets through updates that name no model, the session\'s own names, or allowed transcription models', () => {
+    expect(refuseSessionUpdate({ type: 'session.update', session: { instructions: 'Be brief.' } }, session)).toBeUndefined();
+    expect(refuseSessionUpdate({ type: 'session.update', session: { model: 'gpt-realtime-2025-08-28' } }, session)).toBeUndefined();
+    expect(refuseSessionUpdate({ type: 'session.update', session: { input_audio_transcription: { model: 'whisper-1' } } }, session)).toBeUndefined();
+    expect(refuseSessionUpdate({ type: 'session.update', session: { audio: { input: { transcription: null } } } }, session)).toBeUndefined();
+  });
+
+  it('refuses another session model and a transcription model the key may not use, naming the field', () => {
+    expect(refuseSessionUpdate({ type: 'session.update', session: { model: 'gpt-realtime-pro' } }, session)?.param).toBe('session.model');
+    expect(refuseSessionUpdate({ type: 'session.update', session: { audio: { input: { transcription: { model: 'gpt-4o-transcribe' } } } } }, session)?.param).toBe('session.audio.input.transcription.model');
+    expect(refuseSessionUpdate({ type: 'transcription_session.update', session: { input_audio_transcription: { model: 'gpt-4o-transcribe' } } }, session)?.param).toBe('session.input_audio_transcription.model');
+  });
+
+  it('reads only session updates: other events quoting a model are not its business', () => {
+    expect(refuseSessionUpdate({ type: 'response.create', response: { model: 'gpt-realtime-pro' } }, session)).toBeUndefined();
+    expect(refuseSessionUpdate({ type: 'conversation.item.create', session: { model: 'gpt-realtime-pro' } }, session)).toBeUndefined();
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * A realtime session is admitted, held and priced for its handshake's `?model=`, and the key's
+ * `model_limits` were checked against that name alone (red-team audit, docs/behaviour.md "Realtime").
+ * A `session.update` that names another session model, or a transcription model the key may not use, is
+ * answered with an `error` event (`model_not_allowed`, the field as `param`) and never reaches the upstream:
+ * before, a key limited to `gpt-realtime` set `gpt-4o-transcribe` and had every committed buffer transcribed
+ * by it on the operator's account, and `session.model` went upstream unread. Through the openai SDK's
+ * `OpenAIRealtimeWS` behind the TLS front.
+ */
+import OpenAI from 'openai';
+import { OpenAIRealtimeWS } from 'openai/realtime/ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeRealtimeUpstream, type FakeRealtimeUpstream } from '../fakes/fake-realtime-upstream.js';
+import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+import { startTlsFront } from './tls-front.js';
+
+const channelKey = 'sk-up-realtime-limits-0123456789';
+const prices = {
+  'gpt-realtime': { input: 4, output: 16, audio_input: 32 },
+  'gpt-realtime-pro': { input: 40, output: 160, audio_input: 320 },
+  'gpt-4o-transcribe': { input: 2.5, output: 10, audio_input: 6 },
+  'whisper-1': { per_second: 0.002 },
+};
+const limitedKey = `sk-${'l'.repeat(48)}`;
+const transcribingKey = `sk-${'w'.repeat(48)}`;
+const unlimitedKey = `sk-${'u'.repeat(48)}`;
+
+let upstream: FakeRealtimeUpstream;
+let gateway: TestGateway;
+let front: { url: string; close(): Promise<void> };
+
+beforeAll(async () => {
+  upstream = await startFakeRealtimeUpstream({ expectedKeys: [channelKey] });
+  const token = { quota: 0, unlimited_quota: true, expires_at: 0, enabled: true, user: 'u' } as const;
+  gateway = await startTestGateway({
+    dialect: 'sqlite',
+    config: {
+      prices,
+      channels: [{ type: 'openai', groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, models: ['gpt-realtime', 'gpt-realtime-pro'], name: 'rt', base_url: upstream.url, key: channelKey, priority: 0, model_mapping: {} }],
+      users: [{ username: 'u', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true }],
+      tokens: [
+        { ...token, name: 'limited', key: limitedKey, model_limits: ['gpt-realtime'] },
+        { ...token, name: 'transcribing', key: transcribingKey, model_limits: ['gpt-realtime', 'gpt-4o-transcribe'] },
+        { ...token, name: 'unlimited', key: unlimitedKey },
+      ],
+    },
+  });
+  front = await startTlsFront(gateway.url);
+}, 30_000);
+afterAll(async () => {
+  await front.close();
+  await gateway.close();
+  await upstream.close();
+}, 30_000);
+
+type Event = { type: string } & Record<string, unknown>;
+
+/** Opens a session with `key`, sends one session.update, commits one audio buffer, closes; answers what the client saw and the upstream received. */
+async function updateAndCommit(key: string, session: Record<string, unknown>) {
+  const client = new OpenAI({ apiKey: key, baseURL: `${front.url}/v1` });
+  const rt = new OpenAIRealtimeWS({ model: 'gpt-realtime', options: { rejectUnauthorized: false } }, client);
+  const events: Event[] = [];
+  rt.socket.on('message', (data) => events.push(JSON.parse(String(data)) as Event));
+  const closed = new Promise<void>((resolve) => rt.socket.on('close', () => resolve()));
+  rt.on('error', () => undefined);
+  await new Promise<void>((resolve) => rt.on('session.created', () => resolve()));
+  const connection = upstream.connections.at(-1);
+  rt.send({ type: 'session.update', event_id: 'evt_client_update', session } as never);
+  await expect.poll(() => events.some((event) => event.type === 'session.updated' || event.type === 'error'), { timeout: 5_000 }).toBe(true);
+  rt.send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(3_200).toString('base64') });
+  rt.send({ type: 'input_audio_buffer.commit' });
+  await expect.poll(() => events.some((event) => event.type === 'input_audio_buffer.committed'), { timeout: 5_000 }).toBe(true);
+  // A transcription, when there is one, follows the commit: let it arrive before the session ends.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  rt.close();
+  await closed;
+  await gateway.settled();
+  return { events, received: (connection?.received ?? []).map((event) => event.type) };
+}
+
+async function transcriptionRows(): Promise<number> {
+  const rows = await gateway.gateway.services.database.db.selectFrom('logs').select('model').where('style', '=', 'openai-realtime').execute();
+  return rows.filter((row) => row.model !== 'gpt-realtime').length;
+}
+
+function refusal(events: Event[]) {
+  const error = events.find((event) => event.type === 'error')?.error as Record<string, unknown> | undefined;
+  return error === undefined ? undefined : { code: error.code, type: error.type, param: error.param, event_id: error.event_id };
+}
+
+describe('realtime session.update: models the session was not admitted for', () => {
+  it('refuses a GA transcription model outside the key\'s model_limits: an error event, not sent upstream, nothing transcribed', async () => {
+    const before = await transcriptionRows();
+    const seen = await updateAndCommit(limitedKey, { type: 'realtime', audio: { input: { transcription: { model: 'gpt-4o-transcribe' } } } });
+    expect(refusal(seen.events)).toEqual({ code: 'model_not_allowed', type: 'invalid_request_error', param: 'session.audio.input.transcription.model', event_id: 'evt_client_update' });
+    expect(seen.received).not.toContain('session.update');
+    expect(seen.events.some((event) => event.type === 'conversation.item.input_audio_transcription.completed')).toBe(false);
+    expect(await transcriptionRows()).toBe(before);
+  });
+
+  it('refuses a beta input_audio_transcription model outside model_limits the same way', async () => {
+    const seen = await updateAndCommit(limitedKey, { input_audio_transcription: { model: 'whisper-1' } });
+    expect(refusal(seen.events)?.param).toBe('session.input_audio_transcription.model');
+    expect(seen.received).not.toContain('session.update');
+  });
+
+  it('refuses a session.model other than the handshake\'s, for any key (the session is held and priced for its own)', async () => {
+    const seen = await updateAndCommit(unlimitedKey, { type: 'realtime', model: 'gpt-realtime-pro' });
+    expect(refusal(seen.events)).toEqual({ code: 'model_not_allowed', type: 'invalid_request_error', param: 'session.model', event_id: 'evt_client_update' });
+    expect(seen.received).not.toContain('session.update');
+  });
+
+  it('control: a transcription model within model_limits, or any for an unlimited key, is set and billed', async () => {
+    const before = await transcriptionRows();
+    for (const key of [transcribingKey, unlimitedKey]) {
+      const seen = await updateAndCommit(key, { type: 'realtime', model: 'gpt-realtime', audio: { input: { transcription: { model: 'gpt-4o-transcribe' } } } });
+      expect(refusal(seen.events)).toBeUndefined();
+      expect(seen.received).toContain('session.update');
+      expect(seen.events.some((event) => event.type === 'conversation.item.input_audio_transcription.completed')).toBe(true);
+    }
+    expect(await transcriptionRows()).toBe(before + 2);
+  });
+
+  it('control: a limited key\'s update without a model (instructions, voice) goes through', async () => {
+    const seen = await updateAndCommit(limitedKey, { type: 'realtime', instructions: 'Be brief.' });
+    expect(refusal(seen.events)).toBeUndefined();
+    expect(seen.received).toContain('session.update');
+  });
+});
