@@ -1,4 +1,5 @@
 import { sql, type ExpressionBuilder, type RawBuilder, type Selectable } from 'kysely';
+import { boundTaskAnswer } from '../tasks/bound-task-answer.js';
 import { unfinishedStatuses, type TaskStatus } from '../tasks/task-status.js';
 import type { Database, DatabaseSchema, DialectName, TasksTable } from './database-schema.js';
 import type { LogRow } from './logs-repository.js';
@@ -107,7 +108,7 @@ export class TasksRepository {
         upstream_id: submitted.upstreamId,
         status: submitted.status,
         progress: submitted.progress,
-        result: submitted.result,
+        result: boundTaskAnswer(submitted.result),
         next_poll_at: submitted.nextPollAt,
         updated_at: now,
         ...(submitted.failReason === undefined ? {} : { fail_reason: storableReason(submitted.failReason), completed_at: now }),
@@ -212,7 +213,7 @@ export class TasksRepository {
       .set({
         status: change.status,
         progress: change.progress,
-        ...(change.result === undefined ? {} : { result: change.result }),
+        ...(change.result === undefined ? {} : { result: boundTaskAnswer(change.result) }),
         ...(change.failReason === undefined ? {} : { fail_reason: storableReason(change.failReason) }),
         ...(change.completedAt === undefined ? {} : { completed_at: change.completedAt }),
         next_poll_at: change.nextPollAt,
