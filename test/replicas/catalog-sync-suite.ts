@@ -73,6 +73,17 @@ export function catalogSyncSuite(options: SyncSuiteOptions): void {
     expect(await within(options.deadlineMs, async () => (await chatStatus(b.url)) === 402)).toBeGreaterThanOrEqual(0);
   });
 
+  // From the multi-process red team: money does not wait for the sync window. B's catalog still shows the
+  // old balance, but its reservation is the ledger's guarded UPDATE of the row A just changed.
+  it("a token's quota taken away through A is refused (402) by B at once: the ledger reads the row, not B's catalog", async () => {
+    const id = await findId(a.url, 'tokens', 'carol-key');
+    const token = await admin(a.url, 'GET', `/tokens/${id}`);
+    const calls = upstream.requests.length;
+    expect((await admin(a.url, 'POST', `/tokens/${id}/quota`, { delta: -Number(token.body.data.quota) })).status).toBe(200);
+    expect(await chatStatus(b.url)).toBe(402);
+    expect(upstream.requests.length).toBe(calls);
+  });
+
   it("a user's quota given back through A is usable on B, and B's view of the user follows", async () => {
     const id = await findId(a.url, 'users', 'carol');
     const user = await admin(a.url, 'GET', `/users/${id}`);
