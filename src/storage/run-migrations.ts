@@ -21,6 +21,7 @@ import { mysqlSettleFlagsMigration } from './migrations/018-mysql-settle-flags.j
 import { conversationOwnersMigration } from './migrations/019-conversation-owners.js';
 import { conversationOwnersLongIdsAndHistoryMigration } from './migrations/020-conversation-owners-long-ids-and-history.js';
 import { reservationLogFactsMigration } from './migrations/021-reservation-log-facts.js';
+import { mysqlExactIdKeysMigration } from './migrations/022-mysql-exact-id-keys.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -46,6 +47,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '019-conversation-owners': conversationOwnersMigration(),
     '020-conversation-owners-long-ids-and-history': conversationOwnersLongIdsAndHistoryMigration(),
     '021-reservation-log-facts': reservationLogFactsMigration(dialect),
+    '022-mysql-exact-id-keys': mysqlExactIdKeysMigration(dialect),
   };
 }
 

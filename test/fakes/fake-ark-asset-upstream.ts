@@ -37,6 +37,8 @@ export interface FakeArkAssetUpstream {
   enqueueFault(status: number): void;
   /** The next createMedia answers `{}` (as some resellers do) though the asset is created. */
   answerNextCreateEmpty(): void;
+  /** The next createMedia makes its asset under this id (Ark's ids are its own; a test may need two alike). */
+  nameNextAsset(id: string): void;
   activate(id: string): void;
   close(): Promise<void>;
 }
@@ -47,6 +49,7 @@ export async function startFakeArkAssetUpstream(options: { expectedKeys: string[
   const owners = new Map<string, string>();
   const faults: number[] = [];
   let emptyNext = false;
+  let nextName: string | undefined;
   let sequence = 0;
 
   const metadata = (action: string, error?: { Code: string; Message: string }) => ({
@@ -76,7 +79,8 @@ export async function startFakeArkAssetUpstream(options: { expectedKeys: string[
           return fail(response, 400, action, 'InvalidParameter', 'url, name and assetType are required');
         }
         sequence += 1;
-        const id = `${options.idPrefix ?? 'asset-20260327164915-'}${String(sequence).padStart(5, 'a')}`;
+        const id = nextName ?? `${options.idPrefix ?? 'asset-20260327164915-'}${String(sequence).padStart(5, 'a')}`;
+        nextName = undefined;
         const now = new Date(Date.UTC(2026, 2, 27, 8, 49, 15 + sequence)).toISOString().replace('.000', '');
         assets.set(id, { Id: id, Name: body.name, URL: `https://ark-media-asset.example.com/${id}.bin?X-Tos-Signature=abc`, AssetType: body.assetType, GroupId: 'group-20260323170848-fwlzh', Status: 'Processing', CreateTime: now, UpdateTime: now, ProjectName: 'default' });
         owners.set(id, key);
@@ -103,6 +107,9 @@ export async function startFakeArkAssetUpstream(options: { expectedKeys: string[
     enqueueFault: (status) => faults.push(status),
     answerNextCreateEmpty: () => {
       emptyNext = true;
+    },
+    nameNextAsset: (id) => {
+      nextName = id;
     },
     activate: (id) => {
       const asset = assets.get(id);
