@@ -208,6 +208,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     }),
     keepAlive: new StreamKeepAlive(environment.streamKeepAliveSeconds * 1000),
     settings: { maxStreamEventBytes: 8 * 1024 * 1024, usageWaitMs: environment.usageWaitSeconds * 1000 },
+    report: (line) => process.stderr.write(`${line}\n`),
     disableChannel: (channelId, reason) => {
       void repositories.channels
         .update(channelId, { status: 'auto_disabled', statusReason: reason.slice(0, 500) }, now())

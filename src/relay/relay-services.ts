@@ -39,6 +39,8 @@ export interface RelayServices {
   /** Pings client streams that fall silent (STREAM_KEEPALIVE_SECONDS). */
   keepAlive: StreamKeepAlive;
   settings: RelaySettings;
+  /** A line for the operator (stderr): something the gateway could not do that must be mended by hand. */
+  report(line: string): void;
   /** Disables a channel whose account is dead (when its auto_disable allows); never awaited on the hot path. */
   disableChannel(channelId: number, reason: string): void;
   now(): number;

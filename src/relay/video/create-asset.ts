@@ -7,6 +7,7 @@ import { invalidParameter, missingParameter, requireObjectBody } from '../valida
 import { assetChannels } from './asset-channels.js';
 import { askAssetChannels } from './ask-asset-channels.js';
 import { assetIdPattern } from './asset-id.js';
+import { recordAssetOwner } from './record-asset-owner.js';
 import { runAssetRequest } from './run-asset-request.js';
 
 /** The asset kinds Seedance 2 takes as references. */
@@ -18,8 +19,9 @@ const assetTypes = new Set(['Image', 'Video', 'Audio']);
  * (asset-channels.ts). The body (`url`, `name`, `assetType`) is checked and sent as it came, with the
  * channel's first key; the upstream's answer (Volcengine Ark's `{ResponseMetadata, Result}`) is relayed as
  * it is. The asset id it names is recorded with its maker, channel and key, so that `get` answers its maker
- * alone, from there. Free: no quota is taken, but it counts against the caller's request rate limits and is
- * logged (run-asset-request.ts).
+ * alone, from there (record-asset-owner.ts: a failed write is tried again, one given up is reported). Free:
+ * no quota is taken, but it counts against the caller's request rate limits and is logged
+ * (run-asset-request.ts).
  */
 export async function createAsset(services: RelayServices, owners: AssetOwnersRepository, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const body = requireObjectBody(request.body);
@@ -44,7 +46,7 @@ export async function createAsset(services: RelayServices, owners: AssetOwnersRe
       }),
     );
     const id = answer.status < 300 ? resultIdOf(answer.text) : undefined;
-    if (id !== undefined) await owners.record({ asset_id: id, user_id: caller.user.id, channel_id: answer.channel.id, key_fingerprint: keyFingerprint(answer.key), created_at: services.now() });
+    if (id !== undefined) await recordAssetOwner(owners, { asset_id: id, user_id: caller.user.id, channel_id: answer.channel.id, key_fingerprint: keyFingerprint(answer.key), created_at: services.now() }, services.report);
     return answer;
   });
 }
