@@ -33,8 +33,8 @@ export interface FakeArkAssetUpstream {
   url: string;
   requests: RecordedAssetRequest[];
   assets: Map<string, FakeAsset>;
-  /** The next request answers this status (and Ark's error body) instead. */
-  enqueueFault(status: number): void;
+  /** The next request answers this status (and Ark's error body, with `message` when given) instead. */
+  enqueueFault(status: number, message?: string): void;
   /** The next createMedia answers `{}` (as some resellers do) though the asset is created. */
   answerNextCreateEmpty(): void;
   /** The next createMedia makes its asset under this id (Ark's ids are its own; a test may need two alike). */
@@ -47,7 +47,7 @@ export async function startFakeArkAssetUpstream(options: { expectedKeys: string[
   const requests: RecordedAssetRequest[] = [];
   const assets = new Map<string, FakeAsset>();
   const owners = new Map<string, string>();
-  const faults: number[] = [];
+  const faults: { status: number; message: string | undefined }[] = [];
   let emptyNext = false;
   let nextName: string | undefined;
   let sequence = 0;
@@ -71,7 +71,7 @@ export async function startFakeArkAssetUpstream(options: { expectedKeys: string[
       const url = new URL(path, 'http://fake');
       const action = url.pathname === '/api/asset/createMedia' ? 'CreateAsset' : 'GetAsset';
       const fault = faults.shift();
-      if (fault !== undefined) return fail(response, fault, action, fault === 429 ? 'RequestLimitExceeded' : 'InternalError', `fault ${fault}`);
+      if (fault !== undefined) return fail(response, fault.status, action, fault.status === 429 ? 'RequestLimitExceeded' : 'InternalError', fault.message ?? `fault ${fault.status}`);
       if (!options.expectedKeys.includes(key)) return fail(response, 401, action, 'AuthenticationError', 'the API key is invalid');
       if (request.method === 'POST' && url.pathname === '/api/asset/createMedia') {
         const body = parseJson(rawBody);
@@ -104,7 +104,7 @@ export async function startFakeArkAssetUpstream(options: { expectedKeys: string[
     url: await listenOnLoopback(server),
     requests,
     assets,
-    enqueueFault: (status) => faults.push(status),
+    enqueueFault: (status, message) => faults.push({ status, message }),
     answerNextCreateEmpty: () => {
       emptyNext = true;
     },
