@@ -53,6 +53,11 @@ export interface FormatRequestOptions {
   replayReasoning?: boolean;
   /** Chat Completions: the channel's `settings.max_tokens_field`, the field the output limit goes in (chat-output-limit-field.ts). */
   outputLimitField?: unknown;
+  /**
+   * Chat Completions and Responses: the channel's `settings.reasoning_effort`, whether its model takes
+   * `reasoning_effort` / `reasoning` (convert/shared/takes-openai-reasoning.ts); unset, by the model's name.
+   */
+  reasoningEffortSetting?: unknown;
 }
 
 /** Pure, stateful stream transform: upstream wire events in, canonical parts out. */

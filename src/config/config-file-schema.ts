@@ -87,6 +87,8 @@ export const channelSettingsSchema = z
     stream_usage: z.boolean().optional(),
     /** openai (Chat): send earlier turns' reasoning back as `reasoning_content` (default: DeepSeek models; replays-reasoning.ts). */
     replay_reasoning: z.boolean().optional(),
+    /** openai: the upstream model takes `reasoning_effort` (Chat) / `reasoning` (Responses) converted from another style (default: by model name; takes-openai-reasoning.ts). */
+    reasoning_effort: z.boolean().optional(),
     /** The output limit sent (and reserved) when a request names none: one number, or upstream model → number. */
     max_tokens: z.union([outputTokensValue, z.record(z.string().min(1), outputTokensValue)]).optional(),
     /** openai (Chat): the field that limit goes in (default by model name; chat-output-limit-field.ts). */
@@ -97,7 +99,7 @@ export const channelSettingsSchema = z
   .strict();
 
 /** The settings only an `openai` channel reads. */
-const openaiOnlySettings = ['api', 'stream_usage', 'replay_reasoning', 'max_tokens_field', 'asset_api'] as const;
+const openaiOnlySettings = ['api', 'stream_usage', 'replay_reasoning', 'reasoning_effort', 'max_tokens_field', 'asset_api'] as const;
 
 /** `tencent-vod`: Tencent Cloud VOD's AIGC video (spec §4.9.5), keys `SubAppId|SecretId|SecretKey[|Region]`; `suno`: a Suno-API proxy (protocols.md §2); `kling`: Kling's video API, keys `AccessKey|SecretKey` (§3); `midjourney`: a Midjourney-proxy, key = its `mj-api-secret` (§1). */
 export const channelTypes = ['openai', 'anthropic', 'gemini', 'tencent-vod', 'suno', 'kling', 'midjourney'] as const;

@@ -105,7 +105,8 @@ describe('cross-style golden suite', () => {
           it(`request ${name}`, () => {
             const parsed = textStyles[client].parseRequest(JSON.parse(text));
             if ('invalid' in parsed) throw new Error(`fixture ${name} is invalid: ${parsed.message}`);
-            const formatted = textStyles[upstream].formatRequest(parsed.value, 'upstream-model');
+            // 'upstream-model' names no reasoning model: the channel setting says it takes reasoning, so the goldens show its mapping.
+            const formatted = textStyles[upstream].formatRequest(parsed.value, 'upstream-model', { reasoningEffortSetting: true });
             expectPairGolden(`${client}-request-to-${upstream}`, name.replace('.json', ''), [formatted.value, { warnings: [...parsed.warnings, ...formatted.warnings] }]);
           });
         }

@@ -78,6 +78,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
       defaultMaxOutputTokens: outputLimit,
       replayReasoning: replaysReasoning(input.channel, input.upstreamModel),
       outputLimitField: input.channel.settings.max_tokens_field,
+      reasoningEffortSetting: input.channel.settings.reasoning_effort,
     });
   } catch (error) {
     // The request's fault, before any upstream call: a 400, not a channel failure.

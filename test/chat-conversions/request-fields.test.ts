@@ -14,7 +14,8 @@ const hi = [{ role: 'user' as const, content: 'Say hello' }];
 describe('Chat client → converted upstreams: request fields', () => {
   let fixture: BillingFixture;
   beforeAll(async () => {
-    fixture = await startBillingFixture();
+    // 'billed-responses' names no reasoning model: the channel says it takes reasoning settings.
+    fixture = await startBillingFixture({ channelSettings: { 'openai-responses': { reasoning_effort: true } } });
   });
   afterAll(async () => {
     await fixture.close();

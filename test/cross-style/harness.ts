@@ -13,10 +13,15 @@ import { startTestGateway, type TestGateway } from '../support/start-test-gatewa
 
 export const callerKey = `sk-${'a'.repeat(48)}`;
 
-/** The model that routes to each upstream style (the Gemini channel also serves a Gemini 3 model). */
+/**
+ * The model that routes to each upstream style (the Gemini channel also serves a Gemini 3 model; the Chat
+ * channel a reasoning model, the Responses channel one that does not reason).
+ */
 export const M = {
   chat: 'gpt-4o-mini',
+  chatReasoning: 'o4-mini',
   responses: 'gpt-5-mini',
+  responsesPlain: 'gpt-4.1',
   anthropic: 'claude-sonnet-4-5',
   gemini: 'gemini-2.5-flash',
   gemini3: 'gemini-3-pro-preview',
@@ -46,8 +51,8 @@ export async function startCrossStyleFixture(env: Record<string, string> = {}): 
     config: {
       prices: Object.fromEntries(Object.values(M).map((model) => [model, { input: 1, output: 2 }])),
       channels: [
-        channel('chat', 'openai', [M.chat]),
-        channel('responses', 'openai', [M.responses], { api: 'responses' }),
+        channel('chat', 'openai', [M.chat, M.chatReasoning]),
+        channel('responses', 'openai', [M.responses, M.responsesPlain], { api: 'responses' }),
         channel('anthropic', 'anthropic', [M.anthropic]),
         channel('gemini', 'gemini', [M.gemini, M.gemini3]),
       ],

@@ -36,6 +36,17 @@ describe('formatOpenaiChatRequest', () => {
     expect(formatOpenaiChatRequest(request, 'deepseek-chat').value).toMatchObject({ max_tokens: 99 });
   });
 
+  it('sends reasoning_effort only to a model that takes it, else drops it with a warning (OpenAI refuses it for gpt-4o)', () => {
+    const request: CanonicalRequest = { ...canonical('text'), reasoning: { effort: 'high' } };
+    expect(formatOpenaiChatRequest(request, 'o4-mini').value.reasoning_effort).toBe('high');
+    const dropped = formatOpenaiChatRequest(request, 'gpt-4o');
+    expect(dropped.value).not.toHaveProperty('reasoning_effort');
+    expect(dropped.warnings).toContain("reasoning effort 'high' is not sent: gpt-4o takes no reasoning_effort (channel setting reasoning_effort)");
+    // The channel's setting wins over the name, either way.
+    expect(formatOpenaiChatRequest(request, 'gemini-2.5-flash', { assistantReasoning: 'omit', reasoningEffortSetting: true }).value.reasoning_effort).toBe('high');
+    expect(formatOpenaiChatRequest(request, 'o3', { assistantReasoning: 'omit', reasoningEffortSetting: false }).value).not.toHaveProperty('reasoning_effort');
+  });
+
   it('asks a stream for usage, which billing needs', () => {
     expect(formatOpenaiChatRequest({ ...canonical('text'), stream: true }, 'gpt-4o').value).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     expect(formatOpenaiChatRequest({ ...canonical('text'), stream: false }, 'gpt-4o').value).not.toHaveProperty('stream_options');

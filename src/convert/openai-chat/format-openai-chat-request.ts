@@ -1,22 +1,20 @@
 import type { CanonicalRequest, CanonicalResponseFormat, CanonicalToolChoice } from '../../canonical/canonical-request.js';
 import type { FormattedRequest } from '../../canonical/conversion.js';
 import { offeredTools } from '../shared/offered-tools.js';
+import { takesOpenaiReasoning } from '../shared/takes-openai-reasoning.js';
 import { chatOutputLimitField } from './chat-output-limit-field.js';
 import { formatOpenaiChatMessages, type FormatOpenaiChatMessagesOptions } from './format-openai-chat-messages.js';
 
 export type FormatOpenaiChatRequestOptions = FormatOpenaiChatMessagesOptions & {
   /** The channel's `settings.max_tokens_field` (chat-output-limit-field.ts); unset, chosen by the model's name. */
   outputLimitField?: unknown;
+  /** The channel's `settings.reasoning_effort` (takes-openai-reasoning.ts); unset, chosen by the model's name. */
+  reasoningEffortSetting?: unknown;
 };
 
 const defaultOptions: FormatOpenaiChatRequestOptions = { assistantReasoning: 'omit' };
 
 const maxOpenaiStopSequences = 4;
-
-/**
- * OpenAI's reasoning models refuse `max_tokens` ("Use 'max_completion_tokens' instead"), while DeepSeek and
- * most compatibles know only `max_tokens`; the same test as the Vercel AI SDK's `isReasoningModel`.
- */
 
 function formatToolChoice(choice: CanonicalToolChoice): unknown {
   switch (choice.type) {
@@ -92,7 +90,11 @@ export function formatOpenaiChatRequest(
   if (request.responseFormat !== undefined) body.response_format = formatResponseFormat(request.responseFormat);
   if (request.reasoning !== undefined) {
     const { effort, budgetTokens, includeThoughts } = request.reasoning;
-    if (effort !== undefined) body.reasoning_effort = effort;
+    if (effort !== undefined) {
+      // A model that does not reason refuses the field (400): the request goes without it.
+      if (takesOpenaiReasoning(upstreamModel, options.reasoningEffortSetting)) body.reasoning_effort = effort;
+      else warnings.push(`reasoning effort '${effort}' is not sent: ${upstreamModel} takes no reasoning_effort (channel setting reasoning_effort)`);
+    }
     if (budgetTokens !== undefined && budgetTokens >= 0) warnings.push(`a reasoning budget (${budgetTokens} tokens) has no Chat Completions parameter; only reasoning_effort exists`);
     if (includeThoughts !== undefined) warnings.push('includeThoughts has no Chat Completions parameter; whether reasoning text comes back is up to the upstream');
   }

@@ -60,7 +60,7 @@ const everything: CanonicalRequest = {
 };
 
 function roundTrip(request: CanonicalRequest) {
-  const formatted = formatOpenaiChatRequest(request, request.model, { assistantReasoning: 'reasoning_content' });
+  const formatted = formatOpenaiChatRequest(request, request.model, { assistantReasoning: 'reasoning_content', reasoningEffortSetting: true });
   const parsed = parseOpenaiChatRequest(JSON.parse(JSON.stringify(formatted.value)));
   if ('invalid' in parsed) throw new Error(`refused: ${parsed.param}: ${parsed.message}`);
   return { request: parsed.value, warnings: [...formatted.warnings, ...parsed.warnings] };

@@ -53,6 +53,16 @@ describe('formatOpenaiResponsesRequest', () => {
     ]);
   });
 
+  it('sends reasoning (and asks for its encryption) only to a model that takes it: OpenAI refuses reasoning.effort for gpt-4.1', () => {
+    const request = canonicalRequests['unsupported-settings']!;
+    const dropped = formatOpenaiResponsesRequest(request, 'gpt-4.1');
+    expect(dropped.value.reasoning).toBeUndefined();
+    expect(dropped.value.include).toBeUndefined();
+    expect(dropped.warnings).toContain('reasoning {"effort":"medium","summary":"auto"} is not sent: gpt-4.1 takes no reasoning settings (channel setting reasoning_effort)');
+    expect(formatOpenaiResponsesRequest(request, 'my-deployment', { reasoningEffortSetting: true }).value.reasoning).toEqual({ effort: 'medium', summary: 'auto' });
+    expect(formatOpenaiResponsesRequest(request, 'o3', { reasoningEffortSetting: false }).value.reasoning).toBeUndefined();
+  });
+
   it('does not send an end-user id longer than safety_identifier takes', () => {
     const { value, warnings } = formatOpenaiResponsesRequest({ ...canonicalRequests.text!, user: 'u'.repeat(65) }, 'gpt-5');
     expect(value.safety_identifier).toBeUndefined();

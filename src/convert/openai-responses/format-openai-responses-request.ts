@@ -1,5 +1,6 @@
 import type { CanonicalReasoningConfig, CanonicalRequest, CanonicalResponseFormat, CanonicalToolChoice } from '../../canonical/canonical-request.js';
-import type { FormattedRequest } from '../../canonical/conversion.js';
+import type { FormatRequestOptions, FormattedRequest } from '../../canonical/conversion.js';
+import { takesOpenaiReasoning } from '../shared/takes-openai-reasoning.js';
 import { formatOpenaiResponsesInput } from './format-openai-responses-input.js';
 
 /** OpenAI refuses `max_output_tokens` below 16 ("integer below minimum value"): a smaller limit is raised to it. */
@@ -75,7 +76,7 @@ function formatReasoning(reasoning: CanonicalReasoningConfig, warnings: string[]
  * OpenAI not to store it (`store: false`), and when reasoning is configured asks for `reasoning.encrypted_content`
  * so the reasoning can be replayed on the next turn without stored items.
  */
-export function formatOpenaiResponsesRequest(request: CanonicalRequest, upstreamModel: string): FormattedRequest {
+export function formatOpenaiResponsesRequest(request: CanonicalRequest, upstreamModel: string, options: Pick<FormatRequestOptions, 'reasoningEffortSetting'> = {}): FormattedRequest {
   const input = formatOpenaiResponsesInput(request.messages);
   const warnings = [...input.warnings];
   const body: Record<string, unknown> = { model: upstreamModel };
@@ -102,7 +103,11 @@ export function formatOpenaiResponsesRequest(request: CanonicalRequest, upstream
   if (request.responseFormat !== undefined) body.text = { format: formatTextFormat(request.responseFormat) };
   if (request.reasoning !== undefined) {
     const reasoning = formatReasoning(request.reasoning, warnings);
-    if (reasoning !== undefined) {
+    // A model that does not reason refuses `reasoning` (400 "Unsupported parameter: 'reasoning.effort'"):
+    // the request goes without it, and without asking for encrypted reasoning it cannot make.
+    if (reasoning !== undefined && !takesOpenaiReasoning(upstreamModel, options.reasoningEffortSetting)) {
+      warnings.push(`reasoning ${JSON.stringify(reasoning)} is not sent: ${upstreamModel} takes no reasoning settings (channel setting reasoning_effort)`);
+    } else if (reasoning !== undefined) {
       body.reasoning = reasoning;
       body.include = ['reasoning.encrypted_content'];
     }

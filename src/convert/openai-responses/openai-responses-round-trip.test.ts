@@ -9,7 +9,7 @@ import { canonicalRequests } from './test-support/canonical-requests.js';
 import { canonicalResponses } from './test-support/canonical-responses.js';
 
 function roundTripRequest(request: CanonicalRequest) {
-  const formatted = formatOpenaiResponsesRequest(request, request.model);
+  const formatted = formatOpenaiResponsesRequest(request, request.model, { reasoningEffortSetting: true });
   const parsed = parseOpenaiResponsesRequest(formatted.value);
   if ('invalid' in parsed) throw new Error(parsed.message);
   return { request: parsed.value, warnings: [...formatted.warnings, ...parsed.warnings] };

@@ -30,7 +30,7 @@ export const textStyles: Record<TextStyleName, TextStyleConverters> = {
   'openai-chat': {
     parseRequest: parseOpenaiChatRequest,
     formatRequest: (request, upstreamModel, options) =>
-      formatOpenaiChatRequest(request, upstreamModel, { assistantReasoning: options?.replayReasoning === true ? 'reasoning_content' : 'omit', outputLimitField: options?.outputLimitField }),
+      formatOpenaiChatRequest(request, upstreamModel, { assistantReasoning: options?.replayReasoning === true ? 'reasoning_content' : 'omit', outputLimitField: options?.outputLimitField, reasoningEffortSetting: options?.reasoningEffortSetting }),
     parseResponse: parseOpenaiChatResponse,
     formatResponse: formatOpenaiChatResponse,
     createDecoder: createOpenaiChatStreamDecoder,

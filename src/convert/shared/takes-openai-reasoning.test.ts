@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { takesOpenaiReasoning } from './takes-openai-reasoning.js';
+
+describe('takesOpenaiReasoning', () => {
+  it("takes OpenAI's reasoning models by name, with or without a vendor prefix", () => {
+    for (const model of ['o1', 'o3-mini', 'o4-mini-2025-04-16', 'gpt-5', 'gpt-5-mini', 'gpt-5.1-chat-latest', 'gpt-5.2-codex', 'gpt-oss-120b', 'openai/gpt-oss-20b', 'openai/o3']) {
+      expect(takesOpenaiReasoning(model), model).toBe(true);
+    }
+  });
+
+  it('refuses models that do not reason, and o1-mini / o1-preview, which take no effort', () => {
+    for (const model of ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'chatgpt-4o-latest', 'gpt-5-chat-latest', 'o1-mini', 'o1-preview', 'deepseek-chat', 'llama-3.3-70b-versatile', 'qwen2.5-72b-instruct', 'Meta-Llama-3.1-8B-Instruct', 'ollama/llama3']) {
+      expect(takesOpenaiReasoning(model), model).toBe(false);
+    }
+  });
+
+  it("lets the channel's reasoning_effort setting decide when it is a boolean", () => {
+    expect(takesOpenaiReasoning('gemini-2.5-flash', true)).toBe(true);
+    expect(takesOpenaiReasoning('o3', false)).toBe(false);
+    expect(takesOpenaiReasoning('gpt-4o', 'yes')).toBe(false);
+  });
+});
