@@ -1,4 +1,4 @@
-import type { CanonicalMediaSource } from '../../canonical/canonical-request.js';
+import type { CanonicalMediaSource, CanonicalReasoningPart } from '../../canonical/canonical-request.js';
 import { parseDataUrl } from '../../convert/shared/parse-data-url.js';
 import { estimatedTokensPerImage, tokensPerMessage } from '../count-tokens.js';
 import { PdfScanBudget } from '../estimate-attachment-tokens.js';
@@ -18,6 +18,11 @@ export interface PromptText {
    * request that leaves some out is counted without it (estimate-sent-opaque-tokens.ts).
    */
   opaqueTokens?: number;
+  /**
+   * The replayed reasoning within `texts` and `opaqueTokens`, as parts (undefined when there is none): a
+   * conversion may leave some out, which the reservation then need not hold (estimate-unsent-reasoning-tokens.ts).
+   */
+  reasoningParts?: CanonicalReasoningPart[];
 }
 
 /** The text of a Chat Completions request that the model reads, for local token counts and estimates. */
@@ -26,6 +31,7 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
   let extraTokens = 0;
   let imageTokens = 0;
   let opaqueTokens = 0;
+  let reasoningParts: CanonicalReasoningPart[] | undefined;
   // One inflation budget for every PDF of the request, however many it carries.
   const budget = new PdfScanBudget();
   const messages = Array.isArray(body.messages) ? body.messages : [];
@@ -37,7 +43,11 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
     // An earlier turn's reasoning, replayed (DeepSeek's thinking mode requires it back on a tool loop, and
     // bills it as input); read as the converters read it: `reasoning_content`, else OpenRouter's `reasoning`.
     const replayedReasoning = reasoningContent ?? reasoning;
-    if (typeof replayedReasoning === 'string') parts.push(replayedReasoning);
+    if (typeof replayedReasoning === 'string') {
+      parts.push(replayedReasoning);
+      // As the Chat parser reads it: text without a signature.
+      (reasoningParts ??= []).push({ type: 'reasoning', text: replayedReasoning });
+    }
     if (typeof content === 'string') parts.push(content);
     else if (Array.isArray(content)) {
       for (const part of content) {
@@ -68,7 +78,7 @@ export function collectChatPromptText(body: Record<string, unknown>): PromptText
     const schema = (format as Record<string, unknown>).json_schema;
     if (schema !== undefined && schema !== null) parts.push(JSON.stringify(schema));
   }
-  return { texts: [parts.join('\n')], extraTokens: extraTokens + opaqueTokens, imageTokens, opaqueTokens };
+  return { texts: [parts.join('\n')], extraTokens: extraTokens + opaqueTokens, imageTokens, opaqueTokens, reasoningParts };
 }
 
 function signatureTokens(call: unknown): number {

@@ -135,9 +135,9 @@ export function buildParsedInbound(style: 'anthropic-messages' | 'openai-respons
   };
 }
 
-/** The prompt's counts, and the opaque reasoning in them. */
-function promptTokensOf(prompt: PromptText): PromptTokens & { opaquePromptTokens: number } {
-  return { ...estimatePromptTokens(prompt), opaquePromptTokens: prompt.opaqueTokens ?? 0 };
+/** The prompt's counts, and the opaque reasoning and the reasoning parts in them. */
+function promptTokensOf(prompt: PromptText): PromptTokens & Pick<TextInbound, 'opaquePromptTokens' | 'reasoningParts'> {
+  return { ...estimatePromptTokens(prompt), opaquePromptTokens: prompt.opaqueTokens ?? 0, reasoningParts: prompt.reasoningParts };
 }
 
 /** Adds `extra` to `prompt`. */

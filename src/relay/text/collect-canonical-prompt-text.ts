@@ -1,4 +1,4 @@
-import type { CanonicalMediaSource, CanonicalRequest } from '../../canonical/canonical-request.js';
+import type { CanonicalMediaSource, CanonicalReasoningPart, CanonicalRequest } from '../../canonical/canonical-request.js';
 import { inlineTextOf } from '../../convert/shared/inline-text-file.js';
 import { estimatedTokensPerImage, tokensPerMessage } from '../count-tokens.js';
 import type { PromptText } from '../openai/collect-prompt-text.js';
@@ -11,6 +11,7 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
   let extraTokens = 0;
   let imageTokens = 0;
   let opaqueTokens = 0;
+  let reasoningParts: CanonicalReasoningPart[] | undefined;
   // One inflation budget for every PDF of the request, however many it carries.
   const budget = new PdfScanBudget();
   for (const message of request.messages) {
@@ -25,6 +26,7 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
           // reasoning items), its opaque form too: the thinking a signature carries is more than its summary.
           texts.push(part.text);
           opaqueTokens += estimateOpaqueTokens(part.signature) + estimateOpaqueTokens(part.redactedData);
+          (reasoningParts ??= []).push(part);
           break;
         case 'image':
           imageTokens += estimatedTokensPerImage;
@@ -48,7 +50,7 @@ export function collectCanonicalPromptText(request: CanonicalRequest): PromptTex
   if (request.tools.length > 0) texts.push(JSON.stringify(request.tools));
   // A structured output's schema is input its upstream bills (OpenAI, Anthropic, Gemini alike).
   if (request.responseFormat?.type === 'json_schema') texts.push(JSON.stringify(request.responseFormat.schema));
-  return { texts: [texts.join('\n')], extraTokens: extraTokens + opaqueTokens, imageTokens, opaqueTokens };
+  return { texts: [texts.join('\n')], extraTokens: extraTokens + opaqueTokens, imageTokens, opaqueTokens, reasoningParts };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import type { CanonicalRequest } from '../../canonical/canonical-request.js';
+import type { CanonicalReasoningPart, CanonicalRequest } from '../../canonical/canonical-request.js';
 import type { ConversionContext } from '../../canonical/conversion.js';
 import { chatOutputLimitField } from '../../convert/openai-chat/chat-output-limit-field.js';
 import { isRecord } from '../../convert/shared/is-record.js';
@@ -26,6 +26,8 @@ import { estimateSentOpaqueTokens } from './estimate-sent-opaque-tokens.js';
 import { collectUnsentReasoningTexts } from './collect-unsent-reasoning-texts.js';
 import { pictureOutputTokens, readPictureModels, type PictureModels } from './compute-picture-output-tokens.js';
 import { declaredWebSearches } from './declared-web-searches.js';
+import { estimateUnsentReasoningTokens } from './estimate-unsent-reasoning-tokens.js';
+import { replaysReasoning } from '../replays-reasoning.js';
 import { resolveServiceTier, withheldTierWarning, withoutServiceTier } from './resolve-service-tier.js';
 import { textStyles } from './text-styles.js';
 
@@ -39,6 +41,8 @@ export interface TextInbound extends PromptTokens {
   maxOutputTokens: number | undefined;
   /** The opaque reasoning the client replays, within the prompt counts (PromptText `opaqueTokens`). */
   opaquePromptTokens: number;
+  /** The reasoning the client replays, within the prompt counts, as parts; undefined when there is none (PromptText `reasoningParts`). */
+  reasoningParts: readonly CanonicalReasoningPart[] | undefined;
   warnings: string[];
   /** The client's body and bytes, as the client sent them. */
   body: Record<string, unknown>;
@@ -139,6 +143,40 @@ function reservedWebSearches(services: RelayServices, inbound: TextInbound, requ
     if (mapping.ok) most = Math.max(most, declaredWebSearches('gemini', inbound.body, mapping.upstreamModel));
   }
   return most;
+}
+
+/**
+ * The prompt estimate the reservation holds: the client's, less the replayed reasoning that no channel
+ * that could serve the request is sent — a conversion drops thinking its upstream cannot verify or has no
+ * field for (estimate-unsent-reasoning-tokens.ts), and the upstream never reads it. The least any
+ * candidate drops, so the reservation covers whichever failover picks; a same-style candidate (the client's
+ * body, cleaned of another vendor's reasoning only at its attempt) drops nothing here. A request without
+ * replayed reasoning returns at once: no second pass over the body.
+ */
+function reservedPromptTokens(services: RelayServices, inbound: TextInbound, request: FastifyRequest, estimated: number): number {
+  const parts = inbound.reasoningParts;
+  if (parts === undefined) return estimated;
+  const caller = request.caller;
+  const candidates = candidateChannels(services.catalog.snapshot.channels, { group: caller?.group ?? '', model: inbound.model, pinnedChannelId: caller?.pinnedChannelId, channelTypes: textChannelTypes });
+  const unsentByTarget = new Map<string, number>();
+  let least: number | undefined;
+  for (const channel of candidates) {
+    const style = upstreamTextStyleOf(channel);
+    const mapping = resolveModelMapping(channel.modelMapping, inbound.model);
+    // A channel that cannot serve the request fails its attempt: it is sent nothing.
+    if (style === undefined || !mapping.ok) continue;
+    if (style === inbound.style) return estimated;
+    const replays = style === 'openai-chat' && replaysReasoning(channel, mapping.upstreamModel);
+    const target = `${style}/${replays}`;
+    let unsent = unsentByTarget.get(target);
+    if (unsent === undefined) {
+      unsent = estimateUnsentReasoningTokens(parts, { style, replaysReasoning: replays });
+      unsentByTarget.set(target, unsent);
+    }
+    if (unsent === 0) return estimated;
+    least = least === undefined ? unsent : Math.min(least, unsent);
+  }
+  return Math.max(0, estimated - (least ?? 0));
 }
 
 /** An OpenAI channel that speaks Chat Completions upstream (not one set to the Responses API). */
@@ -271,7 +309,7 @@ export async function runTextRelay(services: RelayServices, inbound: TextInbound
     {
       model: inbound.model,
       stream: inbound.stream,
-      estimatedPromptTokens: continued?.estimatedPromptTokens ?? inbound.estimatedPromptTokens,
+      estimatedPromptTokens: reservedPromptTokens(services, inbound, request, continued?.estimatedPromptTokens ?? inbound.estimatedPromptTokens),
       countPromptTokens: continued?.countPromptTokens ?? inbound.countPromptTokens,
       promptImageTokens: continued?.promptImageTokens ?? inbound.promptImageTokens,
       preferredChannelId: continued?.preferredChannelId,
