@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Database, DialectName } from './database-schema.js';
+import type { ExpressionBuilder } from 'kysely';
+import type { Database, DatabaseSchema, DialectName } from './database-schema.js';
 
 /** One conversation's owner as the table keeps it (conversation-owners.ts reads and writes these). */
 export interface ConversationOwnerRecord {
@@ -24,7 +25,13 @@ export function conversationKeyOf(conversationId: string): string {
   return conversationId.length <= maxPlainConversationKeyLength ? conversationId : `sha256:${createHash('sha256').update(conversationId).digest('hex')}`;
 }
 
-/** Who made each OpenAI conversation made or claimed through the gateway, and where (migrations 019, 020). */
+/** The condition of a statement on the user's claim of the id that still awaits its first answer (channel 0). */
+const claimOf =
+  (conversationId: string, userId: number) =>
+  (eb: ExpressionBuilder<DatabaseSchema, 'conversation_owners'>) =>
+    eb.and([eb('conversation_id', '=', conversationKeyOf(conversationId)), eb('user_id', '=', userId), eb('channel_id', '=', 0)]);
+
+/** Who made each OpenAI conversation made or claimed through the gateway, and where (migrations 019, 020, 023). */
 export class ConversationOwnersRepository {
   constructor(
     private readonly db: Database,
@@ -72,18 +79,42 @@ export class ConversationOwnersRepository {
 
   /** A claim's first answer: the channel and key that hold the conversation (a claim answered already keeps its own). */
   async answerClaim(conversationId: string, userId: number, channelId: number, keyFingerprint: string): Promise<void> {
-    await this.db
-      .updateTable('conversation_owners')
-      .set({ channel_id: channelId, key_fingerprint: keyFingerprint })
-      .where('conversation_id', '=', conversationKeyOf(conversationId))
-      .where('user_id', '=', userId)
-      .where('channel_id', '=', 0)
-      .execute();
+    await this.db.updateTable('conversation_owners').set({ channel_id: channelId, key_fingerprint: keyFingerprint }).where(claimOf(conversationId, userId)).execute();
   }
 
-  /** A claim whose request got no answer: the id is left for the first request that is answered. */
+  /**
+   * Another turn of the claim's user holds it too (one statement): true when the row was a claim of this user
+   * still awaiting its first answer. False when it is answered, another user's, or gone (its last holder
+   * released it between this turn's insert and this update: the caller claims again).
+   */
+  async joinClaim(conversationId: string, userId: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('conversation_owners')
+      .set((eb) => ({ holders: eb('holders', '+', 1) }))
+      .where(claimOf(conversationId, userId))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /**
+   * A turn holding a claim got no answer: it lets go of the claim, and the last holder's release deletes the
+   * row (the id is left for the first request that is answered). An answered claim keeps its row. One
+   * statement when this turn was the only holder (the usual case); else its one is taken off, and the row
+   * deleted should that have left none (another holder released between the two statements: each release
+   * takes exactly one off, by the delete of a last holder or by the update).
+   */
   async releaseClaim(conversationId: string, userId: number): Promise<void> {
-    await this.db.deleteFrom('conversation_owners').where('conversation_id', '=', conversationKeyOf(conversationId)).where('user_id', '=', userId).where('channel_id', '=', 0).execute();
+    const claim = claimOf(conversationId, userId);
+    const deleted = await this.db.deleteFrom('conversation_owners').where(claim).where('holders', '=', 1).executeTakeFirst();
+    if (Number(deleted.numDeletedRows) > 0) return;
+    const released = await this.db
+      .updateTable('conversation_owners')
+      .set((eb) => ({ holders: eb('holders', '-', 1) }))
+      .where(claim)
+      .where('holders', '>', 0)
+      .executeTakeFirst();
+    if (Number(released.numUpdatedRows) === 0) return;
+    await this.db.deleteFrom('conversation_owners').where(claim).where('holders', '<=', 0).execute();
   }
 
   /** The history counted so far, when larger than the one written (one statement: replicas may race). */

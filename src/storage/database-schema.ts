@@ -232,6 +232,11 @@ export interface ConversationOwnersTable {
   /** The history last written (when it had doubled since the write before), in tokens. */
   context_tokens: Generated<number>;
   created_at: number;
+  /**
+   * The turns holding a claim that awaits its first answer (migration 023): the turns of its user that named
+   * it meanwhile, less those released unanswered; the last one's release deletes the row. 1 on a made row.
+   */
+  holders: Generated<number>;
 }
 
 export interface DatabaseSchema {

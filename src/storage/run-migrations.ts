@@ -22,6 +22,7 @@ import { conversationOwnersMigration } from './migrations/019-conversation-owner
 import { conversationOwnersLongIdsAndHistoryMigration } from './migrations/020-conversation-owners-long-ids-and-history.js';
 import { reservationLogFactsMigration } from './migrations/021-reservation-log-facts.js';
 import { mysqlExactIdKeysMigration } from './migrations/022-mysql-exact-id-keys.js';
+import { conversationClaimHoldersMigration } from './migrations/023-conversation-claim-holders.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -48,6 +49,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '020-conversation-owners-long-ids-and-history': conversationOwnersLongIdsAndHistoryMigration(),
     '021-reservation-log-facts': reservationLogFactsMigration(dialect),
     '022-mysql-exact-id-keys': mysqlExactIdKeysMigration(dialect),
+    '023-conversation-claim-holders': conversationClaimHoldersMigration(),
   };
 }
 

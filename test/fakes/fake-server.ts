@@ -18,7 +18,8 @@ export interface RecordedRequest {
 }
 
 export type FakeFault =
-  | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
+  /** `delayMs`: answered after that wait (an error that comes late, while other requests go on). */
+  | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
   | { kind: 'reset-before-headers' }
   | { kind: 'cut-after-first-chunk' }
   | { kind: 'slow-first-byte'; delayMs: number }
@@ -136,6 +137,7 @@ async function serve<Options>(
     return;
   }
   if (fault?.kind === 'status') {
+    if (fault.delayMs !== undefined) await sleep(fault.delayMs, undefined, { signal });
     const reply = dialect.answerStatusFault(fault, arrival.sequence);
     response.writeHead(fault.status, { ...reply.headers, ...fault.headers });
     response.end(reply.text);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFakeOpenaiConversationsUpstream, type FakeOpenaiConversationsUpstream } from '../fakes/fake-openai-conversations-upstream.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { allDialects, createTestDatabase, type TestDatabase } from '../support/test-databases.js';
@@ -14,7 +14,9 @@ import { allDialects, createTestDatabase, type TestDatabase } from '../support/t
  * - an entry read back from the table after a restart reserves the history the row holds (twice it), not
  *   only the turn's input;
  * - `/v1/responses/compact` claims an unknown id as a turn does (it reaches the conversation too);
- * - an id over 256 characters (never remembered, so never claimable) is refused on both routes.
+ * - an id over 256 characters (never remembered, so never claimable) is refused on both routes;
+ * - two turns of one user on an unknown id both hold its claim: the one the upstream refused does not
+ *   delete the row the other's answer goes into.
  */
 const run = randomUUID().slice(0, 8);
 const model = 'gpt-5';
@@ -52,6 +54,9 @@ for (const { dialect, available } of allDialects) {
       const { data, response } = await sdk(key).responses.create({ model: on, input: 'hi', max_output_tokens: 16, conversation }).withResponse();
       return { text: data.output_text, reserved: await reservedBy(response.headers.get('x-request-id')) };
     };
+    const ownerRow = (conversation: string) => db().selectFrom('conversation_owners').selectAll().where('conversation_id', '=', conversation).executeTakeFirst();
+    const userIdOf = async (username: string) => Number((await db().selectFrom('users').select('id').where('username', '=', username).executeTakeFirstOrThrow()).id);
+    const responsesTurns = () => upstream.requests.filter((request) => request.path === '/v1/responses').length;
     const refusal = (key: string, conversation: string, on = model) =>
       sdk(key)
         .responses.create({ model: on, input: 'mine?', conversation })
@@ -140,6 +145,28 @@ for (const { dialect, available } of allDialects) {
       await gateway.settled();
       expect((await turn(bob, outside.id)).text).toMatch(/read 0 items$/);
       expect(await refusal(alice, outside.id)).toBeInstanceOf(OpenAI.BadRequestError);
+    });
+
+    it('two turns of one user on an unknown id, the claiming one refused upstream after the other began: the row keeps the other\'s answer, and the id stays the user\'s after a restart', async () => {
+      const outside = await direct(upstream).conversations.create();
+      const before = responsesTurns();
+      // The claiming turn's upstream refuses it late; the other turn, which found the claim, is answered after that.
+      upstream.enqueueFault({ kind: 'status', status: 400, delayMs: 1_000 });
+      upstream.enqueueFault({ kind: 'slow-first-byte', delayMs: 2_500 });
+      const claiming = refusal(alice, outside.id);
+      await vi.waitFor(() => expect(responsesTurns()).toBe(before + 1), { timeout: 10_000, interval: 20 });
+      const answered = turn(alice, outside.id);
+      expect(await claiming).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((await answered).text).toMatch(/read 0 items$/);
+      await gateway.settled();
+      expect(await ownerRow(outside.id), 'the answered turn\'s channel, in the row the refused one had made').toMatchObject({ user_id: await userIdOf('alice'), channel_id: expect.any(Number) });
+      expect(Number((await ownerRow(outside.id))?.channel_id)).toBeGreaterThan(0);
+
+      await restart();
+      const calls = upstream.requests.length;
+      expect(await refusal(bob, outside.id)).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(upstream.requests.length, 'no upstream call for Bob').toBe(calls);
+      expect((await turn(alice, outside.id)).text).toMatch(/read 2 items$/);
     });
 
     it('a conversation first named on /v1/responses/compact is claimed there: refused to another user on both routes, with no upstream call', async () => {

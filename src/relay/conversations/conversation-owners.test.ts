@@ -3,15 +3,21 @@ import type { ConversationOwnerRecord } from '../../storage/conversation-owners-
 import { LocalResponseMemory } from '../responses/response-memory.js';
 import { ConversationOwners, type ConversationOwnerStore } from './conversation-owners.js';
 
-/** A table in a Map that counts how often it is asked. */
+/** A table in a Map that counts how often it is asked (`holders`: the turns holding each claim, migration 023). */
 function countingStore() {
   const rows = new Map<string, ConversationOwnerRecord>();
-  const calls = { insert: 0, find: 0, delete: 0, noteHistory: 0 };
+  const holders = new Map<string, number>();
+  const calls = { insert: 0, find: 0, delete: 0, noteHistory: 0, answerClaim: 0 };
+  const claimOf = (id: string, userId: number) => {
+    const row = rows.get(id);
+    return row !== undefined && row.userId === userId && row.channelId === 0 ? row : undefined;
+  };
   const store: ConversationOwnerStore = {
     insertIfAbsent: async (row) => {
       calls.insert += 1;
       if (rows.has(row.conversationId)) return false;
       rows.set(row.conversationId, row);
+      holders.set(row.conversationId, 1);
       return true;
     },
     find: async (id) => {
@@ -23,12 +29,20 @@ function countingStore() {
       rows.delete(id);
     },
     answerClaim: async (id, userId, channelId, keyFingerprint) => {
-      const row = rows.get(id);
-      if (row !== undefined && row.userId === userId && row.channelId === 0) rows.set(id, { ...row, channelId, keyFingerprint });
+      calls.answerClaim += 1;
+      const row = claimOf(id, userId);
+      if (row !== undefined) rows.set(id, { ...row, channelId, keyFingerprint });
+    },
+    joinClaim: async (id, userId) => {
+      if (claimOf(id, userId) === undefined) return false;
+      holders.set(id, (holders.get(id) ?? 0) + 1);
+      return true;
     },
     releaseClaim: async (id, userId) => {
-      const row = rows.get(id);
-      if (row !== undefined && row.userId === userId && row.channelId === 0) rows.delete(id);
+      if (claimOf(id, userId) === undefined) return;
+      const left = (holders.get(id) ?? 0) - 1;
+      holders.set(id, left);
+      if (left <= 0) rows.delete(id);
     },
     noteHistory: async (id, contextTokens) => {
       calls.noteHistory += 1;
@@ -36,7 +50,7 @@ function countingStore() {
       if (row !== undefined && row.contextTokens < contextTokens) rows.set(id, { ...row, contextTokens });
     },
   };
-  return { rows, calls, store };
+  return { rows, holders, calls, store };
 }
 
 const setup = () => {
@@ -96,6 +110,41 @@ describe('ConversationOwners', () => {
     expect(await owners.claim('conv_3', 9)).toBe(true);
   });
 
+  it('two turns of one user hold its claim: the one released unanswered leaves the row to the other\'s answer; the last release deletes it', async () => {
+    const { table, owners } = setup();
+    // One turn claims, the next finds the claim its own (recall-and-claim-continuation.ts joins it).
+    expect(await owners.claim('conv_6', 7)).toBe(true);
+    expect(await owners.claim('conv_6', 7)).toBe(true);
+    expect(table.holders.get('conv_6')).toBe(2);
+    await owners.releaseClaim('conv_6', 7);
+    expect(table.rows.get('conv_6'), 'the other turn still holds the claim').toMatchObject({ userId: 7, channelId: 0 });
+    owners.answerClaim('conv_6', owner);
+    await Promise.resolve();
+    expect(table.rows.get('conv_6')).toMatchObject({ userId: 7, channelId: 3 });
+    expect(await owners.claim('conv_6', 8)).toBe(false);
+
+    // Neither answered: the second release is the last holder's.
+    expect(await Promise.all([owners.claim('conv_7', 7), owners.claim('conv_7', 7)])).toEqual([true, true]);
+    await owners.releaseClaim('conv_7', 7);
+    expect(table.rows.has('conv_7')).toBe(true);
+    await owners.releaseClaim('conv_7', 7);
+    expect(table.rows.has('conv_7')).toBe(false);
+    expect(await owners.claim('conv_7', 8)).toBe(true);
+  });
+
+  it('a claim released between another turn\'s insert and join is claimed again by that turn', async () => {
+    const { table, owners } = setup();
+    expect(await owners.claim('conv_8', 7)).toBe(true);
+    const join = table.store.joinClaim;
+    // The holder lets go just as the second turn's insert found its row.
+    table.store.joinClaim = async (id, userId) => {
+      await owners.releaseClaim(id, 7);
+      return join(id, userId);
+    };
+    expect(await owners.claim('conv_8', 8)).toBe(true);
+    expect(table.rows.get('conv_8')).toMatchObject({ userId: 8, channelId: 0 });
+  });
+
   it('a forgotten conversation is gone from both', async () => {
     const { memory, table, owners } = setup();
     await owners.recordMade('conv_3', owner, 0);
@@ -108,7 +157,7 @@ describe('ConversationOwners', () => {
   it('a table that cannot be written is reported, and the memory still holds the conversation (a claim goes on)', async () => {
     const { memory, errors } = setup();
     const down = () => Promise.reject(new Error('down'));
-    const failing: ConversationOwnerStore = { insertIfAbsent: down, find: async () => undefined, delete: async () => undefined, answerClaim: down, releaseClaim: down, noteHistory: down };
+    const failing: ConversationOwnerStore = { insertIfAbsent: down, find: async () => undefined, delete: async () => undefined, answerClaim: down, joinClaim: down, releaseClaim: down, noteHistory: down };
     const owners = new ConversationOwners(memory, failing, { now: () => 0, onError: (error) => errors.push(error) });
     await owners.recordMade('conv_4', owner, 5);
     expect(errors).toHaveLength(1);

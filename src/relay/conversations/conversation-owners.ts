@@ -1,13 +1,15 @@
 import type { ConversationOwnerRecord } from '../../storage/conversation-owners-repository.js';
 import type { RememberedResponse, ResponseMemory } from '../responses/response-memory.js';
 
-/** Where a conversation's owner is kept for good: the `conversation_owners` table (migrations 019, 020). */
+/** Where a conversation's owner is kept for good: the `conversation_owners` table (migrations 019, 020, 023). */
 export interface ConversationOwnerStore {
   /** True when this call wrote the row: the arbiter between two claims of one id. */
   insertIfAbsent(owner: ConversationOwnerRecord): Promise<boolean>;
   find(conversationId: string): Promise<ConversationOwnerRecord | undefined>;
   delete(conversationId: string): Promise<void>;
   answerClaim(conversationId: string, userId: number, channelId: number, keyFingerprint: string): Promise<void>;
+  /** True when the row was this user's claim awaiting its first answer: one more turn holds it. */
+  joinClaim(conversationId: string, userId: number): Promise<boolean>;
   releaseClaim(conversationId: string, userId: number): Promise<void>;
   noteHistory(conversationId: string, contextTokens: number): Promise<void>;
 }
@@ -61,15 +63,24 @@ export class ConversationOwners {
 
   /**
    * A conversation neither the memory nor the table knows, named by a turn of `userId`
-   * (`allow_unknown_conversations`): claimed in the table before any upstream call, which only one user's
-   * claim wins (insert-if-absent). False when another user's claim (or row) has it: that turn is refused as
-   * any other user's. A table that cannot be written is reported and leaves the claim to the memory alone.
+   * (`allow_unknown_conversations`) — or this user's claim of it still awaiting its first answer (channel 0):
+   * claimed in the table before any upstream call, which only one user's claim wins (insert-if-absent). A
+   * turn of the same user finding its claim there holds it too (`holders`), so that another of its turns
+   * released unanswered does not delete the row this one's answer goes into. False when another user's
+   * claim (or row) has it: that turn is refused as any other user's. A table that cannot be written is
+   * reported and leaves the claim to the memory alone.
    */
   async claim(conversationId: string, userId: number): Promise<boolean> {
     try {
-      if (await this.store.insertIfAbsent({ conversationId, userId, channelId: 0, keyFingerprint: '', contextTokens: 0, createdAt: this.options.now() })) return true;
-      // Someone's row is there: this user's own (two of its turns at once) goes on, another's is refused.
-      return (await this.store.find(conversationId))?.userId === userId;
+      // At most three rounds: a row gone between the insert and the join was released by its last holder.
+      for (let round = 0; round < 3; round += 1) {
+        if (await this.store.insertIfAbsent({ conversationId, userId, channelId: 0, keyFingerprint: '', contextTokens: 0, createdAt: this.options.now() })) return true;
+        if (await this.store.joinClaim(conversationId, userId)) return true;
+        // Answered meanwhile (its maker's, on its channel now) or another user's: decided; gone: claim again.
+        const row = await this.store.find(conversationId);
+        if (row !== undefined) return row.userId === userId;
+      }
+      return false;
     } catch (error) {
       this.options.onError(error, conversationId);
       return true;
@@ -81,7 +92,7 @@ export class ConversationOwners {
     this.store.answerClaim(conversationId, owner.userId, owner.channelId, owner.keyFingerprint).catch((error: unknown) => this.options.onError(error, conversationId));
   }
 
-  /** A claim whose request got no answer (refused at admission, no channel answered): the id is left to the next request. */
+  /** A claim whose request got no answer (refused at admission, no channel answered): this turn lets go; the last holder's release leaves the id to the next request. */
   async releaseClaim(conversationId: string, userId: number): Promise<void> {
     await this.store.releaseClaim(conversationId, userId).catch((error: unknown) => this.options.onError(error, conversationId));
   }

@@ -27,7 +27,9 @@ const noClaim: ConversationClaim = { answered: () => undefined, releaseIfUnanswe
  * conversation neither knows that `allow_unknown_conversations` lets through, this request's claim of it,
  * made in the table before any upstream call: a request whose claim finds another user's row is refused as
  * any other user's. Both routes reach the conversation upstream, so both claim: a conversation first named
- * on one must not be left to whoever names it next on the other.
+ * on one must not be left to whoever names it next on the other. A turn naming its user's claim that awaits
+ * its first answer (the table's row at channel 0) holds that claim too: another turn's release then leaves
+ * the row to this one's answer, and a row whose answer could not be written gets the channel of the next.
  */
 export async function recallAndClaimContinuation(services: RelayServices, ids: ContinuationIds, userId: number): Promise<ClaimedContinuation> {
   let conversation: RememberedResponse | undefined;
@@ -39,7 +41,10 @@ export async function recallAndClaimContinuation(services: RelayServices, ids: C
   };
   const known = await recallContinuation(services.responses, ids, userId, services.catalog.snapshot.settings.allowUnknownConversations, recallConversation);
   const conversationId = ids.conversationId;
-  if (!unknown || conversationId === undefined) return { known, conversation, claim: noClaim };
+  // This user's claim whose first answer is not written yet (another turn's in flight, or its write failed
+  // for good): this turn holds it too, and its answer names the channel if none has.
+  const claimed = conversation?.channelId === 0;
+  if (!(unknown || claimed) || conversationId === undefined) return { known, conversation, claim: noClaim };
   if (!(await services.conversations.claim(conversationId, userId))) throw unknownConversation(conversationId);
   let open = true;
   return {
