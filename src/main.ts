@@ -271,6 +271,8 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
       // left to the next start's recovery (charged as reserved), as a crash would leave them.
       const unsettled = await settleRetries.close(Math.max(0, deadline - Date.now()));
       if (unsettled > 0) app.log.warn(`${unsettled} settlement(s) could not be made before shutdown; the next start settles them at their reserved amounts`);
+      // A claimed conversation's channel whose write is waiting for its next try: tried once more.
+      await relay.conversations.close();
       await serverClosed;
       await taskEngine.stop();
       // No sweep beats the run's mark after it is marked clean.

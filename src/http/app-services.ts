@@ -9,6 +9,7 @@ import type { OptionsRepository } from '../storage/options-repository.js';
 import type { PricingRepository } from '../storage/pricing-repository.js';
 import type { TasksRepository } from '../storage/tasks-repository.js';
 import type { AssetOwnersRepository } from '../storage/asset-owners-repository.js';
+import type { ConversationOwnersRepository } from '../storage/conversation-owners-repository.js';
 import type { TaskEngine } from '../tasks/task-engine.js';
 import type { TokensRepository } from '../storage/tokens-repository.js';
 import type { UsersRepository } from '../storage/users-repository.js';
@@ -31,6 +32,8 @@ export interface AppServices {
     logs: LogsRepository;
     tasks: TasksRepository;
     assetOwners: AssetOwnersRepository;
+    /** Read and written through relay.conversations (conversation-owners.ts). */
+    conversationOwners: ConversationOwnersRepository;
   };
   /** The poll loop of asynchronous tasks (started unless TASK_POLL_INTERVAL is 0). */
   taskEngine: TaskEngine;

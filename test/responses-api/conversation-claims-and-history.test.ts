@@ -16,7 +16,10 @@ import { allDialects, createTestDatabase, type TestDatabase } from '../support/t
  * - `/v1/responses/compact` claims an unknown id as a turn does (it reaches the conversation too);
  * - an id over 256 characters (never remembered, so never claimable) is refused on both routes;
  * - two turns of one user on an unknown id both hold its claim: the one the upstream refused does not
- *   delete the row the other's answer goes into.
+ *   delete the row the other's answer goes into;
+ * - a claim's answer whose channel write fails is written again; and a row left at channel 0 gets the
+ *   channel of its maker's next answered turn — else, once the memory lapsed, the Conversations routes
+ *   had no channel to go to (503) and the row stayed so.
  */
 const run = randomUUID().slice(0, 8);
 const model = 'gpt-5';
@@ -167,6 +170,38 @@ for (const { dialect, available } of allDialects) {
       expect(await refusal(bob, outside.id)).toBeInstanceOf(OpenAI.BadRequestError);
       expect(upstream.requests.length, 'no upstream call for Bob').toBe(calls);
       expect((await turn(alice, outside.id)).text).toMatch(/read 2 items$/);
+    });
+
+    it('a claim\'s answer whose channel write fails is written again: after a restart its maker still reaches it on the Conversations routes', async () => {
+      const outside = await direct(upstream).conversations.create();
+      const written = vi.spyOn(gateway.gateway.services.repositories.conversationOwners, 'answerClaim').mockRejectedValueOnce(new Error('database blip'));
+      try {
+        expect((await turn(alice, outside.id)).text).toMatch(/read 0 items$/);
+        await vi.waitFor(async () => expect(Number((await ownerRow(outside.id))?.channel_id)).toBeGreaterThan(0), { timeout: 5_000, interval: 50 });
+        expect(written).toHaveBeenCalledTimes(2);
+      } finally {
+        written.mockRestore();
+      }
+      await restart();
+      expect(await gateway.gateway.services.relay.responses.recall(outside.id), 'the new process remembers nothing').toBeUndefined();
+      expect(await sdk(alice).conversations.retrieve(outside.id)).toMatchObject({ id: outside.id });
+      expect(await refusal(bob, outside.id)).toBeInstanceOf(OpenAI.BadRequestError);
+    });
+
+    it('a claim left at channel 0 (its answer\'s write failed for good) gets the channel of its maker\'s next answered turn, and is still refused to another user', async () => {
+      const outside = await direct(upstream).conversations.create();
+      vi.spyOn(gateway.gateway.services.repositories.conversationOwners, 'answerClaim').mockRejectedValue(new Error('database down'));
+      expect((await turn(alice, outside.id)).text).toMatch(/read 0 items$/);
+      // Shutdown tries the write once more, and fails too: the new process finds the row at channel 0.
+      await restart();
+      expect(await ownerRow(outside.id)).toMatchObject({ user_id: await userIdOf('alice'), channel_id: 0 });
+      expect(await refusal(bob, outside.id)).toBeInstanceOf(OpenAI.BadRequestError);
+
+      expect((await turn(alice, outside.id)).text).toMatch(/read 2 items$/);
+      await gateway.settled();
+      await vi.waitFor(async () => expect(Number((await ownerRow(outside.id))?.channel_id)).toBeGreaterThan(0), { timeout: 5_000, interval: 50 });
+      await restart();
+      expect(await sdk(alice).conversations.retrieve(outside.id)).toMatchObject({ id: outside.id });
     });
 
     it('a conversation first named on /v1/responses/compact is claimed there: refused to another user on both routes, with no upstream call', async () => {

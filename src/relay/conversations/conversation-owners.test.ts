@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ConversationOwnerRecord } from '../../storage/conversation-owners-repository.js';
 import { LocalResponseMemory } from '../responses/response-memory.js';
-import { ConversationOwners, type ConversationOwnerStore } from './conversation-owners.js';
+import { answerRetry, ConversationOwners, type ConversationOwnerStore } from './conversation-owners.js';
 
 /** A table in a Map that counts how often it is asked (`holders`: the turns holding each claim, migration 023). */
 function countingStore() {
@@ -143,6 +143,47 @@ describe('ConversationOwners', () => {
     };
     expect(await owners.claim('conv_8', 8)).toBe(true);
     expect(table.rows.get('conv_8')).toMatchObject({ userId: 8, channelId: 0 });
+  });
+
+  describe('a claim\'s answer whose write fails', () => {
+    afterEach(() => vi.useRealTimers());
+
+    it('is written again, at doubling intervals, until it goes through', async () => {
+      vi.useFakeTimers();
+      const { table, owners, errors } = setup();
+      expect(await owners.claim('conv_9', 7)).toBe(true);
+      const answer = table.store.answerClaim;
+      let failures = 3;
+      table.store.answerClaim = (...args) => (failures-- > 0 ? Promise.reject(new Error('blip')) : answer(...args));
+      owners.answerClaim('conv_9', owner);
+      await vi.advanceTimersByTimeAsync(answerRetry.firstDelayMs * (1 + 2) - 1);
+      expect(table.rows.get('conv_9')?.channelId, 'two tries failed, the third not yet due').toBe(0);
+      await vi.advanceTimersByTimeAsync(answerRetry.firstDelayMs * 4 + 1);
+      expect(table.rows.get('conv_9')).toMatchObject({ userId: 7, channelId: 3, keyFingerprint: owner.keyFingerprint });
+      expect(errors).toHaveLength(3);
+      expect(table.calls.answerClaim).toBe(1);
+      await vi.runAllTimersAsync();
+      expect(table.calls.answerClaim, 'no try after it went through').toBe(1);
+    });
+
+    it('stops after its last try, and at shutdown gets one more try at once', async () => {
+      vi.useFakeTimers();
+      const { table, owners, errors } = setup();
+      await owners.claim('conv_10', 7);
+      await owners.claim('conv_11', 7);
+      const answer = table.store.answerClaim;
+      table.store.answerClaim = () => Promise.reject(new Error('down'));
+      owners.answerClaim('conv_10', owner);
+      await vi.runAllTimersAsync();
+      expect(errors).toHaveLength(answerRetry.tries);
+
+      owners.answerClaim('conv_11', owner);
+      await vi.advanceTimersByTimeAsync(1);
+      table.store.answerClaim = answer;
+      await owners.close();
+      expect(table.rows.get('conv_11')?.channelId).toBe(3);
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 
   it('a forgotten conversation is gone from both', async () => {

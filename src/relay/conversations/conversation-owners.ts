@@ -14,6 +14,17 @@ export interface ConversationOwnerStore {
   noteHistory(conversationId: string, contextTokens: number): Promise<void>;
 }
 
+/** How a claim's answer whose write failed is tried again (ConversationOwners.answerClaim). */
+export const answerRetry = { firstDelayMs: 500, maxDelayMs: 30_000, tries: 12 };
+
+interface PendingAnswer {
+  conversationId: string;
+  owner: ConversationOwner;
+  /** Tries made so far. */
+  tries: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
 /** Who a conversation is for, and where it is: its maker, its channel, and the fingerprint of the key that made it. */
 export type ConversationOwner = Required<Pick<RememberedResponse, 'userId' | 'channelId' | 'keyFingerprint'>>;
 
@@ -32,6 +43,12 @@ export const reloadedHistoryBound = (writtenHistory: number): number => 2 * writ
  * next turn must not reserve less than the upstream can read back.
  */
 export class ConversationOwners {
+  /** Claims' first answers whose write failed, waiting for their next try. */
+  private readonly pendingAnswers = new Set<PendingAnswer>();
+  /** The writes of claims' answers under way (each settles, never rejects). */
+  private readonly writing = new Set<Promise<void>>();
+  private closed = false;
+
   constructor(
     private readonly memory: ResponseMemory,
     private readonly store: ConversationOwnerStore,
@@ -87,9 +104,48 @@ export class ConversationOwners {
     }
   }
 
-  /** A claim's first answer: the channel and key that hold the conversation, off the answer's path. */
+  /**
+   * A claim's first answer: the channel and key that hold the conversation, off the answer's path. A write
+   * that fails is tried again (answerRetry: after half a second, doubling up to 30 s, 12 tries in all, about
+   * three minutes), and once more at shutdown: a row left at channel 0 is a conversation its
+   * maker cannot reach on the Conversations routes once the memory has forgotten it. The write changes
+   * only this user's row still at channel 0, so a late try cannot undo anything.
+   */
   answerClaim(conversationId: string, owner: ConversationOwner): void {
-    this.store.answerClaim(conversationId, owner.userId, owner.channelId, owner.keyFingerprint).catch((error: unknown) => this.options.onError(error, conversationId));
+    this.writeAnswer({ conversationId, owner, tries: 0, timer: undefined });
+  }
+
+  private writeAnswer(pending: PendingAnswer): void {
+    pending.tries += 1;
+    const { conversationId, owner } = pending;
+    const written = this.store.answerClaim(conversationId, owner.userId, owner.channelId, owner.keyFingerprint).then(
+      () => void this.pendingAnswers.delete(pending),
+      (error: unknown) => {
+        this.options.onError(error, conversationId);
+        if (this.closed || pending.tries >= answerRetry.tries) return void this.pendingAnswers.delete(pending);
+        this.pendingAnswers.add(pending);
+        pending.timer = setTimeout(() => {
+          pending.timer = undefined;
+          this.writeAnswer(pending);
+        }, Math.min(answerRetry.firstDelayMs * 2 ** (pending.tries - 1), answerRetry.maxDelayMs));
+        // A retry alone does not keep the process alive: shutdown tries once more.
+        pending.timer.unref();
+      },
+    );
+    this.writing.add(written);
+    void written.finally(() => this.writing.delete(written));
+  }
+
+  /** Shutdown: each answer still to write gets one more try at once, waited for (its failure is reported). */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const pending of this.pendingAnswers) {
+      if (pending.timer === undefined) continue;
+      clearTimeout(pending.timer);
+      pending.timer = undefined;
+      this.writeAnswer(pending);
+    }
+    await Promise.all(this.writing);
   }
 
   /** A claim whose request got no answer (refused at admission, no channel answered): this turn lets go; the last holder's release leaves the id to the next request. */
