@@ -1,6 +1,7 @@
 import { isRecord } from '../convert/shared/is-record.js';
 import type { TaskRow } from '../storage/tasks-repository.js';
 import { readJsonObject } from './read-json-object.js';
+import { showPublicTaskIds } from './show-public-task-ids.js';
 import type { TaskStatus } from './task-status.js';
 
 /** The proxy's `properties` a client may see: prompts and hints, never its accounts, channels or message ids. */
@@ -34,7 +35,7 @@ export function presentMjTask(task: TaskRow): Record<string, unknown> {
   // The row keeps the submit answer (`{code, …}`) until the first poll, then the proxy's task object.
   const record = stored !== undefined && typeof stored.code !== 'number' ? stored : {};
   const answerProperties = stored !== undefined && typeof stored.code === 'number' && isRecord(stored.properties) ? stored.properties : {};
-  const ids = publicIds(task, properties);
+  const ids = showPublicTaskIds(task, properties);
   const text = (value: unknown) => (typeof value === 'string' ? ids(value) : '');
   // Links are shown as the proxy gave them (they point at its files); `/mj/image/{id}` relays them.
   const link = (value: unknown) => (typeof value === 'string' ? value : '');
@@ -95,12 +96,4 @@ function pickVisible(value: unknown, names: readonly string[] = visiblePropertie
   const picked: Record<string, unknown> = {};
   for (const name of names) if (value[name] !== undefined) picked[name] = value[name];
   return picked;
-}
-
-/** Replaces the proxy's ids (this task's, and the one it continues) with their public ids in a text. */
-function publicIds(task: TaskRow, properties: Record<string, unknown>): (text: string) => string {
-  const pairs: Array<[string, string]> = [];
-  if (task.upstream_id !== null && task.upstream_id !== '') pairs.push([task.upstream_id, task.public_id]);
-  if (typeof properties.originUpstreamId === 'string' && typeof properties.origin === 'string' && properties.originUpstreamId !== '') pairs.push([properties.originUpstreamId, properties.origin]);
-  return (text) => pairs.reduce((result, [upstream, shown]) => result.replaceAll(upstream, shown), text);
 }
