@@ -25,6 +25,58 @@ export interface LogEntry extends Omit<Selectable<LogsTable>, 'attempts' | 'warn
   warnings: string[];
 }
 
+/** The filters a user may put on their own log: every admin filter but whose rows and which channel. */
+export type OwnLogFilter = Omit<LogFilter, 'userId' | 'channelId'>;
+
+/**
+ * What a user sees of their own log rows (`GET /api/log/self`), column by column. Shown: what they asked
+ * and were answered (request id, time, their token, model, style, path, stream, status), what they were
+ * billed on and charged (every token count, web searches, quota, usage source), how long it took, the
+ * warnings about what of their request a conversion changed or dropped, and the client address (theirs:
+ * a leaked key shows up as a strange address). Left out: the row id (a count of every user's requests),
+ * the user id (theirs), the channel, the upstream model (the operator's routing, as new-api hides the
+ * channel from a user's view), the attempts (channels, upstream messages, socket addresses), and `error`,
+ * which can hold what the client was never shown — an upstream's own words after `The upstream said:`,
+ * a task's upstream id — while the answer itself already gave the client its error.
+ */
+const ownLogColumns = [
+  'request_id',
+  'created_at',
+  'token_id',
+  'token_name',
+  'model',
+  'style',
+  'path',
+  'is_stream',
+  'status',
+  'input_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'cache_write_1h_tokens',
+  'audio_input_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'audio_output_tokens',
+  'image_input_tokens',
+  'image_output_tokens',
+  'web_search_calls',
+  'quota',
+  'latency_ms',
+  'first_token_ms',
+  'warnings',
+  'usage_source',
+  'ip',
+] as const satisfies ReadonlyArray<keyof LogsTable>;
+
+export interface OwnLogEntry extends Omit<Pick<Selectable<LogsTable>, (typeof ownLogColumns)[number]>, 'warnings'> {
+  warnings: string[];
+  /**
+   * The public id of the task the request submitted (its refund row's too: the submit's request id), or
+   * null: a submit whose client left after the upstream's 2xx is found by it.
+   */
+  task_id: string | null;
+}
+
 export interface UsageAggregate {
   day: string;
   model: string;
@@ -65,6 +117,27 @@ export class LogsRepository {
       page: request.page,
       page_size: request.pageSize,
     };
+  }
+
+  /** One user's rows, newest first, through the admin list's filters, in the user's view (ownLogColumns). */
+  async listForUser(userId: number, filter: OwnLogFilter, request: PageRequest): Promise<Page<OwnLogEntry>> {
+    const query = this.filtered({ ...filter, userId });
+    const rows = await query.select(ownLogColumns).orderBy('id', 'desc').limit(request.pageSize).offset(offsetOf(request)).execute();
+    const { count } = await query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    const taskIds = await this.taskIdsOf(userId, rows.map((row) => row.request_id));
+    return {
+      items: rows.map((row) => ({ ...row, warnings: parseJsonOr<string[]>(row.warnings, []), task_id: taskIds.get(row.request_id) ?? null })),
+      total: Number(count),
+      page: request.page,
+      page_size: request.pageSize,
+    };
+  }
+
+  /** The user's tasks submitted by these requests (a task's `request_id` is its submit's; indexed, migration 015). */
+  private async taskIdsOf(userId: number, requestIds: string[]): Promise<Map<string, string>> {
+    if (requestIds.length === 0) return new Map();
+    const tasks = await this.db.selectFrom('tasks').select(['request_id', 'public_id']).where('user_id', '=', userId).where('request_id', 'in', [...new Set(requestIds)]).execute();
+    return new Map(tasks.map((task) => [task.request_id, task.public_id]));
   }
 
   /**

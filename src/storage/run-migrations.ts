@@ -23,6 +23,7 @@ import { conversationOwnersLongIdsAndHistoryMigration } from './migrations/020-c
 import { reservationLogFactsMigration } from './migrations/021-reservation-log-facts.js';
 import { mysqlExactIdKeysMigration } from './migrations/022-mysql-exact-id-keys.js';
 import { conversationClaimHoldersMigration } from './migrations/023-conversation-claim-holders.js';
+import { tasksUserIdMigration } from './migrations/024-tasks-user-id.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -50,6 +51,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '021-reservation-log-facts': reservationLogFactsMigration(dialect),
     '022-mysql-exact-id-keys': mysqlExactIdKeysMigration(dialect),
     '023-conversation-claim-holders': conversationClaimHoldersMigration(),
+    '024-tasks-user-id': tasksUserIdMigration(),
   };
 }
 

@@ -3,6 +3,7 @@ import { boundTaskAnswer } from '../tasks/bound-task-answer.js';
 import { unfinishedStatuses, type TaskStatus } from '../tasks/task-status.js';
 import type { Database, DatabaseSchema, DialectName, TasksTable } from './database-schema.js';
 import type { LogRow } from './logs-repository.js';
+import { offsetOf, type Page, type PageRequest } from './paging.js';
 
 export type TaskRow = Selectable<TasksTable>;
 
@@ -53,6 +54,21 @@ export interface TaskRefund {
   quota: number;
   task: TaskRow;
 }
+
+/** The filters of a user's own task list (`GET /api/task/self`). */
+export interface OwnTaskFilter {
+  publicId?: string;
+  status?: TaskStatus;
+  kind?: string;
+  /** created at or after, unix ms */
+  from?: number;
+  /** created before, unix ms */
+  to?: number;
+}
+
+/** The columns a user's task list reads: what src/tasks/present-own-task.ts shows, and what it hides ids with. */
+const ownTaskColumns = ['public_id', 'kind', 'token_id', 'model', 'status', 'progress', 'properties', 'fail_reason', 'quota', 'refunded', 'upstream_id', 'created_at', 'updated_at', 'completed_at'] as const;
+export type OwnTaskRow = Pick<TaskRow, (typeof ownTaskColumns)[number]>;
 
 /** Which tasks a poll pass takes (src/tasks/README.md). */
 export interface DueQuery {
@@ -158,6 +174,19 @@ export class TasksRepository {
   async findManyForUser(publicIds: readonly string[], userId: number, kind: string): Promise<TaskRow[]> {
     if (publicIds.length === 0) return [];
     return this.db.selectFrom('tasks').selectAll().where('public_id', 'in', [...publicIds]).where('user_id', '=', userId).where('kind', '=', kind).execute();
+  }
+
+  /** One user's tasks of every kind, newest first (indexed by user and id, migration 024). */
+  async listForUser(userId: number, filter: OwnTaskFilter, request: PageRequest): Promise<Page<OwnTaskRow>> {
+    let query = this.db.selectFrom('tasks').where('user_id', '=', userId);
+    if (filter.publicId !== undefined) query = query.where('public_id', '=', filter.publicId);
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+    if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from);
+    if (filter.to !== undefined) query = query.where('created_at', '<', filter.to);
+    const items = await query.select(ownTaskColumns).orderBy('id', 'desc').limit(request.pageSize).offset(offsetOf(request)).execute();
+    const { count } = await query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    return { items, total: Number(count), page: request.page, page_size: request.pageSize };
   }
 
   async findById(id: number): Promise<TaskRow | undefined> {
