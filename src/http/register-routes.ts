@@ -10,6 +10,7 @@ import { modelRoutes } from './routes/model-routes.js';
 import { openaiRelayRoutes } from './routes/openai-relay-routes.js';
 import { playgroundRoutes } from './routes/playground-routes.js';
 import { realtimeRoutes } from './routes/realtime-routes.js';
+import { selfRoutes } from './routes/self-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
 import { sunoRoutes } from './routes/suno-routes.js';
 import { textRelayRoutes } from './routes/text-relay-routes.js';
@@ -31,6 +32,7 @@ export async function registerRoutes(app: FastifyInstance, services: AppServices
   await accountRoutes(app, services);
   await uploadRoutes(app, services);
   await sessionRoutes(app, services);
+  await selfRoutes(app, services);
   await playgroundRoutes(app, services);
   await adminRoutes(app, services);
 }

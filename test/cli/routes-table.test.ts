@@ -93,6 +93,8 @@ const documented = new Set([
   'POST /api/user/login',
   'POST /api/user/logout',
   'GET /api/user/self',
+  'GET /api/log/self',
+  'GET /api/task/self',
   'GET /healthz',
   'GET /readyz',
 ]);
