@@ -11,8 +11,8 @@ import type { Environment } from './config/read-environment.js';
 import { SettingError } from './config/setting-error.js';
 import type { AppServices } from './http/app-services.js';
 import { buildApp } from './http/build-app.js';
+import { createLogRowSink } from './logging/create-log-row-sink.js';
 import { createLogWriter, type LogWriter } from './logging/log-writer.js';
-import { sqliteLogRowSink } from './logging/sqlite-log-rows.js';
 import { createSecretBox } from './security/secret-box.js';
 import type { RecoveredReservation } from './billing/quota-ledger.js';
 import { createQuotaLedger } from './billing/create-quota-ledger.js';
@@ -153,13 +153,16 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     idleMs: environment.streamingTimeoutSeconds * 1000,
     maxWholeBodyBytes: environment.maxUpstreamResponseMb * 1024 * 1024,
   });
-  const logRowSink = database.sqliteConnection !== undefined && database.sqliteGroupCommit !== undefined ? sqliteLogRowSink(database.sqliteConnection, database.sqliteGroupCommit) : repositories.logs;
-  const logWriter = createLogWriter(logRowSink, {
+  // Rows held past half an hour (a node cut off from the database) are written through their reservations'
+  // claims, so that rows another node wrote back meanwhile are not written twice.
+  const logRows = createLogRowSink(database);
+  const logWriter = createLogWriter(logRows.sink, {
     flushIntervalMs: 500,
     // Small batches: on SQLite an insert runs synchronously on the connection every request shares.
     maxBatch: 100,
     // On SQLite the rows join the group commit of the next turn; elsewhere each batch is a round trip.
-    ...(logRowSink === repositories.logs ? {} : { turnFlushRows: 16 }),
+    ...(logRows.groupCommitted ? { turnFlushRows: 16 } : {}),
+    now,
     // While writes fail, rows wait (up to 100 000, the default) and are tried again at intervals doubling
     // from 0.5 s to 30 s: one failed try, one line.
     onError: (error) => process.stderr.write(`writing log rows failed: ${String(error)}\n`),

@@ -1,9 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { LogRow } from '../storage/logs-repository.js';
 import { createLogWriter, type LogRowSink } from './log-writer.js';
+import { claimLogRowsAfterMs, foreignSettlementGraceMs } from './recover-lost-log-rows.js';
 
 const row = (requestId: string) => ({ request_id: requestId }) as LogRow;
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+/** The sinks below are given rows with no times: none is old enough to be written through the claims. */
+const noOldRows = () => Promise.reject(new Error('no row here is old'));
 
 function recordingSink(): LogRowSink & { batches: string[][] } {
   const batches: string[][] = [];
@@ -12,6 +15,7 @@ function recordingSink(): LogRowSink & { batches: string[][] } {
     async insertMany(rows) {
       batches.push(rows.map((r) => r.request_id));
     },
+    insertManyOnce: noOldRows,
   };
 }
 
@@ -57,6 +61,7 @@ describe('createLogWriter', () => {
           if (failures-- > 0) throw new Error('disk full');
           batches.push(rows.map((r) => r.request_id));
         },
+        insertManyOnce: noOldRows,
       },
       { flushIntervalMs: 60_000, maxBatch: 100, onError: (error) => errors.push(error) },
     );
@@ -130,6 +135,7 @@ describe('createLogWriter', () => {
         sink.written.push(...rows.map((r) => r.request_id));
         down = true;
       },
+      insertManyOnce: noOldRows,
     };
     const dropped: number[] = [];
     const writer = createLogWriter(sink, { flushIntervalMs: 60_000, maxBatch: 10, onError: () => {}, onDropped: (rows) => dropped.push(rows) });
@@ -177,6 +183,35 @@ describe('createLogWriter', () => {
     expect(dropped).toHaveLength(2);
   });
 
+  it('writes a slice holding a row whose request finished over half an hour ago through the claims, and fresh slices as before', async () => {
+    let clock = 10 * foreignSettlementGraceMs;
+    const calls: string[] = [];
+    const sink: LogRowSink = {
+      async insertMany(rows) {
+        calls.push(`plain ${rows.map((r) => r.request_id).join(' ')}`);
+      },
+      async insertManyOnce(rows, now) {
+        calls.push(`once at ${now} ${rows.map((r) => r.request_id).join(' ')}`);
+      },
+    };
+    const writer = createLogWriter(sink, { flushIntervalMs: 60_000, maxBatch: 100, now: () => clock, onError: () => {} });
+    // Its request started long ago, but finished (and was settled) a moment ago: a long stream.
+    const timed = (requestId: string, finishedAgo: number, latency = 1000) => ({ request_id: requestId, created_at: clock - finishedAgo - latency, latency_ms: latency }) as LogRow;
+    writer.write(timed('fresh', 200));
+    writer.write(timed('long', 200, 3 * foreignSettlementGraceMs));
+    writer.write(timed('just-under', claimLogRowsAfterMs));
+    await writer.flush();
+    writer.write(timed('new', 100));
+    writer.write(timed('held', claimLogRowsAfterMs + 1));
+    await writer.flush();
+    // The writer's clock moved on while a row waited: its age is read at the try.
+    writer.write(timed('waited', 0));
+    clock += claimLogRowsAfterMs + 1;
+    await writer.flush();
+    expect(calls).toEqual(['plain fresh long just-under', `once at ${clock - claimLogRowsAfterMs - 1} new held`, `once at ${clock} waited`]);
+    await writer.close();
+  });
+
   it('at close tries what waits once more, and says how many rows the database did not take', async () => {
     const sink = scriptedSink(() => true);
     const dropped: number[] = [];
@@ -200,6 +235,7 @@ function scriptedSink(fails: (call: number, rows: LogRow[]) => boolean): LogRowS
       if (fails(calls, rows)) throw new Error(`connection lost (call ${calls})`);
       written.push(...rows.map((r) => r.request_id));
     },
+    insertManyOnce: noOldRows,
   };
 }
 

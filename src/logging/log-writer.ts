@@ -1,8 +1,16 @@
 import type { LogRow } from '../storage/logs-repository.js';
+import { claimLogRowsAfterMs } from './recover-lost-log-rows.js';
 
 /** Where batches of rows go: the logs repository, or the embedded database's group commit. */
 export interface LogRowSink {
   insertMany(rows: LogRow[]): Promise<void>;
+  /**
+   * Writes rows of which some waited so long that another node may have written them back from their
+   * settlements: a row is left out when its reservation's row was claimed or its request has a row, and
+   * the rows written claim their reservations, in one transaction (insert-log-rows-once.ts). `now`: the
+   * claim's time.
+   */
+  insertManyOnce(rows: LogRow[], now: number): Promise<void>;
 }
 
 export interface LogWriter {
@@ -35,6 +43,11 @@ export interface LogWriterOptions {
   onError(error: unknown): void;
   /** Hears rows given up on, and why. Without it they are told to `onError`. */
   onDropped?(rows: number, reason: string): void;
+  /**
+   * The clock the rows' times are read on (unix ms), which tells the rows old enough to be written once
+   * (the gateway's, which its tests set). Default Date.now. The backoff between tries keeps Date.now.
+   */
+  now?: () => number;
 }
 
 const defaultMaxUnwrittenRows = 100_000;
@@ -58,8 +71,15 @@ const defaultMaxRetryDelayMs = 30_000;
  * and the error). Two failures before it took one stop the try: the database is taken to be down.
  * (Should it go down in the middle of that search, at most one row is dropped for it.) A write whose
  * answer was lost after it committed is written again: nothing tells it from one that did not commit.
+ *
+ * A slice holding a row whose request finished over `claimLogRowsAfterMs` ago goes through the sink's
+ * `insertManyOnce`: the rows of a node cut off from the database for hours, which another node took for
+ * dead and wrote back from their settlements (recover-lost-log-rows.ts), are not written a second time
+ * (and such a slice's lost answer writes nothing twice either). A live node's rows are seconds old: they
+ * are one plain INSERT, as before; what the choice costs is a look at each row's two numbers.
  */
 export function createLogWriter(logs: LogRowSink, options: LogWriterOptions): LogWriter {
+  const now = options.now ?? (() => Date.now());
   const maxUnwritten = options.maxUnwrittenRows ?? defaultMaxUnwrittenRows;
   const maxDelayMs = Math.max(options.maxRetryDelayMs ?? defaultMaxRetryDelayMs, options.flushIntervalMs);
   const reportDropped = options.onDropped ?? ((rows: number, reason: string) => options.onError(new Error(`${rows} log row(s) dropped: ${reason}`)));
@@ -128,7 +148,7 @@ export function createLogWriter(logs: LogRowSink, options: LogWriterOptions): Lo
       const stop = Math.min(start + options.maxBatch, end);
       const slice = start === 0 && stop === batch.length ? batch : batch.slice(start, stop);
       try {
-        await logs.insertMany(slice);
+        await insert(slice);
         wrote = true;
         continue;
       } catch (error) {
@@ -148,9 +168,15 @@ export function createLogWriter(logs: LogRowSink, options: LogWriterOptions): Lo
     return undefined;
   }
 
+  /** One statement (or group-commit operation) for `rows`: through the claims when one of them is old. */
+  function insert(rows: LogRow[]): Promise<void> {
+    const at = now();
+    return finishedBefore(rows, at - claimLogRowsAfterMs) ? logs.insertManyOnce(rows, at) : logs.insertMany(rows);
+  }
+
   async function written(rows: LogRow[]): Promise<boolean> {
     try {
-      await logs.insertMany(rows);
+      await insert(rows);
       return true;
     } catch {
       return false;
@@ -192,7 +218,7 @@ export function createLogWriter(logs: LogRowSink, options: LogWriterOptions): Lo
 
   async function writeRow(row: LogRow): Promise<unknown> {
     try {
-      await logs.insertMany([row]);
+      await insert([row]);
       return undefined;
     } catch (error) {
       return error ?? new Error('insert failed');
@@ -242,4 +268,13 @@ export function createLogWriter(logs: LogRowSink, options: LogWriterOptions): Lo
       return droppedInAll;
     },
   };
+}
+
+/**
+ * Whether a row's request finished before `cutoff`: its start plus its latency, the time its row was made
+ * — right after its settle (a settle retried in the background: the time it first failed, earlier still).
+ */
+function finishedBefore(rows: LogRow[], cutoff: number): boolean {
+  for (const row of rows) if (row.created_at + row.latency_ms < cutoff) return true;
+  return false;
 }

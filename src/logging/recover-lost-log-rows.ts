@@ -41,6 +41,15 @@ export const deadRunAfterMs = 6 * 60 * 60 * 1000;
  */
 export const foreignSettlementGraceMs = 60 * 60 * 1000;
 
+/**
+ * A row the log writer still holds when its request finished this long ago goes through its
+ * reservation's claim, as a written-back row does (log-writer.ts): a node cut off from the database for
+ * hours is taken for dead while it holds rows, and when it reaches the database again another node may
+ * have written them back. Half the grace above, so that clocks of two nodes half an hour apart still
+ * agree on which rows are old. A connected node writes its rows within a second, so never comes near it.
+ */
+export const claimLogRowsAfterMs = foreignSettlementGraceMs / 2;
+
 export interface RecoveredRows {
   rows: number;
   quota: number;
@@ -77,7 +86,10 @@ export async function recoverLostLogRows(store: LostLogRowsStore, node: string, 
  * settled over `foreignSettlementGraceMs` ago without a row get one, then its mark is set `clean` — only
  * if it is still the mark read, so a node that beat meanwhile (alive after all) keeps its run. Every row
  * goes through the reservation's claim, so two nodes doing this at once (or with the dead node's own
- * restart) write each row once.
+ * restart) write each row once — and so does a node taken for dead while it was only cut off from the
+ * database, whose log writer writes the rows it held through the same claims (`claimLogRowsAfterMs`). A
+ * mark set `clean` here is the run's again at its next beat (`beatLogRun`); a node of the version before
+ * this one never beats, and is not looked at again.
  */
 export async function recoverDeadRunsLogRows(store: LostLogRowsStore, node: string, now: number, buildRow: (reservation: RecoveredReservation) => LogRow): Promise<RecoveredRows> {
   const total = { rows: 0, quota: 0 };

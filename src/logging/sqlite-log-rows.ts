@@ -1,6 +1,6 @@
 import type { Database as SqliteConnection, Statement } from 'better-sqlite3';
 import type { SqliteGroupCommit } from '../storage/sqlite-group-commit.js';
-import type { LogRow } from '../storage/logs-repository.js';
+import { refundLogStyle, type LogRow } from '../storage/logs-repository.js';
 import type { LogRowSink } from './log-writer.js';
 
 /** Every column a log row may carry, in the order of the prepared statement's parameters. */
@@ -15,9 +15,16 @@ const columns = [
  * ledger's group commit. The rows share the transaction (and the commit) of the reserves and settles
  * queued in the same event-loop turn, instead of a query-builder INSERT of up to 100 rows compiled, prepared
  * and committed on its own (BENCHMARKS.md: ~7 % of the gateway's CPU at 50 connections).
+ *
+ * Rows that waited long enough for another node to write them back (`insertManyOnce`) go through their
+ * reservations' claims as insert-log-rows-once.ts does on the other databases, row by row in the same
+ * kind of operation: the group commit's transaction holds the write lock from its BEGIN IMMEDIATE, so
+ * what a row's checks read is what its claim and insert change. The statements are prepared on the
+ * first such batch, which a live node never has.
  */
 export function sqliteLogRowSink(connection: SqliteConnection, groupCommit: SqliteGroupCommit): LogRowSink {
   const insert = connection.prepare(`insert into logs (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`);
+  let claims: ClaimStatements | undefined;
   return {
     insertMany(rows) {
       if (rows.length === 0) return Promise.resolve();
@@ -25,6 +32,40 @@ export function sqliteLogRowSink(connection: SqliteConnection, groupCommit: Sqli
         for (const row of rows) insertRow(insert, row);
       });
     },
+    insertManyOnce(rows, now) {
+      if (rows.length === 0) return Promise.resolve();
+      claims ??= prepareClaims(connection);
+      const statements = claims;
+      return groupCommit.runWithNext(() => {
+        for (const row of rows) {
+          if (row.style === refundLogStyle) {
+            if (statements.refunded.get(row.request_id, refundLogStyle) === undefined) insertRow(insert, row);
+            continue;
+          }
+          const reservation = statements.reservation.get(row.request_id) as { log_recovered_at: number | null } | undefined;
+          if (reservation !== undefined && reservation.log_recovered_at !== null) continue;
+          if (statements.logged.get(row.request_id, refundLogStyle) !== undefined) continue;
+          if (reservation !== undefined) statements.claim.run(now, row.request_id);
+          insertRow(insert, row);
+        }
+      });
+    },
+  };
+}
+
+interface ClaimStatements {
+  reservation: Statement;
+  logged: Statement;
+  refunded: Statement;
+  claim: Statement;
+}
+
+function prepareClaims(connection: SqliteConnection): ClaimStatements {
+  return {
+    reservation: connection.prepare('select log_recovered_at from quota_reservations where id = ?'),
+    logged: connection.prepare('select 1 from logs where request_id = ? and style <> ? limit 1'),
+    refunded: connection.prepare('select 1 from logs where request_id = ? and style = ? limit 1'),
+    claim: connection.prepare('update quota_reservations set log_recovered_at = ? where id = ? and log_recovered_at is null'),
   };
 }
 

@@ -119,7 +119,10 @@ export interface QuotaReservationsTable {
   model: string | null;
   /** The channel its settle counted the charge on (migration 021); null until settled, or when none served. */
   channel_id: number | null;
-  /** When start-up recovery wrote its lost log row (the claim: one recovery writes it); null otherwise. */
+  /**
+   * When its log row was written through the claim (one writer writes it): by a recovery writing a lost row
+   * back, or by its own node's log writer for a row held over half an hour (insert-log-rows-once.ts); null otherwise.
+   */
   log_recovered_at: number | null;
 }
 

@@ -2,11 +2,18 @@
  * What a log row written back after a crash is made from, on each database: the reservation keeps the
  * model (its reserve's INSERT) and the channel (its settle's UPDATE), through the single routines and the
  * batch alike; a row is written back through the reservation's claim, so recoveries racing from two
- * processes write it once; a task's refund writes its row in its own transaction.
+ * processes write it once; a task's refund writes its row in its own transaction. A node cut off from
+ * the database for hours, taken for dead, writes the rows it held through the same claims when it
+ * reaches the database again; a connected node's rows stay one plain INSERT.
  */
+import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateRequestId } from '../../src/http/generate-request-id.js';
 import type { RecoveredReservation } from '../../src/billing/quota-ledger.js';
+import { createLogRowSink } from '../../src/logging/create-log-row-sink.js';
+import { createLogWriter, type LogRowSink } from '../../src/logging/log-writer.js';
+import { claimLogRowsAfterMs, deadRunAfterMs, foreignSettlementGraceMs } from '../../src/logging/recover-lost-log-rows.js';
+import type { DatabaseHandle } from '../../src/storage/create-database.js';
 import { buildLostLogRow, buildRecoveryLogRow } from '../../src/relay/build-recovery-log-row.js';
 import { findUnloggedSettlements } from '../../src/storage/find-unlogged-settlements.js';
 import { insertRecoveredLogRow } from '../../src/storage/insert-recovered-log-row.js';
@@ -18,6 +25,29 @@ import { allDialects } from '../support/test-databases.js';
 import { openLedgerDatabase, type LedgerDatabase } from './ledger-test-setup.js';
 
 const now = 1_780_000_000_000;
+const hour = 60 * 60 * 1000;
+
+/** The sink of `handle` behind a switch that refuses every write while the node is cut off, counting the calls of each kind. */
+function cutOffSink(handle: DatabaseHandle) {
+  const { sink } = createLogRowSink(handle);
+  const state = { cutOff: false, plain: [] as number[], once: [] as number[] };
+  const refuse = () => {
+    if (state.cutOff) throw new Error('connect ECONNREFUSED');
+  };
+  const wrapped: LogRowSink = {
+    async insertMany(rows) {
+      refuse();
+      state.plain.push(rows.length);
+      await sink.insertMany(rows);
+    },
+    async insertManyOnce(rows, at) {
+      refuse();
+      state.once.push(rows.length);
+      await sink.insertManyOnce(rows, at);
+    },
+  };
+  return { sink: wrapped, state };
+}
 
 for (const { dialect, available } of allDialects) {
   describe.skipIf(!available)(`log row recovery from reservations on ${dialect}`, () => {
@@ -40,6 +70,16 @@ for (const { dialect, available } of allDialects) {
 
     const owner = () => `node-${run}`;
     const requestId = (label: string) => `${generateRequestId(now)}-${run}-${label}`;
+
+    async function loggedRows(ids: string[]) {
+      const rows = await database.handle.db.selectFrom('logs').select(['request_id', 'style', 'quota']).where('request_id', 'in', ids).orderBy('id').execute();
+      return rows.map((row) => ({ request_id: row.request_id, style: row.style, quota: Number(row.quota) }));
+    }
+
+    async function claimedAt(id: string) {
+      const row = await database.handle.db.selectFrom('quota_reservations').select('log_recovered_at').where('id', '=', id).executeTakeFirstOrThrow();
+      return row.log_recovered_at === null ? null : Number(row.log_recovered_at);
+    }
 
     async function reservationRow(id: string) {
       const row = await database.handle.db.selectFrom('quota_reservations').select(['model', 'channel_id', 'settled_amount']).where('id', '=', id).executeTakeFirstOrThrow();
@@ -137,6 +177,113 @@ for (const { dialect, available } of allDialects) {
       // Refunded once: a second call refunds nothing and writes no row.
       expect(await tasks.refundFailed(taskId, now + 20, (refunded) => buildRefundLogRow(refunded.task, refunded.quota, 'token', now + 20))).toBeUndefined();
       expect(await database.handle.db.selectFrom('logs').select('id').where('request_id', '=', submit).execute()).toHaveLength(1);
+    });
+
+    it('writes the rows a node cut off for hours held once: those another node wrote back meanwhile are left out, the others claim their reservations', async () => {
+      const ledger = database.ledger(owner());
+      const charged = Array.from({ length: 4 }, (_, index) => requestId(`held-${index}`));
+      for (const id of charged) {
+        await ledger.reserve({ id, ...account, amount: 100, model: 'gpt-4o' }, now);
+        await ledger.settle(id, { actualAmount: 100, channelId }, now);
+      }
+      // A request that reserved nothing (a free one): never written back, so its row is written as it is.
+      const free = requestId('free');
+      let clock = now;
+      const { sink, state } = cutOffSink(database.handle);
+      const writer = createLogWriter(sink, { flushIntervalMs: 60_000, maxBatch: 100, now: () => clock, onError: () => {} });
+      state.cutOff = true;
+      const rowOf = (id: string) => logRow({ request_id: id, created_at: now - 2000, latency_ms: 1500, user_id: account.userId, token_id: account.tokenId, channel_id: channelId, quota: id === free ? 0 : 100 });
+      for (const id of [...charged, free]) writer.write(rowOf(id));
+      await writer.flush();
+      expect(await loggedRows([...charged, free])).toEqual([]);
+
+      // Seven hours on, the run has not beaten for six: another node writes back the charges settled over
+      // an hour ago without a row — two of them before this node reaches the database again.
+      clock = now + deadRunAfterMs + hour;
+      const other = dialect === 'sqlite' ? database.handle : await database.openAnotherHandle();
+      const lost = await findUnloggedSettlements(other.db, owner(), now - 60_000, clock - foreignSettlementGraceMs);
+      expect(lost.map((entry) => entry.id).sort()).toEqual([...charged].sort());
+      const [writtenBack, held] = [lost.slice(0, 2), lost.slice(2)];
+      for (const reservation of writtenBack) expect(await insertRecoveredLogRow(other.db, reservation.id, buildLostLogRow(reservation, 'token'), clock)).toBe(true);
+
+      state.cutOff = false;
+      clock += 60_000;
+      await writer.flush();
+      const rows = await loggedRows([...charged, free]);
+      expect(rows.map((row) => row.request_id).sort()).toEqual([...charged, free].sort());
+      expect(state).toMatchObject({ plain: [], once: [5] });
+      const styles = Object.fromEntries(rows.map((row) => [row.request_id, row.style]));
+      expect(styles).toEqual({ ...Object.fromEntries(writtenBack.map((entry) => [entry.id, 'recovery'])), ...Object.fromEntries(held.map((entry) => [entry.id, 'openai'])), [free]: 'openai' });
+      expect(rows.reduce((total, row) => total + row.quota, 0)).toBe(400);
+      // The rows this node wrote hold their reservations' claims: a recovery after it writes nothing.
+      expect(await Promise.all(held.map((entry) => claimedAt(entry.id)))).toEqual([clock, clock]);
+      expect(await findUnloggedSettlements(other.db, owner(), now - 60_000, clock - foreignSettlementGraceMs)).toEqual([]);
+      expect(await insertRecoveredLogRow(other.db, held[0]!.id, buildLostLogRow(held[0]!, 'token'), clock)).toBe(false);
+      expect(await writer.close()).toBe(0);
+    });
+
+    it('writes held rows once when the answer to their write was lost: the request’s row, which claims its reservation, and a refund row', async () => {
+      const ledger = database.ledger(owner());
+      const submit = requestId('held-task');
+      await ledger.reserve({ id: submit, ...account, amount: 300, model: 'sora-2' }, now);
+      await ledger.settle(submit, { actualAmount: 300, channelId }, now);
+      const { sink } = createLogRowSink(database.handle);
+      let answers = 0;
+      const clock = now + claimLogRowsAfterMs + 1000;
+      const writer = createLogWriter(
+        {
+          insertMany: () => Promise.reject(new Error('no row here is fresh')),
+          // The first write commits, and its answer is lost.
+          async insertManyOnce(rows, at) {
+            await sink.insertManyOnce(rows, at);
+            if ((answers += 1) === 1) throw new Error('connection reset');
+          },
+        },
+        { flushIntervalMs: 60_000, maxBatch: 100, now: () => clock, onError: () => {} },
+      );
+      writer.write(logRow({ request_id: submit, created_at: now, latency_ms: 0, quota: 300 }));
+      writer.write(logRow({ request_id: submit, created_at: now, latency_ms: 0, quota: -300, style: refundLogStyle, usage_source: 'refund' }));
+      await writer.flush();
+      await writer.flush();
+      expect(answers).toBe(2);
+      expect(await loggedRows([submit])).toEqual([
+        { request_id: submit, style: 'openai', quota: 300 },
+        { request_id: submit, style: refundLogStyle, quota: -300 },
+      ]);
+      // The request's row claimed its reservation; the refund row claims nothing.
+      expect(await claimedAt(submit)).toBe(clock);
+      expect(await writer.close()).toBe(0);
+    });
+
+    it('writes a connected node’s rows as one plain INSERT, claiming nothing', async () => {
+      const ledger = database.ledger(owner());
+      const ids = Array.from({ length: 3 }, (_, index) => requestId(`fresh-${index}`));
+      for (const id of ids) {
+        await ledger.reserve({ id, ...account, amount: 100, model: 'gpt-4o' }, now);
+        await ledger.settle(id, { actualAmount: 100, channelId }, now);
+      }
+      // Every statement the query builder sends (PostgreSQL, MySQL); SQLite's rows go as the group commit's prepared INSERT.
+      const statements: string[] = [];
+      const counting: KyselyPlugin = {
+        transformQuery: (args) => {
+          statements.push(args.node.kind);
+          return args.node;
+        },
+        transformResult: async (args) => args.result,
+      };
+      const { sink, state } = cutOffSink({ ...database.handle, db: database.handle.db.withPlugin(counting) });
+      // Rows made a second ago, a minute ago, and just under the age at which they would go through the claims.
+      const clock = now + 60_000;
+      const writer = createLogWriter(sink, { flushIntervalMs: 60_000, maxBatch: 100, now: () => clock, onError: () => {} });
+      writer.write(logRow({ request_id: ids[0]!, created_at: clock - 1000, latency_ms: 900 }));
+      writer.write(logRow({ request_id: ids[1]!, created_at: now, latency_ms: 0 }));
+      writer.write(logRow({ request_id: ids[2]!, created_at: clock - claimLogRowsAfterMs - 60_000, latency_ms: 60_000 }));
+      await writer.flush();
+      expect(state).toMatchObject({ plain: [3], once: [] });
+      expect(statements).toEqual(dialect === 'sqlite' ? [] : ['InsertQueryNode']);
+      expect((await loggedRows(ids)).map((row) => row.request_id)).toEqual(ids);
+      expect(await Promise.all(ids.map(claimedAt))).toEqual([null, null, null]);
+      expect(await writer.close()).toBe(0);
     });
   });
 }

@@ -49,10 +49,12 @@ for (const { dialect, available } of databases) {
           await repository.insertMany(rows);
           if ((slices += 1) === 1) proxy!.blackout();
         },
+        insertManyOnce: () => Promise.reject(new Error('no row here is old')),
       };
       const errors: unknown[] = [];
       const dropped: number[] = [];
-      const writer = createLogWriter(sink, { flushIntervalMs: 60_000, maxBatch: 100, onError: (error) => errors.push(error), onDropped: (rows) => dropped.push(rows) });
+      // The rows' clock: they were made just now.
+      const writer = createLogWriter(sink, { flushIntervalMs: 60_000, maxBatch: 100, now: () => logRow().created_at, onError: (error) => errors.push(error), onDropped: (rows) => dropped.push(rows) });
       const ids = Array.from({ length: 160 }, (_, index) => `outage-${index}`);
       for (const id of ids.slice(0, 150)) writer.write(logRow({ request_id: id }));
       await writer.flush();
