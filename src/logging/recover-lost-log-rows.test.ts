@@ -113,6 +113,39 @@ describe('recoverDeadRunsLogRows', () => {
   });
 });
 
+describe('a run taken for dead while alive', () => {
+  it('a node of the previous version (it marks its start and its clean end, never beats): written for once, then left alone whatever it does', async () => {
+    const started = now - deadRunAfterMs - 1;
+    const { store, asked, inserted, options } = memoryStore({ [logRunKey('old')]: String(started) }, { old: [reservation(1, 'old')] });
+    expect(await recoverDeadRunsLogRows(store, 'n', now, row)).toEqual({ rows: 1, quota: 2 });
+    expect(options[logRunKey('old')]).toBe('clean');
+    // Still running: the next sweeps look at it no more.
+    expect(await recoverDeadRunsLogRows(store, 'n', now + deadRunAfterMs, row)).toEqual({ rows: 0, quota: 0 });
+    expect(asked).toHaveLength(1);
+    // Its clean end writes what is there; its next start (this version) looks for nothing and marks its run.
+    await markLogRunClean(store, 'old');
+    expect(options[logRunKey('old')]).toBe('clean');
+    expect(await recoverLostLogRows(store, 'old', now + 2 * deadRunAfterMs, row)).toEqual({ rows: 0, quota: 0 });
+    expect(options[logRunKey('old')]).toBe(String(now + 2 * deadRunAfterMs));
+    expect(asked).toHaveLength(1);
+    expect(inserted.map((entry) => entry.request_id)).toEqual(['old-r1']);
+  });
+
+  it('a node of this version cut off for hours: its first beat after it reaches the database again takes its run back from its start', async () => {
+    const runStart = 5000;
+    const { store, asked, options } = memoryStore({ [logRunKey('cut')]: `${runStart}:${now - deadRunAfterMs - 1}` }, { cut: [] });
+    await recoverDeadRunsLogRows(store, 'n', now, row);
+    expect(options[logRunKey('cut')]).toBe('clean');
+    await beatLogRun(store, 'cut', runStart, now + 1000);
+    expect(options[logRunKey('cut')]).toBe(`${runStart}:${now + 1000}`);
+    // Alive again for the others, and a crash from here is looked at from its start by its next start.
+    await recoverDeadRunsLogRows(store, 'n', now + 2000, row);
+    expect(asked).toEqual([{ owner: 'cut', since: runStart, settledBefore: now - foreignSettlementGraceMs }]);
+    await recoverLostLogRows(store, 'cut', now + 3000, row);
+    expect(asked.at(-1)).toEqual({ owner: 'cut', since: runStart });
+  });
+});
+
 describe('beatLogRun', () => {
   it('beats the mark, keeping an older start left by a failed recovery', async () => {
     const { store, options } = memoryStore({ [logRunKey('n')]: '5000' }, {});
