@@ -91,7 +91,7 @@ async function testVodChannel(services: RelayServices, channel: ChannelRecord, m
     // Only VOD's own word that the task does not exist (or that it is busy) proves the key: any other
     // answer — a web server's 404, a SubAppId refused — does not.
     if (called.ok || called.code?.startsWith('ResourceNotFound') === true || called.code?.includes('LimitExceeded') === true) return { ok: true, status: 200, latencyMs, model, message: 'ok' };
-    last = { ok: false, status: called.failure.kind === 'status' ? called.failure.status : null, latencyMs, model, message: redactSecret(called.failure.message, credentials.secretKey) };
+    last = { ok: false, status: called.failure.kind === 'status' ? called.failure.status : null, latencyMs, model, message: redactSecret(called.failure.message, key) };
   }
   return last;
 }

@@ -4,6 +4,7 @@ import { klingToken, parseKlingKey } from '../providers/kling/kling-credentials.
 import { callVodApi } from '../providers/tencent-vod/call-vod-api.js';
 import { parseVodKey } from '../providers/tencent-vod/vod-credentials.js';
 import type { UpstreamClient, UpstreamRequest } from '../providers/upstream-client.js';
+import { redactSecret } from '../relay/redact-secret.js';
 import type { TaskRow } from '../storage/tasks-repository.js';
 import { keyByFingerprint } from './key-fingerprint.js';
 import { readKlingTask } from './read-kling-task.js';
@@ -27,11 +28,18 @@ export async function fetchTaskState(upstream: UpstreamClient, channels: readonl
   const channel = task.channel_id === null ? undefined : channels.find((candidate) => candidate.id === task.channel_id);
   const key = channel === undefined ? undefined : keyByFingerprint(channel.keys, task.key_fingerprint);
   if (channel === undefined || key === undefined || task.upstream_id === null) return 'unknown';
-  if (channel.type === 'tencent-vod') return fetchVodTask(upstream, channel, key, task.upstream_id, nowMs);
-  if (channel.type === 'suno') return fetchSunoTask(upstream, channel, key, task.upstream_id);
-  if (channel.type === 'kling') return fetchKlingTask(upstream, channel, key, task.upstream_id, nowMs);
-  if (channel.type === 'midjourney') return fetchMjTask(upstream, channel, key, task.upstream_id);
-  return fetchOpenaiVideo(upstream, channel, key, task.upstream_id);
+  const state = await fetchFromChannel(upstream, channel, key, task.upstream_id, nowMs);
+  // A failure's reason is shown to the task's owner and kept in its refund's log row: never the channel's key.
+  if (state === undefined || state === 'unknown' || state.observation.failReason === undefined) return state;
+  return { ...state, observation: { ...state.observation, failReason: redactSecret(state.observation.failReason, key) } };
+}
+
+function fetchFromChannel(upstream: UpstreamClient, channel: ChannelRecord, key: string, upstreamId: string, nowMs: number): Promise<FetchedTaskState> {
+  if (channel.type === 'tencent-vod') return fetchVodTask(upstream, channel, key, upstreamId, nowMs);
+  if (channel.type === 'suno') return fetchSunoTask(upstream, channel, key, upstreamId);
+  if (channel.type === 'kling') return fetchKlingTask(upstream, channel, key, upstreamId, nowMs);
+  if (channel.type === 'midjourney') return fetchMjTask(upstream, channel, key, upstreamId);
+  return fetchOpenaiVideo(upstream, channel, key, upstreamId);
 }
 
 /**

@@ -40,7 +40,7 @@ export async function sendKlingVideoSubmit(relay: RelayServices, channel: Channe
   if (code === 0 && sent.response.statusCode < 300 && (typeof taskId === 'string' || typeof taskId === 'number') && String(taskId) !== '') {
     return { kind: 'accepted', upstreamId: `${action}/${String(taskId)}`, status: 'submitted', progress: 0, result: JSON.stringify(json), httpStatus: 200 };
   }
-  const message = redactSecret(isRecord(json) && typeof json.message === 'string' ? json.message : `HTTP ${sent.response.statusCode}`, credentials.secretKey);
+  const message = redactSecret(isRecord(json) && typeof json.message === 'string' ? json.message : `HTTP ${sent.response.statusCode}`, key);
   const status = code === undefined ? (sent.response.statusCode >= 400 ? sent.response.statusCode : 502) : klingErrorStatus(code);
   if (status === 400) throw new GatewayError('invalid_request', `Kling refused the task: ${message}`);
   return { kind: 'failed', failure: { kind: 'status', status, message: `Kling refused the task (code ${code ?? 'none'}): ${message}` } };
