@@ -104,9 +104,54 @@ export function catalogSyncSuite(options: SyncSuiteOptions): void {
     expect(await within(options.deadlineMs, async () => (await selfStatus(b.url, cookie)) === 401)).toBeGreaterThanOrEqual(0);
   });
 
+  it("a password changed through A ends the user's console session on B (401); B logs in with the new password only", async () => {
+    const cookie = await logIn(b.url, 'carol', 'carol-password');
+    expect(await selfStatus(b.url, cookie)).toBe(200);
+    const id = await findId(a.url, 'users', 'carol');
+    expect((await admin(a.url, 'PUT', `/users/${id}`, { password: 'carol-new-password' })).status).toBe(200);
+    expect(await selfStatus(a.url, cookie)).toBe(401);
+    expect(await within(options.deadlineMs, async () => (await selfStatus(b.url, cookie)) === 401)).toBeGreaterThanOrEqual(0);
+    expect((await logInStatus(b.url, 'carol', 'carol-password'))).toBe(401);
+    const fresh = await logIn(b.url, 'carol', 'carol-new-password');
+    expect(await selfStatus(b.url, fresh)).toBe(200);
+  });
+
+  it("a user disabled through A loses its console session on B (401) and cannot log in there", async () => {
+    const cookie = await logIn(b.url, 'carol', 'carol-password');
+    expect(await selfStatus(b.url, cookie)).toBe(200);
+    const id = await findId(a.url, 'users', 'carol');
+    expect((await admin(a.url, 'PUT', `/users/${id}`, { enabled: false })).status).toBe(200);
+    expect(await within(options.deadlineMs, async () => (await selfStatus(b.url, cookie)) === 401)).toBeGreaterThanOrEqual(0);
+    expect(await logInStatus(b.url, 'carol', 'carol-password')).not.toBe(200);
+  });
+
+  it("an admin lowered to user through A loses B's admin API: the old session is refused (401), a new one is forbidden (403)", async () => {
+    const id = await findId(a.url, 'users', 'carol');
+    expect((await admin(a.url, 'PUT', `/users/${id}`, { role: 'admin' })).status).toBe(200);
+    expect(await within(options.deadlineMs, async () => b.gateway.services.catalog.snapshot.usersById.get(id)?.role === 'admin')).toBeGreaterThanOrEqual(0);
+    const cookie = await logIn(b.url, 'carol', 'carol-password');
+    expect(await adminStatus(b.url, cookie)).toBe(200);
+    expect((await admin(a.url, 'PUT', `/users/${id}`, { role: 'user' })).status).toBe(200);
+    expect(await within(options.deadlineMs, async () => (await adminStatus(b.url, cookie)) === 401)).toBeGreaterThanOrEqual(0);
+    expect(await selfStatus(b.url, cookie)).toBe(401);
+    const fresh = await logIn(b.url, 'carol', 'carol-password');
+    expect(await selfStatus(b.url, fresh)).toBe(200);
+    expect(await adminStatus(b.url, fresh)).toBe(403);
+  });
+
   it('a user disabled through A is refused (403) by B', async () => {
     const id = await findId(a.url, 'users', 'carol');
     expect((await admin(a.url, 'PUT', `/users/${id}`, { enabled: false })).status).toBe(200);
     expect(await within(options.deadlineMs, async () => (await chatStatus(b.url)) === 403)).toBeGreaterThanOrEqual(0);
   });
+}
+
+/** The status of a login attempt (200 or the refusal). */
+async function logInStatus(url: string, username: string, password: string): Promise<number> {
+  return (await fetch(`${url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })).status;
+}
+
+/** The status of a console session's read of the admin API (the user list). */
+async function adminStatus(url: string, cookie: string): Promise<number> {
+  return (await fetch(`${url}/api/admin/users`, { headers: { cookie } })).status;
 }
