@@ -53,6 +53,7 @@ const tokens: [string, TokenRecord][] = [
   [keyOf('admin'), token(19, 3)],
   [keyOf('root'), token(20, 4, { group: 'vip' })],
   [keyOf('orphan'), token(21, 99)],
+  [keyOf('adminvip'), token(22, 3, { group: 'vip' })],
 ];
 
 /** The catalog; `change` edits its token and user records as an admin API write would (a new snapshot). */
@@ -137,9 +138,13 @@ describe('authenticateToken', () => {
     expect(failure(authenticateToken(snapshot({ default: 1 }), keyOf('removedgroup'), nowSeconds))).toBe('group_not_allowed');
   });
 
-  it('lets an administrator’s token use another group', () => {
+  it('lets a root token use another group', () => {
     const result = authenticateToken(catalog, keyOf('root'), nowSeconds);
     expect(result.ok && result.caller.group).toBe('vip');
+  });
+
+  it('refuses an admin’s token set to a group other than its own, as a user’s (only root’s may)', () => {
+    expect(failure(authenticateToken(catalog, keyOf('adminvip'), nowSeconds))).toBe('group_not_allowed');
   });
 
   it('refuses a channel pin from a non-admin with channel_pin_forbidden', () => {

@@ -74,7 +74,10 @@ function checkTokenAccess(
   if (!snapshot.groupRatios.has(group)) {
     return { ok: false, code: 'group_not_allowed', message: `Group "${group}" does not exist or has been removed.` };
   }
-  if (group !== user.group && user.role === 'user') {
+  // Only root's keys may name any group. An admin's own key is bound to its own group as a user's is:
+  // it spends a wallet the admin cannot top up (nor move to another group), so a cheaper group's ratio
+  // would be a top-up by another name; new-api holds every token group to the owner's usable groups.
+  if (group !== user.group && user.role !== 'root') {
     return { ok: false, code: 'group_not_allowed', message: `This API key may not use group "${group}".` };
   }
   if (pinnedChannelId !== undefined && user.role === 'user') {

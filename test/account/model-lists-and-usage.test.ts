@@ -46,7 +46,8 @@ describe('model lists, account routes and the playground through the SDKs', () =
         users: [
           { username: 'alice', password: 'alice-password', role: 'user', group: 'default', quota: 10_000_000, enabled: true },
           { username: 'broke', password: 'broke-password', role: 'user', group: 'default', quota: 0, enabled: true },
-          { username: 'boss', password: 'boss-password', role: 'admin', group: 'default', enabled: true },
+          // Root: only root's keys may name a group other than their user's (the `vip` key below).
+          { username: 'boss', password: 'boss-password', role: 'root', group: 'default', enabled: true },
         ],
         tokens: [
           { name: 'limited', user: 'alice', key: keys.limited, quota: 750_000, model_limits: ['gpt-4o-mini', 'claude-x', 'not-served'], expires_at: farFuture, enabled: true },

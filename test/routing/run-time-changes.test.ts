@@ -53,13 +53,19 @@ describe('billing by group and mapping', () => {
     expect(row.quota).toBe(baseCharge);
   });
 
-  it('an admin token with group vip (ratio 3) reaches vip channels and is billed ×3', async () => {
+  it('a root token with group vip (ratio 3) reaches vip channels and is billed ×3', async () => {
     fx = await startFixture({
       upstreams: 2,
       channels: ([a, b]) => [channel('vip', a!, { groups: ['vip'], models: ['claude-x'] }), channel('def', b!)],
       config: {
         prices: bigPrices,
         groups: { default: 1, vip: 3 },
+        // Only root's keys may name a group other than their user's (an admin's are bound as a user's).
+        users: [
+          { username: 'alice', role: 'user', group: 'default', quota: 1_000_000_000, enabled: true },
+          { username: 'boss', role: 'root', group: 'default', quota: 1_000_000_000, enabled: true },
+          { username: 'vic', role: 'user', group: 'vip', quota: 1_000_000_000, enabled: true },
+        ],
         tokens: [
           { name: 'alice-key', user: 'alice', key: userKey, quota: 100_000_000, expires_at: 0, enabled: true },
           { name: 'boss-vip', user: 'boss', key: adminUserKey, group: 'vip', quota: 100_000_000, expires_at: 0, enabled: true },
