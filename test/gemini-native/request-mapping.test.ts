@@ -12,7 +12,13 @@ import { geminiRaw } from './gemini-support.js';
  */
 let fixture: BillingFixture;
 beforeAll(async () => {
-  fixture = await startBillingFixture({ tokenQuota: 100_000_000, userQuota: 100_000_000 });
+  // The fixture's OpenAI models ('billed-chat', 'billed-responses') are named as no reasoning model: the
+  // channels say they take reasoning settings, so the mapping of each one is what is checked here.
+  fixture = await startBillingFixture({
+    tokenQuota: 100_000_000,
+    userQuota: 100_000_000,
+    channelSettings: { 'openai-chat': { reasoning_effort: true }, 'openai-responses': { reasoning_effort: true } },
+  });
 });
 afterAll(async () => fixture?.close());
 
