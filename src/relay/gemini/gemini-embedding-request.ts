@@ -14,13 +14,15 @@ export const geminiEmbeddingChannelTypes: ReadonlySet<string> = new Set(['gemini
 /**
  * Pure: checks an embedding body and reads what it embeds (every `text` part, each counted alone; media parts
  * at 1000 tokens each, as images are counted everywhere).
- * A batch needs at least one request, each with a `content`, and any `model` a request names must be the
+ * A batch needs at least one request, each with a `content`, and any `model` a request (or a single `:embedContent` body) names must be the
  * path's (`models/<name>`), as Gemini requires: the batch is routed and priced by the path's model, and an
  * upstream that honoured another would serve it at this one's price. Throws the 400 naming the field.
  */
 export function readGeminiEmbeddingText(action: GeminiEmbeddingAction, body: Record<string, unknown>, model: string): PromptText {
   const prompt: PromptText = { texts: [], extraTokens: 0 };
   if (action === 'embedContent') {
+    // The single request's own `model` too (EmbedContentRequest.model): relayed as sent when unmapped.
+    if (!namesPathModel(body.model, model)) throw invalidParameter('model', `must be the model of the path, models/${model}`);
     collectParts(body.content, 'content', prompt);
     collectTitle(body, prompt);
     return prompt;
@@ -30,14 +32,18 @@ export function readGeminiEmbeddingText(action: GeminiEmbeddingAction, body: Rec
   if (!Array.isArray(requests) || requests.length === 0) throw invalidParameter('requests', 'must be a non-empty array of embedContent requests');
   for (const [index, request] of requests.entries()) {
     if (request === null || typeof request !== 'object' || Array.isArray(request)) throw invalidParameter(`requests.${index}`, 'must be an object');
-    const named = (request as Record<string, unknown>).model;
-    if (named !== undefined && named !== null && named !== `models/${model}` && named !== model) {
+    if (!namesPathModel((request as Record<string, unknown>).model, model)) {
       throw invalidParameter(`requests.${index}.model`, `must be the model of the path, models/${model}`);
     }
     collectParts((request as Record<string, unknown>).content, `requests.${index}.content`, prompt);
     collectTitle(request as Record<string, unknown>, prompt);
   }
   return prompt;
+}
+
+/** Whether a request's `model` field is absent or names the path's model (`models/<name>` or bare). */
+function namesPathModel(named: unknown, model: string): boolean {
+  return named === undefined || named === null || named === `models/${model}` || named === model;
 }
 
 /** A document's `title` (RETRIEVAL_DOCUMENT) is embedded with it: counted as text. */

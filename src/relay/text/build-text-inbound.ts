@@ -12,6 +12,7 @@ import type { TextInbound } from './run-text-relay.js';
 import type { TextStyleName } from '../text-style.js';
 import { textStyles } from './text-styles.js';
 import { withoutForeignReasoning } from './without-foreign-reasoning.js';
+import { dropGeminiModelChoice } from '../../convert/gemini/drop-gemini-model-choice.js';
 
 function isInvalid(result: Converted<CanonicalRequest> | InvalidWireRequest): result is InvalidWireRequest {
   return 'invalid' in result;
@@ -161,7 +162,20 @@ export function buildGeminiInbound(body: Record<string, unknown>, rawBody: Buffe
   const modelTurnMedia = modelTurnMediaParts(body) * estimatedTokensPerImage;
   promptText.imageTokens = (promptText.imageTokens ?? 0) + modelTurnMedia;
   const warnings = [...parsed.warnings];
-  const passthroughSource = withoutForeignReasoning('gemini', body, rawBody, warnings);
+  const withoutForeign = withoutForeignReasoning('gemini', body, rawBody, warnings);
+  // Nor a model other than the path's (the one authorized and priced): the bytes are re-serialised only
+  // when the body names one.
+  let source: { body: Record<string, unknown>; rawBody: Buffer | undefined } | undefined;
+  const passthroughSource = () => {
+    if (source !== undefined) return source;
+    source = withoutForeign();
+    const cleaned = dropGeminiModelChoice(source.body);
+    if (cleaned !== undefined) {
+      warnings.push(...cleaned.warnings);
+      source = { body: cleaned.value, rawBody: undefined };
+    }
+    return source;
+  };
   return {
     style: 'gemini',
     model,
