@@ -78,6 +78,11 @@ export interface FakeMidjourneyUpstream {
   answerNextWithModal(): void;
   /** The next submit answers code 22 (queued) with properties {numberOfQueues: 2, discordInstanceId: 'instance-secret-1'} — task created normally in SUBMITTED. */
   answerNextQueued(): void;
+  /**
+   * From now on list-by-condition lists this task twice, as a proxy keeping a task's old record beside the
+   * live one does: the task as it is now (a copy that no longer moves), then the live task.
+   */
+  listTwice(taskId: string): void;
   /** The PNG bytes GET /images/<id>.png serves (deterministic per id, a few KB). */
   imageOf(taskId: string): Buffer;
   close(): Promise<void>;
@@ -130,6 +135,8 @@ export async function startFakeMidjourneyUpstream(options: { expectedKeys: strin
   const tasks = new Map<string, FakeMjTask>();
   const submitFaults: MjSubmitFault[] = [];
   const fetchFaults: number[] = [];
+  /** Stale copies listed before the live task (`listTwice`). */
+  const staleCopies = new Map<string, FakeMjTask>();
   let modalNext = 0;
   let queuedNext = 0;
   let nextId = firstTaskId;
@@ -341,7 +348,9 @@ export async function startFakeMidjourneyUpstream(options: { expectedKeys: strin
       }
       const found = body.ids.flatMap((id) => {
         const task = ownTask(id, key);
-        return task === undefined ? [] : [publicTask(task)];
+        if (task === undefined) return [];
+        const stale = staleCopies.get(task.id);
+        return stale === undefined ? [publicTask(task)] : [publicTask(stale), publicTask(task)];
       });
       sendJson(response, 200, found);
       return;
@@ -390,6 +399,11 @@ export async function startFakeMidjourneyUpstream(options: { expectedKeys: strin
       }
       if (change.progress !== undefined) task.progress = change.progress;
       if (change.failReason !== undefined) task.failReason = change.failReason;
+    },
+    listTwice(taskId) {
+      const task = tasks.get(taskId);
+      if (task === undefined) throw new Error(`no fake midjourney task ${taskId}`);
+      staleCopies.set(taskId, structuredClone(task));
     },
     answerNextWithModal: () => {
       modalNext += 1;
