@@ -1,5 +1,6 @@
 import type { ConversationOwnerRecord } from '../../storage/conversation-owners-repository.js';
 import type { RememberedResponse, ResponseMemory } from '../responses/response-memory.js';
+import { RetriedWrites, type RetrySchedule } from '../retried-writes.js';
 
 /** Where a conversation's owner is kept for good: the `conversation_owners` table (migrations 019, 020, 023). */
 export interface ConversationOwnerStore {
@@ -15,15 +16,7 @@ export interface ConversationOwnerStore {
 }
 
 /** How a claim's answer whose write failed is tried again (ConversationOwners.answerClaim). */
-export const answerRetry = { firstDelayMs: 500, maxDelayMs: 30_000, tries: 12 };
-
-interface PendingAnswer {
-  conversationId: string;
-  owner: ConversationOwner;
-  /** Tries made so far. */
-  tries: number;
-  timer: NodeJS.Timeout | undefined;
-}
+export const answerRetry: RetrySchedule = { firstDelayMs: 500, maxDelayMs: 30_000, tries: 12 };
 
 /** Who a conversation is for, and where it is: its maker, its channel, and the fingerprint of the key that made it. */
 export type ConversationOwner = Required<Pick<RememberedResponse, 'userId' | 'channelId' | 'keyFingerprint'>>;
@@ -43,11 +36,8 @@ export const reloadedHistoryBound = (writtenHistory: number): number => 2 * writ
  * next turn must not reserve less than the upstream can read back.
  */
 export class ConversationOwners {
-  /** Claims' first answers whose write failed, waiting for their next try. */
-  private readonly pendingAnswers = new Set<PendingAnswer>();
-  /** The writes of claims' answers under way (each settles, never rejects). */
-  private readonly writing = new Set<Promise<void>>();
-  private closed = false;
+  /** Claims' first answers being written, and those whose write failed waiting for their next try. */
+  private readonly answerWrites = new RetriedWrites(answerRetry);
 
   constructor(
     private readonly memory: ResponseMemory,
@@ -112,40 +102,15 @@ export class ConversationOwners {
    * only this user's row still at channel 0, so a late try cannot undo anything.
    */
   answerClaim(conversationId: string, owner: ConversationOwner): void {
-    this.writeAnswer({ conversationId, owner, tries: 0, timer: undefined });
-  }
-
-  private writeAnswer(pending: PendingAnswer): void {
-    pending.tries += 1;
-    const { conversationId, owner } = pending;
-    const written = this.store.answerClaim(conversationId, owner.userId, owner.channelId, owner.keyFingerprint).then(
-      () => void this.pendingAnswers.delete(pending),
-      (error: unknown) => {
-        this.options.onError(error, conversationId);
-        if (this.closed || pending.tries >= answerRetry.tries) return void this.pendingAnswers.delete(pending);
-        this.pendingAnswers.add(pending);
-        pending.timer = setTimeout(() => {
-          pending.timer = undefined;
-          this.writeAnswer(pending);
-        }, Math.min(answerRetry.firstDelayMs * 2 ** (pending.tries - 1), answerRetry.maxDelayMs));
-        // A retry alone does not keep the process alive: shutdown tries once more.
-        pending.timer.unref();
-      },
-    );
-    this.writing.add(written);
-    void written.finally(() => this.writing.delete(written));
+    this.answerWrites.start({
+      write: () => this.store.answerClaim(conversationId, owner.userId, owner.channelId, owner.keyFingerprint),
+      onError: (error) => this.options.onError(error, conversationId),
+    });
   }
 
   /** Shutdown: each answer still to write gets one more try at once, waited for (its failure is reported). */
   async close(): Promise<void> {
-    this.closed = true;
-    for (const pending of this.pendingAnswers) {
-      if (pending.timer === undefined) continue;
-      clearTimeout(pending.timer);
-      pending.timer = undefined;
-      this.writeAnswer(pending);
-    }
-    await Promise.all(this.writing);
+    await this.answerWrites.close();
   }
 
   /** A claim whose request got no answer (refused at admission, no channel answered): this turn lets go; the last holder's release leaves the id to the next request. */
