@@ -17,6 +17,7 @@ import { createSecretBox } from './security/secret-box.js';
 import type { RecoveredReservation } from './billing/quota-ledger.js';
 import { createQuotaLedger } from './billing/create-quota-ledger.js';
 import { SettleRetryQueue } from './billing/settle-retry-queue.js';
+import { PendingSubmits } from './relay/task-submit/pending-submits.js';
 import { readSettlement } from './billing/read-settlement.js';
 import { MemoryRateLimiter } from './limits/memory-rate-limiter.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
@@ -195,6 +196,8 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
       : (await import('./relay/responses/redis-response-memory.js')).createRedisResponseMemory(environment.redisUrl, responseMemoryOptions);
   const health = new ChannelHealth({ failureThreshold: 3, cooldownMs: 30_000 });
   const inFlight = new InFlightRequests();
+  const report = (line: string) => void process.stderr.write(`${line}\n`);
+  const pendingSubmits = new PendingSubmits(repositories.tasks, { report, now });
   const relay: RelayServices = {
     catalog,
     upstream,
@@ -209,9 +212,10 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
       now,
       onError: (error, conversationId) => process.stderr.write(`writing the owner row of conversation ${conversationId} failed: ${String(error)}\n`),
     }),
+    pendingSubmits,
     keepAlive: new StreamKeepAlive(environment.streamKeepAliveSeconds * 1000),
     settings: { maxStreamEventBytes: 8 * 1024 * 1024, usageWaitMs: environment.usageWaitSeconds * 1000 },
-    report: (line) => process.stderr.write(`${line}\n`),
+    report,
     disableChannel: (channelId, reason) => {
       void repositories.channels
         .update(channelId, { status: 'auto_disabled', statusReason: reason.slice(0, 500) }, now())
@@ -230,6 +234,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     intervalMs: environment.taskPollIntervalSeconds * 1000,
     timeoutMs: environment.taskTimeoutMinutes * 60_000,
     onError: (error) => process.stderr.write(`polling tasks failed: ${String(error)}\n`),
+    heldSubmit: (taskId) => pendingSubmits.isHeld(taskId),
   });
   const services: AppServices = { environment, sessionSecret, database, catalog, secrets, relay, repositories, taskEngine, now };
   const app = await buildApp(services, {
@@ -276,6 +281,8 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
       if (unsettled > 0) app.log.warn(`${unsettled} settlement(s) could not be made before shutdown; the next start settles them at their reserved amounts`);
       // A claimed conversation's channel whose write is waiting for its next try: tried once more.
       await relay.conversations.close();
+      // An accepted task's submitted state still waiting for its next try: tried once more.
+      await pendingSubmits.close();
       await serverClosed;
       await taskEngine.stop();
       // No sweep beats the run's mark after it is marked clean.

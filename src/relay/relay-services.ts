@@ -9,6 +9,7 @@ import type { ConversationOwners } from './conversations/conversation-owners.js'
 import type { InFlightRequests } from './in-flight-requests.js';
 import type { ResponseMemory } from './responses/response-memory.js';
 import type { StreamKeepAlive } from './stream-keepalive.js';
+import type { PendingSubmits } from './task-submit/pending-submits.js';
 
 export interface RelaySettings {
   /** Largest single SSE event accepted from an upstream. */
@@ -36,6 +37,8 @@ export interface RelayServices {
   responses: ResponseMemory;
   /** Whose each conversation made through the gateway is: the memory above, and the table behind it. */
   conversations: ConversationOwners;
+  /** Accepted task submits whose state the database would not take within their request, written in the background. */
+  pendingSubmits: PendingSubmits;
   /** Pings client streams that fall silent (STREAM_KEEPALIVE_SECONDS). */
   keepAlive: StreamKeepAlive;
   settings: RelaySettings;

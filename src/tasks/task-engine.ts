@@ -15,6 +15,11 @@ export interface TaskEngineOptions {
   /** A task not finished this long after its submit is failed and refunded (TASK_TIMEOUT_MINUTES). */
   timeoutMs: number;
   onError(error: unknown): void;
+  /**
+   * Whether a `not_start` task is an accepted submit whose state this node is still writing
+   * (src/relay/task-submit/pending-submits.ts): not an orphan, left alone.
+   */
+  heldSubmit?(taskId: number): boolean;
 }
 
 /** Tasks taken per pass; the rest wait for the next one. */
@@ -90,6 +95,10 @@ export class TaskEngine {
     // being failed and refunded).
     if (status === 'success') return;
     if (status === 'not_start') {
+      if (this.options.heldSubmit?.(task.id) === true) {
+        await repository.postpone(task.id, task.next_poll_at, now);
+        return;
+      }
       await this.finish(task, status, { status: 'failure', failReason: 'The submit did not complete (the gateway stopped while it ran).' }, summary);
       return;
     }

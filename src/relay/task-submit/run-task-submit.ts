@@ -1,15 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChannelRecord, PriceRecord } from '../../catalog/catalog-records.js';
 import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
-import type { TaskRow, TasksRepository } from '../../storage/tasks-repository.js';
+import type { NewTask, SubmittedTask, TaskRow, TasksRepository } from '../../storage/tasks-repository.js';
 import { keyFingerprint } from '../../tasks/key-fingerprint.js';
 import { generatePublicTaskId } from '../../tasks/public-task-id.js';
+import { submittedTaskRow } from '../../tasks/submitted-task-row.js';
 import { estimatePromptTokens } from '../estimate-prompt-tokens.js';
 import { mappingLoopFailure } from '../mapping-loop-failure.js';
 import { runRelayEnvelope, type AttemptTools, type ErrorPassthrough } from '../relay-envelope.js';
 import type { RelayServices } from '../relay-services.js';
 import type { AttemptOutcome } from '../run-failover.js';
 import { sendWholeAnswer } from '../write-to-client.js';
+import { recordSubmitted } from './pending-submits.js';
 import type { SubmitCall, TaskSubmitOutcome } from './task-submit-outcome.js';
 
 export interface TaskSubmitServices {
@@ -63,6 +65,8 @@ export async function runTaskSubmit(services: TaskSubmitServices, request: Fasti
   if (caller === undefined) throw new Error('relay routes run after authentication');
 
   const publicId = generatePublicTaskId();
+  const newTask: NewTask = { publicId, kind: plan.kind, requestId: request.id, userId: caller.user.id, tokenId: caller.token.id, model: plan.model, properties: plan.properties };
+  let createdAt = 0;
   let taskId: number | undefined;
   let submitted = false;
   try {
@@ -92,7 +96,10 @@ export async function runTaskSubmit(services: TaskSubmitServices, request: Fasti
         const key = plan.keyFor?.(channel) ?? rotatedKey;
         tools.setUpstreamModel(mapping.upstreamModel);
         // Written once, before the first upstream call: from here a crash leaves a row the poll loop refunds.
-        taskId ??= await tasks.insert({ publicId, kind: plan.kind, requestId: request.id, userId: caller.user.id, tokenId: caller.token.id, model: plan.model, properties: plan.properties }, relay.now());
+        if (taskId === undefined) {
+          createdAt = relay.now();
+          taskId = await tasks.insert(newTask, createdAt);
+        }
         const call: SubmitCall = {
           signal: tools.signal,
           // The upstream took the submit (or answers why not in its 2xx): a client that leaves now is
@@ -102,7 +109,7 @@ export async function runTaskSubmit(services: TaskSubmitServices, request: Fasti
           },
         };
         const send = () => plan.send(channel, key, mapping.upstreamModel, call, publicId);
-        const outcome = await attemptSubmit(services, plan, { channel, key, tools, taskId, publicId, upstreamModel: mapping.upstreamModel, reply }, send);
+        const outcome = await attemptSubmit(services, plan, { channel, key, tools, taskId, newTask, createdAt, upstreamModel: mapping.upstreamModel, reply }, send);
         if (outcome.kind === 'served') submitted = true;
         return outcome;
       },
@@ -121,7 +128,9 @@ interface SubmitAttempt {
   key: string;
   tools: AttemptTools;
   taskId: number;
-  publicId: string;
+  /** The row as inserted, at `createdAt`. */
+  newTask: NewTask;
+  createdAt: number;
   upstreamModel: string;
   reply: FastifyReply;
 }
@@ -143,23 +152,27 @@ async function attemptSubmit(services: TaskSubmitServices, plan: TaskSubmitPlan,
   const now = relay.now();
   const failedAtOnce = accepted.status === 'failure';
   const uncharged = failedAtOnce || plan.free === true;
-  const recorded = await tasks.markSubmitted(
-    attempt.taskId,
-    {
-      channelId: channel.id,
-      keyFingerprint: keyFingerprint(key),
-      upstreamModel: attempt.upstreamModel,
-      upstreamId: accepted.upstreamId,
-      status: accepted.status,
-      progress: accepted.progress,
-      result: accepted.result,
-      nextPollAt: now + services.pollIntervalMs,
-      ...(failedAtOnce ? { failReason: accepted.failReason ?? 'The upstream refused the task.' } : {}),
-      ...(uncharged ? { nothingCharged: true } : {}),
-    },
-    now,
-  );
-  if (!recorded) return { kind: 'failed', failure: { kind: 'status', status: 502, message: 'The task was given up before its upstream answered.' } };
+  const submitted: SubmittedTask = {
+    channelId: channel.id,
+    keyFingerprint: keyFingerprint(key),
+    upstreamModel: attempt.upstreamModel,
+    upstreamId: accepted.upstreamId,
+    status: accepted.status,
+    progress: accepted.progress,
+    result: accepted.result,
+    nextPollAt: now + services.pollIntervalMs,
+    ...(failedAtOnce ? { failReason: accepted.failReason ?? 'The upstream refused the task.' } : {}),
+    ...(uncharged ? { nothingCharged: true } : {}),
+  };
+  // A database blip here must not lose a task the upstream took (and bills): the write is tried again
+  // within the request, then handed to a background retry; either way the task is answered and charged.
+  const recorded = await recordSubmitted(tasks, attempt.taskId, submitted, now);
+  if (recorded === 'gone') return { kind: 'failed', failure: { kind: 'status', status: 502, message: 'The task was given up before its upstream answered.' } };
+  const publicId = attempt.newTask.publicId;
+  if (recorded === 'unreachable') {
+    relay.pendingSubmits.hold({ id: attempt.taskId, publicId, userId: attempt.newTask.userId }, submitted);
+    tools.meter.interruption = `the database refused task ${publicId}'s submitted state (upstream id ${accepted.upstreamId}); written in the background`;
+  }
   // A task failed at submit produced nothing, and a free one is billed elsewhere: not charged, whatever its
   // price (calls or tokens), and so nothing to refund (the row says so).
   if (uncharged) {
@@ -171,11 +184,11 @@ async function attemptSubmit(services: TaskSubmitServices, plan: TaskSubmitPlan,
   // The client left while the answer was read: the task stands (the upstream took it and bills it), and
   // the log row names it, the only place the caller's task can be found by.
   if (tools.meter.clientAborted) {
-    tools.meter.interruption = `client disconnected before the answer; task ${attempt.publicId} recorded (upstream id ${accepted.upstreamId})`;
+    tools.meter.interruption = `client disconnected before the answer; task ${publicId} recorded (upstream id ${accepted.upstreamId})`;
     return { kind: 'served', value: { status: accepted.httpStatus }, status: accepted.httpStatus };
   }
-  const task = await tasks.findById(attempt.taskId);
-  if (task === undefined) throw new Error(`task ${attempt.taskId} vanished while it was submitted`);
+  // The row as written, or — not written yet, or not readable now — as it will be: the answer is the same.
+  const task = (recorded === 'recorded' ? await tasks.findById(attempt.taskId).catch(() => undefined) : undefined) ?? submittedTaskRow(attempt.taskId, attempt.newTask, attempt.createdAt, submitted, now);
   sendWholeAnswer(attempt.reply, accepted.httpStatus, tools.clientHeaders(channel), 'application/json', JSON.stringify(plan.answer(task)));
   return { kind: 'served', value: { status: accepted.httpStatus }, status: accepted.httpStatus };
 }
