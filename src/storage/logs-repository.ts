@@ -86,6 +86,25 @@ export interface UsageAggregate {
   output_tokens: number;
 }
 
+/**
+ * A user's own totals (`GET /api/log/self/stat`, new-api's `Stat`): `quota` is the net charge of the rows
+ * the filter matches (a task refund row is in it, negative: the sum is what was kept), `rpm` and `tpm` the
+ * requests made and their input plus output tokens in the last 60 s before now, whatever the time filters.
+ */
+export interface OwnLogStat {
+  quota: number;
+  rpm: number;
+  tpm: number;
+}
+
+/** How long `rpm` and `tpm` look back (new-api: the last 60 seconds). */
+export const statWindowMs = 60_000;
+
+/** The quota kept by a set of rows: a refund row is in it (negative), so the sum is what was charged net. */
+const netQuota = sql<number | string | null>`sum(quota)`;
+/** The requests a set of rows made: COUNT skips the NULL a refund row's CASE gives (SQLite, PostgreSQL and MySQL alike). */
+const requestsMade = sql<number | string>`count(case when style <> ${refundLogStyle} then 1 end)`;
+
 export class LogsRepository {
   constructor(private readonly db: Database) {}
 
@@ -141,20 +160,33 @@ export class LogsRepository {
   }
 
   /**
+   * One user's `OwnLogStat` in two queries, both on the user's rows (index logs_user_id, or logs_created_at
+   * for a time filter or the last minute, whichever the planner finds narrower): the quota over the filter,
+   * as `listForUser` counts its rows; the requests and tokens of the last `statWindowMs` before `now`, over
+   * the filter less its time bounds (new-api's rpm and tpm are always the current minute's).
+   */
+  async statForUser(userId: number, filter: OwnLogFilter, now: number): Promise<OwnLogStat> {
+    const { quota } = await this.filtered({ ...filter, userId }).select(netQuota.as('quota')).executeTakeFirstOrThrow();
+    const { from: _from, to: _to, ...untimed } = filter;
+    const recent = await this.filtered({ ...untimed, userId, from: now - statWindowMs, to: now + 1 })
+      .select((eb) => [requestsMade.as('rpm'), eb.fn.sum<number | string | null>('input_tokens').as('input_tokens'), eb.fn.sum<number | string | null>('output_tokens').as('output_tokens')])
+      .executeTakeFirstOrThrow();
+    return { quota: Number(quota ?? 0), rpm: Number(recent.rpm), tpm: Number(recent.input_tokens ?? 0) + Number(recent.output_tokens ?? 0) };
+  }
+
+  /**
    * Per-model, per-UTC-day totals for the console's charts, grouped by the database. A refund row is in
    * the quota (negative: the sum is what was kept) but not in `requests`, which counts requests made.
    */
   async aggregateByModelAndDay(filter: LogFilter): Promise<UsageAggregate[]> {
     // `x - x % d` floors to the day in all three dialects (their date functions differ).
     const dayStart = sql<number>`(created_at - created_at % 86400000)`;
-    // COUNT skips the NULL a refund row's CASE gives (SQLite, PostgreSQL and MySQL alike).
-    const requestsMade = sql<number>`count(case when style <> ${refundLogStyle} then 1 end)`;
     const rows = await this.filtered(filter)
       .select((eb) => [
         dayStart.as('day_start'),
         'model',
         requestsMade.as('requests'),
-        eb.fn.sum<number>('quota').as('quota'),
+        netQuota.as('quota'),
         eb.fn.sum<number>('input_tokens').as('input_tokens'),
         eb.fn.sum<number>('output_tokens').as('output_tokens'),
       ])

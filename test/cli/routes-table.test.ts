@@ -94,6 +94,7 @@ const documented = new Set([
   'POST /api/user/logout',
   'GET /api/user/self',
   'GET /api/log/self',
+  'GET /api/log/self/stat',
   'GET /api/task/self',
   'GET /healthz',
   'GET /readyz',

@@ -1,5 +1,5 @@
 /**
- * `GET /api/log/self` and `GET /api/task/self` refuse in the `/api` envelope (`{success: false, message}`):
+ * `GET /api/log/self`, `GET /api/log/self/stat` and `GET /api/task/self` refuse in the `/api` envelope (`{success: false, message}`):
  * 401 without a console session — an API key is not one, nor a forged or ended cookie — and 400 naming the
  * query parameter for a filter or page value no row could match (the admin list's parsing, reused).
  */
@@ -8,7 +8,7 @@ import { callGateway, logIn } from '../admin/admin-client.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 
 const key = `sk-${'e'.repeat(48)}`;
-const routes = ['/api/log/self', '/api/task/self'];
+const routes = ['/api/log/self', '/api/log/self/stat', '/api/task/self'];
 
 describe('the self routes refuse', () => {
   let gateway: TestGateway;
@@ -52,6 +52,11 @@ describe('the self routes refuse', () => {
     ['/api/log/self?status=4xx', 'status'],
     ['/api/log/self?start=yesterday', 'start'],
     ['/api/log/self?end=1.5', 'end'],
+    ['/api/log/self/stat?token_id=mine', 'token_id'],
+    ['/api/log/self/stat?token_id=99999999999', 'token_id'],
+    ['/api/log/self/stat?status=4xx', 'status'],
+    ['/api/log/self/stat?start=yesterday', 'start'],
+    ['/api/log/self/stat?end=1.5', 'end'],
     ['/api/task/self?p=-1', 'p'],
     ['/api/task/self?page_size=ten', 'page_size'],
     ['/api/task/self?status=done', 'status'],
@@ -73,6 +78,9 @@ describe('the self routes refuse', () => {
       expect(answer.status, query).toBe(200);
       expect(answer.body.data).toEqual({ items: [], total: 0, page: 1, page_size: 20 });
     }
+    const stat = await get('/api/log/self/stat?model=&token_id=');
+    expect(stat.status).toBe(200);
+    expect(stat.body.data).toEqual({ quota: 0, rpm: 0, tpm: 0 });
   });
 
   it('401 once the user logged out (every session of theirs ends)', async () => {

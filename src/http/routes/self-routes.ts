@@ -9,8 +9,8 @@ import { successEnvelope } from './admin/success-envelope.js';
 import { parseOwnTaskFilter } from './parse-own-task-filter.js';
 
 /**
- * What a logged-in console user may read of their own (new-api's `/api/log/self` and `/api/task/self`):
- * their request log and their tasks of every kind, newest first, paged as the admin list (`p`,
+ * What a logged-in console user may read of their own (new-api's `/api/log/self`, `/api/log/self/stat` and
+ * `/api/task/self`): their request log, its totals, and their tasks of every kind, newest first, paged as the admin list (`p`,
  * `page_size`). The session alone says whose: no filter reaches another user's rows. A task whose client
  * left after the upstream's 2xx is charged and kept; this is where the user who paid finds its id.
  */
@@ -21,6 +21,12 @@ export async function selfRoutes(app: FastifyInstance, services: AppServices): P
   app.get('/api/log/self', options, async (request) => {
     const filter = parseOwnLogFilter(request.query);
     return successEnvelope(await services.repositories.logs.listForUser(sessionUserOf(request).id, filter, parsePageRequest(request.query)));
+  });
+
+  // new-api's `GET /api/log/self/stat`: the same filters; `quota` net over them, `rpm`/`tpm` of the last minute.
+  app.get('/api/log/self/stat', options, async (request) => {
+    const filter = parseOwnLogFilter(request.query);
+    return successEnvelope(await services.repositories.logs.statForUser(sessionUserOf(request).id, filter, services.now()));
   });
 
   app.get('/api/task/self', options, async (request) => {
