@@ -255,6 +255,39 @@ for (const { dialect, available } of allDialects) {
       expect(await writer.close()).toBe(0);
     });
 
+    // What the log writer's claim path relies on: every producer gives each non-refund row an id of its own
+    // (a request's, or a Realtime response's hold id; test/billing/one-row-per-request.test.ts pins that
+    // end to end). Two non-refund rows under one id in a slice through the claims: the second is taken for
+    // a row written back already and left out — as is one whose request already has a row in the log.
+    it('leaves out, through the claims, a second non-refund row under a request id already written (the one-id-per-row invariant is what keeps that right)', async () => {
+      const ledger = database.ledger(owner());
+      const charged = requestId('twice-charged');
+      await ledger.reserve({ id: charged, ...account, amount: 100, model: 'gpt-4o' }, now);
+      await ledger.settle(charged, { actualAmount: 100, channelId }, now);
+      const free = requestId('twice-free');
+      const { sink } = createLogRowSink(database.handle);
+      const clock = now + claimLogRowsAfterMs + 1000;
+      const writer = createLogWriter(sink, { flushIntervalMs: 60_000, maxBatch: 100, now: () => clock, onError: () => {} });
+      // In one slice: two rows of the charged request and two of the free one, then a refund row.
+      writer.write(logRow({ request_id: charged, created_at: now, latency_ms: 0, quota: 100 }));
+      writer.write(logRow({ request_id: charged, created_at: now, latency_ms: 0, quota: 70 }));
+      writer.write(logRow({ request_id: free, created_at: now, latency_ms: 0, quota: 0 }));
+      writer.write(logRow({ request_id: free, created_at: now, latency_ms: 0, quota: 0, status: 500 }));
+      writer.write(logRow({ request_id: charged, created_at: now, latency_ms: 0, quota: -100, style: refundLogStyle, usage_source: 'refund' }));
+      await writer.flush();
+      expect(await loggedRows([charged, free])).toEqual([
+        { request_id: charged, style: 'openai', quota: 100 },
+        { request_id: free, style: 'openai', quota: 0 },
+        { request_id: charged, style: refundLogStyle, quota: -100 },
+      ]);
+      expect(await claimedAt(charged)).toBe(clock);
+      // In a later slice: the request has its row, so another under its id is left out too.
+      writer.write(logRow({ request_id: free, created_at: now, latency_ms: 0, quota: 5 }));
+      await writer.flush();
+      expect((await loggedRows([free])).map((row) => row.quota)).toEqual([0]);
+      expect(await writer.close()).toBe(0);
+    });
+
     it('writes a connected node’s rows as one plain INSERT, claiming nothing', async () => {
       const ledger = database.ledger(owner());
       const ids = Array.from({ length: 3 }, (_, index) => requestId(`fresh-${index}`));
