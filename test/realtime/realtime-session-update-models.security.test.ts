@@ -110,6 +110,33 @@ describe('realtime session.update: models the session was not admitted for', () 
     expect(seen.received).not.toContain('session.update');
   });
 
+  it('gives each refusal an event id of its own, its error naming the client event it refuses', async () => {
+    const client = new OpenAI({ apiKey: limitedKey, baseURL: `${front.url}/v1` });
+    const rt = new OpenAIRealtimeWS({ model: 'gpt-realtime', options: { rejectUnauthorized: false } }, client);
+    const events: Event[] = [];
+    rt.socket.on('message', (data) => events.push(JSON.parse(String(data)) as Event));
+    const closed = new Promise<void>((resolve) => rt.socket.on('close', () => resolve()));
+    rt.on('error', () => undefined);
+    await new Promise<void>((resolve) => rt.on('session.created', () => resolve()));
+    const connection = upstream.connections.at(-1);
+    rt.send({ type: 'session.update', event_id: 'evt_client_first', session: { type: 'realtime', audio: { input: { transcription: { model: 'gpt-4o-transcribe' } } } } } as never);
+    rt.send({ type: 'session.update', event_id: 'evt_client_second', session: { type: 'realtime', model: 'gpt-realtime-pro' } } as never);
+    const errors = () => events.filter((event) => event.type === 'error');
+    await expect.poll(() => errors().length, { timeout: 5_000 }).toBe(2);
+    rt.close();
+    await closed;
+    await gateway.settled();
+    const [first, second] = errors();
+    expect(first?.event_id).toEqual(expect.any(String));
+    expect(second?.event_id).toEqual(expect.any(String));
+    expect(first?.event_id).not.toBe(second?.event_id);
+    // Each names the client event it refuses, in its `error`; neither update reached the upstream.
+    expect(errors().map((event) => (event.error as Record<string, unknown>).event_id)).toEqual(['evt_client_first', 'evt_client_second']);
+    // Nor is a refusal's id one of the session's other server events'.
+    expect(events.filter((event) => event.event_id === first?.event_id || event.event_id === second?.event_id)).toHaveLength(2);
+    expect((connection?.received ?? []).map((event) => event.type)).not.toContain('session.update');
+  });
+
   it('control: a transcription model within model_limits, or any for an unlimited key, is set and billed', async () => {
     const before = await transcriptionRows();
     for (const key of [transcribingKey, unlimitedKey]) {

@@ -20,6 +20,7 @@ import { parseClientEvent, responseRequestOf } from './read-response-request.js'
 import { refuseSessionUpdate, type SessionModels, type SessionUpdateRefusal } from './refuse-session-update.js';
 import { readCreatedResponse } from './select-response-request.js';
 import { RealtimeBilling } from './realtime-billing.js';
+import { serverEventIds } from './server-event-ids.js';
 import { settleOrRetry } from '../settle-or-retry.js';
 import { readTranscriptionUsage, sessionTranscriptionModel } from './read-transcription.js';
 import { readRealtimeHandshake, upgradeProblem, type RealtimeHandshake } from './realtime-handshake.js';
@@ -204,6 +205,8 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
     let onResponsesDone: (() => void) | undefined;
     /** The responses under way were asked to stop: one named from now on is cancelled by its id too. */
     let cancelling = false;
+    /** The id of the next server event the gateway makes up (each its own). */
+    const nextEventId = serverEventIds(requestId);
 
     let closeCode = 1000;
     const finish = (reason: string | undefined) => {
@@ -282,7 +285,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         void billing.responseDone(readRealtimeUsage(event), responseIdOf(event), readCreatedResponse(event)).then(
           (heldAgain) => {
             if (!billing.responseUnderWay) onResponsesDone?.();
-            if (!heldAgain && ending === undefined) endRefused(client, requestId, billing.refusal, finish);
+            if (!heldAgain && ending === undefined) endRefused(client, requestId, nextEventId(), billing.refusal, finish);
           },
           () => {
             // The database failed the next hold: the gateway cannot go on serving the session (1011).
@@ -297,7 +300,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         if (usage === undefined) return;
         void billing.transcriptionDone(usage).then(
           (heldAgain) => {
-            if (!heldAgain && ending === undefined) endRefused(client, requestId, billing.refusal, finish);
+            if (!heldAgain && ending === undefined) endRefused(client, requestId, nextEventId(), billing.refusal, finish);
           },
           () => {
             // The database failed the next hold: the gateway cannot go on serving the session (1011).
@@ -340,7 +343,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       if (ending === undefined) {
         const refusal = billing.checkAccess();
         if (refusal !== undefined) {
-          endRefused(client, requestId, refusal, finish);
+          endRefused(client, requestId, nextEventId(), refusal, finish);
           return;
         }
       }
@@ -351,7 +354,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         // may not use, is answered as OpenAI answers a bad update (an `error` event) and not sent on.
         const refused = event === undefined ? undefined : refuseSessionUpdate(event, models);
         if (refused !== undefined) {
-          if (client.readyState === WebSocket.OPEN) client.send(JSON.stringify(sessionUpdateError(refused, event?.event_id, requestId)));
+          if (client.readyState === WebSocket.OPEN) client.send(JSON.stringify(sessionUpdateError(refused, event?.event_id, requestId, nextEventId())));
           return;
         }
         upstream.send(frame, { binary: isBinary });
@@ -385,11 +388,14 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
   });
 }
 
-/** The `error` event answering a refused session.update, naming the client's event as OpenAI's errors do. */
-function sessionUpdateError(refused: SessionUpdateRefusal, clientEventId: unknown, requestId: string): Record<string, unknown> {
+/**
+ * The `error` event (its own `eventId`) answering a refused session.update, naming the client's event in
+ * `error.event_id` as OpenAI's errors do.
+ */
+function sessionUpdateError(refused: SessionUpdateRefusal, clientEventId: unknown, requestId: string, eventId: string): Record<string, unknown> {
   return {
     type: 'error',
-    event_id: `evt_${requestId}`,
+    event_id: eventId,
     error: { type: 'invalid_request_error', code: 'model_not_allowed', message: `${refused.message} (request id: ${requestId})`, param: refused.param, event_id: typeof clientEventId === 'string' ? clientEventId : null },
   };
 }
@@ -402,15 +408,15 @@ function withoutSecret(frame: Buffer, secret: string): Buffer {
 
 /**
  * The key or the wallet cannot hold the next response, or the caller was refused since the session opened
- * (`refusal`): the client is told, in the session, and it ends.
+ * (`refusal`): the client is told, in the session (an `error` event of id `eventId`), and it ends.
  */
-function endRefused(client: WebSocket, requestId: string, refusal: GatewayError | undefined, end: (reason: string) => void): void {
+function endRefused(client: WebSocket, requestId: string, eventId: string, refusal: GatewayError | undefined, end: (reason: string) => void): void {
   if (client.readyState === WebSocket.OPEN) {
     const error =
       refusal === undefined
         ? { type: 'insufficient_quota', code: 'insufficient_quota', message: `Insufficient quota: this API key or your account cannot cover another response (request id: ${requestId}). The session is closed.` }
         : { type: refusal.status === 401 ? 'invalid_request_error' : 'permission_error', code: refusal.code, message: `${refusal.message} (request id: ${requestId}). The session is closed.` };
-    client.send(JSON.stringify({ type: 'error', event_id: `evt_${requestId}`, error: { ...error, param: null, event_id: null } }));
+    client.send(JSON.stringify({ type: 'error', event_id: eventId, error: { ...error, param: null, event_id: null } }));
   }
   const reason = refusal === undefined ? 'insufficient quota' : 'access withdrawn';
   closeSocket(client, 1008, reason);
