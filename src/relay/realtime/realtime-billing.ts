@@ -19,10 +19,8 @@ import type { TranscriptionUsage } from './read-transcription.js';
 import { ConversationInput } from './conversation-input.js';
 import type { ResponseRequest } from './read-response-request.js';
 import { ResponseCount, usageOfCounts } from './response-count.js';
-import { selectResponseRequest, type CreatedResponse } from './select-response-request.js';
-
-/** A response event that tells neither field of the request it answers (it answers the oldest). */
-const echoesNothing: CreatedResponse = { conversationId: undefined, metadata: undefined };
+import { doneWithoutCreated, echoesNothing, ResponseRequestQueue } from './response-request-queue.js';
+import type { CreatedResponse } from './select-response-request.js';
 
 export interface RealtimeSessionFacts {
   /** The session's request id: its first hold's reservation id; later holds are `<id>-<n>`. */
@@ -70,12 +68,8 @@ export class RealtimeBilling {
    * response cut before its usage): two at once (out-of-band responses) each keep their own.
    */
   private readonly underWay = new Map<string, ResponseCount>();
-  /**
-   * The `response.create` events relayed upstream whose `response.created` has not come yet (the client's
-   * `event_id`, and the text of an input of the response's own), oldest first: under way upstream all the
-   * same, so a client that leaves now gets them cancelled and waited for.
-   */
-  private readonly requested: ResponseRequest[] = [];
+  /** The `response.create` events relayed upstream whose `response.created` has not come yet (response-request-queue.ts). */
+  private readonly requested = new ResponseRequestQueue();
   /**
    * The text of the items the upstream added to the default conversation (client messages, tool results)
    * since the last response that reads the conversation was created: that next response's input, billed
@@ -109,13 +103,12 @@ export class RealtimeBilling {
 
   /** The client's `response.create` was relayed upstream: a response is asked for. */
   responseRequested(request: ResponseRequest): void {
-    this.requested.push(request);
+    this.requested.add(request);
   }
 
   /** The upstream refused the client event `eventId` (an `error` naming it): no response comes of it when it was a `response.create`. */
   requestRefused(eventId: string): void {
-    const index = this.requested.findIndex((request) => request.eventId === eventId);
-    if (index >= 0) this.requested.splice(index, 1);
+    this.requested.refused(eventId);
   }
 
   /**
@@ -124,7 +117,7 @@ export class RealtimeBilling {
    * VAD made (select-response-request.ts).
    */
   responseCreated(responseId: string | undefined, outputAudioRate?: number, created: CreatedResponse = echoesNothing): void {
-    const request = this.takeRequest(created);
+    const request = this.requested.take(created);
     if (this.underWay.size === 0) this.responseStartedAt = this.services.now();
     const key = responseId ?? `unnamed-${this.underWay.size}`;
     if (responseId === undefined) this.unnamed.add(key);
@@ -170,7 +163,7 @@ export class RealtimeBilling {
 
   /** A response is under way: named by the upstream, or asked for and not named yet. */
   get responseUnderWay(): boolean {
-    return this.underWay.size > 0 || this.requested.length > 0;
+    return this.underWay.size > 0 || this.requested.size > 0;
   }
 
   /**
@@ -179,14 +172,13 @@ export class RealtimeBilling {
    * by no other way).
    */
   get responseIdsUnderWay(): (string | undefined)[] {
-    return [...[...this.underWay.keys()].map((key) => (this.unnamed.has(key) ? undefined : key)), ...this.requested.map(() => undefined)];
+    return [...[...this.underWay.keys()].map((key) => (this.unnamed.has(key) ? undefined : key)), ...Array.from({ length: this.requested.size }, () => undefined)];
   }
 
   /** A response ended: billed from the open hold, then the next hold taken. Resolves false when it could not be. */
   responseDone(reported: NormalizedUsage | undefined, responseId: string | undefined, done: CreatedResponse = echoesNothing): Promise<boolean> {
-    // A response whose response.created never came answers the request it echoes, as a created one does
-    // (none for one server VAD made): the response object of `response.done` says the same.
-    if (responseId === undefined ? this.underWay.size === 0 : !this.underWay.has(responseId)) this.takeRequest(done);
+    // A response whose response.created never came answers the request it echoes (response-request-queue.ts).
+    if (doneWithoutCreated(responseId, this.underWay)) this.requested.take(done);
     const tally = this.takeTally(responseId);
     return this.enqueue(async () => {
       if (this.finished) return false;
@@ -194,12 +186,6 @@ export class RealtimeBilling {
       await this.settleHold(usage, reported === undefined ? 'local' : 'upstream', 200, undefined);
       return this.holdNext();
     });
-  }
-
-  /** The waiting `response.create` a response answers, by what it echoes (select-response-request.ts), taken off the queue. */
-  private takeRequest(echoed: CreatedResponse): ResponseRequest | undefined {
-    const index = selectResponseRequest(this.requested, echoed);
-    return index === undefined ? undefined : this.requested.splice(index, 1)[0];
   }
 
   /** A delta of a response whose `response.created` was not seen: counted as under way from here. */
