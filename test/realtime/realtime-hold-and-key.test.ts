@@ -4,12 +4,10 @@
  * of the upstream that quotes the channel's key reaches the client with the key masked. Through the openai
  * SDK's `OpenAIRealtimeWS` behind the TLS front.
  */
-import OpenAI from 'openai';
-import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeRealtimeUpstream, type FakeRealtimeUpstream } from '../fakes/fake-realtime-upstream.js';
-import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
-import { startTlsFront } from './tls-front.js';
+import type { FakeRealtimeUpstream } from '../fakes/fake-realtime-upstream.js';
+import type { TestGateway } from '../support/start-test-gateway.js';
+import { openSdkSession, startRealtimeSdkGateway, type RealtimeSdkGateway } from './realtime-sdk-gateway.js';
 
 const channelKey = 'sk-up-realtime-secret-0123456789';
 const quotaPerUnit = 500_000;
@@ -20,43 +18,26 @@ const smallHold = (holdInputTokens * price.input + 4_096 * price.output) * (quot
 const defaultHold = (16_384 * price.input + 4_096 * price.output) * (quotaPerUnit / 1_000_000);
 const modestKey = `sk-${'m'.repeat(48)}`;
 
+let stack: RealtimeSdkGateway;
 let upstream: FakeRealtimeUpstream;
 let gateway: TestGateway;
-let front: { url: string; close(): Promise<void> };
 
 beforeAll(async () => {
-  upstream = await startFakeRealtimeUpstream({ expectedKeys: [channelKey] });
-  gateway = await startTestGateway({
-    dialect: 'sqlite',
+  stack = await startRealtimeSdkGateway({
+    channelKey,
     config: {
       realtime_hold_input_tokens: holdInputTokens,
       prices: { 'gpt-realtime': price },
-      channels: [{ type: 'openai', groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, models: ['gpt-realtime'], name: 'rt', base_url: upstream.url, key: channelKey, priority: 0, model_mapping: {} }],
       users: [{ username: 'u', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true }],
       // Enough for the small hold and a few responses, far from the default hold.
       tokens: [{ name: 'modest-key', user: 'u', key: modestKey, quota: smallHold + 1_000, expires_at: 0, enabled: true }],
     },
   });
-  front = await startTlsFront(gateway.url);
+  ({ upstream, gateway } = stack);
 }, 30_000);
-afterAll(async () => {
-  await front.close();
-  await gateway.close();
-  await upstream.close();
-}, 30_000);
+afterAll(() => stack.close(), 30_000);
 
-async function openSession() {
-  const client = new OpenAI({ apiKey: modestKey, baseURL: `${front.url}/v1` });
-  const rt = new OpenAIRealtimeWS({ model: 'gpt-realtime', options: { rejectUnauthorized: false } }, client);
-  const events: Array<{ type: string } & Record<string, unknown>> = [];
-  rt.on('event', (event) => events.push(event as never));
-  const closed = new Promise<void>((resolve) => rt.socket.on('close', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    rt.on('session.created', () => resolve());
-    rt.on('error', reject);
-  });
-  return { rt, events, closed };
-}
+const openSession = () => openSdkSession(stack.front, modestKey);
 
 describe('Realtime hold size and channel key', () => {
   it('holds realtime_hold_input_tokens of input: a key short of the default hold is served and charged the response', async () => {

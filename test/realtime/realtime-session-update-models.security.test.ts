@@ -7,12 +7,10 @@
  * by it on the operator's account, and `session.model` went upstream unread. Through the openai SDK's
  * `OpenAIRealtimeWS` behind the TLS front.
  */
-import OpenAI from 'openai';
-import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeRealtimeUpstream, type FakeRealtimeUpstream } from '../fakes/fake-realtime-upstream.js';
-import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
-import { startTlsFront } from './tls-front.js';
+import type { FakeRealtimeUpstream } from '../fakes/fake-realtime-upstream.js';
+import type { TestGateway } from '../support/start-test-gateway.js';
+import { openSdkSession, startRealtimeSdkGateway, type RealtimeEvent, type RealtimeSdkGateway } from './realtime-sdk-gateway.js';
 
 const channelKey = 'sk-up-realtime-limits-0123456789';
 const prices = {
@@ -25,18 +23,17 @@ const limitedKey = `sk-${'l'.repeat(48)}`;
 const transcribingKey = `sk-${'w'.repeat(48)}`;
 const unlimitedKey = `sk-${'u'.repeat(48)}`;
 
+let stack: RealtimeSdkGateway;
 let upstream: FakeRealtimeUpstream;
 let gateway: TestGateway;
-let front: { url: string; close(): Promise<void> };
 
 beforeAll(async () => {
-  upstream = await startFakeRealtimeUpstream({ expectedKeys: [channelKey] });
   const token = { quota: 0, unlimited_quota: true, expires_at: 0, enabled: true, user: 'u' } as const;
-  gateway = await startTestGateway({
-    dialect: 'sqlite',
+  stack = await startRealtimeSdkGateway({
+    channelKey,
+    models: ['gpt-realtime', 'gpt-realtime-pro'],
     config: {
       prices,
-      channels: [{ type: 'openai', groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, models: ['gpt-realtime', 'gpt-realtime-pro'], name: 'rt', base_url: upstream.url, key: channelKey, priority: 0, model_mapping: {} }],
       users: [{ username: 'u', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true }],
       tokens: [
         { ...token, name: 'limited', key: limitedKey, model_limits: ['gpt-realtime'] },
@@ -45,25 +42,13 @@ beforeAll(async () => {
       ],
     },
   });
-  front = await startTlsFront(gateway.url);
+  ({ upstream, gateway } = stack);
 }, 30_000);
-afterAll(async () => {
-  await front.close();
-  await gateway.close();
-  await upstream.close();
-}, 30_000);
-
-type Event = { type: string } & Record<string, unknown>;
+afterAll(() => stack.close(), 30_000);
 
 /** Opens a session with `key`, sends one session.update, commits one audio buffer, closes; answers what the client saw and the upstream received. */
 async function updateAndCommit(key: string, session: Record<string, unknown>) {
-  const client = new OpenAI({ apiKey: key, baseURL: `${front.url}/v1` });
-  const rt = new OpenAIRealtimeWS({ model: 'gpt-realtime', options: { rejectUnauthorized: false } }, client);
-  const events: Event[] = [];
-  rt.socket.on('message', (data) => events.push(JSON.parse(String(data)) as Event));
-  const closed = new Promise<void>((resolve) => rt.socket.on('close', () => resolve()));
-  rt.on('error', () => undefined);
-  await new Promise<void>((resolve) => rt.on('session.created', () => resolve()));
+  const { rt, events, closed } = await openSdkSession(stack.front, key);
   const connection = upstream.connections.at(-1);
   rt.send({ type: 'session.update', event_id: 'evt_client_update', session } as never);
   await expect.poll(() => events.some((event) => event.type === 'session.updated' || event.type === 'error'), { timeout: 5_000 }).toBe(true);
@@ -83,7 +68,7 @@ async function transcriptionRows(): Promise<number> {
   return rows.filter((row) => row.model !== 'gpt-realtime').length;
 }
 
-function refusal(events: Event[]) {
+function refusal(events: RealtimeEvent[]) {
   const error = events.find((event) => event.type === 'error')?.error as Record<string, unknown> | undefined;
   return error === undefined ? undefined : { code: error.code, type: error.type, param: error.param, event_id: error.event_id };
 }
@@ -111,13 +96,7 @@ describe('realtime session.update: models the session was not admitted for', () 
   });
 
   it('gives each refusal an event id of its own, its error naming the client event it refuses', async () => {
-    const client = new OpenAI({ apiKey: limitedKey, baseURL: `${front.url}/v1` });
-    const rt = new OpenAIRealtimeWS({ model: 'gpt-realtime', options: { rejectUnauthorized: false } }, client);
-    const events: Event[] = [];
-    rt.socket.on('message', (data) => events.push(JSON.parse(String(data)) as Event));
-    const closed = new Promise<void>((resolve) => rt.socket.on('close', () => resolve()));
-    rt.on('error', () => undefined);
-    await new Promise<void>((resolve) => rt.on('session.created', () => resolve()));
+    const { rt, events, closed } = await openSdkSession(stack.front, limitedKey);
     const connection = upstream.connections.at(-1);
     rt.send({ type: 'session.update', event_id: 'evt_client_first', session: { type: 'realtime', audio: { input: { transcription: { model: 'gpt-4o-transcribe' } } } } } as never);
     rt.send({ type: 'session.update', event_id: 'evt_client_second', session: { type: 'realtime', model: 'gpt-realtime-pro' } } as never);

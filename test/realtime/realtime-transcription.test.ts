@@ -6,12 +6,10 @@
  * with a log row of its own; an unpriced transcription model is billed at the session model's price, with
  * a warning, never free. Through the openai SDK's `OpenAIRealtimeWS` behind the TLS front.
  */
-import OpenAI from 'openai';
-import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeRealtimeUpstream, type FakeRealtimeUpstream } from '../fakes/fake-realtime-upstream.js';
-import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
-import { startTlsFront } from './tls-front.js';
+import type { FakeRealtimeUpstream } from '../fakes/fake-realtime-upstream.js';
+import type { TestGateway } from '../support/start-test-gateway.js';
+import { openSdkSession, startRealtimeSdkGateway, type RealtimeSdkGateway } from './realtime-sdk-gateway.js';
 
 const channelKey = 'sk-up-realtime-transcribe-0123456789';
 const quotaPerUnit = 500_000;
@@ -23,28 +21,22 @@ const prices = {
 };
 const userKey = `sk-${'t'.repeat(48)}`;
 
+let stack: RealtimeSdkGateway;
 let upstream: FakeRealtimeUpstream;
 let gateway: TestGateway;
-let front: { url: string; close(): Promise<void> };
 
 beforeAll(async () => {
-  upstream = await startFakeRealtimeUpstream({ expectedKeys: [channelKey] });
-  gateway = await startTestGateway({
-    dialect: 'sqlite',
+  stack = await startRealtimeSdkGateway({
+    channelKey,
     config: {
       prices,
-      channels: [{ type: 'openai', groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, models: ['gpt-realtime'], name: 'rt', base_url: upstream.url, key: channelKey, priority: 0, model_mapping: {} }],
       users: [{ username: 'u', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true }],
       tokens: [{ name: 'transcribing-key', user: 'u', key: userKey, quota: 0, unlimited_quota: true, expires_at: 0, enabled: true }],
     },
   });
-  front = await startTlsFront(gateway.url);
+  ({ upstream, gateway } = stack);
 }, 30_000);
-afterAll(async () => {
-  await front.close();
-  await gateway.close();
-  await upstream.close();
-}, 30_000);
+afterAll(() => stack.close(), 30_000);
 
 const db = () => gateway.gateway.services.database.db;
 
@@ -55,15 +47,7 @@ async function usedQuota(): Promise<number> {
 
 /** Opens a session, sets its transcription with `session`, commits one audio buffer, waits for the transcript, closes. */
 async function transcribeOnce(session: Record<string, unknown>): Promise<void> {
-  const client = new OpenAI({ apiKey: userKey, baseURL: `${front.url}/v1` });
-  const rt = new OpenAIRealtimeWS({ model: 'gpt-realtime', options: { rejectUnauthorized: false } }, client);
-  const events: Array<{ type: string }> = [];
-  rt.on('event', (event) => events.push(event));
-  const closed = new Promise<void>((resolve) => rt.socket.on('close', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    rt.on('session.created', () => resolve());
-    rt.on('error', reject);
-  });
+  const { rt, events, closed } = await openSdkSession(stack.front, userKey);
   rt.send({ type: 'session.update', session } as never);
   await expect.poll(() => events.some((event) => event.type === 'session.updated'), { timeout: 5_000 }).toBe(true);
   rt.send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(3_200).toString('base64') });
@@ -128,12 +112,7 @@ describe('Realtime input-audio transcription', () => {
 
 /** A session that commits audio with no transcription set: the upstream reports no transcription. */
 async function transcribeOnceWithout(): Promise<void> {
-  const client = new OpenAI({ apiKey: userKey, baseURL: `${front.url}/v1` });
-  const rt = new OpenAIRealtimeWS({ model: 'gpt-realtime', options: { rejectUnauthorized: false } }, client);
-  const events: Array<{ type: string }> = [];
-  rt.on('event', (event) => events.push(event));
-  const closed = new Promise<void>((resolve) => rt.socket.on('close', () => resolve()));
-  await new Promise<void>((resolve) => rt.on('session.created', () => resolve()));
+  const { rt, events, closed } = await openSdkSession(stack.front, userKey);
   rt.send({ type: 'input_audio_buffer.commit' });
   await expect.poll(() => events.some((event) => event.type === 'input_audio_buffer.committed'), { timeout: 5_000 }).toBe(true);
   rt.close();
