@@ -14,12 +14,10 @@ import type { RelayServices } from '../relay-services.js';
 import type { AttemptRecord } from '../run-failover.js';
 import { settleOrRetry } from '../settle-or-retry.js';
 import { priceTranscription } from './price-transcription.js';
-import { defaultAudioBytesPerSecond } from './read-realtime-audio.js';
 import type { TranscriptionUsage } from './read-transcription.js';
-import { ConversationInput } from './conversation-input.js';
-import type { ResponseRequest } from './read-response-request.js';
-import { ResponseCount, usageOfCounts } from './response-count.js';
-import { doneWithoutCreated, echoesNothing, ResponseRequestQueue } from './response-request-queue.js';
+import { usageOfCounts } from './response-count.js';
+import { echoesNothing } from './response-request-queue.js';
+import { ResponsesUnderWay } from './responses-under-way.js';
 import type { CreatedResponse } from './select-response-request.js';
 
 export interface RealtimeSessionFacts {
@@ -63,27 +61,8 @@ export class RealtimeBilling {
   private hold: string | undefined;
   private holds = 1;
   private chain: Promise<unknown> = Promise.resolve();
-  /**
-   * The responses under way, by id, each with the text and audio it produced so far (counted locally, for a
-   * response cut before its usage): two at once (out-of-band responses) each keep their own.
-   */
-  private readonly underWay = new Map<string, ResponseCount>();
-  /** The `response.create` events relayed upstream whose `response.created` has not come yet (response-request-queue.ts). */
-  private readonly requested = new ResponseRequestQueue();
-  /**
-   * The text of the items the upstream added to the default conversation (client messages, tool results)
-   * since the last response that reads the conversation was created: that next response's input, billed
-   * when its usage never comes.
-   */
-  private readonly conversationInput = new ConversationInput();
-  /** The keys of `underWay` made up for a `response.created` that named no id. */
-  private readonly unnamed = new Set<string>();
-  /** Deltas of no known response (an upstream that omits `response_id`): the text and audio of whichever is cut. */
-  private unattributed = new ResponseCount();
-  /** The session's output audio format, as bytes a second (`session.created` / `session.updated`). */
-  private outputAudioRate = defaultAudioBytesPerSecond;
-  private responseStartedAt: number;
-  private firstTokenAt: number | undefined;
+  /** What the responses under way produced so far, counted from the frames (responses-under-way.ts). */
+  readonly responses: ResponsesUnderWay;
   private finished = false;
   private outOfQuota = false;
   /** Why the session may not go on when that is not the balances: the caller's access was withdrawn. */
@@ -98,118 +77,18 @@ export class RealtimeBilling {
     private readonly session: RealtimeSessionFacts,
   ) {
     this.hold = session.requestId;
-    this.responseStartedAt = services.now();
-  }
-
-  /** The client's `response.create` was relayed upstream: a response is asked for. */
-  responseRequested(request: ResponseRequest): void {
-    this.requested.add(request);
-  }
-
-  /** The upstream refused the client event `eventId` (an `error` naming it): no response comes of it when it was a `response.create`. */
-  requestRefused(eventId: string): void {
-    this.requested.refused(eventId);
-  }
-
-  /**
-   * A `response.created`: `outputAudioRate` is the output audio format it names for itself (bytes a
-   * second), when it does; `created`, what it echoes of the request it answers — none for a response server
-   * VAD made (select-response-request.ts).
-   */
-  responseCreated(responseId: string | undefined, outputAudioRate?: number, created: CreatedResponse = echoesNothing): void {
-    const request = this.requested.take(created);
-    if (this.underWay.size === 0) this.responseStartedAt = this.services.now();
-    const key = responseId ?? `unnamed-${this.underWay.size}`;
-    if (responseId === undefined) this.unnamed.add(key);
-    const count = new ResponseCount(outputAudioRate);
-    if (request?.ownInputText !== undefined) count.input.add(request.ownInputText);
-    else {
-      // Read by this response: the items added before it was created (a later one is the next response's).
-      for (const text of this.conversationInput.take()) count.input.add(text);
-    }
-    this.underWay.set(key, count);
-  }
-
-  /** The upstream added an item to the default conversation: `text`, what a client wrote in it ('' for audio). */
-  conversationItemAdded(itemId: string | undefined, text: string): void {
-    this.conversationInput.add(itemId, text);
-  }
-
-  /** The upstream removed an item from the conversation: no response reads it any more. */
-  conversationItemDeleted(itemId: string): void {
-    this.conversationInput.delete(itemId);
-  }
-
-  textDelta(responseId: string | undefined, text: string): void {
-    this.firstTokenAt ??= this.services.now();
-    this.countOf(responseId).text.add(text);
-  }
-
-  /** An audio output delta of `bytes` bytes of audio, in the response's output format (else the session's). */
-  audioDelta(responseId: string | undefined, bytes: number): void {
-    this.firstTokenAt ??= this.services.now();
-    const count = this.countOf(responseId);
-    count.addAudio(bytes, count.bytesPerSecond ?? this.outputAudioRate);
-  }
-
-  /** The upstream's session names its output audio format (bytes a second). */
-  outputAudioRateSet(bytesPerSecond: number): void {
-    this.outputAudioRate = bytesPerSecond;
-  }
-
-  private countOf(responseId: string | undefined): ResponseCount {
-    return responseId === undefined ? this.unattributed : (this.underWay.get(responseId) ?? this.createdLate(responseId));
-  }
-
-  /** A response is under way: named by the upstream, or asked for and not named yet. */
-  get responseUnderWay(): boolean {
-    return this.underWay.size > 0 || this.requested.size > 0;
-  }
-
-  /**
-   * The responses under way, by their upstream ids — undefined for one whose id was never seen (or not
-   * yet: asked for, not named) — so each can be cancelled by its own (an out-of-band response is cancelled
-   * by no other way).
-   */
-  get responseIdsUnderWay(): (string | undefined)[] {
-    return [...[...this.underWay.keys()].map((key) => (this.unnamed.has(key) ? undefined : key)), ...Array.from({ length: this.requested.size }, () => undefined)];
+    this.responses = new ResponsesUnderWay(() => services.now());
   }
 
   /** A response ended: billed from the open hold, then the next hold taken. Resolves false when it could not be. */
   responseDone(reported: NormalizedUsage | undefined, responseId: string | undefined, done: CreatedResponse = echoesNothing): Promise<boolean> {
-    // A response whose response.created never came answers the request it echoes (response-request-queue.ts).
-    if (doneWithoutCreated(responseId, this.underWay)) this.requested.take(done);
-    const tally = this.takeTally(responseId);
+    const tally = this.responses.takeDone(responseId, done);
     return this.enqueue(async () => {
       if (this.finished) return false;
       const usage = reported ?? (await usageOfCounts(tally));
       await this.settleHold(usage, reported === undefined ? 'local' : 'upstream', 200, undefined);
       return this.holdNext();
     });
-  }
-
-  /** A delta of a response whose `response.created` was not seen: counted as under way from here. */
-  private createdLate(responseId: string): ResponseCount {
-    const tally = new ResponseCount();
-    if (this.underWay.size === 0) this.responseStartedAt = this.services.now();
-    this.underWay.set(responseId, tally);
-    return tally;
-  }
-
-  /** The finished response's own counts, out of those under way (with the unattributed ones when it was the last). */
-  private takeTally(responseId: string | undefined): ResponseCount[] {
-    const key = responseId !== undefined && this.underWay.has(responseId) ? responseId : this.underWay.keys().next().value;
-    const tallies: ResponseCount[] = [];
-    if (key !== undefined) {
-      tallies.push(this.underWay.get(key) ?? new ResponseCount());
-      this.underWay.delete(key);
-      this.unnamed.delete(key);
-    }
-    if (this.underWay.size === 0) {
-      tallies.push(this.unattributed);
-      this.unattributed = new ResponseCount();
-    }
-    return tallies;
   }
 
   /** The upstream's session names (or, with `null`, drops) the model that transcribes the input audio. */
@@ -323,8 +202,8 @@ export class RealtimeBilling {
 
   /** The session ended: the open hold settled (a response cut mid-way at its local count of text and audio), once. */
   finish(reason: string | undefined): Promise<unknown> {
-    const cut = this.underWay.size > 0;
-    const tally = [...this.underWay.values(), this.unattributed];
+    const cut = this.responses.cut;
+    const tally = this.responses.all();
     return this.enqueue(async () => {
       if (!this.finished) {
         this.finished = true;
@@ -388,9 +267,8 @@ export class RealtimeBilling {
   }
 
   private async settleHold(usage: NormalizedUsage, source: UsageSource, status: number, error: string | undefined): Promise<void> {
-    await this.settle(usage, source, { status, error, firstTokenAt: this.firstTokenAt });
-    this.firstTokenAt = undefined;
-    this.responseStartedAt = this.services.now();
+    await this.settle(usage, source, { status, error, firstTokenAt: this.responses.timing.firstTokenAt });
+    this.responses.settled();
   }
 
   /** Settles the open hold at `usage` and writes its log row: a response's, unless `row` says otherwise. */
@@ -424,7 +302,7 @@ export class RealtimeBilling {
     const logRow = (charged: number) =>
       buildLogRow({
         requestId: hold,
-        startedAt: row.startedAt ?? this.responseStartedAt,
+        startedAt: row.startedAt ?? this.responses.timing.startedAt,
         finishedAt: now,
         firstTokenAt: row.firstTokenAt,
         caller: this.session.caller,

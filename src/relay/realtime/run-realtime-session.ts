@@ -214,7 +214,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       ending = reason ?? 'closed';
       void (async () => {
         // A client that left mid-response: ask the upstream to stop and wait (briefly) for the response's usage.
-        if (billing.responseUnderWay && upstream.readyState === WebSocket.OPEN && client.readyState !== WebSocket.OPEN) {
+        if (billing.responses.any && upstream.readyState === WebSocket.OPEN && client.readyState !== WebSocket.OPEN) {
           await new Promise<void>((done) => {
             const timer = setTimeout(done, cancelGraceMs);
             onResponsesDone = () => {
@@ -222,7 +222,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
               done();
             };
             cancelling = true;
-            for (const frame of formatResponseCancels(billing.responseIdsUnderWay)) upstream.send(frame);
+            for (const frame of formatResponseCancels(billing.responses.ids)) upstream.send(frame);
           });
         }
         closeSocket(upstream, 1000, '');
@@ -251,7 +251,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       // out nor parsed: the audio a cut response produced is billed by its length.
       const audio = readAudioDeltaFrame(frame);
       if (audio !== undefined) {
-        billing.audioDelta(audio.responseId, audio.bytes);
+        billing.responses.audioDelta(audio.responseId, audio.bytes);
         return;
       }
       let event: unknown;
@@ -268,7 +268,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       const type = (event as { type?: unknown } | null)?.type;
       if (type === 'response.created') {
         const responseId = responseIdOf(event);
-        billing.responseCreated(responseId, responseOutputAudioRate(event), readCreatedResponse(event));
+        billing.responses.created(responseId, responseOutputAudioRate(event), readCreatedResponse(event));
         // Asked for before the client left and named only now: a cancel without an id stops no
         // out-of-band response, so it is cancelled by its id as well.
         if (cancelling && responseId !== undefined && upstream.readyState === WebSocket.OPEN) for (const frame of formatResponseCancels([responseId])) upstream.send(frame);
@@ -277,14 +277,14 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       if (type === 'error') {
         // A response.create the upstream refused (one already under way, a bad parameter): nothing comes of it.
         const refused = refusedEventIdOf(event);
-        if (refused !== undefined) billing.requestRefused(refused);
-        if (!billing.responseUnderWay) onResponsesDone?.();
+        if (refused !== undefined) billing.responses.refused(refused);
+        if (!billing.responses.any) onResponsesDone?.();
         return;
       }
       if (type === 'response.done') {
         void billing.responseDone(readRealtimeUsage(event), responseIdOf(event), readCreatedResponse(event)).then(
           (heldAgain) => {
-            if (!billing.responseUnderWay) onResponsesDone?.();
+            if (!billing.responses.any) onResponsesDone?.();
             if (!heldAgain && ending === undefined) endRefused(client, requestId, nextEventId(), billing.refusal, finish);
           },
           () => {
@@ -313,28 +313,28 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       // An audio delta its bytes did not tell (another key order, whitespace, escapes): read parsed.
       const audio = audioDeltaOf(event);
       if (audio !== undefined) {
-        billing.audioDelta(audio.responseId, audio.bytes);
+        billing.responses.audioDelta(audio.responseId, audio.bytes);
         return;
       }
       const delta = textDeltaOf(event);
       if (delta !== undefined) {
-        billing.textDelta(delta.responseId, delta.text);
+        billing.responses.textDelta(delta.responseId, delta.text);
         return;
       }
       const item = conversationItemAdded(event);
       if (item !== undefined) {
-        billing.conversationItemAdded(item.itemId, item.text);
+        billing.responses.itemAdded(item.itemId, item.text);
         return;
       }
       const deleted = conversationItemDeleted(event);
       if (deleted !== undefined) {
-        billing.conversationItemDeleted(deleted);
+        billing.responses.itemDeleted(deleted);
         return;
       }
       const model = sessionTranscriptionModel(event);
       if (model !== undefined) billing.transcriptionModelSet(model);
       const outputAudioRate = sessionOutputAudioRate(event);
-      if (outputAudioRate !== undefined) billing.outputAudioRateSet(outputAudioRate);
+      if (outputAudioRate !== undefined) billing.responses.outputAudioRateSet(outputAudioRate);
     };
     client.on('message', (data: RawData, isBinary: boolean) => {
       const frame = data as Buffer;
@@ -361,7 +361,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         // A response asked for is under way from here, though the upstream has not named it yet: a client
         // that leaves before it does still gets it cancelled, waited for and billed.
         const asked = event === undefined ? undefined : responseRequestOf(event);
-        if (asked !== undefined) billing.responseRequested(asked);
+        if (asked !== undefined) billing.responses.asked(asked);
         // A client sending far faster than the upstream reads: the session ends (the upstream cut off, its
         // responses under way billed as cut).
         if (upstream.bufferedAmount > maxBufferedRealtimeBytes) {
