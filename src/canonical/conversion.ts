@@ -54,8 +54,10 @@ export interface FormatRequestOptions {
   /** Chat Completions: the channel's `settings.max_tokens_field`, the field the output limit goes in (chat-output-limit-field.ts). */
   outputLimitField?: unknown;
   /**
-   * Chat Completions and Responses: the channel's `settings.reasoning_effort`, whether its model takes
-   * `reasoning_effort` / `reasoning` (convert/shared/takes-openai-reasoning.ts); unset, by the model's name.
+   * The channel's `settings.reasoning_effort`, whether its model takes reasoning settings: Chat
+   * `reasoning_effort` / Responses `reasoning` (convert/shared/takes-openai-reasoning.ts), Anthropic
+   * `thinking` (takes-anthropic-thinking.ts), Gemini `thinkingConfig` (takes-gemini-thinking.ts); unset, by
+   * the model's name.
    */
   reasoningEffortSetting?: unknown;
 }

@@ -87,7 +87,7 @@ export const channelSettingsSchema = z
     stream_usage: z.boolean().optional(),
     /** openai (Chat): send earlier turns' reasoning back as `reasoning_content` (default: DeepSeek models; replays-reasoning.ts). */
     replay_reasoning: z.boolean().optional(),
-    /** openai: the upstream model takes `reasoning_effort` (Chat) / `reasoning` (Responses) converted from another style (default: by model name; takes-openai-reasoning.ts). */
+    /** openai, anthropic, gemini: the upstream model takes a reasoning setting converted from another style — `reasoning_effort` (Chat) / `reasoning` (Responses), `thinking`, `thinkingConfig` (default: by model name; convert/shared/takes-*-reasoning.ts / -thinking.ts). */
     reasoning_effort: z.boolean().optional(),
     /** The output limit sent (and reserved) when a request names none: one number, or upstream model → number. */
     max_tokens: z.union([outputTokensValue, z.record(z.string().min(1), outputTokensValue)]).optional(),
@@ -99,7 +99,10 @@ export const channelSettingsSchema = z
   .strict();
 
 /** The settings only an `openai` channel reads. */
-const openaiOnlySettings = ['api', 'stream_usage', 'replay_reasoning', 'reasoning_effort', 'max_tokens_field', 'asset_api'] as const;
+const openaiOnlySettings = ['api', 'stream_usage', 'replay_reasoning', 'max_tokens_field', 'asset_api'] as const;
+
+/** The settings only a text channel (`openai`, `anthropic`, `gemini`) reads. */
+const textOnlySettings = ['reasoning_effort'] as const;
 
 /** `tencent-vod`: Tencent Cloud VOD's AIGC video (spec §4.9.5), keys `SubAppId|SecretId|SecretKey[|Region]`; `suno`: a Suno-API proxy (protocols.md §2); `kling`: Kling's video API, keys `AccessKey|SecretKey` (§3); `midjourney`: a Midjourney-proxy, key = its `mj-api-secret` (§1). */
 export const channelTypes = ['openai', 'anthropic', 'gemini', 'tencent-vod', 'suno', 'kling', 'midjourney'] as const;
@@ -152,7 +155,10 @@ export function baseUrlProblem(url: string): string | undefined {
 export function channelSettingsProblem(type: string, settings: Record<string, unknown>): { key: string; message: string } | undefined {
   if (type === 'openai') return undefined;
   const key = openaiOnlySettings.find((name) => settings[name] !== undefined);
-  return key === undefined ? undefined : { key, message: `applies to openai channels only; this channel's type is ${type}` };
+  if (key !== undefined) return { key, message: `applies to openai channels only; this channel's type is ${type}` };
+  if (type === 'anthropic' || type === 'gemini') return undefined;
+  const textKey = textOnlySettings.find((name) => settings[name] !== undefined);
+  return textKey === undefined ? undefined : { key: textKey, message: `applies to openai, anthropic and gemini channels only; this channel's type is ${type}` };
 }
 
 /** Why a channel type cannot use these keys (a `tencent-vod` key has its own shape); undefined when it can. */

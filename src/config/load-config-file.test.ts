@@ -250,6 +250,11 @@ describe('channel settings', () => {
     expect(() => parseConfigText(channel('openai', '{ max_tokens: { m: "8k" } }'), 's.yaml')).toThrow(/channels\.0\.settings\.max_tokens/);
   });
 
+  it('takes reasoning_effort on every text channel type, and refuses it on the others', () => {
+    for (const type of ['openai', 'anthropic', 'gemini']) expect(parseConfigText(channel(type, '{ reasoning_effort: false }'), 's.yaml').channels?.[0]?.settings.reasoning_effort).toBe(false);
+    expect(() => parseConfigText(channel('suno', '{ reasoning_effort: true }'), 's.yaml')).toThrow(/channels\.0\.settings\.reasoning_effort`: applies to openai, anthropic and gemini channels only/);
+  });
+
   it('refuses an openai-only setting on a channel of another type, where it would do nothing', () => {
     expect(() => parseConfigText(channel('anthropic', '{ api: responses }'), 's.yaml')).toThrow(/channels\.0\.settings\.api`: applies to openai channels only/);
   });

@@ -15,16 +15,20 @@ export const callerKey = `sk-${'a'.repeat(48)}`;
 
 /**
  * The model that routes to each upstream style (the Gemini channel also serves a Gemini 3 model; the Chat
- * channel a reasoning model, the Responses channel one that does not reason).
+ * channel a reasoning model, the Responses channel one that does not reason and an o-series one; the
+ * Anthropic and Gemini channels each an older model that does not think).
  */
 export const M = {
   chat: 'gpt-4o-mini',
   chatReasoning: 'o4-mini',
   responses: 'gpt-5-mini',
   responsesPlain: 'gpt-4.1',
+  responsesO3: 'o3',
   anthropic: 'claude-sonnet-4-5',
+  anthropicThinkless: 'claude-3-5-sonnet-20241022',
   gemini: 'gemini-2.5-flash',
   gemini3: 'gemini-3-pro-preview',
+  geminiThinkless: 'gemini-2.0-flash',
 } as const;
 
 export const modelOf: Record<WireStyle, string> = { 'openai-chat': M.chat, 'openai-responses': M.responses, anthropic: M.anthropic, gemini: M.gemini };
@@ -52,9 +56,9 @@ export async function startCrossStyleFixture(env: Record<string, string> = {}): 
       prices: Object.fromEntries(Object.values(M).map((model) => [model, { input: 1, output: 2 }])),
       channels: [
         channel('chat', 'openai', [M.chat, M.chatReasoning]),
-        channel('responses', 'openai', [M.responses, M.responsesPlain], { api: 'responses' }),
-        channel('anthropic', 'anthropic', [M.anthropic]),
-        channel('gemini', 'gemini', [M.gemini, M.gemini3]),
+        channel('responses', 'openai', [M.responses, M.responsesPlain, M.responsesO3], { api: 'responses' }),
+        channel('anthropic', 'anthropic', [M.anthropic, M.anthropicThinkless]),
+        channel('gemini', 'gemini', [M.gemini, M.gemini3, M.geminiThinkless]),
       ],
       tokens: [{ name: 'caller', key: callerKey, unlimited_quota: true, expires_at: 0, enabled: true }],
     },

@@ -73,6 +73,18 @@ describe('formatAnthropicMessagesRequest', () => {
       return { thinking: result.value.thinking, warnings: result.warnings };
     };
 
+    it('sends no thinking to Claude 3.5 and older, which refuse it, unless the channel says the model takes it', () => {
+      const request = { ...base, reasoning: { budgetTokens: 2048 }, temperature: 0.2 };
+      const old = formatAnthropicMessagesRequest(request, 'claude-3-5-sonnet-20241022');
+      expect(old.value).not.toHaveProperty('thinking');
+      expect(old.value.temperature).toBe(0.2);
+      expect(old.warnings).toContain('thinking is not sent: claude-3-5-sonnet-20241022 has no extended thinking (channel setting reasoning_effort)');
+      expect(formatAnthropicMessagesRequest({ ...base, reasoning: { budgetTokens: 0 } }, 'claude-3-haiku-20240307').value).not.toHaveProperty('thinking');
+      expect(formatAnthropicMessagesRequest(request, 'claude-sonnet-4-20250514').value.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+      expect(formatAnthropicMessagesRequest(request, 'claude-3-5-sonnet-20241022', { reasoningEffortSetting: true }).value.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+      expect(formatAnthropicMessagesRequest(request, 'claude-sonnet-4-5', { reasoningEffortSetting: false }).value).not.toHaveProperty('thinking');
+    });
+
     it('sends a budget as enabled thinking', () => {
       expect(thinking({ reasoning: { budgetTokens: 2048 } }).thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
     });

@@ -3,6 +3,7 @@ import type { CanonicalReasoningConfig, CanonicalRequest, CanonicalToolChoice } 
 import { formatAnthropicMessagesContent } from './format-anthropic-messages-content.js';
 import { formatAnthropicOutputSchema } from './format-anthropic-output-schema.js';
 import { offeredTools } from '../shared/offered-tools.js';
+import { takesAnthropicThinking } from '../shared/takes-anthropic-thinking.js';
 import { finalToolTurnLacksThinking } from './final-tool-turn-lacks-thinking.js';
 
 /** Anthropic's smallest thinking budget (docs: extended thinking, "budget_tokens … minimum is 1,024"). */
@@ -54,7 +55,11 @@ export function formatAnthropicMessagesRequest(request: CanonicalRequest, upstre
 
   // Under the client's own max_tokens the budget is lowered only as far as Anthropic requires (below it).
   const answerRoom = request.maxOutputTokens === undefined ? answerRoomUnderDefault : 1;
-  let thinkingBudget = request.reasoning === undefined ? undefined : formatThinkingBudget(request.reasoning, maxTokens, answerRoom, warnings);
+  let thinkingBudget: number | undefined;
+  // Claude 3.5 and older have no extended thinking and refuse the block (400): the request goes without it.
+  if (request.reasoning !== undefined && !takesAnthropicThinking(upstreamModel, options.reasoningEffortSetting)) {
+    warnings.push(`thinking is not sent: ${upstreamModel} has no extended thinking (channel setting reasoning_effort)`);
+  } else if (request.reasoning !== undefined) thinkingBudget = formatThinkingBudget(request.reasoning, maxTokens, answerRoom, warnings);
   // Anthropic refuses thinking with a forced tool choice (docs: extended thinking, "Tool use"): the choice wins.
   const choice = request.toolChoice;
   const forcedTool = request.tools.length > 0 && (choice?.type === 'required' || choice?.type === 'tool' || (choice?.type === 'allowed-tools' && choice.mode === 'required'));

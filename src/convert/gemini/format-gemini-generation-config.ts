@@ -1,5 +1,6 @@
 import { formatGeminiJsonSchema } from './format-gemini-json-schema.js';
 import type { CanonicalRequest } from '../../canonical/canonical-request.js';
+import { takesGeminiThinking } from '../shared/takes-gemini-thinking.js';
 import { clampGeminiThinkingBudget } from './clamp-gemini-thinking-budget.js';
 
 const maxGeminiStopSequences = 5;
@@ -10,8 +11,11 @@ const maxGeminiStopSequences = 5;
  */
 const budgetByEffort = { minimal: 128, low: 1024, medium: 8192, high: 24576 } as const;
 
-/** Canonical sampling, output-format and reasoning settings → Gemini `generationConfig`. */
-export function formatGeminiGenerationConfig(request: CanonicalRequest, upstreamModel: string, warnings: string[]): Record<string, unknown> {
+/**
+ * Canonical sampling, output-format and reasoning settings → Gemini `generationConfig`. `reasoningEffortSetting`
+ * is the channel's `settings.reasoning_effort` (takes-gemini-thinking.ts); unset, the model's name decides.
+ */
+export function formatGeminiGenerationConfig(request: CanonicalRequest, upstreamModel: string, warnings: string[], reasoningEffortSetting?: unknown): Record<string, unknown> {
   const config: Record<string, unknown> = {};
   if (request.maxOutputTokens !== undefined) config.maxOutputTokens = request.maxOutputTokens;
   if (request.temperature !== undefined) config.temperature = request.temperature;
@@ -48,7 +52,10 @@ export function formatGeminiGenerationConfig(request: CanonicalRequest, upstream
   }
 
   const reasoning = request.reasoning;
-  if (reasoning !== undefined) {
+  // Gemini 2.0 and older take no thinkingConfig (400 "thinking_config is not supported."): the request goes without it.
+  if (reasoning !== undefined && !takesGeminiThinking(upstreamModel, reasoningEffortSetting)) {
+    warnings.push(`thinkingConfig is not sent: ${upstreamModel} takes no thinking settings (channel setting reasoning_effort)`);
+  } else if (reasoning !== undefined) {
     const thinking: Record<string, unknown> = {};
     if (reasoning.includeThoughts !== undefined) thinking.includeThoughts = reasoning.includeThoughts;
     if (reasoning.budgetTokens !== undefined) {

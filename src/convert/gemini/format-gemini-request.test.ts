@@ -50,6 +50,17 @@ describe('formatGeminiRequest', () => {
     expect(older.warnings).toEqual(['reasoning: effort "low" sent as thinkingBudget 1024 (gemini-2.5-flash takes no thinkingLevel)']);
   });
 
+  it('sends no thinkingConfig to Gemini 2.0 and older, which refuse it, unless the channel says the model takes it', () => {
+    const request: CanonicalRequest = { ...base, reasoning: { budgetTokens: 1024, includeThoughts: true }, temperature: 0.5 };
+    const old = formatGeminiRequest(request, 'gemini-2.0-flash');
+    expect(old.value.generationConfig).toEqual({ temperature: 0.5 });
+    expect(old.warnings).toContain('thinkingConfig is not sent: gemini-2.0-flash takes no thinking settings (channel setting reasoning_effort)');
+    expect(formatGeminiRequest({ ...base, reasoning: { effort: 'high' } }, 'gemini-1.5-pro').value).not.toHaveProperty('generationConfig');
+    expect(formatGeminiRequest(request, 'gemini-2.5-flash').value.generationConfig).toEqual({ temperature: 0.5, thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } });
+    expect(formatGeminiRequest(request, 'gemini-2.0-flash', { reasoningEffortSetting: true }).value.generationConfig).toEqual({ temperature: 0.5, thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } });
+    expect(formatGeminiRequest(request, 'gemini-2.5-flash', { reasoningEffortSetting: false }).value.generationConfig).toEqual({ temperature: 0.5 });
+  });
+
   it('reports arguments that are not a JSON object instead of sending them silently', () => {
     const request: CanonicalRequest = {
       ...base,

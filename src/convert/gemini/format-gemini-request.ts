@@ -1,6 +1,6 @@
 import { formatGeminiJsonSchema } from './format-gemini-json-schema.js';
 import type { CanonicalRequest, CanonicalToolChoice } from '../../canonical/canonical-request.js';
-import type { FormattedRequest } from '../../canonical/conversion.js';
+import type { FormatRequestOptions, FormattedRequest } from '../../canonical/conversion.js';
 import { formatGeminiContents } from './format-gemini-contents.js';
 import { formatGeminiGenerationConfig } from './format-gemini-generation-config.js';
 import { offeredTools } from '../shared/offered-tools.js';
@@ -11,7 +11,7 @@ import { offeredTools } from '../shared/offered-tools.js';
  * function responses, thinking levels). Tools are declared with `parametersJsonSchema`, which takes JSON
  * Schema as other styles write it (`parameters` takes only an OpenAPI subset).
  */
-export function formatGeminiRequest(request: CanonicalRequest, upstreamModel: string): FormattedRequest {
+export function formatGeminiRequest(request: CanonicalRequest, upstreamModel: string, options: Pick<FormatRequestOptions, 'reasoningEffortSetting'> = {}): FormattedRequest {
   const warnings: string[] = [];
   const body: Record<string, unknown> = { contents: formatGeminiContents(request.messages, upstreamModel, warnings) };
   // An empty system part is refused as an empty user part is (see formatGeminiContents).
@@ -34,7 +34,7 @@ export function formatGeminiRequest(request: CanonicalRequest, upstreamModel: st
   else if (request.toolChoice !== undefined) warnings.push(`tool choice '${request.toolChoice.type}' is not sent: no function is declared for Gemini`);
   if (request.parallelToolCalls === false) warnings.push('parallelToolCalls=false has no Gemini form; the model may still call several functions');
   if (request.user !== undefined) warnings.push('user: Gemini has no end-user field; not sent');
-  const generationConfig = formatGeminiGenerationConfig(request, upstreamModel, warnings);
+  const generationConfig = formatGeminiGenerationConfig(request, upstreamModel, warnings, options.reasoningEffortSetting);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
   // Every reasoning text goes as a thought part (format-gemini-model-parts.ts): only signatures are left out.
   return { value: body, warnings, unsentReasoningTexts: [] };

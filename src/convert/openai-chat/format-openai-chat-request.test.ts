@@ -47,6 +47,15 @@ describe('formatOpenaiChatRequest', () => {
     expect(formatOpenaiChatRequest(request, 'o3', { assistantReasoning: 'omit', reasoningEffortSetting: false }).value).not.toHaveProperty('reasoning_effort');
   });
 
+  it("sends a reasoning model the nearest effort it takes: o3 refuses 'minimal'", () => {
+    const request: CanonicalRequest = { ...canonical('text'), reasoning: { effort: 'minimal' } };
+    const o3 = formatOpenaiChatRequest(request, 'o3');
+    expect(o3.value.reasoning_effort).toBe('low');
+    expect(o3.warnings).toContain("reasoning effort 'minimal' sent as 'low': o3 takes 'low', 'medium', 'high'");
+    expect(formatOpenaiChatRequest(request, 'gpt-5.1').value.reasoning_effort).toBe('none');
+    expect(formatOpenaiChatRequest(request, 'gpt-5-mini').value.reasoning_effort).toBe('minimal');
+  });
+
   it('asks a stream for usage, which billing needs', () => {
     expect(formatOpenaiChatRequest({ ...canonical('text'), stream: true }, 'gpt-4o').value).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     expect(formatOpenaiChatRequest({ ...canonical('text'), stream: false }, 'gpt-4o').value).not.toHaveProperty('stream_options');

@@ -1,6 +1,7 @@
 import type { CanonicalRequest, CanonicalResponseFormat, CanonicalToolChoice } from '../../canonical/canonical-request.js';
 import type { FormattedRequest } from '../../canonical/conversion.js';
 import { offeredTools } from '../shared/offered-tools.js';
+import { openaiEffortForModel } from '../shared/openai-effort-for-model.js';
 import { takesOpenaiReasoning } from '../shared/takes-openai-reasoning.js';
 import { chatOutputLimitField } from './chat-output-limit-field.js';
 import { formatOpenaiChatMessages, type FormatOpenaiChatMessagesOptions } from './format-openai-chat-messages.js';
@@ -91,8 +92,9 @@ export function formatOpenaiChatRequest(
   if (request.reasoning !== undefined) {
     const { effort, budgetTokens, includeThoughts } = request.reasoning;
     if (effort !== undefined) {
-      // A model that does not reason refuses the field (400): the request goes without it.
-      if (takesOpenaiReasoning(upstreamModel, options.reasoningEffortSetting)) body.reasoning_effort = effort;
+      // A model that does not reason refuses the field (400): the request goes without it. One that does
+      // is sent the nearest effort it takes (o3 refuses 'minimal').
+      if (takesOpenaiReasoning(upstreamModel, options.reasoningEffortSetting)) body.reasoning_effort = openaiEffortForModel(upstreamModel, effort, warnings);
       else warnings.push(`reasoning effort '${effort}' is not sent: ${upstreamModel} takes no reasoning_effort (channel setting reasoning_effort)`);
     }
     if (budgetTokens !== undefined && budgetTokens >= 0) warnings.push(`a reasoning budget (${budgetTokens} tokens) has no Chat Completions parameter; only reasoning_effort exists`);

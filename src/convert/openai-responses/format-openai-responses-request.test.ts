@@ -63,6 +63,16 @@ describe('formatOpenaiResponsesRequest', () => {
     expect(formatOpenaiResponsesRequest(request, 'o3', { reasoningEffortSetting: false }).value.reasoning).toBeUndefined();
   });
 
+  it("sends a reasoning model the nearest effort it takes: thinking off ('minimal') goes to o3 as 'low', to gpt-5.1 as 'none'", () => {
+    const off = { ...canonicalRequests.text!, reasoning: { budgetTokens: 0 } };
+    const o3 = formatOpenaiResponsesRequest(off, 'o3');
+    expect(o3.value.reasoning).toEqual({ effort: 'low' });
+    expect(o3.warnings).toContain("reasoning effort 'minimal' sent as 'low': o3 takes 'low', 'medium', 'high'");
+    expect(formatOpenaiResponsesRequest(off, 'gpt-5.1').value.reasoning).toEqual({ effort: 'none' });
+    expect(formatOpenaiResponsesRequest(off, 'gpt-5').value.reasoning).toEqual({ effort: 'minimal' });
+    expect(formatOpenaiResponsesRequest(off, 'my-deployment', { reasoningEffortSetting: true }).value.reasoning).toEqual({ effort: 'minimal' });
+  });
+
   it('does not send an end-user id longer than safety_identifier takes', () => {
     const { value, warnings } = formatOpenaiResponsesRequest({ ...canonicalRequests.text!, user: 'u'.repeat(65) }, 'gpt-5');
     expect(value.safety_identifier).toBeUndefined();

@@ -1,5 +1,6 @@
 import type { CanonicalReasoningConfig, CanonicalRequest, CanonicalResponseFormat, CanonicalToolChoice } from '../../canonical/canonical-request.js';
 import type { FormatRequestOptions, FormattedRequest } from '../../canonical/conversion.js';
+import { openaiEffortForModel, type OpenaiEffort } from '../shared/openai-effort-for-model.js';
 import { takesOpenaiReasoning } from '../shared/takes-openai-reasoning.js';
 import { formatOpenaiResponsesInput } from './format-openai-responses-input.js';
 
@@ -58,8 +59,8 @@ function effortForBudget(budgetTokens: number): NonNullable<CanonicalReasoningCo
   return 'high';
 }
 
-function formatReasoning(reasoning: CanonicalReasoningConfig, warnings: string[]): Record<string, unknown> | undefined {
-  const wire: Record<string, unknown> = {};
+function formatReasoning(reasoning: CanonicalReasoningConfig, warnings: string[]): { effort?: OpenaiEffort; summary?: 'auto' } | undefined {
+  const wire: { effort?: OpenaiEffort; summary?: 'auto' } = {};
   if (reasoning.effort !== undefined) wire.effort = reasoning.effort;
   else if (reasoning.budgetTokens !== undefined && reasoning.budgetTokens < 0) {
     warnings.push('a dynamic reasoning budget is sent as no effort: the upstream model decides');
@@ -108,6 +109,8 @@ export function formatOpenaiResponsesRequest(request: CanonicalRequest, upstream
     if (reasoning !== undefined && !takesOpenaiReasoning(upstreamModel, options.reasoningEffortSetting)) {
       warnings.push(`reasoning ${JSON.stringify(reasoning)} is not sent: ${upstreamModel} takes no reasoning settings (channel setting reasoning_effort)`);
     } else if (reasoning !== undefined) {
+      // The nearest effort the model takes: o3 refuses 'minimal' (a budget of 0 becomes), gpt-5.1 too.
+      if (reasoning.effort !== undefined) reasoning.effort = openaiEffortForModel(upstreamModel, reasoning.effort, warnings);
       body.reasoning = reasoning;
       body.include = ['reasoning.encrypted_content'];
     }
