@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeMidjourneyUpstream, type FakeMidjourneyUpstream } from '../fakes/fake-midjourney-upstream.js';
-import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+import { startTaskGateway } from '../support/start-task-gateway.js';
+import type { TestGateway } from '../support/start-test-gateway.js';
 import { taskSuiteClient } from '../support/task-suite-client.js';
-import { preferredDialect } from '../videos/videos-fixture.js';
 import { midjourneyClient } from '../midjourney/midjourney-client.js';
 
 const clientKey = `sk-${'a'.repeat(48)}`;
@@ -24,26 +24,9 @@ let clock = Date.now();
 
 beforeAll(async () => {
   mj = await startFakeMidjourneyUpstream({ expectedKeys: ['mj-secret-up'] });
-  const channel = { type: 'midjourney' as const, groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, model_mapping: {}, models: Object.keys(prices) };
-  gateway = await startTestGateway({
-    dialect: preferredDialect(),
-    now: () => clock,
-    env: { TASK_POLL_INTERVAL: '0' },
-    config: {
-      retry_times: 1,
-      prices: Object.fromEntries(Object.entries(prices).map(([model, price]) => [model, { per_call: price }])),
-      channels: [{ ...channel, name: 'mj-up', base_url: mj.url, key: 'mj-secret-up', priority: 10 }],
-      users: [
-        { username: 'painter', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true },
-        { username: 'other', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true },
-      ],
-      tokens: [
-        { name: 'painter-key', user: 'painter', key: clientKey, quota: 1_000_000_000_000, expires_at: 0, enabled: true },
-        { name: 'other-key', user: 'other', key: otherKey, quota: 1_000_000_000_000, expires_at: 0, enabled: true },
-      ],
-    },
-  });
+  gateway = await startTaskGateway({ type: 'midjourney', now: () => clock, prices, channels: [{ name: 'mj-up', base_url: mj.url, key: 'mj-secret-up', priority: 10 }], users: { painter: clientKey, other: otherKey } });
 });
+
 afterAll(async () => {
   await gateway.close();
   await mj.close();

@@ -7,9 +7,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeMidjourneyUpstream, type FakeMidjourneyUpstream } from '../fakes/fake-midjourney-upstream.js';
-import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+import { startTaskGateway } from '../support/start-task-gateway.js';
+import type { TestGateway } from '../support/start-test-gateway.js';
 import { taskSuiteClient } from '../support/task-suite-client.js';
-import { preferredDialect } from '../videos/videos-fixture.js';
 import { midjourneyClient, type MjTask, type SubmitAnswer } from './midjourney-client.js';
 
 const clientKey = `sk-${'p'.repeat(48)}`;
@@ -87,31 +87,17 @@ let clock = Date.now();
 beforeAll(async () => {
   [mj, spare, scripted] = await Promise.all([startFakeMidjourneyUpstream({ expectedKeys: ['mj-secret-up'] }), startFakeMidjourneyUpstream({ expectedKeys: ['mj-secret-spare'] }), startScripted()]);
   const mainModels = Object.keys(prices).filter((model) => model !== 'mj_shorten');
-  const channel = { type: 'midjourney' as const, groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, model_mapping: {} };
-  gateway = await startTestGateway({
-    dialect: preferredDialect(),
+  gateway = await startTaskGateway({
+    type: 'midjourney',
     now: () => clock,
-    env: { TASK_POLL_INTERVAL: '0' },
-    config: {
-      retry_times: 1,
-      max_body_mb: 1,
-      prices: { ...Object.fromEntries(Object.entries(prices).map(([model, price]) => [model, { per_call: price }])), mj_edits: { input: 1000, output: 1000 } },
-      channels: [
-        { ...channel, models: mainModels, name: 'mj-up', base_url: mj.url, key: 'mj-secret-up', priority: 10 },
-        { ...channel, models: mainModels, name: 'mj-spare', base_url: spare.url, key: 'Bearer mj-secret-spare', priority: 0 },
-        { ...channel, models: ['mj_shorten', 'mj_edits'], name: 'mj-scripted', base_url: scripted.url, key: 'mj-secret-scripted', priority: 0 },
-      ],
-      users: [
-        { username: 'painter', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true },
-        { username: 'other', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true },
-        { username: 'poor', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true },
-      ],
-      tokens: [
-        { name: 'painter-key', user: 'painter', key: clientKey, quota: 1_000_000_000_000, expires_at: 0, enabled: true },
-        { name: 'other-key', user: 'other', key: otherKey, quota: 1_000_000_000_000, expires_at: 0, enabled: true },
-        { name: 'poor-key', user: 'poor', key: poorKey, quota: charge('mj_imagine') * 3, expires_at: 0, enabled: true },
-      ],
-    },
+    maxBodyMb: 1,
+    prices: { ...prices, mj_edits: { input: 1000, output: 1000 } },
+    channels: [
+      { models: mainModels, name: 'mj-up', base_url: mj.url, key: 'mj-secret-up', priority: 10 },
+      { models: mainModels, name: 'mj-spare', base_url: spare.url, key: 'Bearer mj-secret-spare', priority: 0 },
+      { models: ['mj_shorten', 'mj_edits'], name: 'mj-scripted', base_url: scripted.url, key: 'mj-secret-scripted', priority: 0 },
+    ],
+    users: { painter: clientKey, other: otherKey, poor: { key: poorKey, quota: charge('mj_imagine') * 3 } },
   });
 });
 afterAll(async () => {

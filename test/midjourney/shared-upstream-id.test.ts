@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeMidjourneyUpstream, type FakeMidjourneyUpstream } from '../fakes/fake-midjourney-upstream.js';
-import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+import { startTaskGateway } from '../support/start-task-gateway.js';
+import type { TestGateway } from '../support/start-test-gateway.js';
 import { taskSuiteClient } from '../support/task-suite-client.js';
-import { preferredDialect } from '../videos/videos-fixture.js';
 import { midjourneyClient, type MjTask } from './midjourney-client.js';
 
 const painterKey = `sk-${'p'.repeat(48)}`;
@@ -22,27 +22,15 @@ let clock = Date.now();
 
 beforeAll(async () => {
   [mj, spare] = await Promise.all([startFakeMidjourneyUpstream({ expectedKeys: ['mj-secret-up'] }), startFakeMidjourneyUpstream({ expectedKeys: ['mj-secret-spare'] })]);
-  const channel = { type: 'midjourney' as const, groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, model_mapping: {}, models: ['mj_imagine'] };
-  gateway = await startTestGateway({
-    dialect: preferredDialect(),
+  gateway = await startTaskGateway({
+    type: 'midjourney',
     now: () => clock,
-    env: { TASK_POLL_INTERVAL: '0' },
-    config: {
-      retry_times: 1,
-      prices: { mj_imagine: { per_call: 0.05 } },
-      channels: [
-        { ...channel, name: 'mj-up', base_url: mj.url, key: 'mj-secret-up', priority: 10 },
-        { ...channel, name: 'mj-spare', base_url: spare.url, key: 'mj-secret-spare', priority: 0 },
-      ],
-      users: [
-        { username: 'painter', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true },
-        { username: 'sculptor', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true },
-      ],
-      tokens: [
-        { name: 'painter-key', user: 'painter', key: painterKey, quota: 1_000_000_000_000, expires_at: 0, enabled: true },
-        { name: 'sculptor-key', user: 'sculptor', key: sculptorKey, quota: 1_000_000_000_000, expires_at: 0, enabled: true },
-      ],
-    },
+    prices: { mj_imagine: 0.05 },
+    channels: [
+      { name: 'mj-up', base_url: mj.url, key: 'mj-secret-up', priority: 10 },
+      { name: 'mj-spare', base_url: spare.url, key: 'mj-secret-spare', priority: 0 },
+    ],
+    users: { painter: painterKey, sculptor: sculptorKey },
   });
 });
 afterAll(async () => {

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSunoUpstream, type FakeSunoUpstream } from '../fakes/fake-suno-upstream.js';
-import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
+import { startTaskGateway } from '../support/start-task-gateway.js';
+import type { TestGateway } from '../support/start-test-gateway.js';
 import { taskSuiteClient } from '../support/task-suite-client.js';
 
 const clientKey = `sk-${'q'.repeat(48)}`;
@@ -16,23 +17,14 @@ let clock = Date.now();
 
 beforeAll(async () => {
   suno = await startFakeSunoUpstream({ expectedKeys: ['sk-suno-up'] });
-  gateway = await startTestGateway({
+  gateway = await startTaskGateway({
+    type: 'suno',
     dialect: 'sqlite',
     now: () => clock,
-    env: { TASK_POLL_INTERVAL: '0' },
-    config: {
-      retry_times: 0,
-      prices: { suno_music: { per_call: 0.1 }, suno_lyrics: { per_call: 0.02 } },
-      channels: [{ type: 'suno', name: 'suno-up', base_url: suno.url, key: 'sk-suno-up', priority: 0, groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, model_mapping: {}, models: ['suno_music', 'suno_lyrics'] }],
-      users: [
-        { username: 'a', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true },
-        { username: 'b', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true },
-      ],
-      tokens: [
-        { name: 'a-key', user: 'a', key: clientKey, quota: 1_000_000_000_000, expires_at: 0, enabled: true },
-        { name: 'b-key', user: 'b', key: otherKey, quota: 1_000_000_000_000, expires_at: 0, enabled: true },
-      ],
-    },
+    retryTimes: 0,
+    prices: { suno_music: 0.1, suno_lyrics: 0.02 },
+    channels: [{ name: 'suno-up', base_url: suno.url, key: 'sk-suno-up', priority: 0 }],
+    users: { a: clientKey, b: otherKey },
   });
 });
 afterAll(async () => {

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSunoUpstream, type FakeSunoStatus, type FakeSunoUpstream } from '../fakes/fake-suno-upstream.js';
 import { startFakeOpenaiUpstream } from '../fakes/fake-openai-upstream.js';
-import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
-import { preferredDialect } from '../videos/videos-fixture.js';
+import { startTaskGateway } from '../support/start-task-gateway.js';
+import type { TestGateway } from '../support/start-test-gateway.js';
 import { taskSuiteClient } from '../support/task-suite-client.js';
 
 const clientKey = `sk-${'a'.repeat(48)}`;
@@ -22,28 +22,15 @@ let clock = Date.now();
 
 beforeAll(async () => {
   suno = await startFakeSunoUpstream({ expectedKeys: ['sk-suno-up'] });
-  const channel = { type: 'suno' as const, groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, model_mapping: {} };
-  gateway = await startTestGateway({
-    dialect: preferredDialect(),
+  gateway = await startTaskGateway({
+    type: 'suno',
     now: () => clock,
-    env: { TASK_POLL_INTERVAL: '0' },
-    config: {
-      retry_times: 0,
-      max_body_mb: 0.01,
-      prices: { suno_music: { per_call: prices.suno_music }, suno_lyrics: { per_call: prices.suno_lyrics }, 'chatty-model': { per_call: 0.01 } },
-      channels: [{ ...channel, name: 'suno-up', base_url: suno.url, key: 'sk-suno-up', priority: 10, models: ['suno_music', 'suno_lyrics', 'chatty-model', 'sora-2'] }],
-      users: [
-        { username: 'singer', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true },
-        { username: 'other', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true },
-        { username: 'poor', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true },
-      ],
-      tokens: [
-        { name: 'singer-key', user: 'singer', key: clientKey, quota: 1_000_000_000_000, expires_at: 0, enabled: true },
-        { name: 'other-key', user: 'other', key: otherKey, quota: 1_000_000_000_000, expires_at: 0, enabled: true },
-        // Covers one music call and a half: only one may be accepted.
-        { name: 'poor-key', user: 'poor', key: poorKey, quota: Math.round(charge('suno_music') * 1.5), expires_at: 0, enabled: true },
-      ],
-    },
+    retryTimes: 0,
+    maxBodyMb: 0.01,
+    prices: { ...prices, 'chatty-model': 0.01 },
+    channels: [{ name: 'suno-up', base_url: suno.url, key: 'sk-suno-up', priority: 10, models: ['suno_music', 'suno_lyrics', 'chatty-model', 'sora-2'] }],
+    // poor-key covers one music call and a half: only one may be accepted.
+    users: { singer: clientKey, other: otherKey, poor: { key: poorKey, quota: Math.round(charge('suno_music') * 1.5) } },
   });
 });
 afterAll(async () => {
@@ -207,18 +194,10 @@ describe('Suno audit: timeouts and channel accounting', () => {
   let t = Date.now();
   beforeAll(async () => {
     lone = await startFakeSunoUpstream({ expectedKeys: ['sk-suno-up'] });
-    gw = await startTestGateway({
-      dialect: preferredDialect(),
-      now: () => t,
-      env: { TASK_POLL_INTERVAL: '0' },
-      config: {
-        prices: { suno_music: { per_call: prices.suno_music } },
-        channels: [{ type: 'suno', groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, model_mapping: {}, name: 'suno-up', base_url: lone.url, key: 'sk-suno-up', priority: 0, models: ['suno_music'] }],
-        users: [{ username: 'singer', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true }],
-        tokens: [{ name: 'singer-key', user: 'singer', key: clientKey, quota: 1_000_000_000_000, expires_at: 0, enabled: true }],
-      },
-    });
+    // retry_times 2 is the site default, which this gateway always ran with.
+    gw = await startTaskGateway({ type: 'suno', now: () => t, retryTimes: 2, prices: { suno_music: prices.suno_music }, channels: [{ name: 'suno-up', base_url: lone.url, key: 'sk-suno-up', priority: 0 }], users: { singer: clientKey } });
   });
+
   afterAll(async () => {
     await gw.close();
     await lone.close();

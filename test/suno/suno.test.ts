@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSunoUpstream, type FakeSunoUpstream } from '../fakes/fake-suno-upstream.js';
-import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
-import { preferredDialect } from '../videos/videos-fixture.js';
+import { startTaskGateway } from '../support/start-task-gateway.js';
+import type { TestGateway } from '../support/start-test-gateway.js';
 import { taskSuiteClient } from '../support/task-suite-client.js';
 
 const clientKey = `sk-${'m'.repeat(48)}`;
@@ -21,27 +21,15 @@ let clock = Date.now();
 
 beforeAll(async () => {
   [suno, spare] = await Promise.all([startFakeSunoUpstream({ expectedKeys: ['sk-suno-up'] }), startFakeSunoUpstream({ expectedKeys: ['sk-suno-spare'] })]);
-  const channel = { type: 'suno' as const, groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, model_mapping: {}, models: ['suno_music', 'suno_lyrics'] };
-  gateway = await startTestGateway({
-    dialect: preferredDialect(),
+  gateway = await startTaskGateway({
+    type: 'suno',
     now: () => clock,
-    env: { TASK_POLL_INTERVAL: '0' },
-    config: {
-      retry_times: 1,
-      prices: { suno_music: { per_call: prices.suno_music }, suno_lyrics: { per_call: prices.suno_lyrics } },
-      channels: [
-        { ...channel, name: 'suno-up', base_url: suno.url, key: 'sk-suno-up', priority: 10 },
-        { ...channel, name: 'suno-spare', base_url: spare.url, key: 'sk-suno-spare', priority: 0 },
-      ],
-      users: [
-        { username: 'singer', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true },
-        { username: 'other', role: 'user', group: 'default', quota: 1_000_000_000_000, enabled: true },
-      ],
-      tokens: [
-        { name: 'singer-key', user: 'singer', key: clientKey, quota: 1_000_000_000_000, expires_at: 0, enabled: true },
-        { name: 'other-key', user: 'other', key: otherKey, quota: 1_000_000_000_000, expires_at: 0, enabled: true },
-      ],
-    },
+    prices,
+    channels: [
+      { name: 'suno-up', base_url: suno.url, key: 'sk-suno-up', priority: 10 },
+      { name: 'suno-spare', base_url: spare.url, key: 'sk-suno-spare', priority: 0 },
+    ],
+    users: { singer: clientKey, other: otherKey },
   });
 });
 afterAll(async () => {
