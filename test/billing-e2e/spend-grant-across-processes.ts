@@ -1,14 +1,51 @@
 import OpenAI from 'openai';
 import { expect } from 'vitest';
-import type { Database } from '../../src/storage/database-schema.js';
+import type { ConfigToken, ConfigUser } from '../../src/config/config-file-schema.js';
+import type { DatabaseHandle } from '../../src/storage/create-database.js';
+import type { Database, DialectName } from '../../src/storage/database-schema.js';
 import type { FakeOpenaiUpstream } from '../fakes/fake-openai-upstream.js';
-import { readBalances, readReservations, waitFor, waitForLogRows } from './read-billing-state.js';
-import type { GatewayProcess } from './spawn-gateway-process.js';
+import type { OwnRedis } from '../support/own-redis.js';
+import type { TestDatabase } from '../support/test-databases.js';
+import { readBalances, readReservations, waitFor, waitForLogRows, waitUntilDisconnected } from './read-billing-state.js';
+import { writeConfigFile, type GatewayProcess } from './spawn-gateway-process.js';
 import { insufficientQuotaEnvelope, sendSpendRequest, spendReservation } from './spend-request.js';
-import { spenderKey, spenderTokenName } from './start-billing-fixture.js';
+import { billingPrices, spenderKey, spenderTokenName, spenderUsername } from './start-billing-fixture.js';
 
 /** A token grant that five reservations of the spend request fit, and a sixth does not. */
 export const fiveSpendsGrant = 5 * spendReservation + 400;
+
+/**
+ * The config file the multi-process suites give their `relay serve` processes: `channel-a`, one OpenAI channel
+ * (key `sk-upstream-a`) at `upstreamUrl` serving gpt-4o-mini at its billing price; the spender with `wallet` in
+ * its user, its token holding `grant`; then any other users and tokens, and `admin_key` if given.
+ */
+export function writeSpenderConfig(upstreamUrl: string, options: { grant: number; wallet: number; adminKey?: string; users?: ConfigUser[]; tokens?: ConfigToken[] }): { path: string; remove(): void } {
+  return writeConfigFile({
+    ...(options.adminKey === undefined ? {} : { admin_key: options.adminKey }),
+    prices: { 'gpt-4o-mini': billingPrices['gpt-4o-mini'] },
+    channels: [{ name: 'channel-a', type: 'openai', base_url: upstreamUrl, key: 'sk-upstream-a', models: ['gpt-4o-mini'], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: {} }],
+    users: [{ username: spenderUsername, role: 'user', group: 'default', quota: options.wallet, enabled: true }, ...(options.users ?? [])],
+    tokens: [{ name: spenderTokenName, user: spenderUsername, key: spenderKey, quota: options.grant, expires_at: 0, enabled: true }, ...(options.tokens ?? [])],
+  });
+}
+
+/**
+ * The multi-process suites' `afterAll`: ends every process (`crash`: SIGKILL; `stop`: SIGTERM, then SIGKILL),
+ * closes the inspecting connection, the suite's own Redis and the upstream, drops the database and removes the
+ * config file. Anything `beforeAll` did not get to start is left out.
+ */
+export async function tearDownProcesses(options: { processes: GatewayProcess[]; end: 'crash' | 'stop'; dialect: DialectName; database: TestDatabase | undefined; inspector: DatabaseHandle | undefined; upstream: FakeOpenaiUpstream | undefined; ownRedis?: OwnRedis | undefined; removeConfig: () => void }): Promise<void> {
+  await Promise.all(options.processes.map((gateway) => (options.end === 'crash' ? gateway.crash() : gateway.stop())));
+  await options.inspector?.close();
+  await options.ownRedis?.close();
+  await options.upstream?.close();
+  if (options.database !== undefined) {
+    // PostgreSQL refuses to drop a database while an ended process's connections are still closing.
+    if (options.dialect === 'postgres') await waitUntilDisconnected(options.database.url);
+    await options.database.drop();
+  }
+  options.removeConfig();
+}
 
 /**
  * The proof that several gateway processes never spend past a grant together: 30 spend requests at once

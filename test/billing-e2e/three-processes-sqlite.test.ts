@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/storage/create-database.js';
 import { startFakeOpenaiUpstream, type FakeOpenaiUpstream } from '../fakes/fake-openai-upstream.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-databases.js';
-import { findFreePort, spawnGatewayProcess, writeConfigFile, type GatewayProcess } from './spawn-gateway-process.js';
-import { expectFiveOfThirtyServed, fiveSpendsGrant } from './spend-grant-across-processes.js';
+import { findFreePort, spawnGatewayProcess, type GatewayProcess } from './spawn-gateway-process.js';
+import { expectFiveOfThirtyServed, fiveSpendsGrant, tearDownProcesses, writeSpenderConfig } from './spend-grant-across-processes.js';
 import { usageAtReservation } from './spend-request.js';
-import { billingPrices, spenderKey, spenderTokenName, spenderUsername } from './start-billing-fixture.js';
 
 const nodeNames = ['worker-a', 'worker-b', 'worker-c'];
 
@@ -24,13 +23,7 @@ describe('three gateway processes sharing one SQLite file', () => {
   beforeAll(async () => {
     database = await createTestDatabase('sqlite');
     upstream = await startFakeOpenaiUpstream({ expectedKeys: ['sk-upstream-a'], ...usageAtReservation, chunkDelayMs: 10 });
-    const config = writeConfigFile({
-      admin_key: 'sk-admin-three-sqlite-processes',
-      prices: { 'gpt-4o-mini': billingPrices['gpt-4o-mini'] },
-      channels: [{ name: 'channel-a', type: 'openai', base_url: upstream.url, key: 'sk-upstream-a', models: ['gpt-4o-mini'], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: {} }],
-      users: [{ username: spenderUsername, role: 'user', group: 'default', quota: 1_000_000_000, enabled: true }],
-      tokens: [{ name: spenderTokenName, user: spenderUsername, key: spenderKey, quota: fiveSpendsGrant, expires_at: 0, enabled: true }],
-    });
+    const config = writeSpenderConfig(upstream.url, { grant: fiveSpendsGrant, wallet: 1_000_000_000, adminKey: 'sk-admin-three-sqlite-processes' });
     removeConfig = config.remove;
     // The first one creates the file and migrates it; the others then open it, as workers of one primary do.
     for (const nodeName of nodeNames) {
@@ -41,13 +34,8 @@ describe('three gateway processes sharing one SQLite file', () => {
     inspector = await createDatabase(database.url);
   }, 90_000);
 
-  afterAll(async () => {
-    await Promise.all(processes.map((gateway) => gateway.stop()));
-    await inspector?.close();
-    await upstream?.close();
-    await database?.drop();
-    removeConfig();
-  }, 30_000);
+  afterAll(() => tearDownProcesses({ processes, end: 'stop', dialect: 'sqlite', database, inspector, upstream, removeConfig }), 30_000);
+
 
   it('never spends past the grant, together: 5 of 30 served, the rest 402 with no upstream call, every counter exact', async () => {
     await expectFiveOfThirtyServed({ processes, nodeNames, upstream, db: inspector!.db, channelName: 'channel-a' });

@@ -6,11 +6,10 @@ import { createDatabase, type DatabaseHandle } from '../../src/storage/create-da
 import { startFakeOpenaiUpstream, type FakeOpenaiUpstream } from '../fakes/fake-openai-upstream.js';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis.js';
 import { createTestDatabase, serverUrls, type TestDatabase } from '../support/test-databases.js';
-import { waitFor, waitUntilDisconnected } from './read-billing-state.js';
-import { findFreePort, spawnGatewayProcess, writeConfigFile, type GatewayProcess } from './spawn-gateway-process.js';
-import { expectFiveOfThirtyServed, fiveSpendsGrant } from './spend-grant-across-processes.js';
+import { waitFor } from './read-billing-state.js';
+import { findFreePort, spawnGatewayProcess, type GatewayProcess } from './spawn-gateway-process.js';
+import { expectFiveOfThirtyServed, fiveSpendsGrant, tearDownProcesses, writeSpenderConfig } from './spend-grant-across-processes.js';
 import { sendSpendRequest, usageAtReservation, type SpendOutcome } from './spend-request.js';
-import { billingPrices, spenderKey, spenderTokenName, spenderUsername } from './start-billing-fixture.js';
 
 const nodeNames = ['replica-a', 'replica-b', 'replica-c'];
 const rpmKey = `sk-${'r'.repeat(48)}`;
@@ -35,18 +34,12 @@ for (const { dialect, name, available } of databases) {
     beforeAll(async () => {
       database = await createTestDatabase(dialect);
       upstream = await startFakeOpenaiUpstream({ expectedKeys: ['sk-upstream-a'], ...usageAtReservation, chunkDelayMs: 10 });
-      const config = writeConfigFile({
-        admin_key: 'sk-admin-three-processes',
-        prices: { 'gpt-4o-mini': billingPrices['gpt-4o-mini'] },
-        channels: [{ name: 'channel-a', type: 'openai', base_url: upstream.url, key: 'sk-upstream-a', models: ['gpt-4o-mini'], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: {} }],
-        users: [
-          { username: spenderUsername, role: 'user', group: 'default', quota: 1_000_000_000, enabled: true },
-          { username: 'rate-limited', role: 'user', group: 'default', enabled: true },
-        ],
-        tokens: [
-          { name: spenderTokenName, user: spenderUsername, key: spenderKey, quota: fiveSpendsGrant, expires_at: 0, enabled: true },
-          { name: 'rpm-key', user: 'rate-limited', key: rpmKey, unlimited_quota: true, rate_limit: { rpm }, expires_at: 0, enabled: true },
-        ],
+      const config = writeSpenderConfig(upstream.url, {
+        grant: fiveSpendsGrant,
+        wallet: 1_000_000_000,
+        adminKey: 'sk-admin-three-processes',
+        users: [{ username: 'rate-limited', role: 'user', group: 'default', enabled: true }],
+        tokens: [{ name: 'rpm-key', user: 'rate-limited', key: rpmKey, unlimited_quota: true, rate_limit: { rpm }, expires_at: 0, enabled: true }],
       });
       removeConfig = config.remove;
       // A redis-server of its own: a shared one's windows are keyed by token id, which every fresh database
@@ -66,18 +59,10 @@ for (const { dialect, name, available } of databases) {
     }, 60_000);
 
     afterAll(async () => {
-      await Promise.all(processes.map((gateway) => gateway.stop()));
-      await inspector?.close();
       redis?.disconnect();
-      await ownRedis?.close();
-      await upstream?.close();
-      if (database !== undefined) {
-        // PostgreSQL refuses to drop a database while a stopped process's connections are still closing.
-        if (dialect === 'postgres') await waitUntilDisconnected(database.url);
-        await database.drop();
-      }
-      removeConfig();
+      await tearDownProcesses({ processes, end: 'stop', dialect, database, inspector, upstream, ownRedis, removeConfig });
     }, 30_000);
+
 
     /** `count` requests at once, spread round-robin over the three processes. */
     function sendSpread(apiKey: string, count: number, stream: (index: number) => boolean): Promise<SpendOutcome[]> {

@@ -13,10 +13,11 @@ import { createDatabase, type DatabaseHandle } from '../../src/storage/create-da
 import { startFakeOpenaiUpstream, type FakeOpenaiUpstream } from '../fakes/fake-openai-upstream.js';
 import { startOwnRedis, type OwnRedis } from '../support/own-redis.js';
 import { createTestDatabase, serverUrls, type TestDatabase } from '../support/test-databases.js';
-import { readBalances, readReservations, waitFor, waitForLogRows, waitUntilDisconnected } from '../billing-e2e/read-billing-state.js';
-import { findFreePort, spawnGatewayProcess, writeConfigFile, type GatewayProcess } from '../billing-e2e/spawn-gateway-process.js';
+import { readBalances, readReservations, waitFor, waitForLogRows } from '../billing-e2e/read-billing-state.js';
+import { findFreePort, spawnGatewayProcess, type GatewayProcess } from '../billing-e2e/spawn-gateway-process.js';
+import { tearDownProcesses, writeSpenderConfig } from '../billing-e2e/spend-grant-across-processes.js';
 import { insufficientQuotaEnvelope, sendSpendRequest, spendRequest, spendReservation, usageAtReservation } from '../billing-e2e/spend-request.js';
-import { billingPrices, spenderKey, spenderTokenName, spenderUsername } from '../billing-e2e/start-billing-fixture.js';
+import { spenderKey, spenderTokenName } from '../billing-e2e/start-billing-fixture.js';
 
 /** Requests the grant affords; `held` of them are the killed process's streams. */
 const affordable = 5;
@@ -50,29 +51,15 @@ for (const { dialect, redis, available } of databases) {
     beforeAll(async () => {
       database = await createTestDatabase(dialect);
       upstream = await startFakeOpenaiUpstream({ expectedKeys: ['sk-upstream-a'], ...usageAtReservation, chunkDelayMs: 10 });
-      const config = writeConfigFile({
-        prices: { 'gpt-4o-mini': billingPrices['gpt-4o-mini'] },
-        channels: [{ name: 'channel-a', type: 'openai', base_url: upstream.url, key: 'sk-upstream-a', models: ['gpt-4o-mini'], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: {} }],
-        users: [{ username: spenderUsername, role: 'user', group: 'default', quota: wallet, enabled: true }],
-        tokens: [{ name: spenderTokenName, user: spenderUsername, key: spenderKey, quota: grant, expires_at: 0, enabled: true }],
-      });
+      const config = writeSpenderConfig(upstream.url, { grant, wallet });
       configPath = config.path;
       removeConfig = config.remove;
       if (redis) ownRedis = await startOwnRedis();
       inspector = undefined;
     }, 30_000);
 
-    afterAll(async () => {
-      await Promise.all(running.map((gateway) => gateway.crash()));
-      await inspector?.close();
-      await ownRedis?.close();
-      await upstream?.close();
-      if (database !== undefined) {
-        if (dialect === 'postgres') await waitUntilDisconnected(database.url);
-        await database.drop();
-      }
-      removeConfig();
-    }, 30_000);
+    afterAll(() => tearDownProcesses({ processes: running, end: 'crash', dialect, database, inspector, upstream, ownRedis, removeConfig }), 30_000);
+
 
     it(`holds the killed process's ${held} streams until its restart settles them once; the other process serves exactly the rest of the grant`, async () => {
       const victimPort = await findFreePort();

@@ -8,10 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/storage/create-database.js';
 import { startFakeOpenaiUpstream, type FakeOpenaiUpstream } from '../fakes/fake-openai-upstream.js';
 import { createTestDatabase, serverUrls, type TestDatabase } from '../support/test-databases.js';
-import { readBalances, readLogSummary, readReservations, waitFor, waitUntilDisconnected } from '../billing-e2e/read-billing-state.js';
-import { findFreePort, spawnGatewayProcess, writeConfigFile, type GatewayProcess } from '../billing-e2e/spawn-gateway-process.js';
+import { readBalances, readLogSummary, readReservations, waitFor } from '../billing-e2e/read-billing-state.js';
+import { findFreePort, spawnGatewayProcess, type GatewayProcess } from '../billing-e2e/spawn-gateway-process.js';
+import { tearDownProcesses, writeSpenderConfig } from '../billing-e2e/spend-grant-across-processes.js';
 import { sendSpendRequest, spendRequest } from '../billing-e2e/spend-request.js';
-import { billingPrices, spenderKey, spenderTokenName, spenderUsername } from '../billing-e2e/start-billing-fixture.js';
+import { spenderKey, spenderTokenName, spenderUsername } from '../billing-e2e/start-billing-fixture.js';
 
 const grant = 20_000;
 const wallet = 1_000_000_000;
@@ -33,12 +34,7 @@ for (const { dialect, available } of databases) {
       database = await createTestDatabase(dialect);
       // Every answer reports 1,000 output tokens against a 100-token reservation: each one overruns.
       upstream = await startFakeOpenaiUpstream({ expectedKeys: ['sk-upstream-a'], promptTokens: 7, completionTokens: 1000, chunkDelayMs: 5 });
-      const config = writeConfigFile({
-        prices: { 'gpt-4o-mini': billingPrices['gpt-4o-mini'] },
-        channels: [{ name: 'channel-a', type: 'openai', base_url: upstream.url, key: 'sk-upstream-a', models: ['gpt-4o-mini'], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: {} }],
-        users: [{ username: spenderUsername, role: 'user', group: 'default', quota: wallet, enabled: true }],
-        tokens: [{ name: spenderTokenName, user: spenderUsername, key: spenderKey, quota: grant, expires_at: 0, enabled: true }],
-      });
+      const config = writeSpenderConfig(upstream.url, { grant, wallet });
       removeConfig = config.remove;
       for (const nodeName of ['audit-a', 'audit-b']) {
         processes.push(spawnGatewayProcess({ port: await findFreePort(), databaseUrl: database.url, configPath: config.path, nodeName, env: { SHUTDOWN_TIMEOUT: '1' } }));
@@ -47,16 +43,8 @@ for (const { dialect, available } of databases) {
       inspector = await createDatabase(database.url);
     }, 60_000);
 
-    afterAll(async () => {
-      await Promise.all(processes.map((gateway) => gateway.crash()));
-      await inspector?.close();
-      await upstream?.close();
-      if (database !== undefined) {
-        if (dialect === 'postgres') await waitUntilDisconnected(database.url);
-        await database.drop();
-      }
-      removeConfig();
-    }, 30_000);
+    afterAll(() => tearDownProcesses({ processes, end: 'crash', dialect, database, inspector, upstream, removeConfig }), 30_000);
+
 
     async function expectBooksAgree() {
       const db = inspector!.db;
