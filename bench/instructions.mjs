@@ -87,7 +87,10 @@ async function measure(build) {
     await sleep(300);
     control(gateway.pid, '-d');
     await sleep(500);
-    if (result.failed > 0) throw new Error(`${result.failed} of ${requests} requests failed`);
+    // A failure or two under valgrind on a loaded host (session 35 and 36 saw one in 1,000 at load 16) moves
+    // the count per request by well under 1 %; more than 1 % is not a measurement.
+    if (result.failed > requests / 100) throw new Error(`${result.failed} of ${requests} requests failed: ${JSON.stringify(result.reasons)}`);
+    if (result.failed > 0) console.error(`${build}: ${result.failed} of ${requests} requests failed (${JSON.stringify(result.reasons)}); counted per request that succeeded`);
     const perThread = readdirSync(workDir)
       .filter((name) => name.startsWith('callgrind.out'))
       .map((name) => ({ name, instructions: Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(join(workDir, name), 'utf8'))?.[1] ?? 0) }))

@@ -2,7 +2,8 @@
 /**
  * Load process for bench/instructions.mjs: exactly `amount` POSTs over `connections` keep-alive connections
  * (a fixed number of requests, not a duration: under valgrind the gateway is ~50× slower). Prints one JSON
- * line { ok, failed }; a request counts as ok when it answered 200 and its body was read to the end.
+ * line { ok, failed, reasons }; a request counts as ok when it answered 200 and its body was read to the end;
+ * `reasons` counts the failures by status code or socket error code.
  *
  * Input: one JSON argument { url, headers, body, connections, amount }.
  */
@@ -15,6 +16,11 @@ const body = Buffer.from(spec.body);
 let started = 0;
 let ok = 0;
 let failed = 0;
+const reasons = {};
+const fail = (reason) => {
+  failed += 1;
+  reasons[reason] = (reasons[reason] ?? 0) + 1;
+};
 
 function one() {
   return new Promise((resolve) => {
@@ -24,13 +30,13 @@ function one() {
         response.resume();
         response.on('end', () => {
           if (response.statusCode === 200) ok += 1;
-          else failed += 1;
+          else fail(`status ${response.statusCode}`);
           resolve();
         });
       },
     );
-    request.on('error', () => {
-      failed += 1;
+    request.on('error', (error) => {
+      fail(error.code ?? error.message);
       resolve();
     });
     request.end(body);
@@ -45,5 +51,5 @@ async function connection() {
 }
 
 await Promise.all(Array.from({ length: spec.connections }, connection));
-process.stdout.write(`${JSON.stringify({ ok, failed })}\n`);
+process.stdout.write(`${JSON.stringify({ ok, failed, reasons })}\n`);
 process.exit(0);
