@@ -7,11 +7,18 @@ export type OpenaiEffort = (typeof openaiEfforts)[number];
  * OpenAI answers 400 "Unsupported value: 'minimal' is not supported with the 'o3' model. Supported values
  * are: 'low', 'medium', and 'high'" (param `reasoning_effort` / `reasoning.effort`) to any other. From the
  * API reference: models before gpt-5.1 take no `none`; gpt-5.1 takes `none`, `low`, `medium`, `high` (no
- * `minimal`); gpt-5-pro only `high`; `xhigh` the models after gpt-5.1-codex-max. From OpenAI's own answers:
- * the Codex models take `low`, `medium`, `high` (neither `minimal` nor `none`), as gpt-oss does (Harmony).
+ * `minimal`); gpt-5-pro only `high`; `xhigh` the models after gpt-5.1-codex-max. From OpenAI's own answers
+ * and per-model tables checked against the API (community.openai.com "Compatibility Matrix: Reasoning
+ * Effort", 2025-12): the Codex models take `low`, `medium`, `high` (neither `minimal` nor `none`; gpt-5.1-
+ * codex-mini too), as gpt-oss does (Harmony), and from gpt-5.1-codex-max on `xhigh` as well; gpt-5.2 and
+ * later `none`..`xhigh` without `minimal` ("Supported values are: 'none', 'low', 'medium', 'high', and
+ * 'xhigh'"; gpt-5.4 and gpt-5.4-mini alike); their `-pro` models `medium`, `high`, `xhigh`; the
+ * `gpt-5.1-chat` / `gpt-5.2-chat` models only `medium`.
  */
 const effortsByModel: { pattern: RegExp; efforts: readonly OpenaiEffort[] }[] = [
   { pattern: /(?:^|\/)gpt-5-pro/i, efforts: ['high'] },
+  { pattern: /(?:^|\/)gpt-(?:5\.(?:[2-9]|\d{2,})|(?:[6-9]|\d{2,})(?:\.\d+)?)-pro/i, efforts: ['medium', 'high', 'xhigh'] },
+  { pattern: /(?:^|\/)gpt-(?:5\.\d+|(?:[6-9]|\d{2,})(?:\.\d+)?)-chat/i, efforts: ['medium'] },
   { pattern: /(?:^|\/)gpt-(?:5\.1-codex-max|5\.(?:[2-9]|\d{2,})[-.\w]*-codex|(?:[6-9]|\d{2,})[-.\w]*-codex)/i, efforts: ['low', 'medium', 'high', 'xhigh'] },
   { pattern: /(?:^|\/)gpt-[\d.]+-codex/i, efforts: ['low', 'medium', 'high'] },
   { pattern: /(?:^|\/)(?:o\d|gpt-oss)/i, efforts: ['low', 'medium', 'high'] },
