@@ -79,6 +79,41 @@ describe('reasoning settings converted toward a model that takes them only in pa
     expect(lastBody().reasoning_effort).toBe('low');
   });
 
+  it("an Anthropic client (@anthropic-ai/sdk, streamed) thinking with Claude Code's budget, to a Chat channel of o4-mini: reasoning_effort 'high'", async () => {
+    fixture.upstream.enqueue(answersAs('openai-chat'));
+    const answer = await fixture.anthropic.messages.stream({ model: M.chatReasoning, max_tokens: 32000, thinking: { type: 'enabled', budget_tokens: 31999 }, messages: question }).finalMessage();
+    expect(answer.content.map((block) => (block.type === 'text' ? block.text : block.type))).toEqual(['Paris.']);
+    expect(lastBody().reasoning_effort).toBe('high');
+    expect((await fixture.lastLog()).warnings).toContain('reasoning budget of 31999 tokens is approximated as effort "high"');
+  });
+
+  it("an Anthropic client (@anthropic-ai/sdk) with thinking off, to a Chat channel of o4-mini: reasoning_effort 'low', the least o4-mini takes", async () => {
+    fixture.upstream.enqueue(answersAs('openai-chat'));
+    const answer = await fixture.anthropic.messages.create({ model: M.chatReasoning, max_tokens: 1024, thinking: { type: 'disabled' }, messages: question });
+    expect(answer.content.map((block) => (block.type === 'text' ? block.text : block.type))).toEqual(['Paris.']);
+    expect(lastBody().reasoning_effort).toBe('low');
+    expect((await fixture.lastLog()).warnings).toContain("reasoning effort 'minimal' sent as 'low': o4-mini takes 'low', 'medium', 'high'");
+  });
+
+  it("a Gemini client (@google/genai) with thinkingBudget 2048, and with 0 (off), to a Chat channel of o4-mini: reasoning_effort 'low'", async () => {
+    fixture.upstream.enqueue(answersAs('openai-chat'));
+    const answer = await fixture.gemini.models.generateContent({ model: M.chatReasoning, contents: 'Capital of France?', config: { thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } } });
+    expect(answer.text).toBe('Paris.');
+    expect(lastBody().reasoning_effort).toBe('low');
+    fixture.upstream.enqueue(answersAs('openai-chat'));
+    await fixture.gemini.models.generateContent({ model: M.chatReasoning, contents: 'Capital of France?', config: { thinkingConfig: { thinkingBudget: 0 } } });
+    expect(lastBody().reasoning_effort).toBe('low');
+  });
+
+  it("a Gemini client (@google/genai, streamed) with the dynamic thinkingBudget -1, to a Chat channel of o4-mini: no reasoning_effort, the model decides", async () => {
+    fixture.upstream.enqueue(answersAs('openai-chat'));
+    let text = '';
+    for await (const chunk of await fixture.gemini.models.generateContentStream({ model: M.chatReasoning, contents: 'Capital of France?', config: { thinkingConfig: { thinkingBudget: -1 } } })) text += chunk.text ?? '';
+    expect(text).toBe('Paris.');
+    expect(lastBody()).not.toHaveProperty('reasoning_effort');
+    expect((await fixture.lastLog()).warnings).toContain('a dynamic reasoning budget is sent as no effort: the upstream model decides');
+  });
+
   it('a Chat client (openai) with reasoning_effort, to an Anthropic channel of claude-3-5-sonnet: answered, thinking not sent', async () => {
     fixture.upstream.enqueue(answersAs('anthropic'));
     const answer = await fixture.openai.chat.completions.create({ model: M.anthropicThinkless, reasoning_effort: 'high', messages: question });

@@ -56,6 +56,23 @@ describe('formatOpenaiChatRequest', () => {
     expect(formatOpenaiChatRequest(request, 'gpt-5-mini').value.reasoning_effort).toBe('minimal');
   });
 
+  it("sends a thinking budget as the nearest effort (Chat has no budget field): Claude Code's 31999 as 'high', thinking off as the least the model takes", () => {
+    const budget = (budgetTokens: number): CanonicalRequest => ({ ...canonical('text'), reasoning: { budgetTokens, includeThoughts: true } });
+    const claudeCode = formatOpenaiChatRequest(budget(31999), 'o4-mini');
+    expect(claudeCode.value.reasoning_effort).toBe('high');
+    expect(claudeCode.warnings).toContain('reasoning budget of 31999 tokens is approximated as effort "high"');
+    expect(formatOpenaiChatRequest(budget(2048), 'gpt-5-mini').value.reasoning_effort).toBe('low');
+    expect(formatOpenaiChatRequest(budget(0), 'gpt-5-mini').value.reasoning_effort).toBe('minimal');
+    expect(formatOpenaiChatRequest(budget(0), 'gpt-5.1').value.reasoning_effort).toBe('none');
+    expect(formatOpenaiChatRequest(budget(0), 'o3').value.reasoning_effort).toBe('low');
+    const dynamic = formatOpenaiChatRequest(budget(-1), 'o4-mini');
+    expect(dynamic.value).not.toHaveProperty('reasoning_effort');
+    expect(dynamic.warnings).toContain('a dynamic reasoning budget is sent as no effort: the upstream model decides');
+    const plain = formatOpenaiChatRequest(budget(31999), 'gpt-4o');
+    expect(plain.value).not.toHaveProperty('reasoning_effort');
+    expect(plain.warnings).toContain("reasoning effort 'high' is not sent: gpt-4o takes no reasoning_effort (channel setting reasoning_effort)");
+  });
+
   it('asks a stream for usage, which billing needs', () => {
     expect(formatOpenaiChatRequest({ ...canonical('text'), stream: true }, 'gpt-4o').value).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     expect(formatOpenaiChatRequest({ ...canonical('text'), stream: false }, 'gpt-4o').value).not.toHaveProperty('stream_options');

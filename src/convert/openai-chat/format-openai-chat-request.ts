@@ -2,6 +2,7 @@ import type { CanonicalRequest, CanonicalResponseFormat, CanonicalToolChoice } f
 import type { FormattedRequest } from '../../canonical/conversion.js';
 import { offeredTools } from '../shared/offered-tools.js';
 import { openaiEffortForModel } from '../shared/openai-effort-for-model.js';
+import { openaiEffortForReasoning } from '../shared/openai-effort-for-reasoning.js';
 import { takesOpenaiReasoning } from '../shared/takes-openai-reasoning.js';
 import { chatOutputLimitField } from './chat-output-limit-field.js';
 import { formatOpenaiChatMessages, type FormatOpenaiChatMessagesOptions } from './format-openai-chat-messages.js';
@@ -90,15 +91,17 @@ export function formatOpenaiChatRequest(
   if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty;
   if (request.responseFormat !== undefined) body.response_format = formatResponseFormat(request.responseFormat);
   if (request.reasoning !== undefined) {
-    const { effort, budgetTokens, includeThoughts } = request.reasoning;
+    // An effort as asked, or a thinking budget (Claude Code's `thinking`, Gemini's `thinkingBudget`) as the
+    // nearest effort: Chat has no budget field, and without an effort the model reasons at its default
+    // (`medium`), thinking off included.
+    const effort = openaiEffortForReasoning(request.reasoning, warnings);
     if (effort !== undefined) {
       // A model that does not reason refuses the field (400): the request goes without it. One that does
       // is sent the nearest effort it takes (o3 refuses 'minimal').
       if (takesOpenaiReasoning(upstreamModel, options.reasoningEffortSetting)) body.reasoning_effort = openaiEffortForModel(upstreamModel, effort, warnings);
       else warnings.push(`reasoning effort '${effort}' is not sent: ${upstreamModel} takes no reasoning_effort (channel setting reasoning_effort)`);
     }
-    if (budgetTokens !== undefined && budgetTokens >= 0) warnings.push(`a reasoning budget (${budgetTokens} tokens) has no Chat Completions parameter; only reasoning_effort exists`);
-    if (includeThoughts !== undefined) warnings.push('includeThoughts has no Chat Completions parameter; whether reasoning text comes back is up to the upstream');
+    if (request.reasoning.includeThoughts !== undefined) warnings.push('includeThoughts has no Chat Completions parameter; whether reasoning text comes back is up to the upstream');
   }
   if (request.user !== undefined) body.user = request.user;
   body.stream = request.stream;

@@ -1,6 +1,7 @@
 import type { CanonicalReasoningConfig, CanonicalRequest, CanonicalResponseFormat, CanonicalToolChoice } from '../../canonical/canonical-request.js';
 import type { FormatRequestOptions, FormattedRequest } from '../../canonical/conversion.js';
 import { openaiEffortForModel, type OpenaiEffort } from '../shared/openai-effort-for-model.js';
+import { openaiEffortForReasoning } from '../shared/openai-effort-for-reasoning.js';
 import { takesOpenaiReasoning } from '../shared/takes-openai-reasoning.js';
 import { formatOpenaiResponsesInput } from './format-openai-responses-input.js';
 
@@ -51,23 +52,10 @@ function formatTextFormat(format: CanonicalResponseFormat): Record<string, unkno
   }
 }
 
-/** A thinking budget (Anthropic, Gemini) → the nearest effort; 0 (thinking off) → the least there is. */
-function effortForBudget(budgetTokens: number): NonNullable<CanonicalReasoningConfig['effort']> {
-  if (budgetTokens <= 0) return 'minimal';
-  if (budgetTokens < 4096) return 'low';
-  if (budgetTokens < 16384) return 'medium';
-  return 'high';
-}
-
 function formatReasoning(reasoning: CanonicalReasoningConfig, warnings: string[]): { effort?: OpenaiEffort; summary?: 'auto' } | undefined {
   const wire: { effort?: OpenaiEffort; summary?: 'auto' } = {};
-  if (reasoning.effort !== undefined) wire.effort = reasoning.effort;
-  else if (reasoning.budgetTokens !== undefined && reasoning.budgetTokens < 0) {
-    warnings.push('a dynamic reasoning budget is sent as no effort: the upstream model decides');
-  } else if (reasoning.budgetTokens !== undefined) {
-    wire.effort = effortForBudget(reasoning.budgetTokens);
-    warnings.push(`reasoning budget of ${reasoning.budgetTokens} tokens is approximated as effort ${JSON.stringify(wire.effort)}`);
-  }
+  const effort = openaiEffortForReasoning(reasoning, warnings);
+  if (effort !== undefined) wire.effort = effort;
   if (reasoning.includeThoughts === true) wire.summary = 'auto';
   return Object.keys(wire).length > 0 ? wire : undefined;
 }
