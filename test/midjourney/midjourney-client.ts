@@ -15,11 +15,13 @@ export interface MjTask {
   status: string;
   progress: string;
   prompt: string;
+  promptEn: string;
   description: string;
   state: string;
   imageUrl: string | null;
   failReason: string | null;
   submitTime: number;
+  startTime: number;
   finishTime: number;
   buttons: { customId: string; label: string }[];
   properties: Record<string, unknown>;

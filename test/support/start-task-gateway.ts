@@ -20,8 +20,11 @@ export interface TaskGatewayOptions {
   /** By model: a number is USD per call; anything else is the price as the config file takes it. */
   prices: Record<string, number | PriceInput>;
   channels: TaskChannel[];
-  /** By username, in group `default` with a large wallet: its one token `<username>-key`, with that key, and a large quota unless given one. */
-  users: Record<string, string | { key: string; quota: number }>;
+  /**
+   * By username, in group `default` with a large wallet: its one token `<username>-key`, with that key, and
+   * a large quota unless given one; a `password` lets the user log in to the console.
+   */
+  users: Record<string, string | { key: string; quota?: number; password?: string }>;
   /** Default 1. */
   retryTimes?: number;
   maxBodyMb?: number;
@@ -47,12 +50,19 @@ export function startTaskGateway(options: TaskGatewayOptions): Promise<TestGatew
       ...(options.maxBodyMb === undefined ? {} : { max_body_mb: options.maxBodyMb }),
       prices: Object.fromEntries(Object.entries(options.prices).map(([model, price]) => [model, typeof price === 'number' ? { per_call: price } : price])),
       channels: options.channels.map((channel) => ({ type: options.type, groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {}, model_mapping: {}, models, ...channel })),
-      users: Object.keys(options.users).map((username) => ({ username, role: 'user' as const, group: 'default', quota: plenty, enabled: true })),
+      users: Object.entries(options.users).map(([username, token]) => ({
+        username,
+        ...(typeof token === 'string' || token.password === undefined ? {} : { password: token.password }),
+        role: 'user' as const,
+        group: 'default',
+        quota: plenty,
+        enabled: true,
+      })),
       tokens: Object.entries(options.users).map(([username, token]) => ({
         name: `${username}-key`,
         user: username,
         key: typeof token === 'string' ? token : token.key,
-        quota: typeof token === 'string' ? plenty : token.quota,
+        quota: typeof token === 'string' ? plenty : (token.quota ?? plenty),
         expires_at: 0,
         enabled: true,
       })),
