@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type RawBuilder, type Selectable } from 'kysely';
 import { boundTaskAnswer } from '../tasks/bound-task-answer.js';
+import { mjTaskColumns } from '../tasks/present-mj-task.js';
 import { unfinishedStatuses, type TaskStatus } from '../tasks/task-status.js';
 import type { Database, DatabaseSchema, DialectName, TasksTable } from './database-schema.js';
 import type { LogRow } from './logs-repository.js';
@@ -69,6 +70,10 @@ export interface OwnTaskFilter {
 /** The columns a user's task list reads: what src/tasks/present-own-task.ts shows, and what it hides ids with. */
 const ownTaskColumns = ['public_id', 'kind', 'token_id', 'model', 'status', 'progress', 'properties', 'fail_reason', 'quota', 'refunded', 'upstream_id', 'created_at', 'updated_at', 'completed_at'] as const;
 export type OwnTaskRow = Pick<TaskRow, (typeof ownTaskColumns)[number]>;
+
+/** What a user's Midjourney list reads: the task object's columns and the charge (src/tasks/present-own-mj-task.ts). */
+const ownMjTaskColumns = [...mjTaskColumns, 'quota'] as const;
+export type OwnMjTaskRow = Pick<TaskRow, (typeof ownMjTaskColumns)[number]>;
 
 /** Which tasks a poll pass takes (src/tasks/README.md). */
 export interface DueQuery {
@@ -178,15 +183,31 @@ export class TasksRepository {
 
   /** One user's tasks of every kind, newest first (indexed by user and id, migration 024). */
   async listForUser(userId: number, filter: OwnTaskFilter, request: PageRequest): Promise<Page<OwnTaskRow>> {
+    const query = this.ownTasks(userId, filter);
+    const items = await query.select(ownTaskColumns).orderBy('id', 'desc').limit(request.pageSize).offset(offsetOf(request)).execute();
+    const { count } = await query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    return { items, total: Number(count), page: request.page, page_size: request.pageSize };
+  }
+
+  /**
+   * One user's Midjourney tasks, newest first, with the proxy's last answer (`result`) that their record
+   * is shown from (`GET /api/mj/self`); the same index and filters as `listForUser`.
+   */
+  async listMjForUser(userId: number, filter: Omit<OwnTaskFilter, 'kind'>, request: PageRequest): Promise<Page<OwnMjTaskRow>> {
+    const query = this.ownTasks(userId, { ...filter, kind: 'mj' });
+    const items = await query.select(ownMjTaskColumns).orderBy('id', 'desc').limit(request.pageSize).offset(offsetOf(request)).execute();
+    const { count } = await query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    return { items, total: Number(count), page: request.page, page_size: request.pageSize };
+  }
+
+  private ownTasks(userId: number, filter: OwnTaskFilter) {
     let query = this.db.selectFrom('tasks').where('user_id', '=', userId);
     if (filter.publicId !== undefined) query = query.where('public_id', '=', filter.publicId);
     if (filter.status !== undefined) query = query.where('status', '=', filter.status);
     if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
     if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from);
     if (filter.to !== undefined) query = query.where('created_at', '<', filter.to);
-    const items = await query.select(ownTaskColumns).orderBy('id', 'desc').limit(request.pageSize).offset(offsetOf(request)).execute();
-    const { count } = await query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-    return { items, total: Number(count), page: request.page, page_size: request.pageSize };
+    return query;
   }
 
   async findById(id: number): Promise<TaskRow | undefined> {

@@ -22,13 +22,40 @@ export function presentMjSubmitAnswer(task: TaskRow, keepModalCode: boolean): Re
   return { code: code === 21 && keepModalCode && task.status !== 'success' ? 21 : 1, description, result: task.public_id, properties };
 }
 
+/** The columns of a task row the Midjourney task object is made from (a user's MJ list reads only these). */
+export const mjTaskColumns = ['public_id', 'upstream_id', 'status', 'progress', 'properties', 'result', 'fail_reason', 'created_at', 'completed_at'] as const;
+export type MjTaskColumns = Pick<TaskRow, (typeof mjTaskColumns)[number]>;
+
+/** The Midjourney-proxy task object (spec §2.12, protocols.md §1.5) as the gateway shows it. */
+export interface MjTaskObject {
+  id: string;
+  action: string;
+  customId: string;
+  botType: string;
+  prompt: string;
+  promptEn: string;
+  description: string;
+  state: string;
+  status: string;
+  progress: string;
+  submitTime: number;
+  startTime: number;
+  finishTime: number;
+  imageUrl: string | null;
+  videoUrl?: string;
+  videoUrls?: Array<{ url: string }>;
+  failReason: string | null;
+  buttons: Array<Record<string, unknown>>;
+  properties: Record<string, unknown>;
+}
+
 /**
  * Pure: a task as the Midjourney-proxy task object (spec §2.12, protocols.md §1.5), from its row and what
  * the proxy last reported: the public id (the proxy's ids, of this task and of the one it continues, are
  * shown as public ones in its texts; links are the proxy's own), the MJ status (`MODAL` while the proxy waits for one), times in milliseconds,
  * `"NN%"` progress (`""` after a failure), the image and buttons once made.
  */
-export function presentMjTask(task: TaskRow): Record<string, unknown> {
+export function presentMjTask(task: MjTaskColumns): MjTaskObject {
   const status = task.status as TaskStatus;
   const properties = readJsonObject(task.properties) ?? {};
   const stored = readJsonObject(task.result);
@@ -64,7 +91,7 @@ export function presentMjTask(task: TaskRow): Record<string, unknown> {
 }
 
 /** The image the proxy reported for a task (protocols.md §1.5), for `/mj/image/{id}`; undefined before it has one. */
-export function mjImageUrlOf(task: TaskRow): string | undefined {
+export function mjImageUrlOf(task: Pick<TaskRow, 'result'>): string | undefined {
   const stored = readJsonObject(task.result);
   if (stored === undefined) return undefined;
   const url = typeof stored.code === 'number' ? (isRecord(stored.properties) ? stored.properties.imageUrl : undefined) : stored.imageUrl;

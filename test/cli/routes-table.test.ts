@@ -96,6 +96,8 @@ const documented = new Set([
   'GET /api/log/self',
   'GET /api/log/self/stat',
   'GET /api/task/self',
+  'GET /api/mj/self',
+  'GET /api/mj/self/', // the same route with new-api's console's slash
   'GET /healthz',
   'GET /readyz',
 ]);

@@ -1,5 +1,5 @@
 /**
- * `GET /api/log/self`, `GET /api/log/self/stat` and `GET /api/task/self` refuse in the `/api` envelope (`{success: false, message}`):
+ * `GET /api/log/self`, `GET /api/log/self/stat`, `GET /api/task/self` and `GET /api/mj/self` refuse in the `/api` envelope (`{success: false, message}`):
  * 401 without a console session — an API key is not one, nor a forged or ended cookie — and 400 naming the
  * query parameter for a filter or page value no row could match (the admin list's parsing, reused).
  */
@@ -8,7 +8,7 @@ import { callGateway, logIn } from '../admin/admin-client.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 
 const key = `sk-${'e'.repeat(48)}`;
-const routes = ['/api/log/self', '/api/log/self/stat', '/api/task/self'];
+const routes = ['/api/log/self', '/api/log/self/stat', '/api/task/self', '/api/mj/self', '/api/mj/self/'];
 
 describe('the self routes refuse', () => {
   let gateway: TestGateway;
@@ -65,6 +65,14 @@ describe('the self routes refuse', () => {
     ['/api/task/self?task_id=a&task_id=b', 'task_id'],
     ['/api/task/self?start=today', 'start'],
     ['/api/task/self?end=2e12', 'end'],
+    ['/api/mj/self?p=0', 'p'],
+    ['/api/mj/self?page_size=-5', 'page_size'],
+    // The proxy's id (new-api's mj_id) is not one any client of the gateway was given.
+    ['/api/mj/self?mj_id=1700000000000001', 'mj_id'],
+    ['/api/mj/self?mj_id=a&mj_id=b', 'mj_id'],
+    // new-api's console sends Date.parse() of an empty range as NaN.
+    ['/api/mj/self/?start_timestamp=NaN', 'start_timestamp'],
+    ['/api/mj/self?end_timestamp=1.8e12', 'end_timestamp'],
   ])('%s: 400 naming %s', async (path, parameter) => {
     const answer = await get(path);
     expect(answer.status).toBe(400);
@@ -78,6 +86,9 @@ describe('the self routes refuse', () => {
       expect(answer.status, query).toBe(200);
       expect(answer.body.data).toEqual({ items: [], total: 0, page: 1, page_size: 20 });
     }
+    const mj = await get('/api/mj/self/?p=1&page_size=10&mj_id=&start_timestamp=&end_timestamp=');
+    expect(mj.status).toBe(200);
+    expect(mj.body.data).toEqual({ items: [], total: 0, page: 1, page_size: 10 });
     const stat = await get('/api/log/self/stat?model=&token_id=');
     expect(stat.status).toBe(200);
     expect(stat.body.data).toEqual({ quota: 0, rpm: 0, tpm: 0 });
