@@ -19,6 +19,8 @@ interface PendingWrite {
   write: RetriedWrite;
   /** Tries made so far. */
   tries: number;
+  /** The next wait: the schedule's first, doubled after each up to its maximum. */
+  delayMs: number;
   timer: NodeJS.Timeout | undefined;
 }
 
@@ -43,19 +45,20 @@ export class RetriedWrites {
    * fail, so the first try waits the schedule's first delay.
    */
   start(write: RetriedWrite, afterFailure = false): void {
-    const pending: PendingWrite = { write, tries: 0, timer: undefined };
-    if (afterFailure) this.wait(pending, this.schedule.firstDelayMs);
+    const pending: PendingWrite = { write, tries: 0, delayMs: this.schedule.firstDelayMs, timer: undefined };
+    if (afterFailure) this.wait(pending);
     else this.tryOnce(pending);
   }
 
-  private wait(pending: PendingWrite, delayMs: number): void {
+  private wait(pending: PendingWrite): void {
     this.pending.add(pending);
     pending.timer = setTimeout(() => {
       pending.timer = undefined;
       this.tryOnce(pending);
-    }, delayMs);
+    }, pending.delayMs);
     // A retry alone does not keep the process alive: shutdown tries once more.
     pending.timer.unref();
+    pending.delayMs = Math.min(pending.delayMs * 2, this.schedule.maxDelayMs);
   }
 
   private tryOnce(pending: PendingWrite): void {
@@ -69,7 +72,7 @@ export class RetriedWrites {
           pending.write.onGiveUp?.(error);
           return;
         }
-        this.wait(pending, Math.min(this.schedule.firstDelayMs * 2 ** (pending.tries - 1), this.schedule.maxDelayMs));
+        this.wait(pending);
       },
     );
     this.writing.add(written);

@@ -7,7 +7,7 @@ export const submitRecordDelaysMs: readonly number[] = [50, 200, 800];
 
 /**
  * How a submitted state the request could not write is tried again in the background: after half a second,
- * doubling up to 30 s, 12 tries (about three minutes) — well within the orphan sweep's 15 minutes
+ * doubling up to 30 s, 12 tries (about three and a half minutes) — well within the orphan sweep's 15 minutes
  * (task-engine.ts orphanAfterMs), and once more at shutdown.
  */
 export const submitRetry: RetrySchedule = { firstDelayMs: 500, maxDelayMs: 30_000, tries: 12 };
