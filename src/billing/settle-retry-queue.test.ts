@@ -124,6 +124,17 @@ describe('SettleRetryQueue', () => {
     expect({ tries: ledger.tries.filter((attempt) => attempt.id === 'never-reserved').length, size: queue.size }).toEqual({ tries: 1, size: 0 });
   });
 
+  it('does not make again, at shutdown, a release whose try was under way when it began: it is done with', async () => {
+    let answer: (outcome: SettleOutcome) => void = () => undefined;
+    const slow = { settle: () => new Promise<SettleOutcome>((resolve) => (answer = resolve)) };
+    const queue = new SettleRetryQueue(slow, { firstDelayMs: 500, maxDelayMs: 30_000, now: Date.now });
+    queue.add({ reservationId: 'unknown', input: input(0), recheck: 5 }, new Error('answer lost'));
+    await vi.advanceTimersByTimeAsync(500);
+    const closed = queue.close(1000);
+    answer({ applied: false, charged: 0 });
+    expect(await closed).toBe(0);
+  });
+
   it('keeps each settle on its own schedule and never lets one block another', async () => {
     const ledger = flakyLedger();
     const queue = new SettleRetryQueue(ledger, { firstDelayMs: 500, maxDelayMs: 30_000, now: Date.now });

@@ -1,4 +1,5 @@
-import type { QuotaLedger, SettleInput } from './quota-ledger.js';
+import { RetriedWrites } from '../relay/retried-writes.js';
+import type { QuotaLedger, SettleInput, SettleOutcome } from './quota-ledger.js';
 
 /** A settle to make again. */
 export interface PendingSettle {
@@ -41,47 +42,66 @@ export interface FoundSettlement {
   loggedByRecovery: boolean;
 }
 
-interface Entry {
-  pending: PendingSettle;
-  tries: number;
-  rechecks: number;
-  delayMs: number;
-  timer: NodeJS.Timeout | undefined;
-  /** The try under way; it never rejects. */
-  running: Promise<void> | undefined;
-}
-
 /**
  * Settles that could not be made because the database could not be reached (or its answer was lost),
  * made again in the background until they go through: after `firstDelayMs`, then at doubling intervals up
- * to `maxDelayMs`, for as long as the process lives. Safe because a settle is idempotent: it claims only a
- * reservation still open (state 'reserved'), and one of an id never reserved changes nothing — so a
- * reserve whose outcome is unknown is cleaned up by queueing its settle at nothing.
+ * to `maxDelayMs`, for as long as the process lives (RetriedWrites with no last try). Safe because a settle
+ * is idempotent: it claims only a reservation still open (state 'reserved'), and one of an id never
+ * reserved changes nothing — so a reserve whose outcome is unknown is cleaned up by queueing its settle at
+ * nothing.
  *
  * Without it such a reservation stayed open, holding the balances, until start-up recovery or the 24-hour
  * sweep charged it in full. Only failures come here: a settle that goes through at once never touches it.
  */
 export class SettleRetryQueue {
-  private readonly entries = new Set<Entry>();
-  private closing = false;
+  private readonly writes: RetriedWrites;
+  /** Settles queued and not gone through yet. */
+  private unsettled = 0;
 
   constructor(
     private readonly ledger: Pick<QuotaLedger, 'settle'>,
     private readonly options: SettleRetryOptions,
-  ) {}
+  ) {
+    this.writes = new RetriedWrites({ firstDelayMs: options.firstDelayMs, maxDelayMs: options.maxDelayMs, tries: Infinity });
+  }
 
   /** Settles waiting for their next try (after `close`, those left to start-up recovery). */
   get size(): number {
-    return this.entries.size;
+    return this.unsettled;
   }
 
   /** Queues a settle whose try failed with `error`. After `close`, it gets one try at once and no more. */
   add(pending: PendingSettle, error: unknown): void {
-    const entry: Entry = { pending, tries: 1, rechecks: pending.recheck ?? 0, delayMs: this.options.firstDelayMs, timer: undefined, running: undefined };
-    this.entries.add(entry);
-    this.options.onFailure?.(error, pending.reservationId, 1);
-    if (this.closing) this.attempt(entry);
-    else this.schedule(entry);
+    const { reservationId } = pending;
+    let tries = 1;
+    let rechecks = pending.recheck ?? 0;
+    this.unsettled += 1;
+    this.options.onFailure?.(error, reservationId, tries);
+    this.writes.start(
+      {
+        write: async () => {
+          const outcome = await this.ledger.settle(reservationId, pending.input, this.options.now());
+          // Not at shutdown (also for a try that was under way when it began): recovery takes over then.
+          if (!outcome.applied && rechecks > 0 && !this.writes.closed) {
+            rechecks -= 1;
+            return 'again';
+          }
+          const found = await this.settled(pending, outcome);
+          this.unsettled -= 1;
+          try {
+            pending.onSettled?.(found.charged, found.loggedByRecovery);
+          } catch (thrown) {
+            // The settle went through; what follows it (a log row) failing must not bring it back.
+            this.options.onFailure?.(thrown, reservationId, tries);
+          }
+        },
+        onError: (failure) => {
+          tries += 1;
+          this.options.onFailure?.(failure, reservationId, tries);
+        },
+      },
+      true,
+    );
   }
 
   /**
@@ -90,74 +110,17 @@ export class SettleRetryQueue {
    * settles it at its reserved amount. Resolves with how many were left.
    */
   async close(waitMs: number): Promise<number> {
-    this.closing = true;
-    for (const entry of this.entries) {
-      if (entry.timer === undefined) continue;
-      clearTimeout(entry.timer);
-      entry.timer = undefined;
-      this.attempt(entry);
-    }
-    const running = [...this.entries].flatMap((entry) => (entry.running === undefined ? [] : [entry.running]));
-    if (running.length > 0) await within(Promise.all(running), waitMs);
-    return this.entries.size;
+    await this.writes.close(waitMs);
+    return this.unsettled;
   }
 
-  private schedule(entry: Entry): void {
-    entry.timer = setTimeout(() => {
-      entry.timer = undefined;
-      this.attempt(entry);
-    }, entry.delayMs);
-    // A retry alone does not keep the process alive: shutdown tries once more, then recovery takes over.
-    entry.timer.unref();
-    entry.delayMs = Math.min(entry.delayMs * 2, this.options.maxDelayMs);
-  }
-
-  private attempt(entry: Entry): void {
-    entry.running = this.tryOnce(entry);
-  }
-
-  /** One try; never rejects. */
-  private async tryOnce(entry: Entry): Promise<void> {
-    const { reservationId, input, onSettled } = entry.pending;
-    let charged: number;
-    let loggedByRecovery = false;
-    try {
-      const outcome = await this.ledger.settle(reservationId, input, this.options.now());
-      if (!outcome.applied && entry.rechecks > 0 && !this.closing) {
-        entry.running = undefined;
-        entry.rechecks -= 1;
-        return this.schedule(entry);
-      }
-      charged = outcome.applied ? outcome.charged : input.actualAmount;
-      if (!outcome.applied && onSettled !== undefined && this.options.settlementOf !== undefined) {
-        const found = await this.options.settlementOf(reservationId);
-        if (found !== undefined) ({ charged, loggedByRecovery } = found);
-      }
-    } catch (error: unknown) {
-      entry.running = undefined;
-      entry.tries += 1;
-      this.options.onFailure?.(error, reservationId, entry.tries);
-      if (!this.closing) this.schedule(entry);
-      return;
-    }
-    entry.running = undefined;
-    this.entries.delete(entry);
-    try {
-      onSettled?.(charged, loggedByRecovery);
-    } catch (error) {
-      // The settle went through; what follows it (a log row) failing must not bring it back.
-      this.options.onFailure?.(error, reservationId, entry.tries);
-    }
-  }
-}
-
-/** Resolves when `promise` settles or `ms` milliseconds have passed, whichever is first. */
-async function within(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  try {
-    await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
+  /**
+   * What a settle that went through charged, and whether recovery logged it: read back when it found the
+   * reservation settled already (rejects when that read does).
+   */
+  private async settled({ reservationId, input, onSettled }: PendingSettle, outcome: SettleOutcome): Promise<FoundSettlement> {
+    if (outcome.applied) return { charged: outcome.charged, loggedByRecovery: false };
+    const found = onSettled === undefined ? undefined : await this.options.settlementOf?.(reservationId);
+    return found ?? { charged: input.actualAmount, loggedByRecovery: false };
   }
 }
