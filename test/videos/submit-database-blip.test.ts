@@ -124,7 +124,7 @@ describe.each(allDialects)('an accepted submit the database refuses to record, o
     expect(outcomes.every((outcome) => outcome === 'refused')).toBe(true);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`task ${video.id}`);
-    expect(lines[0]).toContain(`(upstream id ${upstreamId})`);
+    expect(lines[0]).toContain(`(upstream id ${JSON.stringify(upstreamId)})`);
     // The charge stands, on the key and on the submit's log row; the row is still not_start.
     expect((await videos.tokenUsed()) - before).toBe(expectedCharge('sora-2', 8));
     const submitLogs = (await videos.logs()).filter((row) => row.path === '/v1/videos' && String(row.error).includes(video.id));

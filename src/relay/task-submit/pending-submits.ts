@@ -1,6 +1,7 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import type { SubmittedTask, TasksRepository } from '../../storage/tasks-repository.js';
 import { RetriedWrites, type RetrySchedule } from '../retried-writes.js';
+import { formatRestoreSubmitted } from './format-restore-submitted.js';
 
 /** The waits before each retry of an accepted submit's write within its request: four tries within about a second. */
 export const submitRecordDelaysMs: readonly number[] = [50, 200, 800];
@@ -79,7 +80,7 @@ export class PendingSubmits {
   hold(task: HeldTask, submitted: SubmittedTask): void {
     this.held.add(task.id);
     let lastError: unknown;
-    const named = `task ${task.publicId} (row ${task.id}) of user ${task.userId} was accepted by channel ${submitted.channelId} (upstream id ${submitted.upstreamId})`;
+    const named = `task ${task.publicId} (row ${task.id}) of user ${task.userId} was accepted by channel ${submitted.channelId} (upstream id ${JSON.stringify(submitted.upstreamId)})`;
     this.writes.start(
       {
         write: async () => {
@@ -98,7 +99,7 @@ export class PendingSubmits {
           this.held.delete(task.id);
           this.options.report(
             `${named} and charged, but its submitted state could not be written (last: ${String(lastError)}); the orphan sweep fails and refunds it 15 minutes after its creation unless restored first with: ` +
-              `UPDATE tasks SET channel_id = ${submitted.channelId}, key_fingerprint = '${submitted.keyFingerprint}', upstream_model = '${submitted.upstreamModel.replaceAll("'", "''")}', upstream_id = '${submitted.upstreamId.replaceAll("'", "''")}', status = '${submitted.status}', next_poll_at = 0 WHERE id = ${task.id} AND status = 'not_start'`,
+              formatRestoreSubmitted(task.id, submitted),
           );
         },
       },
