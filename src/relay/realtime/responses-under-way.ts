@@ -28,6 +28,8 @@ export class ResponsesUnderWay {
   private readonly conversationInput = new ConversationInput();
   /** The keys of `underWay` made up for a `response.created` that named no id. */
   private readonly unnamed = new Set<string>();
+  /** How many such keys were made: each new one is new (the count under way would repeat one still in use once an earlier one is done). */
+  private unnamedMade = 0;
   /** Deltas of no known response (an upstream that omits `response_id`): the text and audio of whichever is cut. */
   private unattributed = new ResponseCount();
   /** The session's output audio format, as bytes a second (`session.created` / `session.updated`). */
@@ -58,7 +60,7 @@ export class ResponsesUnderWay {
   created(responseId: string | undefined, outputAudioRate?: number, created: CreatedResponse = echoesNothing): void {
     const request = this.requested.take(created);
     if (this.underWay.size === 0) this.started = this.now();
-    const key = responseId ?? `unnamed-${this.underWay.size}`;
+    const key = responseId ?? `unnamed-${(this.unnamedMade += 1)}`;
     if (responseId === undefined) this.unnamed.add(key);
     const count = new ResponseCount(outputAudioRate);
     if (request?.ownInputText !== undefined) count.input.add(request.ownInputText);
