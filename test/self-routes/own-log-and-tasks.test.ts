@@ -14,14 +14,11 @@ import { startFakeOpenaiUpstream, type FakeOpenaiUpstream } from '../fakes/fake-
 import { startFakeSunoUpstream, type FakeSunoUpstream } from '../fakes/fake-suno-upstream.js';
 import { startFakeVideoUpstream, type FakeVideoUpstream } from '../fakes/fake-video-upstream.js';
 import { startHeldAnswerProxy, type HeldAnswerProxy } from '../fakes/held-answer-proxy.js';
-import { callGateway, logIn } from '../admin/admin-client.js';
+import { callGateway } from '../admin/admin-client.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { allDialects } from '../support/test-databases.js';
+import { channelDefaults, keys, logInTwoUsers, quotaPerUnit, twoUsersConfig, videoCharge, type TwoUsers } from './two-users-fixture.js';
 
-const keys = { aliceA: `sk-${'a'.repeat(48)}`, aliceB: `sk-${'b'.repeat(48)}`, bob: `sk-${'c'.repeat(48)}` };
-const quotaPerUnit = 500_000;
-/** sora-2 at 0.1 per second, 4 s. */
-const videoCharge = Math.round(0.1 * 4 * quotaPerUnit);
 /** When each step's requests are made (the gateway's clock): the time filters cut between them. */
 const times = { aliceChats: 1_800_000_000_000, aliceSecondKey: 1_800_000_010_000, bob: 1_800_000_020_000, video: 1_800_000_030_000, imagine: 1_800_000_040_000, refund: 1_800_000_050_000 };
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -43,8 +40,8 @@ describe.each(allDialects)('a user reads their own log and tasks, on $dialect', 
   let suno: FakeSunoUpstream;
   let clock = times.aliceChats;
   let holding = false;
-  const sessions = { alice: '', bob: '' };
-  const ids = { alice: 0, bob: 0, aliceA: 0, aliceB: 0, bob_token: 0 };
+  let sessions: TwoUsers['sessions'];
+  let ids: TwoUsers['ids'];
   const tasks = { video: '', videoUpstream: '', imagine: '', song: '' };
 
   const db = () => gateway.gateway.services.database.db;
@@ -69,7 +66,6 @@ describe.each(allDialects)('a user reads their own log and tasks, on $dialect', 
       startFakeSunoUpstream({ expectedKeys: ['sk-suno-up'] }),
     ]);
     soraProxy = await startHeldAnswerProxy(sora.url, (request) => holding && request.method === 'POST' && request.url === '/v1/videos');
-    const channel = { groups: ['default'], priority: 0, weight: 1, enabled: true, auto_disable: false, settings: {}, model_mapping: {} };
     gateway = await startTestGateway({
       dialect,
       now: () => clock,
@@ -80,31 +76,15 @@ describe.each(allDialects)('a user reads their own log and tasks, on $dialect', 
         prices: { 'gpt-4o-mini': { input: 1, output: 2 }, 'sora-2': { per_second: 0.1 }, suno_music: { per_call: 0.1 }, mj_imagine: { per_call: 0.05 } },
         channels: [
           // The chat channel maps the model: the upstream model is the operator's business, not the user's.
-          { ...channel, name: 'chat', type: 'openai', base_url: chat.url, key: 'sk-up-chat', models: ['gpt-4o-mini'], model_mapping: { 'gpt-4o-mini': 'gpt-4o-mini-2024-07-18' } },
-          { ...channel, name: 'sora', type: 'openai', base_url: soraProxy.url, key: 'sk-up-sora', models: ['sora-2'] },
-          { ...channel, name: 'mj', type: 'midjourney', base_url: mj.url, key: 'mj-secret-up', models: ['mj_imagine'] },
-          { ...channel, name: 'suno', type: 'suno', base_url: suno.url, key: 'sk-suno-up', models: ['suno_music'] },
+          { ...channelDefaults, name: 'chat', type: 'openai', base_url: chat.url, key: 'sk-up-chat', models: ['gpt-4o-mini'], model_mapping: { 'gpt-4o-mini': 'gpt-4o-mini-2024-07-18' } },
+          { ...channelDefaults, name: 'sora', type: 'openai', base_url: soraProxy.url, key: 'sk-up-sora', models: ['sora-2'] },
+          { ...channelDefaults, name: 'mj', type: 'midjourney', base_url: mj.url, key: 'mj-secret-up', models: ['mj_imagine'] },
+          { ...channelDefaults, name: 'suno', type: 'suno', base_url: suno.url, key: 'sk-suno-up', models: ['suno_music'] },
         ],
-        users: [
-          { username: 'alice', password: 'alice-password', role: 'user', group: 'default', quota: 1_000_000_000, enabled: true },
-          { username: 'bob', password: 'bob-password', role: 'user', group: 'default', quota: 1_000_000_000, enabled: true },
-        ],
-        tokens: [
-          { name: 'alice-a', user: 'alice', key: keys.aliceA, quota: 1_000_000_000, expires_at: 0, enabled: true },
-          { name: 'alice-b', user: 'alice', key: keys.aliceB, quota: 1_000_000_000, expires_at: 0, enabled: true },
-          { name: 'bob-k', user: 'bob', key: keys.bob, quota: 1_000_000_000, expires_at: 0, enabled: true },
-        ],
+        ...twoUsersConfig,
       },
     });
-    const users = await db().selectFrom('users').select(['id', 'username']).execute();
-    ids.alice = users.find((user) => user.username === 'alice')?.id ?? 0;
-    ids.bob = users.find((user) => user.username === 'bob')?.id ?? 0;
-    const tokens = await db().selectFrom('tokens').select(['id', 'name']).execute();
-    ids.aliceA = tokens.find((token) => token.name === 'alice-a')?.id ?? 0;
-    ids.aliceB = tokens.find((token) => token.name === 'alice-b')?.id ?? 0;
-    ids.bob_token = tokens.find((token) => token.name === 'bob-k')?.id ?? 0;
-    sessions.alice = await logIn(gateway, 'alice', 'alice-password');
-    sessions.bob = await logIn(gateway, 'bob', 'bob-password');
+    ({ ids, sessions } = await logInTwoUsers(gateway));
 
     // Alice: two chats on her first key (one streamed), one on her second.
     await openai(keys.aliceA).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'one' }] });
@@ -180,7 +160,7 @@ describe.each(allDialects)('a user reads their own log and tasks, on $dialect', 
     expect(stored.find((row) => row.model === 'gpt-4o-mini')?.upstream_model).toBe('gpt-4o-mini-2024-07-18');
     // Bob's list has none of Alice's requests.
     const bob = (await self('bob', '/api/log/self')).items;
-    expect(bob.map((item) => item.token_id)).toEqual([ids.bob_token, ids.bob_token]);
+    expect(bob.map((item) => item.token_id)).toEqual([ids.bobToken, ids.bobToken]);
     expect(bob.find((item) => item.path === '/suno/submit/music')?.task_id).toBe(tasks.song);
   });
 
@@ -190,7 +170,7 @@ describe.each(allDialects)('a user reads their own log and tasks, on $dialect', 
     expect(await total(`token_id=${ids.aliceB}`)).toBe(2);
     expect(await total(`token_id=${ids.aliceA}`)).toBe(3);
     // Bob's token is not Alice's: none of her rows, and none of his.
-    expect(await total(`token_id=${ids.bob_token}`)).toBe(0);
+    expect(await total(`token_id=${ids.bobToken}`)).toBe(0);
     expect(await total('model=gpt-4o-mini')).toBe(3);
     expect(await total('status=499')).toBe(1);
     expect(await total(`request_id=${alice[0]?.request_id}`)).toBe(1);

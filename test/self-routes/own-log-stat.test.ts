@@ -9,14 +9,11 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenaiUpstream, type FakeOpenaiUpstream } from '../fakes/fake-openai-upstream.js';
 import { startFakeVideoUpstream, type FakeVideoUpstream } from '../fakes/fake-video-upstream.js';
-import { callGateway, logIn } from '../admin/admin-client.js';
+import { callGateway } from '../admin/admin-client.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { allDialects } from '../support/test-databases.js';
+import { channelDefaults, keys, logInTwoUsers, twoUsersConfig, videoCharge, type TwoUsers } from './two-users-fixture.js';
 
-const keys = { aliceA: `sk-${'a'.repeat(48)}`, aliceB: `sk-${'b'.repeat(48)}`, bob: `sk-${'c'.repeat(48)}` };
-const quotaPerUnit = 500_000;
-/** sora-2 at 0.1 per second, 4 s. */
-const videoCharge = Math.round(0.1 * 4 * quotaPerUnit);
 /** The gateway's clock at each step: the early requests are long out of the last minute by the late ones. */
 const times = { early: 1_800_000_000_000, video: 1_800_000_001_000, refund: 1_800_000_002_000, late: 1_800_000_600_000 };
 
@@ -31,8 +28,8 @@ describe.each(allDialects)('a user reads their own log totals, on $dialect', ({ 
   let chat: FakeOpenaiUpstream;
   let sora: FakeVideoUpstream;
   let clock = times.early;
-  const sessions = { alice: '', bob: '' };
-  const ids = { alice: 0, bob: 0, aliceA: 0, aliceB: 0, bobToken: 0 };
+  let sessions: TwoUsers['sessions'];
+  let ids: TwoUsers['ids'];
   /** What the SDK was told each late chat used (prompt + completion tokens), by user. */
   const lateTokens = { alice: [] as number[], bob: [] as number[] };
 
@@ -57,7 +54,6 @@ describe.each(allDialects)('a user reads their own log totals, on $dialect', ({ 
   beforeAll(async () => {
     if (!available) return;
     [chat, sora] = await Promise.all([startFakeOpenaiUpstream(), startFakeVideoUpstream({ expectedKeys: ['sk-up-sora'] })]);
-    const channel = { groups: ['default'], priority: 0, weight: 1, enabled: true, auto_disable: false, settings: {}, model_mapping: {} };
     gateway = await startTestGateway({
       dialect,
       now: () => clock,
@@ -66,29 +62,13 @@ describe.each(allDialects)('a user reads their own log totals, on $dialect', ({ 
         retry_times: 0,
         prices: { 'gpt-4o-mini': { input: 1, output: 2 }, 'sora-2': { per_second: 0.1 } },
         channels: [
-          { ...channel, name: 'chat', type: 'openai', base_url: chat.url, key: 'sk-up-chat', models: ['gpt-4o-mini'] },
-          { ...channel, name: 'sora', type: 'openai', base_url: sora.url, key: 'sk-up-sora', models: ['sora-2'] },
+          { ...channelDefaults, name: 'chat', type: 'openai', base_url: chat.url, key: 'sk-up-chat', models: ['gpt-4o-mini'] },
+          { ...channelDefaults, name: 'sora', type: 'openai', base_url: sora.url, key: 'sk-up-sora', models: ['sora-2'] },
         ],
-        users: [
-          { username: 'alice', password: 'alice-password', role: 'user', group: 'default', quota: 1_000_000_000, enabled: true },
-          { username: 'bob', password: 'bob-password', role: 'user', group: 'default', quota: 1_000_000_000, enabled: true },
-        ],
-        tokens: [
-          { name: 'alice-a', user: 'alice', key: keys.aliceA, quota: 1_000_000_000, expires_at: 0, enabled: true },
-          { name: 'alice-b', user: 'alice', key: keys.aliceB, quota: 1_000_000_000, expires_at: 0, enabled: true },
-          { name: 'bob-k', user: 'bob', key: keys.bob, quota: 1_000_000_000, expires_at: 0, enabled: true },
-        ],
+        ...twoUsersConfig,
       },
     });
-    const users = await db().selectFrom('users').select(['id', 'username']).execute();
-    ids.alice = users.find((user) => user.username === 'alice')?.id ?? 0;
-    ids.bob = users.find((user) => user.username === 'bob')?.id ?? 0;
-    const tokens = await db().selectFrom('tokens').select(['id', 'name']).execute();
-    ids.aliceA = tokens.find((token) => token.name === 'alice-a')?.id ?? 0;
-    ids.aliceB = tokens.find((token) => token.name === 'alice-b')?.id ?? 0;
-    ids.bobToken = tokens.find((token) => token.name === 'bob-k')?.id ?? 0;
-    sessions.alice = await logIn(gateway, 'alice', 'alice-password');
-    sessions.bob = await logIn(gateway, 'bob', 'bob-password');
+    ({ ids, sessions } = await logInTwoUsers(gateway));
 
     // Early: a chat each, and Alice's video, which fails and is refunded.
     await chatWith(keys.aliceA, 100, 10);
