@@ -10,16 +10,11 @@ import { createLogWriter, type LogRowSink } from '../../src/logging/log-writer.j
 import { createDatabase, type DatabaseHandle } from '../../src/storage/create-database.js';
 import { LogsRepository, type LogRow } from '../../src/storage/logs-repository.js';
 import { runMigrations } from '../../src/storage/run-migrations.js';
-import { startDatabaseProxy, type DatabaseProxy } from '../support/database-proxy.js';
+import { startDatabaseProxyFor, type DatabaseProxy } from '../support/database-proxy.js';
 import { logRow } from '../support/log-row.js';
-import { createTestDatabase, serverUrls, type TestDatabase } from '../support/test-databases.js';
+import { createTestDatabase, serverDialects, type TestDatabase } from '../support/test-databases.js';
 
-const databases = [
-  { dialect: 'postgres' as const, available: serverUrls.postgres !== undefined },
-  { dialect: 'mysql' as const, available: serverUrls.mysql !== undefined },
-];
-
-for (const { dialect, available } of databases) {
+for (const { dialect, available } of serverDialects) {
   describe.skipIf(!available)(`log rows while the database is unreachable for a moment, on ${dialect}`, () => {
     let database: TestDatabase | undefined;
     let proxy: DatabaseProxy | undefined;
@@ -38,8 +33,7 @@ for (const { dialect, available } of databases) {
       database = await createTestDatabase(dialect);
       inspector = await createDatabase(database.url);
       await runMigrations(inspector.db, inspector.dialect);
-      const target = new URL(database.url);
-      proxy = await startDatabaseProxy(target.hostname, Number(target.port || (dialect === 'postgres' ? 5432 : 3306)));
+      proxy = await startDatabaseProxyFor(database.url);
       viaProxy = await createDatabase(proxy.urlFor(database.url));
       const repository = new LogsRepository(viaProxy.db);
       // The cut comes right after the server took the first slice of 100.

@@ -11,73 +11,32 @@
  * SQLite has no connection to lose (test/hardening/database-outage.test.ts says why).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../src/storage/create-database.js';
-import { startFakeOpenaiUpstream, type FakeOpenaiUpstream } from '../fakes/fake-openai-upstream.js';
-import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
-import { createTestDatabase, serverUrls, type TestDatabase } from '../support/test-databases.js';
-import { readBalances, readReservations, waitFor, waitUntilDisconnected } from '../billing-e2e/read-billing-state.js';
-import { spendRequest, spendReservation } from '../billing-e2e/spend-request.js';
-import { billingPrices, spenderKey, spenderTokenName, spenderUsername } from '../billing-e2e/start-billing-fixture.js';
-import { startDatabaseProxy, type DatabaseProxy } from '../support/database-proxy.js';
+import { readBalances, readReservations, waitFor } from '../billing-e2e/read-billing-state.js';
+import { spendReservation } from '../billing-e2e/spend-request.js';
+import { spenderTokenName } from '../billing-e2e/start-billing-fixture.js';
+import { deliveredCharge, grant, openSpendStream, readRest, startDatabaseOutageFixture, wallet, type DatabaseOutageFixture } from '../hardening/database-outage-fixture.js';
+import type { DatabaseProxy } from '../support/database-proxy.js';
+import type { TestGateway } from '../support/start-test-gateway.js';
+import { serverDialects } from '../support/test-databases.js';
 
-const grant = 100_000;
-const wallet = 1_000_000;
-/** 7 prompt + 10 output tokens: 7 × 1.5 + 10 × 7.5 = 85.5 → 86 quota (database-outage.test.ts). */
-const delivered = 86;
 const streamsEach = 2;
 
-const databases = [
-  { dialect: 'postgres' as const, available: serverUrls.postgres !== undefined },
-  { dialect: 'mysql' as const, available: serverUrls.mysql !== undefined },
-];
-
-for (const { dialect, available } of databases) {
+for (const { dialect, available } of serverDialects) {
   describe.skipIf(!available)(`two gateways with settles queued through a database outage, on ${dialect}`, () => {
-    let database: TestDatabase | undefined;
-    let upstream: FakeOpenaiUpstream | undefined;
-    let inspector: DatabaseHandle | undefined;
-    const proxies: DatabaseProxy[] = [];
-    const gateways: TestGateway[] = [];
+    let fixture: DatabaseOutageFixture | undefined;
 
     afterEach(async () => {
-      for (const proxy of proxies) proxy.restore();
-      for (const gateway of gateways.splice(0)) await gateway.gateway.close().catch(() => undefined);
-      await inspector?.close();
-      for (const proxy of proxies.splice(0)) await proxy.close();
-      await upstream?.close();
-      if (database !== undefined) {
-        if (dialect === 'postgres') await waitUntilDisconnected(database.url);
-        await database.drop();
-      }
+      const closing = fixture;
+      fixture = undefined;
+      await closing?.close();
     }, 60_000);
-
-    async function startGateway(nodeName: string, databaseUrl: string): Promise<TestGateway> {
-      const gateway = await startTestGateway({
-        databaseUrl,
-        // No background database traffic of its own while the proxy plays tricks.
-        env: { SYNC_FREQUENCY: '0', TASK_POLL_INTERVAL: '0', NODE_NAME: nodeName },
-        config: {
-          prices: { 'gpt-4o-mini': billingPrices['gpt-4o-mini'] },
-          channels: [{ name: 'channel-a', type: 'openai', base_url: upstream!.url, key: 'sk-upstream-a', models: ['gpt-4o-mini'], groups: ['default'], priority: 0, weight: 1, model_mapping: {}, enabled: true, auto_disable: false, settings: {} }],
-          users: [{ username: spenderUsername, role: 'user', group: 'default', quota: wallet, enabled: true }],
-          tokens: [{ name: spenderTokenName, user: spenderUsername, key: spenderKey, quota: grant, expires_at: 0, enabled: true }],
-        },
-      });
-      gateways.push(gateway);
-      return gateway;
-    }
 
     /** Gateways A and B, each through its own proxy to one new database. */
     async function start(): Promise<{ a: TestGateway; b: TestGateway; proxyA: DatabaseProxy; proxyB: DatabaseProxy }> {
-      database = await createTestDatabase(dialect);
-      const target = new URL(database.url);
-      const port = Number(target.port || (dialect === 'postgres' ? 5432 : 3306));
-      const [proxyA, proxyB] = await Promise.all([startDatabaseProxy(target.hostname, port), startDatabaseProxy(target.hostname, port)]);
-      proxies.push(proxyA, proxyB);
-      upstream = await startFakeOpenaiUpstream({ expectedKeys: ['sk-upstream-a'], promptTokens: 7, completionTokens: 10 });
-      const a = await startGateway('retry-a', proxyA.urlFor(database.url));
-      const b = await startGateway('retry-b', proxyB.urlFor(database.url));
-      inspector = await createDatabase(database.url);
+      fixture = await startDatabaseOutageFixture(dialect);
+      const [proxyA, proxyB] = await Promise.all([fixture.startProxy(), fixture.startProxy()]);
+      const a = await fixture.startGateway({ nodeName: 'retry-a', databaseUrl: proxyA.urlFor(fixture.database.url) });
+      const b = await fixture.startGateway({ nodeName: 'retry-b', databaseUrl: proxyB.urlFor(fixture.database.url) });
       return { a, b, proxyA, proxyB };
     }
 
@@ -87,33 +46,10 @@ for (const { dialect, available } of databases) {
      * (and failed) its settles, which now wait in its retry queue.
      */
     async function streamThroughOutage(pairs: { gateway: TestGateway; proxy: DatabaseProxy }[]): Promise<void> {
-      for (let index = 0; index < pairs.length * streamsEach; index += 1) upstream!.enqueueFault({ kind: 'stall-after-first-chunk', delayMs: 1000 });
-      const readers = await Promise.all(
-        pairs.flatMap(({ gateway }) =>
-          Array.from({ length: streamsEach }, async () => {
-            const response = await fetch(`${gateway.url}/v1/chat/completions`, {
-              method: 'POST',
-              headers: { authorization: `Bearer ${spenderKey}`, 'content-type': 'application/json' },
-              body: JSON.stringify({ ...spendRequest, stream: true, stream_options: { include_usage: true } }),
-            });
-            expect(response.status).toBe(200);
-            const reader = response.body!.getReader();
-            await reader.read();
-            return reader;
-          }),
-        ),
-      );
+      for (let index = 0; index < pairs.length * streamsEach; index += 1) fixture!.upstream.enqueueFault({ kind: 'stall-after-first-chunk', delayMs: 1000 });
+      const readers = await Promise.all(pairs.flatMap(({ gateway }) => Array.from({ length: streamsEach }, () => openSpendStream(gateway))));
       for (const { proxy } of pairs) proxy.blackout();
-      const texts = await Promise.all(
-        readers.map(async (reader) => {
-          let text = '';
-          for (;;) {
-            const { done, value } = await reader.read();
-            if (done) return text;
-            text += new TextDecoder().decode(value);
-          }
-        }),
-      );
+      const texts = await Promise.all(readers.map(readRest));
       for (const text of texts) expect(text).toContain('[DONE]');
       for (const { gateway } of pairs) await gateway.settled();
       for (const { gateway } of pairs) expect(gateway.gateway.services.relay.settleRetries.size).toBe(streamsEach);
@@ -122,17 +58,17 @@ for (const { dialect, available } of databases) {
     /** Waits (or gives up quietly, for the assertions to show) until no reservation is open and every one has its row. */
     async function waitUntilBooked(requests: number): Promise<void> {
       await waitFor('every reservation settled and logged', async () => {
-        const reservations = await readReservations(inspector!.db);
-        const rows = await inspector!.db.selectFrom('logs').select('id').execute();
+        const reservations = await readReservations(fixture!.inspector.db);
+        const rows = await fixture!.inspector.db.selectFrom('logs').select('id').execute();
         return reservations.length === requests && reservations.every((row) => row.state === 'settled') && rows.length === requests ? true : undefined;
       }, 40_000).catch(() => undefined);
     }
 
     /** Every request charged once: its reservation settled, one row each, rows = the token's and the user's drop. */
     async function books() {
-      const reservations = await readReservations(inspector!.db);
-      const logs = await inspector!.db.selectFrom('logs').select(['request_id', 'quota', 'usage_source']).execute();
-      const balances = await readBalances(inspector!.db, spenderTokenName);
+      const reservations = await readReservations(fixture!.inspector.db);
+      const logs = await fixture!.inspector.db.selectFrom('logs').select(['request_id', 'quota', 'usage_source']).execute();
+      const balances = await readBalances(fixture!.inspector.db, spenderTokenName);
       const logged = logs.reduce((sum, row) => sum + Number(row.quota), 0);
       const settled = reservations.reduce((sum, row) => sum + (row.settledAmount ?? 0), 0);
       return {
@@ -154,9 +90,9 @@ for (const { dialect, available } of databases) {
       proxyB.restore();
       const requests = 2 * streamsEach;
       await waitUntilBooked(requests);
-      const total = requests * delivered;
+      const total = requests * deliveredCharge;
       expect(await books()).toEqual({ open: 0, rowsPerRequest: Array(requests).fill(1), settled: total, logged: total, tokenDrop: total, tokenUsed: total, userDrop: total, userUsed: total });
-      expect((await readReservations(inspector!.db)).map((row) => row.settledAmount)).toEqual(Array(requests).fill(delivered));
+      expect((await readReservations(fixture!.inspector.db)).map((row) => row.settledAmount)).toEqual(Array(requests).fill(deliveredCharge));
       for (const gateway of [a, b]) expect(gateway.gateway.services.relay.settleRetries.size).toBe(0);
     }, 90_000);
 
@@ -165,8 +101,8 @@ for (const { dialect, available } of databases) {
       await streamThroughOutage([{ gateway: a, proxy: proxyA }, { gateway: b, proxy: proxyB }]);
       // B's replacement under its NODE_NAME, straight on the database: its start-up recovery charges B's
       // open reservations at their reserved amount and writes their rows (it does not know B still lives).
-      await startGateway('retry-b', database!.url);
-      const recovered = (await readReservations(inspector!.db)).filter((row) => row.owner === 'retry-b');
+      await fixture!.startGateway({ nodeName: 'retry-b', databaseUrl: fixture!.database.url });
+      const recovered = (await readReservations(fixture!.inspector.db)).filter((row) => row.owner === 'retry-b');
       expect(recovered.map((row) => [row.state, row.settledAmount])).toEqual(Array(streamsEach).fill(['settled', spendReservation]));
       proxyA.restore();
       proxyB.restore();
@@ -174,9 +110,9 @@ for (const { dialect, available } of databases) {
       await waitUntilBooked(requests);
       await waitFor('B\'s retry queue empty', async () => (b.gateway.services.relay.settleRetries.size === 0 ? true : undefined), 40_000).catch(() => undefined);
       expect(b.gateway.services.relay.settleRetries.size).toBe(0);
-      const total = streamsEach * delivered + streamsEach * spendReservation;
+      const total = streamsEach * deliveredCharge + streamsEach * spendReservation;
       expect(await books()).toEqual({ open: 0, rowsPerRequest: Array(requests).fill(1), settled: total, logged: total, tokenDrop: total, tokenUsed: total, userDrop: total, userUsed: total });
-      const rows = await inspector!.db.selectFrom('logs').select(['usage_source']).execute();
+      const rows = await fixture!.inspector.db.selectFrom('logs').select(['usage_source']).execute();
       expect(rows.filter((row) => row.usage_source === 'reserved')).toHaveLength(streamsEach);
     }, 90_000);
   });

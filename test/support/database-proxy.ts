@@ -73,3 +73,14 @@ export async function startDatabaseProxy(targetHost: string, targetPort: number)
     },
   };
 }
+
+/** The servers' own ports, for a database URL that names none. */
+const defaultPorts: Record<string, number> = { 'postgres:': 5432, 'postgresql:': 5432, 'mysql:': 3306 };
+
+/** A proxy in front of the server of `databaseUrl` (PostgreSQL or MySQL). */
+export function startDatabaseProxyFor(databaseUrl: string): Promise<DatabaseProxy> {
+  const target = new URL(databaseUrl);
+  const port = Number(target.port || defaultPorts[target.protocol]);
+  if (!Number.isInteger(port) || port <= 0) throw new Error(`no port for a proxy in front of ${target.protocol} ${target.hostname}`);
+  return startDatabaseProxy(target.hostname, port);
+}

@@ -27,6 +27,12 @@ export const allDialects: { dialect: DialectName; available: boolean }[] = [
   { dialect: 'mysql', available: serverUrls.mysql !== undefined },
 ];
 
+/** The database servers, with whether each can run here: where a connection can be cut (SQLite has none). */
+export const serverDialects: { dialect: 'postgres' | 'mysql'; available: boolean }[] = [
+  { dialect: 'postgres', available: serverUrls.postgres !== undefined },
+  { dialect: 'mysql', available: serverUrls.mysql !== undefined },
+];
+
 export interface TestDatabase {
   url: string;
   drop(): Promise<void>;
