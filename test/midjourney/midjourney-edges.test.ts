@@ -6,8 +6,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeMidjourneyUpstream, type FakeMidjourneyUpstream } from '../fakes/fake-midjourney-upstream.js';
+import type { FakeMidjourneyUpstream } from '../fakes/fake-midjourney-upstream.js';
 import { startTaskGateway } from '../support/start-task-gateway.js';
+import { startTaskProxies, type TaskProxies } from '../support/start-task-proxies.js';
 import type { TestGateway } from '../support/start-test-gateway.js';
 import { taskSuiteClient } from '../support/task-suite-client.js';
 import { midjourneyClient, type MjTask, type SubmitAnswer } from './midjourney-client.js';
@@ -80,21 +81,21 @@ async function startScripted(): Promise<Scripted> {
 
 let mj: FakeMidjourneyUpstream;
 let spare: FakeMidjourneyUpstream;
+let proxies: TaskProxies<'midjourney'>;
 let scripted: Scripted;
 let gateway: TestGateway;
 let clock = Date.now();
 
 beforeAll(async () => {
-  [mj, spare, scripted] = await Promise.all([startFakeMidjourneyUpstream({ expectedKeys: ['mj-secret-up'] }), startFakeMidjourneyUpstream({ expectedKeys: ['mj-secret-spare'] }), startScripted()]);
-  const mainModels = Object.keys(prices).filter((model) => model !== 'mj_shorten');
+  [proxies, scripted] = await Promise.all([startTaskProxies('midjourney', { bearerSpare: true, models: Object.keys(prices).filter((model) => model !== 'mj_shorten') }), startScripted()]);
+  [mj, spare] = [proxies.up, proxies.spare];
   gateway = await startTaskGateway({
     type: 'midjourney',
     now: () => clock,
     maxBodyMb: 1,
     prices: { ...prices, mj_edits: { input: 1000, output: 1000 } },
     channels: [
-      { models: mainModels, name: 'mj-up', base_url: mj.url, key: 'mj-secret-up', priority: 10 },
-      { models: mainModels, name: 'mj-spare', base_url: spare.url, key: 'Bearer mj-secret-spare', priority: 0 },
+      ...proxies.channels,
       { models: ['mj_shorten', 'mj_edits'], name: 'mj-scripted', base_url: scripted.url, key: 'mj-secret-scripted', priority: 0 },
     ],
     users: { painter: clientKey, other: otherKey, poor: { key: poorKey, quota: charge('mj_imagine') * 3 } },
@@ -102,7 +103,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gateway.close();
-  await Promise.all([mj.close(), spare.close(), scripted.close()]);
+  await Promise.all([proxies.close(), scripted.close()]);
 });
 
 const { used, call, poll, upstreamIdOf } = taskSuiteClient({

@@ -4,8 +4,9 @@
  * per-call prices of docs/behaviour.md "Midjourney".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeMidjourneyUpstream, type FakeMidjourneyUpstream } from '../fakes/fake-midjourney-upstream.js';
+import type { FakeMidjourneyUpstream } from '../fakes/fake-midjourney-upstream.js';
 import { startTaskGateway } from '../support/start-task-gateway.js';
+import { startTaskProxies, type TaskProxies } from '../support/start-task-proxies.js';
 import type { TestGateway } from '../support/start-test-gateway.js';
 import { taskSuiteClient } from '../support/task-suite-client.js';
 import { midjourneyClient, type MjTask, type SubmitAnswer } from './midjourney-client.js';
@@ -20,25 +21,24 @@ const taskIdPattern = /^task_[A-Za-z0-9]{32}$/;
 
 let mj: FakeMidjourneyUpstream;
 let spare: FakeMidjourneyUpstream;
+let proxies: TaskProxies<'midjourney'>;
 let gateway: TestGateway;
 let clock = Date.now();
 
 beforeAll(async () => {
-  [mj, spare] = await Promise.all([startFakeMidjourneyUpstream({ expectedKeys: ['mj-secret-up'] }), startFakeMidjourneyUpstream({ expectedKeys: ['mj-secret-spare'] })]);
+  proxies = await startTaskProxies('midjourney', { bearerSpare: true });
+  [mj, spare] = [proxies.up, proxies.spare];
   gateway = await startTaskGateway({
     type: 'midjourney',
     now: () => clock,
     prices,
-    channels: [
-      { name: 'mj-up', base_url: mj.url, key: 'mj-secret-up', priority: 10 },
-      { name: 'mj-spare', base_url: spare.url, key: 'Bearer mj-secret-spare', priority: 0 },
-    ],
+    channels: proxies.channels,
     users: { painter: clientKey, other: otherKey },
   });
 });
 afterAll(async () => {
   await gateway.close();
-  await Promise.all([mj.close(), spare.close()]);
+  await proxies.close();
 });
 
 const { used, call, poll, upstreamIdOf } = taskSuiteClient({

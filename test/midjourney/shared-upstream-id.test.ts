@@ -5,8 +5,9 @@
  * owner alone (fetch, list-by-condition); `/mj/image/{id}` serves each task's own image.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeMidjourneyUpstream, type FakeMidjourneyUpstream } from '../fakes/fake-midjourney-upstream.js';
+import type { FakeMidjourneyUpstream } from '../fakes/fake-midjourney-upstream.js';
 import { startTaskGateway } from '../support/start-task-gateway.js';
+import { startTaskProxies, type TaskProxies } from '../support/start-task-proxies.js';
 import type { TestGateway } from '../support/start-test-gateway.js';
 import { taskSuiteClient } from '../support/task-suite-client.js';
 import { midjourneyClient, type MjTask } from './midjourney-client.js';
@@ -17,25 +18,24 @@ const imaginePrice = 0.05 * 500_000;
 
 let mj: FakeMidjourneyUpstream;
 let spare: FakeMidjourneyUpstream;
+let proxies: TaskProxies<'midjourney'>;
 let gateway: TestGateway;
 let clock = Date.now();
 
 beforeAll(async () => {
-  [mj, spare] = await Promise.all([startFakeMidjourneyUpstream({ expectedKeys: ['mj-secret-up'] }), startFakeMidjourneyUpstream({ expectedKeys: ['mj-secret-spare'] })]);
+  proxies = await startTaskProxies('midjourney');
+  [mj, spare] = [proxies.up, proxies.spare];
   gateway = await startTaskGateway({
     type: 'midjourney',
     now: () => clock,
     prices: { mj_imagine: 0.05 },
-    channels: [
-      { name: 'mj-up', base_url: mj.url, key: 'mj-secret-up', priority: 10 },
-      { name: 'mj-spare', base_url: spare.url, key: 'mj-secret-spare', priority: 0 },
-    ],
+    channels: proxies.channels,
     users: { painter: painterKey, sculptor: sculptorKey },
   });
 });
 afterAll(async () => {
   await gateway.close();
-  await Promise.all([mj.close(), spare.close()]);
+  await proxies.close();
 });
 
 const client = taskSuiteClient({ gateway: () => gateway, key: painterKey, tokenName: 'painter-key', tick: () => { clock += 1; } });

@@ -3,8 +3,9 @@
  * (test/fakes/fake-suno-upstream.ts). Charges are computed here from docs/behaviour.md "Suno".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeSunoUpstream, type FakeSunoUpstream } from '../fakes/fake-suno-upstream.js';
+import type { FakeSunoUpstream } from '../fakes/fake-suno-upstream.js';
 import { startTaskGateway } from '../support/start-task-gateway.js';
+import { startTaskProxies, type TaskProxies } from '../support/start-task-proxies.js';
 import type { TestGateway } from '../support/start-test-gateway.js';
 import { taskSuiteClient } from '../support/task-suite-client.js';
 
@@ -16,25 +17,24 @@ const charge = (model: keyof typeof prices) => prices[model] * quotaPerUnit;
 
 let suno: FakeSunoUpstream;
 let spare: FakeSunoUpstream;
+let proxies: TaskProxies<'suno'>;
 let gateway: TestGateway;
 let clock = Date.now();
 
 beforeAll(async () => {
-  [suno, spare] = await Promise.all([startFakeSunoUpstream({ expectedKeys: ['sk-suno-up'] }), startFakeSunoUpstream({ expectedKeys: ['sk-suno-spare'] })]);
+  proxies = await startTaskProxies('suno');
+  [suno, spare] = [proxies.up, proxies.spare];
   gateway = await startTaskGateway({
     type: 'suno',
     now: () => clock,
     prices,
-    channels: [
-      { name: 'suno-up', base_url: suno.url, key: 'sk-suno-up', priority: 10 },
-      { name: 'suno-spare', base_url: spare.url, key: 'sk-suno-spare', priority: 0 },
-    ],
+    channels: proxies.channels,
     users: { singer: clientKey, other: otherKey },
   });
 });
 afterAll(async () => {
   await gateway.close();
-  await Promise.all([suno.close(), spare.close()]);
+  await proxies.close();
 });
 
 const { used, call, poll, upstreamIdOf } = taskSuiteClient({ gateway: () => gateway, key: clientKey, tokenName: 'singer-key', tick: () => {
