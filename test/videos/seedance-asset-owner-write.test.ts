@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AssetOwnerRow } from '../../src/storage/asset-owners-repository.js';
 import { startFakeArkAssetUpstream, type FakeArkAssetUpstream } from '../fakes/fake-ark-asset-upstream.js';
+import { runOperatorStatement } from '../support/run-operator-statement.js';
 import { startTestGateway, type TestGateway } from '../support/start-test-gateway.js';
 import { allDialects } from '../support/test-databases.js';
 import { aliceKey, arkKey, assetOwnersConfig, bobKey, statusOf } from './asset-owners-fixture.js';
@@ -87,12 +88,12 @@ describe.each(allDialects)('an asset owner row the database refuses, on $dialect
     expect(await ownerRow(made[0]!)).toBeUndefined();
     const aliceId = (await gateway.gateway.services.database.db.selectFrom('users').select('id').where('username', '=', 'alice').executeTakeFirstOrThrow()).id;
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`asset ${made[0]} of user ${aliceId}`);
-    expect(lines[0]).toContain(`VALUES ('${made[0]}', ${aliceId}, `);
+    expect(lines[0]).toContain(`asset ${JSON.stringify(made[0])} of user ${aliceId}`);
+    expect(lines[0]).toContain(`VALUES (?, ?, ?, ?, ?) with parameters [${JSON.stringify(made[0])},${aliceId},`);
 
     // The operator runs the statement the line gives: the asset is its maker's again.
     vi.restoreAllMocks();
-    await sql.raw(lines[0]!.split('restore it with: ')[1]!.trim()).execute(gateway.gateway.services.database.db);
+    await runOperatorStatement(gateway.gateway.services.database.db, dialect, lines[0]!, 'restore it with: ');
     const alice = new OpenAI({ apiKey: aliceKey, baseURL: gateway.url, maxRetries: 0 });
     expect((await alice.get<{ Result: { Id: string } }>('/api/asset/get', { query: { id: made[0]! } })).Result.Id).toBe(made[0]);
   });

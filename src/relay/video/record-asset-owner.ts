@@ -1,6 +1,7 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { AssetOwnerRow, AssetOwnersRepository } from '../../storage/asset-owners-repository.js';
+import { operatorStatement } from '../../storage/operator-statement.js';
 
 /** The waits before each retry of the owner row's write: four tries within about a second. */
 export const ownerWriteRetryDelaysMs: readonly number[] = [50, 200, 800];
@@ -10,8 +11,9 @@ export const ownerWriteRetryDelaysMs: readonly number[] = [50, 200, 800];
  * without its row nobody can use it through the gateway, so a failed write (a database restarting, a
  * deadlock, a connection cut) is tried again after each of `delaysMs`; the insert keeps an id recorded
  * already, so a write that went through unheard is harmless to repeat. Given up, `report` gets one line
- * naming the asset, its maker, channel and key fingerprint, with the statement that restores the row, and
- * the request fails (500): the client is not answered an id it cannot use.
+ * naming the asset (as JSON: the upstream chose it), its maker, channel and key fingerprint, with the
+ * statement that restores the row (parameterised, operator-statement.ts), and the request fails (500): the
+ * client is not answered an id it cannot use.
  */
 export async function recordAssetOwner(
   owners: Pick<AssetOwnersRepository, 'record'>,
@@ -30,8 +32,8 @@ export async function recordAssetOwner(
         continue;
       }
       report(
-        `asset ${owner.asset_id} of user ${owner.user_id} was created upstream (channel ${owner.channel_id}) but its owner row could not be written (${attempt + 1} tries, last: ${String(error)}); ` +
-          `restore it with: INSERT INTO asset_owners (asset_id, user_id, channel_id, key_fingerprint, created_at) VALUES ('${owner.asset_id}', ${owner.user_id}, ${owner.channel_id}, '${owner.key_fingerprint}', ${owner.created_at})`,
+        `asset ${JSON.stringify(owner.asset_id)} of user ${owner.user_id} was created upstream (channel ${owner.channel_id}) but its owner row could not be written (${attempt + 1} tries, last: ${String(error)}); ` +
+          `restore it with: ${operatorStatement('INSERT INTO asset_owners (asset_id, user_id, channel_id, key_fingerprint, created_at) VALUES (?, ?, ?, ?, ?)', [owner.asset_id, owner.user_id, owner.channel_id, owner.key_fingerprint, owner.created_at])}`,
       );
       throw new GatewayError('internal_error', 'The asset service created the asset, but the gateway could not record it for you; its operator has been told its id.', { cause: error });
     }
