@@ -6,10 +6,8 @@
  * refunds the charge once. The refusal is the driver's: the write is refused as a lost connection would
  * be, only for `markSubmitted`, while the rest of the request uses the real database.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { SubmittedTask } from '../../src/storage/tasks-repository.js';
-import type { TestGateway } from '../support/start-test-gateway.js';
+import { refuseSubmittedWrites, reportedLines, until } from '../support/submit-write-blips.js';
 import { allDialects } from '../support/test-databases.js';
 import { expectedCharge, startVideosFixture, type VideosFixture } from './videos-fixture.js';
 
@@ -21,37 +19,6 @@ describe.each(allDialects)('an accepted submit the database refuses to record, o
     await fixture?.close();
     fixture = undefined;
   });
-
-  /** The next `refusals` submitted-state writes fail as a lost connection does; returns every write's outcome. */
-  function refuseSubmittedWrites(gateway: TestGateway, refusals: number): string[] {
-    const tasks = gateway.gateway.services.repositories.tasks;
-    const markSubmitted = tasks.markSubmitted.bind(tasks);
-    const outcomes: string[] = [];
-    let left = refusals;
-    vi.spyOn(tasks, 'markSubmitted').mockImplementation(async (id: number, submitted: SubmittedTask, now: number) => {
-      if (left > 0) {
-        left -= 1;
-        outcomes.push('refused');
-        throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
-      }
-      const written = await markSubmitted(id, submitted, now);
-      outcomes.push(written ? 'written' : 'left not_start');
-      return written;
-    });
-    return outcomes;
-  }
-
-  /** The operator's lines about accepted tasks (RelayServices.report goes to stderr). */
-  function reportedLines(): string[] {
-    const lines: string[] = [];
-    const write = process.stderr.write.bind(process.stderr) as (chunk: string | Uint8Array) => boolean;
-    vi.spyOn(process.stderr, 'write').mockImplementation(((chunk: string | Uint8Array) => (String(chunk).includes('was accepted by channel') ? lines.push(String(chunk)) > 0 : write(chunk))) as typeof process.stderr.write);
-    return lines;
-  }
-
-  async function until(done: () => boolean): Promise<void> {
-    while (!done()) await sleep(50);
-  }
 
   const submitsReceived = (videos: VideosFixture) => videos.sora.requests.filter((request) => request.method === 'POST').length + videos.spare.requests.filter((request) => request.method === 'POST').length;
 
