@@ -65,7 +65,11 @@ export function reportedLines(marker = 'was accepted by channel'): string[] {
   return lines;
 }
 
-/** Waits (50 ms steps) until `done()`. */
-export async function until(done: () => boolean): Promise<void> {
-  while (!done()) await sleep(50);
+/** Waits (50 ms steps) until `done()`; past `withinMs`, if given, throws instead. */
+export async function until(done: () => boolean, withinMs?: number): Promise<void> {
+  const deadline = withinMs === undefined ? Infinity : Date.now() + withinMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`not done within ${withinMs} ms`);
+    await sleep(50);
+  }
 }

@@ -13,7 +13,7 @@ export const submitRecordDelaysMs: readonly number[] = [50, 200, 800];
  */
 export const submitRetry: RetrySchedule = { firstDelayMs: 500, maxDelayMs: 30_000, tries: 12 };
 
-type SubmitStore = Pick<TasksRepository, 'markSubmitted' | 'findById'>;
+type SubmitStore = Pick<TasksRepository, 'markSubmitted' | 'findById' | 'recordCharge'>;
 
 /** An accepted task whose row is still `not_start`: who it is for, for the operator's line. */
 export interface HeldTask {
@@ -100,6 +100,31 @@ export class PendingSubmits {
           this.options.report(
             `${named} and charged, but its submitted state could not be written (last: ${String(lastError)}); the orphan sweep fails and refunds it 15 minutes after its creation unless restored first with: ` +
               formatRestoreSubmitted(task.id, submitted),
+          );
+        },
+      },
+      true,
+    );
+  }
+
+  /**
+   * Keeps `quota`, the charge task `task.id`'s submit settled at, on its row (TasksRepository.recordCharge)
+   * once the request's own write of it failed (`error`): tried again in the background, once more at
+   * shutdown, reported when no try lands. The money is right meanwhile and even then: a refund reads a
+   * charge the row lacks from the submit's reservation, which the retention sweep keeps for such a task
+   * (storage/delete-old-rows.ts); the row's `quota` is what the task list and the audits show.
+   */
+  keepCharge(task: HeldTask, quota: number, error: unknown): void {
+    let lastError = error;
+    this.writes.start(
+      {
+        write: () => this.tasks.recordCharge(task.id, quota),
+        onError: (failure) => {
+          lastError = failure;
+        },
+        onGiveUp: () => {
+          this.options.report(
+            `task ${task.publicId} (row ${task.id}) of user ${task.userId} was charged ${quota}, but the charge could not be kept on its row (last: ${String(lastError)}); the row shows no charge, and a refund reads it, with the wallets it left, from the submit's reservation (kept until the task succeeds or is refunded)`,
           );
         },
       },

@@ -69,6 +69,10 @@ export async function runTaskSubmit(services: TaskSubmitServices, request: Fasti
   let createdAt = 0;
   let taskId: number | undefined;
   let submitted = false;
+  // After the answer: a blip here fails nothing (the client has its task, the settle stands); the charge
+  // is kept on the row later, in the background (PendingSubmits.keepCharge).
+  const recordCharge = (id: number, quota: number) =>
+    tasks.recordCharge(id, quota).catch((error: unknown) => relay.pendingSubmits.keepCharge({ id, publicId, userId: caller.user.id }, quota, error));
   try {
     const charged = await runRelayEnvelope(
       relay,
@@ -87,7 +91,7 @@ export async function runTaskSubmit(services: TaskSubmitServices, request: Fasti
         warnings: [],
         // A settle the database could not take at once went through later: its charge is kept then.
         onSettledLate: (late) => {
-          if (submitted && taskId !== undefined) void tasks.recordCharge(taskId, late).catch(() => undefined);
+          if (submitted && taskId !== undefined) void recordCharge(taskId, late);
         },
       },
       async (channel, rotatedKey, tools) => {
@@ -117,7 +121,7 @@ export async function runTaskSubmit(services: TaskSubmitServices, request: Fasti
     );
     // Undefined: the settle is being retried (onSettledLate records it); until then a failed task's refund
     // waits for the reservation to be settled (TasksRepository.refundFailed).
-    if (submitted && taskId !== undefined && charged !== undefined) await tasks.recordCharge(taskId, charged);
+    if (submitted && taskId !== undefined && charged !== undefined) await recordCharge(taskId, charged);
   } finally {
     if (!submitted && taskId !== undefined) await tasks.discardUnsubmitted(taskId);
   }
