@@ -68,12 +68,14 @@ export interface VideosFixture {
   close(): Promise<void>;
 }
 
-export async function startVideosFixture(options: { dialect?: DialectName; env?: Record<string, string> } = {}): Promise<VideosFixture> {
+/** `databaseUrl`: an existing database (the caller drops it), e.g. reached through test/support/database-proxy.ts. */
+export async function startVideosFixture(options: { dialect?: DialectName; env?: Record<string, string>; databaseUrl?: string } = {}): Promise<VideosFixture> {
   const [sora, spare] = await Promise.all([startFakeVideoUpstream({ expectedKeys: upstreamKeys }), startFakeVideoUpstream({ expectedKeys: ['sk-up-spare'] })]);
   let clock = Date.now();
   const channel = { type: 'openai' as const, groups: ['default'], weight: 1, enabled: true, auto_disable: false, settings: {} };
   const gateway = await startTestGateway({
     dialect: options.dialect ?? 'sqlite',
+    ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
     now: () => clock,
     env: { TASK_POLL_INTERVAL: '0', ...options.env },
     config: {
