@@ -71,7 +71,7 @@ describe.each(allDialects)('a held submit and another node’s orphan sweep, on 
     await writeHeld();
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`task ${video.id}`);
-    expect(lines[0]).toContain(`(upstream id ${upstreamId})`);
+    expect(lines[0]).toContain(`(upstream id ${JSON.stringify(upstreamId)})`);
     expect(lines[0]).toContain('failed and refunded as an orphan');
     // Nothing written over the refund, and no second refund by either node, however often they pass.
     const task = await videos.task(video.id);
