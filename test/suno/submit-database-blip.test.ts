@@ -74,7 +74,7 @@ describe.each(allDialects)('a Suno submit the database refuses to record, on $di
     await gateway.gateway.services.relay.pendingSubmits.close();
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`task ${id}`);
-    expect(lines[0]).toContain(`(upstream id ${upstreamId})`);
+    expect(lines[0]).toContain(`(upstream id ${JSON.stringify(upstreamId)})`);
     expect((await client.used()) - before).toBe(musicCharge);
 
     clock += 16 * 60_000;
