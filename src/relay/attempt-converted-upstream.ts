@@ -5,6 +5,7 @@ import type { CanonicalStreamPart } from '../canonical/canonical-stream-part.js'
 import type { NormalizedUsage } from '../billing/normalized-usage.js';
 import { collectStreamParts } from '../canonical/collect-stream-parts.js';
 import { UnsendableRequest, type ConversionContext } from '../canonical/conversion.js';
+import { refuseEmptyUserTurn } from './refuse-empty-user-turn.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ChannelRecord } from '../catalog/catalog-records.js';
 import { buildProviderRequest, upstreamStreams } from '../providers/build-provider-request.js';
@@ -65,6 +66,7 @@ export async function attemptConvertedUpstream(input: ConvertedAttemptInput): Pr
   const { services, meter, reply } = input;
   const streamsUpstream = upstreamStreams(input.upstreamStyle, input.clientStreams);
   refuseUnpairedToolResults(input);
+  refuseEmptyUserTurn(input.request, input.warnings);
   // Gemini's function names may hold dots and colons, which the other vendors refuse: those travel as aliases.
   const aliases = input.upstreamStyle === 'gemini' ? undefined : toolNameAliases(input.request);
   const request = aliases === undefined ? input.request : withToolAliases(input.request, aliases);

@@ -63,18 +63,28 @@ export function parseAnthropicMessagesContent(messages: readonly AnthropicMessag
       canonical.push({ role: 'assistant', content });
       continue;
     }
+    const before = canonical.length;
+    let carried = false;
     for (const [blockIndex, block] of blocks.entries()) {
       const path = ['messages', messageIndex, 'content', blockIndex];
       if (block.type === 'tool_result') {
         const result = parseToolResult(block, path, toolNames, warnings);
         if (!result.ok) return result.invalid;
         append({ role: 'tool', content: [result.value] });
+        carried = true;
         continue;
       }
       const result = parseUserBlock(block, path, warnings);
       if (!result.ok) return result.invalid;
-      if (result.value !== undefined) append({ role: 'user', content: [result.value] });
+      if (result.value !== undefined) {
+        append({ role: 'user', content: [result.value] });
+        carried = true;
+      }
     }
+    // A user turn with nothing carried (empty, or every block dropped) stays as an empty turn rather than
+    // vanishing, which would merge the turns around it or end the request on the assistant's turn: a converted
+    // attempt refuses it (refuse-empty-user-turn.ts), a passthrough sends the client's blocks as they are.
+    if (!carried && canonical.length === before) canonical.push({ role: 'user', content: [] });
   }
   return canonical;
 }

@@ -39,6 +39,7 @@ export function parseGeminiContents(contents: GeminiContent[], warnings: string[
     if (role !== 'user' && role !== 'function') {
       return { invalid: true, param: `contents.${index}.role`, message: `role must be "user" or "model", got ${JSON.stringify(role)}` };
     }
+    const before = messages.length;
     let userParts: CanonicalUserPart[] = [];
     let toolResults: CanonicalToolResultPart[] = [];
     const flush = () => {
@@ -63,6 +64,9 @@ export function parseGeminiContents(contents: GeminiContent[], warnings: string[
       if (userPart !== undefined) userParts.push(userPart);
     }
     flush();
+    // A user turn with nothing carried stays as an empty turn rather than vanishing (the model turns around
+    // it would merge): a converted attempt refuses it (refuse-empty-user-turn.ts), Gemini is passed it as sent.
+    if (messages.length === before) messages.push({ role: 'user', content: [] });
   }
   return messages;
 }
@@ -87,5 +91,6 @@ function parseUserPart(part: GeminiPart, warnings: string[]): CanonicalUserPart 
   }
   if (part.functionCall !== undefined) warnings.push('user turn: a functionCall in a user turn was dropped');
   else if (part.executableCode !== undefined || part.codeExecutionResult !== undefined) warnings.push('user turn: code execution parts were dropped');
+  else warnings.push('user turn: a part with no text, inlineData, fileData or functionResponse was dropped');
   return undefined;
 }
