@@ -126,9 +126,16 @@ export class LogsRepository {
     return query;
   }
 
+  /**
+   * Rows newest first, in the order an index of the filter serves, so a page is read in order rather than
+   * all matching rows sorted: one user's rows (`user_id`) newest request first, as their own list
+   * (`listForUser`); any other filter by row id, the order of their single-column indexes (on SQLite and
+   * MySQL an index's entries end with the row id).
+   */
   async list(filter: LogFilter, request: PageRequest): Promise<Page<LogEntry>> {
     const query = this.filtered(filter);
-    const rows = await query.selectAll().orderBy('id', 'desc').limit(request.pageSize).offset(offsetOf(request)).execute();
+    const ordered = filter.userId === undefined ? query.orderBy('id', 'desc') : query.orderBy('created_at', 'desc').orderBy('id', 'desc');
+    const rows = await ordered.selectAll().limit(request.pageSize).offset(offsetOf(request)).execute();
     const { count } = await query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
     return {
       items: rows.map((row) => ({ ...row, attempts: parseJsonOr<unknown[]>(row.attempts, []), warnings: parseJsonOr<string[]>(row.warnings, []) })),
@@ -138,10 +145,15 @@ export class LogsRepository {
     };
   }
 
-  /** One user's rows, newest first, through the admin list's filters, in the user's view (ownLogColumns). */
+  /**
+   * One user's rows, newest request first (`created_at`, then the row id among equal times), through the
+   * admin list's filters, in the user's view (ownLogColumns). That order is the index's (user_id,
+   * created_at; migration 025, whose entries end with the row id on SQLite and MySQL): a page is read from
+   * it in order, with or without a time range, where ordering by id alone sorted all the user's rows.
+   */
   async listForUser(userId: number, filter: OwnLogFilter, request: PageRequest): Promise<Page<OwnLogEntry>> {
     const query = this.filtered({ ...filter, userId });
-    const rows = await query.select(ownLogColumns).orderBy('id', 'desc').limit(request.pageSize).offset(offsetOf(request)).execute();
+    const rows = await query.select(ownLogColumns).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(request.pageSize).offset(offsetOf(request)).execute();
     const { count } = await query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
     const taskIds = await this.taskIdsOf(userId, rows.map((row) => row.request_id));
     return {
@@ -160,8 +172,8 @@ export class LogsRepository {
   }
 
   /**
-   * One user's `OwnLogStat` in two queries, both on the user's rows (index logs_user_id, or logs_created_at
-   * for a time filter or the last minute, whichever the planner finds narrower): the quota over the filter,
+   * One user's `OwnLogStat` in two queries, both on the user's rows within their times (index
+   * logs_user_id_created_at, migration 025: only the rows in the time range are read): the quota over the filter,
    * as `listForUser` counts its rows; the requests and tokens of the last `statWindowMs` before `now`, over
    * the filter less its time bounds (new-api's rpm and tpm are always the current minute's).
    */

@@ -1,4 +1,4 @@
-import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Database, DialectName } from './database-schema.js';
 import { initialMigration } from './migrations/001-initial.js';
 import { ledgerRoutinesMigration } from './migrations/002-ledger-routines.js';
@@ -24,6 +24,7 @@ import { reservationLogFactsMigration } from './migrations/021-reservation-log-f
 import { mysqlExactIdKeysMigration } from './migrations/022-mysql-exact-id-keys.js';
 import { conversationClaimHoldersMigration } from './migrations/023-conversation-claim-holders.js';
 import { tasksUserIdMigration } from './migrations/024-tasks-user-id.js';
+import { logsUserIdCreatedAtMigration } from './migrations/025-logs-user-id-created-at.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -52,13 +53,19 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '022-mysql-exact-id-keys': mysqlExactIdKeysMigration(dialect),
     '023-conversation-claim-holders': conversationClaimHoldersMigration(),
     '024-tasks-user-id': tasksUserIdMigration(),
+    '025-logs-user-id-created-at': logsUserIdCreatedAtMigration(dialect),
   };
 }
 
-export async function runMigrations(db: Database, dialect: DialectName): Promise<string[]> {
+/**
+ * Applies the migrations not yet applied, in order: all of them, or (`upTo`, a migration's name) those up
+ * to and including that one — a database as an earlier version left it, for the tests of a later migration.
+ */
+export async function runMigrations(db: Database, dialect: DialectName, upTo?: string): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(dialect) };
   const migrator = new Migrator({ db, provider, migrationTableName: 'relay_migrations', migrationLockTableName: 'relay_migrations_lock' });
-  const { error, results } = dialect === 'sqlite' ? await migrateSqliteExclusively(db, migrator) : await migrator.migrateToLatest();
+  const migrate = () => (upTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(upTo));
+  const { error, results } = dialect === 'sqlite' ? await migrateSqliteExclusively(db, migrate) : await migrate();
   if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
 }
@@ -71,10 +78,10 @@ export async function runMigrations(db: Database, dialect: DialectName): Promise
  * through busy_timeout, then finds everything applied) and commits all at once: SQLite's DDL is
  * transactional.
  */
-async function migrateSqliteExclusively(db: Database, migrator: Migrator): Promise<Awaited<ReturnType<Migrator['migrateToLatest']>>> {
+async function migrateSqliteExclusively(db: Database, migrate: () => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
   await sql`begin immediate`.execute(db);
   try {
-    const outcome = await migrator.migrateToLatest();
+    const outcome = await migrate();
     await sql.raw(outcome.error === undefined ? 'commit' : 'rollback').execute(db);
     return outcome;
   } catch (error) {

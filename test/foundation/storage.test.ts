@@ -86,7 +86,7 @@ for (const { dialect, available } of allDialects) {
     describe('migrations', () => {
       it('create every table on an empty database', async () => {
         expect(tablesBeforeMigration).toEqual([]);
-        expect(firstMigrationRun).toEqual(['001-initial', '002-ledger-routines', '003-sqlite-reservation-pages', '004-ledger-batch-routine', '005-mysql-ledger-batch', '006-ledger-batch-row-locks', '007-user-session-version', '008-playground-token-purpose', '009-cache-write-1h', '010-tasks', '011-audio-prices', '012-web-search-prices', '013-image-prices', '014-asset-owners', '015-tasks-request-id', '016-priority-tier-prices', '017-wallets-debited', '018-mysql-settle-flags', '019-conversation-owners', '020-conversation-owners-long-ids-and-history', '021-reservation-log-facts', '022-mysql-exact-id-keys', '023-conversation-claim-holders', '024-tasks-user-id']);
+        expect(firstMigrationRun).toEqual(['001-initial', '002-ledger-routines', '003-sqlite-reservation-pages', '004-ledger-batch-routine', '005-mysql-ledger-batch', '006-ledger-batch-row-locks', '007-user-session-version', '008-playground-token-purpose', '009-cache-write-1h', '010-tasks', '011-audio-prices', '012-web-search-prices', '013-image-prices', '014-asset-owners', '015-tasks-request-id', '016-priority-tier-prices', '017-wallets-debited', '018-mysql-settle-flags', '019-conversation-owners', '020-conversation-owners-long-ids-and-history', '021-reservation-log-facts', '022-mysql-exact-id-keys', '023-conversation-claim-holders', '024-tasks-user-id', '025-logs-user-id-created-at']);
         const tables = (await handle.db.introspection.getTables()).map((table) => table.name);
         expect(tables).toEqual(expect.arrayContaining(expectedTables));
       });

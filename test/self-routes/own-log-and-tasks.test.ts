@@ -54,8 +54,8 @@ describe.each(allDialects)('a user reads their own log and tasks, on $dialect', 
     expect(answer.body.success).toBe(true);
     return answer.body.data as { items: Record<string, any>[]; total: number; page: number; page_size: number };
   };
-  /** The user's log rows as the database holds them, newest first: what their view must list. */
-  const storedLog = async (userId: number) => db().selectFrom('logs').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').execute();
+  /** The user's log rows as the database holds them, newest request first (ties by row id): what their view must list. */
+  const storedLog = async (userId: number) => db().selectFrom('logs').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
 
   beforeAll(async () => {
     if (!available) return;
