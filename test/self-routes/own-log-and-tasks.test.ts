@@ -178,6 +178,16 @@ describe.each(allDialects)('a user reads their own log and tasks, on $dialect', 
     expect(await total(`request_id=${bobsRequest}`)).toBe(0);
     expect(await total(`start=${times.aliceSecondKey}&end=${times.video}`)).toBe(1);
     expect(await total(`start=${times.video}`)).toBe(2);
+    // new-api's console spelling: unix seconds, both ends inclusive; 0 leaves an end open (new-api's GetUserLogs).
+    const seconds = (ms: number) => ms / 1000;
+    expect(await total(`start_timestamp=${seconds(times.aliceSecondKey)}&end_timestamp=${seconds(times.video) - 1}`)).toBe(1);
+    expect(await total(`start_timestamp=${seconds(times.aliceSecondKey)}&end_timestamp=${seconds(times.video)}`), 'the end second is in').toBe(2);
+    expect(await total(`start_timestamp=${seconds(times.video)}`)).toBe(2);
+    expect(await total(`start_timestamp=${seconds(times.video) + 1}&end_timestamp=0`)).toBe(1);
+    expect(await total(`start=${times.aliceSecondKey}&end_timestamp=${seconds(times.video) - 1}`), 'one end in each spelling').toBe(1);
+    expect((await self('alice', `/api/log/self?start_timestamp=${seconds(times.video)}`)).items.map((item) => item.request_id)).toEqual(
+      (await self('alice', `/api/log/self?start=${times.video}`)).items.map((item) => item.request_id),
+    );
     // Whose rows and which channel are not a user's filters: ignored, still her own rows.
     expect(await total(`user_id=${ids.bob}`)).toBe(5);
     const paged = [];

@@ -126,6 +126,11 @@ describe.each(allDialects)('a user reads their own log totals, on $dialect', ({ 
     expect(await stat('alice', `start=${times.late}`)).toEqual({ quota: quotaOf(late), rpm: 2, tpm: 3_600 });
     // The time filters bound the quota, not the current minute's figures (new-api's rpm and tpm are always now's).
     expect(await stat('alice', `end=${times.late}`)).toEqual({ quota: quotaOf(alice) - quotaOf(late), rpm: 2, tpm: 3_600 });
+    // new-api's console sends its range in unix seconds, both ends inclusive, as start_timestamp / end_timestamp.
+    expect(await stat('alice', `start_timestamp=${times.late / 1000}`)).toEqual({ quota: quotaOf(late), rpm: 2, tpm: 3_600 });
+    expect(await stat('alice', `end_timestamp=${times.late / 1000 - 1}`)).toEqual({ quota: quotaOf(alice) - quotaOf(late), rpm: 2, tpm: 3_600 });
+    expect(await stat('alice', `start_timestamp=${times.early / 1000}&end_timestamp=${times.late / 1000}`)).toEqual({ quota: quotaOf(alice), rpm: 2, tpm: 3_600 });
+    expect(await stat('alice', `start_timestamp=0&end_timestamp=0`), 'new-api: 0 is no bound').toEqual(await stat('alice'));
     expect(await stat('alice', `request_id=${onB[0]?.request_id}`)).toEqual({ quota: quotaOf(onB), rpm: 1, tpm: 2_400 });
     const bobsRequest = (await storedLog(ids.bob))[0]?.request_id;
     expect(await stat('alice', `request_id=${bobsRequest}`)).toEqual({ quota: 0, rpm: 0, tpm: 0 });

@@ -57,6 +57,11 @@ describe('the self routes refuse', () => {
     ['/api/log/self/stat?status=4xx', 'status'],
     ['/api/log/self/stat?start=yesterday', 'start'],
     ['/api/log/self/stat?end=1.5', 'end'],
+    ['/api/log/self?start_timestamp=yesterday', 'start_timestamp'],
+    ['/api/log/self/stat?end_timestamp=1.5', 'end_timestamp'],
+    // A unix-ms value in new-api's seconds parameter (year 59000) is refused, not matched against nothing.
+    ['/api/log/self?start_timestamp=1800000000000', 'start_timestamp'],
+    ['/api/log/self/stat?end_timestamp=1800000000000', 'end_timestamp'],
     ['/api/task/self?p=-1', 'p'],
     ['/api/task/self?page_size=ten', 'page_size'],
     ['/api/task/self?status=done', 'status'],
@@ -77,6 +82,17 @@ describe('the self routes refuse', () => {
     const answer = await get(path);
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({ success: false, message: expect.stringContaining(parameter) });
+  });
+
+  it.each([
+    ['/api/log/self?start=1800000000000&start_timestamp=1800000000', 'start', 'start_timestamp'],
+    ['/api/log/self?end=1800000000000&end_timestamp=1800000000', 'end', 'end_timestamp'],
+    ['/api/log/self/stat?start=1800000000000&start_timestamp=0', 'start', 'start_timestamp'],
+    ['/api/log/self/stat?end_timestamp=1800000000&end=1800000000000', 'end', 'end_timestamp'],
+  ])('%s: one end in both spellings, 400 naming %s and %s', async (path, msName, secondsName) => {
+    const answer = await get(path);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ success: false, message: expect.stringMatching(new RegExp(`\\b${msName}\\b.*\\b${secondsName}\\b`)) });
   });
 
   it('accepts a task status in new-api\'s upper case or as stored, and an empty filter as none', async () => {

@@ -3,6 +3,7 @@ import { GatewayError } from '../../../errors/gateway-error.js';
 import type { LogFilter, OwnLogFilter } from '../../../storage/logs-repository.js';
 import type { JsonSchema } from './describe-zod-schema.js';
 import { parseIntegerQuery } from './parse-integer-query.js';
+import { parseOwnLogTimeRange } from './parse-own-log-time-range.js';
 
 /** The log filters of the admin API, for the OpenAPI document. */
 export const logFilterQuerystring: Record<string, JsonSchema> = {
@@ -33,18 +34,19 @@ export function parseLogFilter(query: unknown): LogFilter {
   };
 }
 
-/** The filters a user may put on their own log (`GET /api/log/self`): not whose rows, nor which channel. */
-const ownLogFilterNames = ['start', 'end', 'token_id', 'model', 'status', 'request_id'] as const;
+/** The filters a user may put on their own log (`GET /api/log/self`) besides its time: not whose rows, nor which channel. */
+const ownLogFilterNames = ['token_id', 'model', 'status', 'request_id'] as const;
 
 /**
  * The admin list's filters a user may use on their own log, parsed as the admin list parses them (a bad
- * value → 400 naming it). `user_id` and `channel_id` are not read: the rows are the session user's, and
- * the channel is not theirs to see. A `token_id` of another user's token matches none of their rows.
+ * value → 400 naming it), the time range also in new-api's spelling (parseOwnLogTimeRange). `user_id` and
+ * `channel_id` are not read: the rows are the session user's, and the channel is not theirs to see. A
+ * `token_id` of another user's token matches none of their rows.
  */
 export function parseOwnLogFilter(query: unknown): OwnLogFilter {
   const given = (query ?? {}) as Record<string, unknown>;
-  const { userId: _userId, channelId: _channelId, ...own } = parseLogFilter(Object.fromEntries(ownLogFilterNames.map((name) => [name, given[name]])));
-  return own;
+  const { userId: _userId, channelId: _channelId, from: _from, to: _to, ...own } = parseLogFilter(Object.fromEntries(ownLogFilterNames.map((name) => [name, given[name]])));
+  return { ...parseOwnLogTimeRange(query), ...own };
 }
 
 /** A filter on a 32-bit column: a value no row can hold is refused (400 naming it), not sent to the database. */
