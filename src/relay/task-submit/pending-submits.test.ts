@@ -157,7 +157,7 @@ const hostileSubmitted: SubmittedTask = {
 async function reportOfGivenUp(): Promise<string[]> {
   const lines: string[] = [];
   const refused = () => Promise.reject(new Error('database down'));
-  const pending = new PendingSubmits({ markSubmitted: refused, findById: refused }, { report: (line) => lines.push(line), now: () => 1_000, schedule: { firstDelayMs: 60_000, maxDelayMs: 60_000, tries: 1 } });
+  const pending = new PendingSubmits({ markSubmitted: refused, findById: refused, recordCharge: refused }, { report: (line) => lines.push(line), now: () => 1_000, schedule: { firstDelayMs: 60_000, maxDelayMs: 60_000, tries: 1 } });
   pending.hold({ id: 42, publicId: 'task_abc', userId: 3 }, hostileSubmitted);
   await pending.close();
   return lines;
