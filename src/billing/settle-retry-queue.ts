@@ -1,4 +1,4 @@
-import { RetriedWrites } from '../relay/retried-writes.js';
+import { RetriedWrites } from '../storage/retried-writes.js';
 import type { QuotaLedger, SettleInput, SettleOutcome } from './quota-ledger.js';
 
 /** A settle to make again. */

@@ -1,6 +1,6 @@
 import type { ConversationOwnerRecord } from '../../storage/conversation-owners-repository.js';
 import type { RememberedResponse, ResponseMemory } from '../responses/response-memory.js';
-import { RetriedWrites, type RetrySchedule } from '../retried-writes.js';
+import { RetriedWrites, type RetrySchedule } from '../../storage/retried-writes.js';
 
 /** Where a conversation's owner is kept for good: the `conversation_owners` table (migrations 019, 020, 023). */
 export interface ConversationOwnerStore {

@@ -1,6 +1,6 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import type { SubmittedTask, TasksRepository } from '../../storage/tasks-repository.js';
-import { RetriedWrites, type RetrySchedule } from '../retried-writes.js';
+import { RetriedWrites, type RetrySchedule } from '../../storage/retried-writes.js';
 import { formatRestoreSubmitted } from './format-restore-submitted.js';
 
 /** The waits before each retry of an accepted submit's write within its request: four tries within about a second. */

@@ -35,8 +35,8 @@ interface PendingWrite {
  * Writes off a request's path that must not be lost to a database blip: a write that fails is tried again
  * on its schedule (a timer that does not keep the process alive), and `close()` — at shutdown, before the
  * database closes — gives each waiting write one more try at once and waits for it. Used by a claimed
- * conversation's answer (conversation-owners.ts), an accepted task's submitted state
- * (task-submit/pending-submits.ts) and a settle the database could not take (billing/settle-retry-queue.ts).
+ * conversation's answer (relay/conversations/conversation-owners.ts), an accepted task's submitted state
+ * (relay/task-submit/pending-submits.ts) and a settle the database could not take (billing/settle-retry-queue.ts).
  */
 export class RetriedWrites {
   /** Writes that failed, waiting for their next try. */
