@@ -1,24 +1,11 @@
 import type { Selectable } from 'kysely';
-import { channelStatusCode, channelStatusFromCode, type ChannelRecord, type ChannelStatus } from '../catalog/catalog-records.js';
+import { channelStatusCode, channelStatusFromCode, type ChannelRecord } from '../catalog/catalog-records.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { ChannelsTable, Database, DialectName } from './database-schema.js';
 import { offsetOf, parseJsonOr, type Page, type PageRequest } from './paging.js';
 
-export interface ChannelFields {
-  name: string;
-  type: string;
-  baseUrl: string;
-  keys: string[];
-  models: string[];
-  groups: string[];
-  priority: number;
-  weight: number;
-  modelMapping: Record<string, string>;
-  settings: Record<string, unknown>;
-  status: ChannelStatus;
-  autoDisable: boolean;
-  statusReason?: string | null;
-}
+/** What an operator sets on a channel: its record without the id and the counters the gateway keeps. */
+export type ChannelFields = Omit<ChannelRecord, 'id' | 'statusReason' | 'usedQuota' | 'requestCount'> & { statusReason?: string | null };
 
 export class ChannelsRepository {
   constructor(private readonly db: Database, private readonly dialect: DialectName, private readonly secrets: SecretBox) {}

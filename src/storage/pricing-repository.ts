@@ -1,4 +1,5 @@
 import type { GroupRecord, PriceRecord } from '../catalog/catalog-records.js';
+import { priceRates } from '../catalog/price-rates.js';
 import type { Database } from './database-schema.js';
 
 /** Prices (model → price) and groups (group → ratio). Upserts are select-then-write: admin-only paths. */
@@ -27,22 +28,7 @@ export class PricingRepository {
   }
 
   async upsertPrice(price: PriceRecord, now: number): Promise<void> {
-    const columns = {
-      input: price.input ?? null,
-      output: price.output ?? null,
-      cache_read: price.cacheRead ?? null,
-      cache_write: price.cacheWrite ?? null,
-      cache_write_1h: price.cacheWrite1h ?? null,
-      audio_input: price.audioInput ?? null,
-      audio_output: price.audioOutput ?? null,
-      image_input: price.imageInput ?? null,
-      image_output: price.imageOutput ?? null,
-      web_search: price.webSearch ?? null,
-      priority: price.priority ?? null,
-      per_call: price.perCall ?? null,
-      per_second: price.perSecond ?? null,
-      updated_at: now,
-    };
+    const columns = { ...priceRates(price), updated_at: now };
     const updated = await this.db.updateTable('prices').set(columns).where('model', '=', price.model).executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) {
       await this.db.insertInto('prices').values({ model: price.model, ...columns }).execute();
