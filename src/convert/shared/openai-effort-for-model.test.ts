@@ -47,6 +47,21 @@ describe('openaiEffortForModel', () => {
     }
   });
 
+  it("sends codex-mini-latest what o4-mini takes: 'low' for 'minimal' and 'none', 'high' for 'xhigh'", () => {
+    for (const model of ['codex-mini-latest', 'openai/codex-mini']) {
+      expect(effortFor(model, 'minimal'), model).toBe('low');
+      expect(effortFor(model, 'none'), model).toBe('low');
+      expect(effortFor(model, 'medium'), model).toBe('medium');
+      expect(effortFor(model, 'xhigh'), model).toBe('high');
+    }
+  });
+
+  it("sends the deep-research models 'medium', the only effort they take", () => {
+    for (const model of ['o4-mini-deep-research', 'o3-deep-research', 'o3-deep-research-2025-06-26', 'openai/o4-mini-deep-research-2025-06-26']) {
+      for (const effort of ['none', 'minimal', 'low', 'high', 'xhigh'] as const) expect(effortFor(model, effort), `${model} ${effort}`).toBe('medium');
+    }
+  });
+
   it('names the move in a warning, and sends an unknown model the effort as asked, without one', () => {
     const warnings: string[] = [];
     expect(openaiEffortForModel('o3', 'minimal', warnings)).toBe('low');

@@ -13,7 +13,11 @@ export type OpenaiEffort = (typeof openaiEfforts)[number];
  * codex-mini too), as gpt-oss does (Harmony), and from gpt-5.1-codex-max on `xhigh` as well; gpt-5.2 and
  * later `none`..`xhigh` without `minimal` ("Supported values are: 'none', 'low', 'medium', 'high', and
  * 'xhigh'"; gpt-5.4 and gpt-5.4-mini alike); their `-pro` models `medium`, `high`, `xhigh`; the
- * `gpt-5.1-chat` / `gpt-5.2-chat` models only `medium`.
+ * `gpt-5.1-chat` / `gpt-5.2-chat` models only `medium`. `codex-mini` (`codex-mini-latest`, fine-tuned from
+ * o4-mini) `low`, `medium`, `high`, as o4-mini (OpenAI's model page; Azure's listing of it). The deep-research
+ * models (o3-deep-research, o4-mini-deep-research) only `medium`: OpenAI answers "'high' is not supported with
+ * the 'o4-mini-deep-research' model. Supported values are: 'medium'." (quoted in a client's code; Cherry
+ * Studio's per-model table and its fix CherryHQ/cherry-studio#10676 agree).
  */
 const effortsByModel: { pattern: RegExp; efforts: readonly OpenaiEffort[] }[] = [
   { pattern: /(?:^|\/)gpt-5-pro/i, efforts: ['high'] },
@@ -21,7 +25,8 @@ const effortsByModel: { pattern: RegExp; efforts: readonly OpenaiEffort[] }[] = 
   { pattern: /(?:^|\/)gpt-(?:5\.\d+|(?:[6-9]|\d{2,})(?:\.\d+)?)-chat/i, efforts: ['medium'] },
   { pattern: /(?:^|\/)gpt-(?:5\.1-codex-max|5\.(?:[2-9]|\d{2,})[-.\w]*-codex|(?:[6-9]|\d{2,})[-.\w]*-codex)/i, efforts: ['low', 'medium', 'high', 'xhigh'] },
   { pattern: /(?:^|\/)gpt-[\d.]+-codex/i, efforts: ['low', 'medium', 'high'] },
-  { pattern: /(?:^|\/)(?:o\d|gpt-oss)/i, efforts: ['low', 'medium', 'high'] },
+  { pattern: /(?:^|\/)o\d[-\w]*-deep-research/i, efforts: ['medium'] },
+  { pattern: /(?:^|\/)(?:o\d|gpt-oss|codex-mini)/i, efforts: ['low', 'medium', 'high'] },
   { pattern: /(?:^|\/)gpt-5(?![.\d])/i, efforts: ['minimal', 'low', 'medium', 'high'] },
   { pattern: /(?:^|\/)gpt-5\.1(?!\d)/i, efforts: ['none', 'low', 'medium', 'high'] },
   { pattern: /(?:^|\/)gpt-(?:5\.(?:[2-9]|\d{2,})|(?:[6-9]|\d{2,})(?![\d]))/i, efforts: ['none', 'low', 'medium', 'high', 'xhigh'] },
