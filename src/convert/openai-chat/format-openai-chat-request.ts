@@ -4,6 +4,7 @@ import { offeredTools } from '../shared/offered-tools.js';
 import { openaiEffortForModel } from '../shared/openai-effort-for-model.js';
 import { openaiEffortForReasoning } from '../shared/openai-effort-for-reasoning.js';
 import { takesOpenaiReasoning } from '../shared/takes-openai-reasoning.js';
+import { chatEffortBesideFunctionTools } from './chat-effort-beside-function-tools.js';
 import { chatOutputLimitField } from './chat-output-limit-field.js';
 import { formatOpenaiChatMessages, type FormatOpenaiChatMessagesOptions } from './format-openai-chat-messages.js';
 
@@ -97,9 +98,12 @@ export function formatOpenaiChatRequest(
     const effort = openaiEffortForReasoning(request.reasoning, warnings);
     if (effort !== undefined) {
       // A model that does not reason refuses the field (400): the request goes without it. One that does
-      // is sent the nearest effort it takes (o3 refuses 'minimal').
-      if (takesOpenaiReasoning(upstreamModel, options.reasoningEffortSetting)) body.reasoning_effort = openaiEffortForModel(upstreamModel, effort, warnings);
-      else warnings.push(`reasoning effort '${effort}' is not sent: ${upstreamModel} takes no reasoning_effort (channel setting reasoning_effort)`);
+      // is sent the nearest effort it takes (o3 refuses 'minimal'), and `none` where it refuses any other
+      // beside function tools (gpt-5.4 and later).
+      if (takesOpenaiReasoning(upstreamModel, options.reasoningEffortSetting)) {
+        const taken = openaiEffortForModel(upstreamModel, effort, warnings);
+        body.reasoning_effort = body.tools === undefined ? taken : chatEffortBesideFunctionTools(upstreamModel, taken, warnings);
+      } else warnings.push(`reasoning effort '${effort}' is not sent: ${upstreamModel} takes no reasoning_effort (channel setting reasoning_effort)`);
     }
     if (request.reasoning.includeThoughts !== undefined) warnings.push('includeThoughts has no Chat Completions parameter; whether reasoning text comes back is up to the upstream');
   }
