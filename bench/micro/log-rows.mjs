@@ -47,6 +47,12 @@ function row() {
     input_tokens: 14,
     cache_read_tokens: 0,
     cache_write_tokens: 0,
+    cache_write_1h_tokens: 0,
+    audio_input_tokens: 0,
+    audio_output_tokens: 0,
+    image_input_tokens: 0,
+    image_output_tokens: 0,
+    web_search_calls: 0,
     output_tokens: 12,
     reasoning_tokens: 0,
     quota: 1234,
@@ -79,7 +85,7 @@ async function measure(label) {
 
 try {
   await measure('every index');
-  for (const index of ['logs_model', 'logs_channel_id', 'logs_token_id', 'logs_user_id', 'logs_request_id', 'logs_created_at']) {
+  for (const index of ['logs_model', 'logs_channel_id', 'logs_token_id', 'logs_user_id_created_at', 'logs_request_id', 'logs_created_at']) {
     connection.exec(`drop index ${index}`);
     await measure(`without ${index} and those above`);
   }
