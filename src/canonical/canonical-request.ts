@@ -77,7 +77,16 @@ export type CanonicalAssistantPart = CanonicalTextPart | CanonicalReasoningPart 
 
 /** Tool results live in their own `tool` messages (Anthropic/Gemini put them in user turns: parsers split). */
 export type CanonicalMessage =
-  | { role: 'user'; content: CanonicalUserPart[] }
+  | {
+      role: 'user';
+      content: CanonicalUserPart[];
+      /**
+       * Where the client's body holds this turn (`messages.2`, `contents.2`, `input.2`), set by the parsers on
+       * a user turn left with nothing to carry, so the refusal names the client's turn (relay/refuse-empty-user-turn.ts):
+       * the canonical index differs once system messages leave the turns or tool results are split out.
+       */
+      clientPath?: string;
+    }
   | { role: 'assistant'; content: CanonicalAssistantPart[] }
   | { role: 'tool'; content: CanonicalToolResultPart[] };
 

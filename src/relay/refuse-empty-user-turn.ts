@@ -12,7 +12,11 @@ import { GatewayError } from '../errors/gateway-error.js';
 export function refuseEmptyUserTurn(request: CanonicalRequest, warnings: readonly string[]): void {
   const index = request.messages.findIndex((message) => message.role === 'user' && message.content.length === 0);
   if (index === -1) return;
+  const turn = request.messages[index];
+  // The client's own path (`contents.N` for a Gemini client): the canonical index is off by every system
+  // message and split-out tool result before the turn.
+  const path = (turn?.role === 'user' ? turn.clientPath : undefined) ?? `messages.${index}`;
   const dropped = warnings.filter((warning) => warning.includes('dropped')).slice(0, 3);
   const why = dropped.length === 0 ? 'it is empty' : `it is empty once what cannot be carried is dropped: ${dropped.join('; ')}`;
-  throw new GatewayError('invalid_request', `messages.${index}: nothing in this user message can be sent to this model (${why}).`, { param: `messages.${index}` });
+  throw new GatewayError('invalid_request', `${path}: nothing in this user message can be sent to this model (${why}).`, { param: path });
 }

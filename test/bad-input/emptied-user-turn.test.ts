@@ -32,6 +32,8 @@ interface Row {
   style: Style;
   /** Text the refusal's message must hold (what was dropped). */
   says?: string;
+  /** The client's path the refusal must open with (`contents.N` for Gemini; the client's index, not the canonical one). */
+  names?: string;
 }
 
 const rows: Row[] = [
@@ -45,15 +47,49 @@ const rows: Row[] = [
     says: 'messages.2',
   },
   { name: 'Messages → OpenAI: content []', path: '/v1/messages', body: messages(models.chat, [{ role: 'user', content: [] }]), style: 'anthropic' },
-  { name: 'Gemini → OpenAI: a part with no field another vendor takes', ...gemini(models.chat, [{ role: 'user', parts: [{ noSuchField: 1 }] }]), style: 'gemini', says: 'a part with no text' },
-  { name: 'Gemini → Anthropic: a part with no field another vendor takes', ...gemini(models.claude, [{ role: 'user', parts: [{ noSuchField: 1 }] }]), style: 'gemini', says: 'a part with no text' },
-  { name: 'Gemini → OpenAI: parts []', ...gemini(models.chat, [{ role: 'user', parts: [] }]), style: 'gemini' },
+  { name: 'Gemini → OpenAI: a part with no field another vendor takes', ...gemini(models.chat, [{ role: 'user', parts: [{ noSuchField: 1 }] }]), style: 'gemini', says: 'a part with no text', names: 'contents.0' },
+  { name: 'Gemini → Anthropic: a part with no field another vendor takes', ...gemini(models.claude, [{ role: 'user', parts: [{ noSuchField: 1 }] }]), style: 'gemini', says: 'a part with no text', names: 'contents.0' },
+  { name: 'Gemini → OpenAI: parts []', ...gemini(models.chat, [{ role: 'user', parts: [] }]), style: 'gemini', names: 'contents.0' },
   {
     name: 'Gemini → Anthropic: the last user turn emptied',
     ...gemini(models.claude, [{ role: 'user', parts: [{ text: 'hi' }] }, { role: 'model', parts: [{ text: 'hello' }] }, { role: 'user', parts: [{ noSuchField: 1 }] }]),
     style: 'gemini',
+    names: 'contents.2',
+  },
+  {
+    // The function response and the text beside it become two canonical turns: the client's index is named, not the canonical one.
+    name: 'Gemini → OpenAI: an emptied turn after a split function-response turn is named by its contents index',
+    ...gemini(models.chat, [
+      { role: 'user', parts: [{ text: 'hi' }] },
+      { role: 'model', parts: [{ functionCall: { name: 'look', args: {} } }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'look', response: { ok: true } } }, { text: 'and then?' }] },
+      { role: 'model', parts: [{ text: 'done' }] },
+      { role: 'user', parts: [{ noSuchField: 1 }] },
+    ]),
+    style: 'gemini',
+    names: 'contents.4',
+  },
+  {
+    name: 'Messages → Gemini: an emptied turn after a split tool-result turn is named by its messages index',
+    path: '/v1/messages',
+    body: messages(models.gemini, [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'look', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }, { type: 'text', text: 'and then?' }] },
+      { role: 'assistant', content: 'done' },
+      { role: 'user', content: [unknownBlock] },
+    ]),
+    style: 'anthropic',
+    names: 'messages.4',
   },
   { name: 'Chat → Anthropic: content []', path: '/v1/chat/completions', body: { model: models.claude, max_tokens: 5, messages: [{ role: 'user', content: [] }] }, style: 'openai' },
+  {
+    name: 'Chat → Gemini: content [] after a system message is named by its messages index',
+    path: '/v1/chat/completions',
+    body: { model: models.gemini, max_tokens: 5, messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: [] }] },
+    style: 'openai',
+    names: 'messages.1',
+  },
   { name: 'Chat → Gemini: content []', path: '/v1/chat/completions', body: { model: models.gemini, max_tokens: 5, messages: [{ role: 'user', content: [] }] }, style: 'openai' },
 ];
 
@@ -65,7 +101,13 @@ describe('a user turn left with nothing for a converted channel is a 400 naming 
       const message = expectEnvelope(sent, row.style);
       expect(message).toContain('nothing in this user message can be sent to this model');
       if (row.says !== undefined) expect(message).toContain(row.says);
+      if (row.names !== undefined) expect(message.startsWith(`${row.names}: `), message).toBe(true);
+      if (row.style === 'gemini') {
+        expect(row.names, 'every Gemini row names its contents path').toBeDefined();
+        expect(message).not.toContain('messages.');
+      }
       if (row.style === 'openai') expect(sent.body.error.param).toMatch(/^messages\.\d+$/);
+      if (row.style === 'openai' && row.names !== undefined) expect(sent.body.error.param).toBe(row.names);
     });
   }
 });
@@ -108,5 +150,22 @@ describe('the SDKs', () => {
     const caught = await refusal(fixture, () => client.models.generateContent({ model: models.claude, contents: [{ role: 'user', parts: [] }] }));
     expect(caught).toBeInstanceOf(ApiError);
     expect((caught as ApiError).status).toBe(400);
+    expect((caught as ApiError).message).toContain('contents.0: nothing in this user message');
+  });
+
+  it('@google/genai: an emptied last turn to an OpenAI channel names the Gemini path (contents.N), not messages.N', async () => {
+    const client = new GoogleGenAI({ apiKey: keys.good, httpOptions: { baseUrl: fixture.url } });
+    const contents = [
+      { role: 'user', parts: [{ text: 'hi' }] },
+      { role: 'model', parts: [{ functionCall: { name: 'look', args: {} } }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'look', response: { ok: true } } }, { text: 'and then?' }] },
+      { role: 'model', parts: [{ text: 'done' }] },
+      { role: 'user', parts: [] },
+    ];
+    const caught = await refusal(fixture, () => client.models.generateContent({ model: models.chat, contents }));
+    expect(caught).toBeInstanceOf(ApiError);
+    expect((caught as ApiError).status).toBe(400);
+    expect((caught as ApiError).message).toContain('contents.4: nothing in this user message');
+    expect((caught as ApiError).message).not.toContain('messages.');
   });
 });

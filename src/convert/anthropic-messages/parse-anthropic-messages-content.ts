@@ -84,7 +84,7 @@ export function parseAnthropicMessagesContent(messages: readonly AnthropicMessag
     // A user turn with nothing carried (empty, or every block dropped) stays as an empty turn rather than
     // vanishing, which would merge the turns around it or end the request on the assistant's turn: a converted
     // attempt refuses it (refuse-empty-user-turn.ts), a passthrough sends the client's blocks as they are.
-    if (!carried && canonical.length === before) canonical.push({ role: 'user', content: [] });
+    if (!carried && canonical.length === before) canonical.push({ role: 'user', content: [], clientPath: `messages.${messageIndex}` });
   }
   return canonical;
 }

@@ -66,7 +66,7 @@ export function parseGeminiContents(contents: GeminiContent[], warnings: string[
     flush();
     // A user turn with nothing carried stays as an empty turn rather than vanishing (the model turns around
     // it would merge): a converted attempt refuses it (refuse-empty-user-turn.ts), Gemini is passed it as sent.
-    if (messages.length === before) messages.push({ role: 'user', content: [] });
+    if (messages.length === before) messages.push({ role: 'user', content: [], clientPath: `contents.${index}` });
   }
   return messages;
 }

@@ -166,7 +166,7 @@ export function parseOpenaiChatMessages(wireMessages: { role: string }[]): Conve
       case 'user': {
         const parts = parseUserContent(message.content, `${path}.content`, warnings);
         if ('invalid' in parts) return parts;
-        messages.push({ role: 'user', content: parts });
+        messages.push(parts.length > 0 ? { role: 'user', content: parts } : { role: 'user', content: parts, clientPath: `messages.${index}` });
         break;
       }
       case 'assistant': {

@@ -80,7 +80,7 @@ export function parseOpenaiResponsesInput(input: string | InputItem[]): Converte
       const parts = parseUserContent(content, `${path}.content`, warnings);
       if ('invalid' in parts) return parts;
       if (role === 'user') {
-        messages.push({ role: 'user', content: parts });
+        messages.push(parts.length > 0 ? { role: 'user', content: parts } : { role: 'user', content: parts, clientPath: `input.${index}` });
         continue;
       }
       if (messages.length > 0) warnings.push(`${path}: a ${role} message after the conversation started is moved into the system prompt`);
