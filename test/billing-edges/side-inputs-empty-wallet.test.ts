@@ -86,12 +86,13 @@ for (const { dialect, available } of allDialects) {
     });
 
     it('an input the estimate counts as nothing (an empty string) still reserves: 402 before any upstream call', async () => {
-      expect(await fromEmptyKey('/v1/embeddings', { model: 'emb-model', input: [''] }, embeddingsAnswer)).toEqual({ status: 402, upstreamCalls: 0 });
+      // An empty string to embed is no longer reserved for: OpenAI refuses it, and so does the gateway (a 400 first).
+      expect(await fromEmptyKey('/v1/embeddings', { model: 'emb-model', input: [''] }, embeddingsAnswer)).toEqual({ status: 400, upstreamCalls: 0 });
       expect(await fromEmptyKey('/v1/rerank', { model: 'rr-model', query: '', documents: [''] }, rerankAnswer)).toEqual({ status: 402, upstreamCalls: 0 });
     });
 
     it('a free model (input price 0) and an unpriced one (allow_unpriced_models) still reserve nothing: served to the empty key', async () => {
-      expect(await fromEmptyKey('/v1/embeddings', { model: 'free-emb', input: [''] }, embeddingsAnswer)).toEqual({ status: 200, upstreamCalls: 1 });
+      expect(await fromEmptyKey('/v1/embeddings', { model: 'free-emb', input: [' '] }, embeddingsAnswer)).toEqual({ status: 200, upstreamCalls: 1 });
       expect(await fromEmptyKey('/v1/embeddings', { model: 'unpriced-emb', input: [{ image }] }, embeddingsAnswer)).toEqual({ status: 200, upstreamCalls: 1 });
       expect(await usedOf('empty')).toBe(0);
     });

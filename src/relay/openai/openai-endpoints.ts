@@ -108,7 +108,20 @@ const completionsSchema = z
   .passthrough()
   .refine((body) => body.best_of == null || body.best_of >= (body.n ?? 1), { message: 'best_of must be greater than or equal to n', path: ['best_of'] });
 
-const embeddingsSchema = z.object({ model, input: z.union([z.string(), z.array(z.unknown()).min(1)]) }).passthrough();
+/**
+ * OpenAI refuses an empty string to embed ("cannot be an empty string": `input: ""`, and `""` in a list, 400
+ * "'$.input' is invalid") and an empty token list (the schema's `minItems: 1`): the gateway reserved for it
+ * and sent it, and an OpenAI-compatible server that answered was paid for an embedding of nothing.
+ */
+const embeddingInput = z.union([z.string(), z.array(z.unknown()).min(1)]).superRefine((input, context) => {
+  if (input === '') context.addIssue({ code: z.ZodIssueCode.custom, message: 'an empty string cannot be embedded' });
+  if (!Array.isArray(input)) return;
+  for (const [index, item] of input.entries()) {
+    if (item === '') context.addIssue({ code: z.ZodIssueCode.custom, path: [index], message: 'an empty string cannot be embedded' });
+    else if (Array.isArray(item) && item.length === 0) context.addIssue({ code: z.ZodIssueCode.custom, path: [index], message: 'an empty token array cannot be embedded' });
+  }
+});
+const embeddingsSchema = z.object({ model, input: embeddingInput }).passthrough();
 const moderationsSchema = z.object({ model: model.optional(), input: z.union([z.string(), z.array(z.unknown()), z.record(z.unknown())]) }).passthrough();
 const rerankSchema = z
   .object({ model, query: z.string(), documents: z.array(z.unknown()).min(1), top_n: positiveInteger.optional(), return_documents: z.boolean().optional() })
