@@ -2,7 +2,8 @@ import type { Selectable } from 'kysely';
 import { channelStatusCode, channelStatusFromCode, type ChannelRecord } from '../catalog/catalog-records.js';
 import type { SecretBox } from '../security/secret-box.js';
 import type { ChannelsTable, Database, DialectName } from './database-schema.js';
-import { offsetOf, parseJsonOr, type Page, type PageRequest } from './paging.js';
+import { parseJsonOr, type Page, type PageRequest } from './paging.js';
+import { pageOfQuery } from './page-of-query.js';
 
 /** What an operator sets on a channel: its record without the id and the counters the gateway keeps. */
 export type ChannelFields = Omit<ChannelRecord, 'id' | 'statusReason' | 'usedQuota' | 'requestCount'> & { statusReason?: string | null };
@@ -54,9 +55,9 @@ export class ChannelsRepository {
   }
 
   async list(request: PageRequest): Promise<Page<ChannelRecord>> {
-    const rows = await this.db.selectFrom('channels').selectAll().orderBy('id').limit(request.pageSize).offset(offsetOf(request)).execute();
-    const { count } = await this.db.selectFrom('channels').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-    return { items: rows.map((row) => this.toRecord(row)), total: Number(count), page: request.page, page_size: request.pageSize };
+    const channels = this.db.selectFrom('channels');
+    const page = await pageOfQuery(channels, channels.selectAll().orderBy('id'), request);
+    return { ...page, items: page.items.map((row) => this.toRecord(row)) };
   }
 
   async get(id: number): Promise<ChannelRecord | undefined> {

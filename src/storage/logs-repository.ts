@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Database, LogsTable } from './database-schema.js';
-import { offsetOf, parseJsonOr, type Page, type PageRequest } from './paging.js';
+import { pageOfQuery } from './page-of-query.js';
+import { parseJsonOr, type Page, type PageRequest } from './paging.js';
 
 export type LogRow = Insertable<LogsTable>;
 
@@ -135,14 +136,8 @@ export class LogsRepository {
   async list(filter: LogFilter, request: PageRequest): Promise<Page<LogEntry>> {
     const query = this.filtered(filter);
     const ordered = filter.userId === undefined ? query.orderBy('id', 'desc') : query.orderBy('created_at', 'desc').orderBy('id', 'desc');
-    const rows = await ordered.selectAll().limit(request.pageSize).offset(offsetOf(request)).execute();
-    const { count } = await query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-    return {
-      items: rows.map((row) => ({ ...row, attempts: parseJsonOr<unknown[]>(row.attempts, []), warnings: parseJsonOr<string[]>(row.warnings, []) })),
-      total: Number(count),
-      page: request.page,
-      page_size: request.pageSize,
-    };
+    const page = await pageOfQuery(query, ordered.selectAll(), request);
+    return { ...page, items: page.items.map((row) => ({ ...row, attempts: parseJsonOr<unknown[]>(row.attempts, []), warnings: parseJsonOr<string[]>(row.warnings, []) })) };
   }
 
   /**
@@ -153,15 +148,9 @@ export class LogsRepository {
    */
   async listForUser(userId: number, filter: OwnLogFilter, request: PageRequest): Promise<Page<OwnLogEntry>> {
     const query = this.filtered({ ...filter, userId });
-    const rows = await query.select(ownLogColumns).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(request.pageSize).offset(offsetOf(request)).execute();
-    const { count } = await query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-    const taskIds = await this.taskIdsOf(userId, rows.map((row) => row.request_id));
-    return {
-      items: rows.map((row) => ({ ...row, warnings: parseJsonOr<string[]>(row.warnings, []), task_id: taskIds.get(row.request_id) ?? null })),
-      total: Number(count),
-      page: request.page,
-      page_size: request.pageSize,
-    };
+    const page = await pageOfQuery(query, query.select(ownLogColumns).orderBy('created_at', 'desc').orderBy('id', 'desc'), request);
+    const taskIds = await this.taskIdsOf(userId, page.items.map((row) => row.request_id));
+    return { ...page, items: page.items.map((row) => ({ ...row, warnings: parseJsonOr<string[]>(row.warnings, []), task_id: taskIds.get(row.request_id) ?? null })) };
   }
 
   /** The user's tasks submitted by these requests (a task's `request_id` is its submit's; indexed, migration 015). */

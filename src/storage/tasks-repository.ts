@@ -4,7 +4,8 @@ import { mjTaskColumns } from '../tasks/present-mj-task.js';
 import { unfinishedStatuses, type TaskStatus } from '../tasks/task-status.js';
 import type { Database, DatabaseSchema, DialectName, TasksTable } from './database-schema.js';
 import type { LogRow } from './logs-repository.js';
-import { offsetOf, type Page, type PageRequest } from './paging.js';
+import { pageOfQuery } from './page-of-query.js';
+import type { Page, PageRequest } from './paging.js';
 
 export type TaskRow = Selectable<TasksTable>;
 
@@ -184,9 +185,7 @@ export class TasksRepository {
   /** One user's tasks of every kind, newest first (indexed by user and id, migration 024). */
   async listForUser(userId: number, filter: OwnTaskFilter, request: PageRequest): Promise<Page<OwnTaskRow>> {
     const query = this.ownTasks(userId, filter);
-    const items = await query.select(ownTaskColumns).orderBy('id', 'desc').limit(request.pageSize).offset(offsetOf(request)).execute();
-    const { count } = await query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-    return { items, total: Number(count), page: request.page, page_size: request.pageSize };
+    return pageOfQuery(query, query.select(ownTaskColumns).orderBy('id', 'desc'), request);
   }
 
   /**
@@ -195,9 +194,7 @@ export class TasksRepository {
    */
   async listMjForUser(userId: number, filter: Omit<OwnTaskFilter, 'kind'>, request: PageRequest): Promise<Page<OwnMjTaskRow>> {
     const query = this.ownTasks(userId, { ...filter, kind: 'mj' });
-    const items = await query.select(ownMjTaskColumns).orderBy('id', 'desc').limit(request.pageSize).offset(offsetOf(request)).execute();
-    const { count } = await query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-    return { items, total: Number(count), page: request.page, page_size: request.pageSize };
+    return pageOfQuery(query, query.select(ownMjTaskColumns).orderBy('id', 'desc'), request);
   }
 
   private ownTasks(userId: number, filter: OwnTaskFilter) {

@@ -2,7 +2,8 @@ import type { Selectable } from 'kysely';
 import type { RateLimit, TokenPurpose, TokenRecord } from '../catalog/catalog-records.js';
 import type { Database, DialectName, TokensTable } from './database-schema.js';
 import { balanceAcrossUnlimitedSwitch } from './balance-across-unlimited-switch.js';
-import { offsetOf, parseJsonOr, type Page, type PageRequest } from './paging.js';
+import { parseJsonOr, type Page, type PageRequest } from './paging.js';
+import { pageOfQuery } from './page-of-query.js';
 
 export interface TokenFields {
   userId: number;
@@ -70,9 +71,8 @@ export class TokensRepository {
   async list(request: PageRequest, userId?: number): Promise<Page<StoredToken>> {
     let query = this.db.selectFrom('tokens');
     if (userId !== undefined) query = query.where('user_id', '=', userId);
-    const rows = await query.selectAll().orderBy('id').limit(request.pageSize).offset(offsetOf(request)).execute();
-    const { count } = await query.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-    return { items: rows.map(toTokenRecord), total: Number(count), page: request.page, page_size: request.pageSize };
+    const page = await pageOfQuery(query, query.selectAll().orderBy('id'), request);
+    return { ...page, items: page.items.map(toTokenRecord) };
   }
 
   async get(id: number): Promise<StoredToken | undefined> {

@@ -2,7 +2,8 @@ import { sql, type Selectable } from 'kysely';
 import type { UserRecord, UserRole } from '../catalog/catalog-records.js';
 import type { Database, DialectName, UsersTable } from './database-schema.js';
 import { balanceAcrossUnlimitedSwitch } from './balance-across-unlimited-switch.js';
-import { offsetOf, type Page, type PageRequest } from './paging.js';
+import type { Page, PageRequest } from './paging.js';
+import { pageOfQuery } from './page-of-query.js';
 
 export interface UserFields {
   username: string;
@@ -38,9 +39,9 @@ export class UsersRepository {
   }
 
   async list(request: PageRequest): Promise<Page<UserRecord>> {
-    const rows = await this.db.selectFrom('users').selectAll().orderBy('id').limit(request.pageSize).offset(offsetOf(request)).execute();
-    const { count } = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-    return { items: rows.map(toUserRecord), total: Number(count), page: request.page, page_size: request.pageSize };
+    const users = this.db.selectFrom('users');
+    const page = await pageOfQuery(users, users.selectAll().orderBy('id'), request);
+    return { ...page, items: page.items.map(toUserRecord) };
   }
 
   async get(id: number): Promise<UserRecord | undefined> {
