@@ -1,6 +1,5 @@
 import { sql, type ExpressionBuilder, type RawBuilder, type Selectable } from 'kysely';
 import { boundTaskAnswer } from '../tasks/bound-task-answer.js';
-import { mjTaskColumns } from '../tasks/present-mj-task.js';
 import { unfinishedStatuses, type TaskStatus } from '../tasks/task-status.js';
 import type { Database, DatabaseSchema, DialectName, TasksTable } from './database-schema.js';
 import type { LogRow } from './logs-repository.js';
@@ -71,6 +70,10 @@ export interface OwnTaskFilter {
 /** The columns a user's task list reads: what src/tasks/present-own-task.ts shows, and what it hides ids with. */
 const ownTaskColumns = ['public_id', 'kind', 'token_id', 'model', 'status', 'progress', 'properties', 'fail_reason', 'quota', 'refunded', 'upstream_id', 'created_at', 'updated_at', 'completed_at'] as const;
 export type OwnTaskRow = Pick<TaskRow, (typeof ownTaskColumns)[number]>;
+
+/** The columns of a task row the Midjourney task object is made from (src/tasks/present-mj-task.ts; a user's MJ list reads only these). */
+const mjTaskColumns = ['public_id', 'upstream_id', 'status', 'progress', 'properties', 'result', 'fail_reason', 'created_at', 'completed_at'] as const;
+export type MjTaskColumns = Pick<TaskRow, (typeof mjTaskColumns)[number]>;
 
 /** What a user's Midjourney list reads: the task object's columns and the charge (src/tasks/present-own-mj-task.ts). */
 const ownMjTaskColumns = [...mjTaskColumns, 'quota'] as const;

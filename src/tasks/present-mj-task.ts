@@ -1,5 +1,5 @@
 import { isRecord } from '../convert/shared/is-record.js';
-import type { TaskRow } from '../storage/tasks-repository.js';
+import type { MjTaskColumns, TaskRow } from '../storage/tasks-repository.js';
 import { readJsonObject } from './read-json-object.js';
 import { showPublicTaskIds } from './show-public-task-ids.js';
 import type { TaskStatus } from './task-status.js';
@@ -21,10 +21,6 @@ export function presentMjSubmitAnswer(task: TaskRow, keepModalCode: boolean): Re
   if (Array.isArray(answer.result)) return { code: 1, description, result: answer.result, properties };
   return { code: code === 21 && keepModalCode && task.status !== 'success' ? 21 : 1, description, result: task.public_id, properties };
 }
-
-/** The columns of a task row the Midjourney task object is made from (a user's MJ list reads only these). */
-export const mjTaskColumns = ['public_id', 'upstream_id', 'status', 'progress', 'properties', 'result', 'fail_reason', 'created_at', 'completed_at'] as const;
-export type MjTaskColumns = Pick<TaskRow, (typeof mjTaskColumns)[number]>;
 
 /** The Midjourney-proxy task object (spec §2.12, protocols.md §1.5) as the gateway shows it. */
 export interface MjTaskObject {
