@@ -11,6 +11,20 @@ import { refuseTaskWrites, reportedLines, until } from '../support/submit-write-
 import { allDialects } from '../support/test-databases.js';
 import { expectedCharge, startVideosFixture, type VideosFixture } from './videos-fixture.js';
 
+/**
+ * The upstream fails the video; two polls later the task is failed and refunded once, its whole charge
+ * recorded on the row, and the token back where it was `before` the submit.
+ */
+async function failAndExpectRefunded(videos: VideosFixture, videoId: string, before: number): Promise<void> {
+  const task = await videos.task(videoId);
+  videos.sora.advance(task?.upstream_id as string, { status: 'failed' });
+  videos.advanceClock(60_000);
+  await videos.poll();
+  await videos.poll();
+  expect(await videos.task(videoId)).toMatchObject({ status: 'failure', refunded: 1, quota: expectedCharge('sora-2', 8) });
+  expect(await videos.tokenUsed()).toBe(before);
+}
+
 describe.each(allDialects)('an accepted submit whose charge the database refuses to keep on its row, on $dialect', ({ dialect, available }) => {
   let fixture: VideosFixture | undefined;
   const unhandled: unknown[] = [];
@@ -39,13 +53,7 @@ describe.each(allDialects)('an accepted submit whose charge the database refuses
     await videos.gateway.gateway.services.relay.pendingSubmits.close();
     expect(await videos.task(video.id)).toMatchObject({ status: 'queued', quota: expectedCharge('sora-2', 8), refunded: 0 });
 
-    const task = await videos.task(video.id);
-    videos.sora.advance(task?.upstream_id as string, { status: 'failed' });
-    videos.advanceClock(60_000);
-    await videos.poll();
-    await videos.poll();
-    expect(await videos.task(video.id)).toMatchObject({ status: 'failure', refunded: 1, quota: expectedCharge('sora-2', 8) });
-    expect(await videos.tokenUsed()).toBe(before);
+    await failAndExpectRefunded(videos, video.id, before);
     expect(unhandled).toEqual([]);
   });
 
@@ -63,13 +71,7 @@ describe.each(allDialects)('an accepted submit whose charge the database refuses
     expect(lines[0]).toContain(`charged ${expectedCharge('sora-2', 8)}`);
     expect(await videos.task(video.id)).toMatchObject({ status: 'queued', quota: null, refunded: 0 });
 
-    const task = await videos.task(video.id);
-    videos.sora.advance(task?.upstream_id as string, { status: 'failed' });
-    videos.advanceClock(60_000);
-    await videos.poll();
-    await videos.poll();
-    expect(await videos.task(video.id)).toMatchObject({ status: 'failure', refunded: 1, quota: expectedCharge('sora-2', 8) });
-    expect(await videos.tokenUsed()).toBe(before);
+    await failAndExpectRefunded(videos, video.id, before);
     expect((await videos.logs()).filter((row) => row.style === 'task-refund').map((row) => Number(row.quota))).toEqual([-expectedCharge('sora-2', 8)]);
     expect(unhandled).toEqual([]);
   });
