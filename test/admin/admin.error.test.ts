@@ -109,6 +109,15 @@ describe('admin API refusals', () => {
     expectFailure(await callAdmin(gateway, 'DELETE', '/api/admin/logs?before=-1'), 400, 'before');
   });
 
+  it("refuses one end of the log's time range given both ways (400 naming both), and unix ms as new-api's seconds", async () => {
+    for (const route of ['/api/admin/logs', '/api/admin/logs/usage']) {
+      expectFailure(await callAdmin(gateway, 'GET', `${route}?start=1800000000000&start_timestamp=1800000000`), 400, 'start', 'start_timestamp');
+      expectFailure(await callAdmin(gateway, 'GET', `${route}?end_timestamp=0&end=1800000000000`), 400, 'end', 'end_timestamp');
+      expectFailure(await callAdmin(gateway, 'GET', `${route}?start_timestamp=1800000000000`), 400, 'start_timestamp');
+      expectFailure(await callAdmin(gateway, 'GET', `${route}?end_timestamp=1.5`), 400, 'end_timestamp');
+    }
+  });
+
   it('refuses a zero, fractional or missing delta', async () => {
     expectFailure(await callAdmin(gateway, 'POST', `/api/admin/users/${userId}/quota`, { body: { delta: 0 } }), 400, 'delta');
     expectFailure(await callAdmin(gateway, 'POST', `/api/admin/users/${userId}/quota`, { body: { delta: 1.5 } }), 400, 'delta');

@@ -261,6 +261,31 @@ for (const { dialect, available } of allDialects) {
       expect(usageOfUser.body.data).toEqual([{ day: '2026-01-01', model: 'gpt-4o', requests: 1, quota: 50, input_tokens: 10, output_tokens: 5 }]);
     });
 
+    it("reads the log's time range in new-api's unix seconds too (both ends inclusive, 0 open), on the list and the usage", async () => {
+      // Rows of user 41 around two whole seconds (2026-03-01, apart from the other cases' rows).
+      const base = Date.UTC(2026, 2, 1);
+      const second = base / 1000;
+      await gateway.gateway.services.repositories.logs.insertMany([
+        logRow({ request_id: 'ts-before', created_at: base - 1, user_id: 41, quota: 1 }),
+        logRow({ request_id: 'ts-first', created_at: base, user_id: 41, quota: 10 }),
+        logRow({ request_id: 'ts-last', created_at: base + 1_999, user_id: 41, quota: 100 }),
+        logRow({ request_id: 'ts-after', created_at: base + 2_000, user_id: 41, quota: 1000 }),
+      ]);
+      const listed = async (query: string) => {
+        const answer = await callAdmin(gateway, 'GET', `/api/admin/logs?user_id=41&${query}`);
+        expect(answer.status, answer.text).toBe(200);
+        return answer.body.data.items.map((entry: { request_id: string }) => entry.request_id);
+      };
+      expect(await listed(`start_timestamp=${second}&end_timestamp=${second + 1}`), 'the end second is in, whole').toEqual(['ts-last', 'ts-first']);
+      expect(await listed(`start_timestamp=${second}&end_timestamp=${second + 1}`)).toEqual(await listed(`start=${base}&end=${base + 2_000}`));
+      expect(await listed(`start_timestamp=${second + 1}&end_timestamp=0`), 'new-api: 0 is no bound').toEqual(['ts-after', 'ts-last']);
+      expect(await listed(`start_timestamp=0&end_timestamp=${second}`)).toEqual(['ts-first', 'ts-before']);
+      expect(await listed(`start=${base}&end_timestamp=${second}`), 'one end in each spelling').toEqual(['ts-first']);
+
+      const usage = await callAdmin(gateway, 'GET', `/api/admin/logs/usage?user_id=41&start_timestamp=${second}&end_timestamp=${second + 1}`);
+      expect(usage.body.data).toEqual([{ day: '2026-03-01', model: 'gpt-4o', requests: 2, quota: 110, input_tokens: 20, output_tokens: 10 }]);
+    });
+
     it('deletes the log entries created before a time, and only those', async () => {
       const logs = gateway.gateway.services.repositories.logs;
       const day = Date.UTC(2025, 5, 1);
@@ -337,7 +362,7 @@ describe('admin API documentation', () => {
     expect(createChannel.tags).toEqual(['channels']);
     expect(createChannel.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['name', 'type', 'base_url', 'models']));
     expect(answer.body.paths['/api/admin/logs'].get.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(
-      expect.arrayContaining(['p', 'page_size', 'start', 'end', 'user_id', 'token_id', 'model', 'channel_id', 'status', 'request_id']),
+      expect.arrayContaining(['p', 'page_size', 'start', 'end', 'start_timestamp', 'end_timestamp', 'user_id', 'token_id', 'model', 'channel_id', 'status', 'request_id']),
     );
   });
 

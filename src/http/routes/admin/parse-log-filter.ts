@@ -3,12 +3,14 @@ import { GatewayError } from '../../../errors/gateway-error.js';
 import type { LogFilter, OwnLogFilter } from '../../../storage/logs-repository.js';
 import type { JsonSchema } from './describe-zod-schema.js';
 import { parseIntegerQuery } from './parse-integer-query.js';
-import { parseOwnLogTimeRange } from './parse-own-log-time-range.js';
+import { parseLogTimeRange } from './parse-log-time-range.js';
 
 /** The log filters of the admin API, for the OpenAPI document. */
 export const logFilterQuerystring: Record<string, JsonSchema> = {
   start: { type: 'integer', description: 'From this time, unix milliseconds (inclusive).' },
   end: { type: 'integer', description: 'Until this time, unix milliseconds (exclusive).' },
+  start_timestamp: { type: 'integer', description: "From this second, unix seconds (inclusive; 0: no bound), new-api's spelling of start; not with start." },
+  end_timestamp: { type: 'integer', description: "Until this second, unix seconds (inclusive; 0: no bound), new-api's spelling of end; not with end." },
   user_id: { type: 'integer' },
   token_id: { type: 'integer' },
   channel_id: { type: 'integer' },
@@ -17,14 +19,14 @@ export const logFilterQuerystring: Record<string, JsonSchema> = {
   request_id: { type: 'string' },
 };
 
+/** The request log's filters (a bad value → 400 naming it), its time range in either spelling (parseLogTimeRange). */
 export function parseLogFilter(query: unknown): LogFilter {
   const text = (name: string) => {
     const value = (query as Record<string, unknown> | undefined)?.[name];
     return typeof value === 'string' && value !== '' ? value : undefined;
   };
   return {
-    from: parseIntegerQuery(query, 'start'),
-    to: parseIntegerQuery(query, 'end'),
+    ...parseLogTimeRange(query),
     userId: parseColumnQuery(query, 'user_id'),
     tokenId: parseColumnQuery(query, 'token_id'),
     channelId: parseColumnQuery(query, 'channel_id'),
@@ -34,19 +36,19 @@ export function parseLogFilter(query: unknown): LogFilter {
   };
 }
 
-/** The filters a user may put on their own log (`GET /api/log/self`) besides its time: not whose rows, nor which channel. */
-const ownLogFilterNames = ['token_id', 'model', 'status', 'request_id'] as const;
+/** The filters a user may put on their own log (`GET /api/log/self`): not whose rows, nor which channel. */
+const ownLogFilterNames = ['start', 'end', 'start_timestamp', 'end_timestamp', 'token_id', 'model', 'status', 'request_id'] as const;
 
 /**
  * The admin list's filters a user may use on their own log, parsed as the admin list parses them (a bad
- * value → 400 naming it), the time range also in new-api's spelling (parseOwnLogTimeRange). `user_id` and
- * `channel_id` are not read: the rows are the session user's, and the channel is not theirs to see. A
- * `token_id` of another user's token matches none of their rows.
+ * value → 400 naming it; the time range in either spelling). `user_id` and `channel_id` are not read: the
+ * rows are the session user's, and the channel is not theirs to see. A `token_id` of another user's token
+ * matches none of their rows.
  */
 export function parseOwnLogFilter(query: unknown): OwnLogFilter {
   const given = (query ?? {}) as Record<string, unknown>;
-  const { userId: _userId, channelId: _channelId, from: _from, to: _to, ...own } = parseLogFilter(Object.fromEntries(ownLogFilterNames.map((name) => [name, given[name]])));
-  return { ...parseOwnLogTimeRange(query), ...own };
+  const { userId: _userId, channelId: _channelId, ...own } = parseLogFilter(Object.fromEntries(ownLogFilterNames.map((name) => [name, given[name]])));
+  return own;
 }
 
 /** A filter on a 32-bit column: a value no row can hold is refused (400 naming it), not sent to the database. */
