@@ -2,7 +2,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { OwnTaskFilter } from '../../storage/tasks-repository.js';
 import { publicTaskIdPattern } from '../../tasks/public-task-id.js';
 import type { TaskStatus } from '../../tasks/task-status.js';
-import { parseIntegerQuery } from './admin/parse-integer-query.js';
+import { parseTimeRange } from './admin/parse-time-range.js';
 
 const statuses: readonly TaskStatus[] = ['not_start', 'submitted', 'queued', 'in_progress', 'success', 'failure'];
 /** The `kind` column's values: every video platform (OpenAI, Kling, Tencent VOD) is `video`. */
@@ -11,7 +11,8 @@ const kinds = ['video', 'suno', 'mj'] as const;
 /**
  * The filters of `GET /api/task/self`: `task_id` (a public id, `task_…`), `status` (as stored or as
  * new-api's upper case: `SUCCESS`, `in_progress`), `kind` (`video`, `suno`, `mj`), `start` / `end` (unix
- * ms, created from inclusive, until exclusive). A value none of the user's tasks could hold → 400 naming
+ * ms, created from inclusive, until exclusive) or new-api's `start_timestamp` / `end_timestamp` (unix
+ * seconds, both inclusive; parse-time-range.ts), which its console sends. A value none of the user's tasks could hold → 400 naming
  * it, in the `/api` envelope; an upstream id given as `task_id` says so.
  */
 export function parseOwnTaskFilter(query: unknown): OwnTaskFilter {
@@ -31,5 +32,6 @@ export function parseOwnTaskFilter(query: unknown): OwnTaskFilter {
   }
   const kind = text('kind');
   if (kind !== undefined && !(kinds as readonly string[]).includes(kind)) throw new GatewayError('invalid_request', `Query parameter kind must be one of ${kinds.join(', ')}.`, { param: 'kind' });
-  return { publicId, status: status as TaskStatus | undefined, kind, from: parseIntegerQuery(query, 'start'), to: parseIntegerQuery(query, 'end') };
+  const { from, to } = parseTimeRange(query);
+  return { publicId, status: status as TaskStatus | undefined, kind, from, to };
 }

@@ -2,20 +2,24 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { testChannel } from '../../../relay/test-channel.js';
 import type { AppServices } from '../../app-services.js';
+import { parseIdParameter } from './parse-id-parameter.js';
 
 /**
  * `POST /api/admin/channels/{id}/test` (registered inside the authenticated admin plugin): a tiny request
  * to the channel; success forgets its failures and re-enables it when it was disabled automatically.
  */
 export async function channelTestRoutes(admin: FastifyInstance, services: AppServices): Promise<void> {
-  admin.post<{ Params: { id: string }; Querystring: { model?: string } }>(
+  admin.post<{ Params: { id: string }; Querystring: { model?: unknown } }>(
     '/channels/:id/test',
     { schema: { tags: ['channels'], summary: 'Send a tiny request to a channel; re-enable it on success', params: { type: 'object', properties: { id: { type: 'integer' } } } } },
     async (request) => {
-      const id = Number(request.params.id);
-      const channel = Number.isInteger(id) ? services.catalog.snapshot.channelsById.get(id) : undefined;
-      if (channel === undefined) throw new GatewayError('not_found', `Channel ${request.params.id} does not exist.`);
-      const result = await testChannel(services.relay, channel, request.query.model);
+      // A path id that is not an id is a malformed request (400), as on every other `:id` route, not a missing channel.
+      const id = parseIdParameter(request.params);
+      const model = request.query.model;
+      if (Array.isArray(model)) throw new GatewayError('invalid_request', 'Query parameter model is given more than once.', { param: 'model' });
+      const channel = services.catalog.snapshot.channelsById.get(id);
+      if (channel === undefined) throw new GatewayError('not_found', `Channel ${id} does not exist.`);
+      const result = await testChannel(services.relay, channel, typeof model === 'string' && model !== '' ? model : undefined);
       let reenabled = false;
       if (result.ok) {
         services.relay.health.reset(channel.id);

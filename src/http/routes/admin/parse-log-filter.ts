@@ -3,7 +3,7 @@ import { GatewayError } from '../../../errors/gateway-error.js';
 import type { LogFilter, OwnLogFilter } from '../../../storage/logs-repository.js';
 import type { JsonSchema } from './describe-zod-schema.js';
 import { parseIntegerQuery } from './parse-integer-query.js';
-import { parseLogTimeRange } from './parse-log-time-range.js';
+import { parseTimeRange } from './parse-time-range.js';
 
 /** The log filters of the admin API, for the OpenAPI document. */
 export const logFilterQuerystring: Record<string, JsonSchema> = {
@@ -19,14 +19,14 @@ export const logFilterQuerystring: Record<string, JsonSchema> = {
   request_id: { type: 'string' },
 };
 
-/** The request log's filters (a bad value → 400 naming it), its time range in either spelling (parseLogTimeRange). */
+/** The request log's filters (a bad value → 400 naming it), its time range in either spelling (parseTimeRange). */
 export function parseLogFilter(query: unknown): LogFilter {
   const text = (name: string) => {
     const value = (query as Record<string, unknown> | undefined)?.[name];
     return typeof value === 'string' && value !== '' ? value : undefined;
   };
   return {
-    ...parseLogTimeRange(query),
+    ...parseTimeRange(query),
     userId: parseColumnQuery(query, 'user_id'),
     tokenId: parseColumnQuery(query, 'token_id'),
     channelId: parseColumnQuery(query, 'channel_id'),

@@ -5,13 +5,14 @@ import { parseIntegerQuery } from './parse-integer-query.js';
 const largestSeconds = 99_999_999_999;
 
 /**
- * The time range of the request log — the admin list and usage (`/api/admin/logs`, `/logs/usage`) and a
- * user's own log (`/api/log/self`, `/stat`) — in either spelling: the gateway's `start` / `end` (unix ms,
- * end exclusive) or new-api's `start_timestamp` / `end_timestamp` (unix seconds, both inclusive, 0 =
- * unbounded — what new-api's console sends), converted to ms: `[start_timestamp × 1000, (end_timestamp + 1)
- * × 1000)`. One end given both ways → 400 naming both (which would win is a guess).
+ * A time range of the console's lists — the request log's admin list and usage (`/api/admin/logs`,
+ * `/logs/usage`), a user's own log (`/api/log/self`, `/stat`) and tasks (`/api/task/self`, whose new-api
+ * `submit_time` is unix seconds too) — in either spelling: the gateway's `start` / `end` (unix ms, end
+ * exclusive) or new-api's `start_timestamp` / `end_timestamp` (unix seconds, both inclusive, 0 = unbounded
+ * — what new-api's console sends), converted to ms: `[start_timestamp × 1000, (end_timestamp + 1) × 1000)`.
+ * One end given both ways → 400 naming both (which would win is a guess).
  */
-export function parseLogTimeRange(query: unknown): { from?: number; to?: number } {
+export function parseTimeRange(query: unknown): { from?: number; to?: number } {
   return {
     from: oneOf(query, 'start', 'start_timestamp', (seconds) => (seconds === 0 ? undefined : seconds * 1000)),
     to: oneOf(query, 'end', 'end_timestamp', (seconds) => (seconds === 0 ? undefined : (seconds + 1) * 1000)),
