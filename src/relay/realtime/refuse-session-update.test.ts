@@ -21,4 +21,20 @@ describe('refuseSessionUpdate', () => {
     expect(refuseSessionUpdate({ type: 'response.create', response: { model: 'gpt-realtime-pro' } }, session)).toBeUndefined();
     expect(refuseSessionUpdate({ type: 'conversation.item.create', session: { model: 'gpt-realtime-pro' } }, session)).toBeUndefined();
   });
+
+  it('refuses model fields that are not strings (invalid_type), null being none', () => {
+    expect(refuseSessionUpdate({ type: 'session.update', session: { model: 5 } }, session)).toMatchObject({ param: 'session.model', code: 'invalid_type' });
+    expect(refuseSessionUpdate({ type: 'session.update', session: { model: ['gpt-realtime'] } }, session)?.message).toMatch(/got an array/);
+    expect(refuseSessionUpdate({ type: 'transcription_session.update', session: { input_audio_transcription: { model: {} } } }, session)).toMatchObject({ param: 'session.input_audio_transcription.model', code: 'invalid_type' });
+    expect(refuseSessionUpdate({ type: 'session.update', session: { model: null, input_audio_transcription: { model: null } } }, session)).toBeUndefined();
+  });
+
+  it('refuses a frame naming a key twice (duplicate_key), read only for session updates', () => {
+    const frame = '{"type":"session.update","session":{"model":"gpt-realtime-pro","model":"gpt-realtime"}}';
+    expect(refuseSessionUpdate(JSON.parse(frame), session, () => frame)).toMatchObject({ param: 'model', code: 'duplicate_key' });
+    let read = false;
+    const other = '{"type":"response.create","response":{"a":1,"a":2}}';
+    expect(refuseSessionUpdate(JSON.parse(other), session, () => ((read = true), other))).toBeUndefined();
+    expect(read).toBe(false);
+  });
 });

@@ -351,8 +351,9 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       if (upstream.readyState === WebSocket.OPEN && !billing.exhausted) {
         const event = isBinary ? undefined : parseClientEvent(frame);
         // A session.update naming a model the session was not opened for, or a transcription model the key
-        // may not use, is answered as OpenAI answers a bad update (an `error` event) and not sent on.
-        const refused = event === undefined ? undefined : refuseSessionUpdate(event, models);
+        // may not use, or one whose models are not strings or whose frame names a key twice, is answered as
+        // OpenAI answers a bad update (an `error` event) and not sent on.
+        const refused = event === undefined ? undefined : refuseSessionUpdate(event, models, () => frame.toString('utf8'));
         if (refused !== undefined) {
           if (client.readyState === WebSocket.OPEN) client.send(JSON.stringify(sessionUpdateError(refused, event?.event_id, requestId, nextEventId())));
           return;
@@ -396,7 +397,7 @@ function sessionUpdateError(refused: SessionUpdateRefusal, clientEventId: unknow
   return {
     type: 'error',
     event_id: eventId,
-    error: { type: 'invalid_request_error', code: 'model_not_allowed', message: `${refused.message} (request id: ${requestId})`, param: refused.param, event_id: typeof clientEventId === 'string' ? clientEventId : null },
+    error: { type: 'invalid_request_error', code: refused.code, message: `${refused.message} (request id: ${requestId})`, param: refused.param, event_id: typeof clientEventId === 'string' ? clientEventId : null },
   };
 }
 
