@@ -81,7 +81,7 @@ export async function startGateway(options: StartOptions): Promise<Gateway> {
     channels: new ChannelsRepository(database.db, database.dialect, secrets),
     pricing: new PricingRepository(database.db),
     options: new OptionsRepository(database.db),
-    logs: new LogsRepository(database.db),
+    logs: new LogsRepository(database.db, database.reader),
     tasks: new TasksRepository(database.db, database.dialect),
     assetOwners: new AssetOwnersRepository(database.db, database.dialect),
     conversationOwners: new ConversationOwnersRepository(database.db, database.dialect),

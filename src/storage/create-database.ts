@@ -4,10 +4,17 @@ import { dirname, resolve } from 'node:path';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database, DatabaseSchema, DialectName } from './database-schema.js';
 import { SqliteGroupCommit } from './sqlite-group-commit.js';
+import { SqliteReaderDialect } from './sqlite-reader-dialect.js';
 import { startWalCheckpointer, type WalCheckpointOptions } from './start-wal-checkpointer.js';
 
 export interface DatabaseHandle {
   db: Database;
+  /**
+   * For the console's reads of many log rows. On a SQLite file: a read-only connection in a worker thread
+   * (sqlite-reader-dialect.ts), so that a sum over a million rows does not hold the event loop; on an
+   * in-memory SQLite (which no other connection can open) and on PostgreSQL and MySQL: `db` itself.
+   */
+  reader: Database;
   dialect: DialectName;
   /** A short description safe to print (no password). */
   description: string;
@@ -15,7 +22,7 @@ export interface DatabaseHandle {
   sqliteConnection?: import('better-sqlite3').Database;
   /** The one group commit of that connection: the ledger's reserves and settles and the log rows share it. */
   sqliteGroupCommit?: SqliteGroupCommit;
-  /** Closes the pool or connection, and on SQLite waits for the checkpoint worker to finish. */
+  /** Closes the pool or connection, and on SQLite waits for the reader and checkpoint workers to finish. */
   close(): Promise<void>;
 }
 
@@ -36,6 +43,8 @@ export interface DatabaseOptions {
    * under load that cache filled to 14 MB of resident memory holding pages written once (session 6).
    */
   cacheMb?: number;
+  /** SQLite files: false runs the console's log reads on the serving connection (`reader` is `db`), as before the reader worker. */
+  readerWorker?: boolean;
 }
 
 const defaultSqliteCacheMb = 4;
@@ -44,25 +53,27 @@ export async function createDatabase(databaseUrl: string, options: DatabaseOptio
   const dialect = dialectOf(databaseUrl);
   switch (dialect) {
     case 'sqlite': {
-      const { db, connection, checkpointerStopped } = await createSqlite(databaseUrl, options);
+      const { db, reader, connection, checkpointerStopped } = await createSqlite(databaseUrl, options);
       const close = async () => {
+        // The reader first: its connection is read-only, and the checkpointer's, closed last, removes the WAL file.
+        if (reader !== db) await reader.destroy();
         await db.destroy();
         await checkpointerStopped();
       };
-      return { db, dialect, description: databaseUrl, sqliteConnection: connection, sqliteGroupCommit: new SqliteGroupCommit(connection), close };
+      return { db, reader, dialect, description: databaseUrl, sqliteConnection: connection, sqliteGroupCommit: new SqliteGroupCommit(connection), close };
     }
     case 'postgres': {
       const db = await createPostgres(databaseUrl);
-      return { db, dialect, description: redact(databaseUrl), close: () => db.destroy() };
+      return { db, reader: db, dialect, description: redact(databaseUrl), close: () => db.destroy() };
     }
     case 'mysql': {
       const db = await createMysql(databaseUrl);
-      return { db, dialect, description: redact(databaseUrl), close: () => db.destroy() };
+      return { db, reader: db, dialect, description: redact(databaseUrl), close: () => db.destroy() };
     }
   }
 }
 
-async function createSqlite(databaseUrl: string, options: DatabaseOptions): Promise<{ db: Database; connection: import('better-sqlite3').Database; checkpointerStopped: () => Promise<void> }> {
+async function createSqlite(databaseUrl: string, options: DatabaseOptions): Promise<{ db: Database; reader: Database; connection: import('better-sqlite3').Database; checkpointerStopped: () => Promise<void> }> {
   const { default: SqliteDatabase } = await import('better-sqlite3');
   const location = databaseUrl === ':memory:' || databaseUrl === 'sqlite::memory:' ? ':memory:' : databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
   if (location !== ':memory:') mkdirSync(dirname(resolve(location)), { recursive: true });
@@ -82,8 +93,16 @@ async function createSqlite(databaseUrl: string, options: DatabaseOptions): Prom
     connection.close();
     void checkpointer?.stop();
   };
+  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(connection, close) }) });
+  const reader =
+    location === ':memory:' || options.readerWorker === false
+      ? db
+      : new Kysely<DatabaseSchema>({
+          dialect: new SqliteReaderDialect({ file: resolve(location), cacheMb: options.cacheMb ?? defaultSqliteCacheMb, fallback: (query) => db.executeQuery(query) }),
+        });
   return {
-    db: new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: withStatementCache(connection, close) }) }),
+    db,
+    reader,
     connection,
     // Kysely's destroy() does not wait for the worker; DatabaseHandle.close() does (stop() is idempotent).
     checkpointerStopped: async () => checkpointer?.stop(),

@@ -107,7 +107,14 @@ const netQuota = sql<number | string | null>`sum(quota)`;
 const requestsMade = sql<number | string>`count(case when style <> ${refundLogStyle} then 1 end)`;
 
 export class LogsRepository {
-  constructor(private readonly db: Database) {}
+  /**
+   * `reader` runs the console's reads (`filtered`: the lists, the stat, the usage totals): on a SQLite file
+   * a read-only connection in a worker thread (DatabaseHandle.reader), so they never hold the event loop.
+   */
+  constructor(
+    private readonly db: Database,
+    private readonly reader: Database = db,
+  ) {}
 
   async insertMany(rows: LogRow[]): Promise<void> {
     if (rows.length === 0) return;
@@ -115,7 +122,7 @@ export class LogsRepository {
   }
 
   private filtered(filter: LogFilter) {
-    let query = this.db.selectFrom('logs');
+    let query = this.reader.selectFrom('logs');
     if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from);
     if (filter.to !== undefined) query = query.where('created_at', '<', filter.to);
     if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
