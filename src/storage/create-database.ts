@@ -43,8 +43,11 @@ export interface DatabaseOptions {
    * under load that cache filled to 14 MB of resident memory holding pages written once (session 6).
    */
   cacheMb?: number;
-  /** SQLite files: false runs the console's log reads on the serving connection (`reader` is `db`), as before the reader worker. */
-  readerWorker?: boolean;
+  /**
+   * SQLite files: the reader worker's idle time before it closes, or false to run the console's log reads
+   * on the serving connection (`reader` is `db`), as before the worker.
+   */
+  readerWorker?: { idleMs?: number } | false;
 }
 
 const defaultSqliteCacheMb = 4;
@@ -98,7 +101,7 @@ async function createSqlite(databaseUrl: string, options: DatabaseOptions): Prom
     location === ':memory:' || options.readerWorker === false
       ? db
       : new Kysely<DatabaseSchema>({
-          dialect: new SqliteReaderDialect({ file: resolve(location), cacheMb: options.cacheMb ?? defaultSqliteCacheMb, fallback: (query) => db.executeQuery(query) }),
+          dialect: new SqliteReaderDialect({ file: resolve(location), cacheMb: options.cacheMb ?? defaultSqliteCacheMb, idleMs: options.readerWorker?.idleMs, fallback: (query) => db.executeQuery(query) }),
         });
   return {
     db,

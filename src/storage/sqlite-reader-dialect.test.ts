@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -136,6 +136,29 @@ describe('the SQLite reader worker (console log reads off the event loop)', () =
     handle = undefined;
     // The last connection to close removes the WAL; a reader still open would have kept it.
     expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('closes the worker after idleMs without a query, and starts another on the next', async () => {
+    // The process's thread count (Linux): the worker is one thread.
+    const threads = () => Number(/Threads:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]);
+    const eventually = async (what: string, condition: () => boolean) => {
+      const deadline = Date.now() + 15_000;
+      while (!condition()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (threads: ${threads()})`);
+        await sleep(10);
+      }
+    };
+    handle = await createDatabase(`sqlite:${file}`, { readerWorker: { idleMs: 200 } });
+    await runMigrations(handle.db, handle.dialect);
+    await sleep(300);
+    const withoutReader = threads();
+    expect((await sql<{ n: number }>`select count(*) as n from logs`.execute(handle.reader)).rows).toEqual([{ n: 0 }]);
+    expect(threads()).toBe(withoutReader + 1);
+    await eventually('the idle worker to exit', () => threads() === withoutReader);
+    // A read after it starts a worker again, which sees what was written meanwhile.
+    await new LogsRepository(handle.db).insertMany([logRow()]);
+    expect((await sql<{ n: number }>`select count(*) as n from logs`.execute(handle.reader)).rows).toEqual([{ n: 1 }]);
+    expect(threads()).toBe(withoutReader + 1);
   });
 
   it('keeps the serving connection for an in-memory database, which no other connection can open', async () => {

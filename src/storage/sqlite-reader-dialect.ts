@@ -22,6 +22,8 @@ export interface SqliteReaderOptions {
   cacheMb: number;
   /** How long the reader waits for locks (a reader in WAL mode waits only while a checkpoint restarts the WAL). */
   busyTimeoutMs?: number;
+  /** How long the worker stays after its last query before it closes (its memory, ~9 MB idle, goes back); default 60 s. */
+  idleMs?: number;
   /** Runs a query on the serving connection instead: used only when no worker thread can be created. */
   fallback: (query: CompiledQuery) => Promise<QueryResult<unknown>>;
 }
@@ -76,12 +78,14 @@ interface Pending {
  * on better-sqlite3 a query runs on the thread that calls it, and an all-time sum over a million rows held
  * the event loop for half a second, every relay request and stream with it. WAL lets this connection read
  * beside the serving one's writes; each query is its own read transaction, so it sees every commit made
- * before it started. Started on the first query (a gateway whose console never reads logs pays nothing);
- * referenced only while a query is out, so it never keeps a process alive.
+ * before it started. Started on the first query (a gateway whose console never reads logs pays nothing),
+ * closed after `idleMs` without one; referenced only while a query is out, so it never keeps a process alive.
  */
 class SqliteReaderWorker {
   private worker: Worker | undefined;
-  private exited: Promise<void> = Promise.resolve();
+  /** Every worker not yet exited, with its exit: one closing after idling may still be on its way out when another starts. */
+  private readonly running = new Map<Worker, Promise<void>>();
+  private idleTimer: NodeJS.Timeout | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closed = false;
@@ -95,6 +99,7 @@ class SqliteReaderWorker {
     const worker = this.unavailable ? undefined : (this.worker ?? this.start());
     if (worker === undefined) return this.options.fallback(query);
     const id = this.nextId++;
+    clearTimeout(this.idleTimer);
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       if (this.pending.size === 1) worker.ref();
@@ -119,12 +124,14 @@ class SqliteReaderWorker {
     worker.on('message', (answer: Answer) => this.answer(answer));
     // A worker that fails (its file cannot be opened, it runs out of memory) fails the queries it holds; the next query starts another.
     worker.on('error', (error) => this.failAll(worker, error));
-    this.exited = new Promise((resolve) => {
+    const exited = new Promise<void>((resolve) => {
       worker.once('exit', (code) => {
         this.failAll(worker, new Error(`the SQLite reader worker exited (code ${code})`));
+        this.running.delete(worker);
         resolve();
       });
     });
+    this.running.set(worker, exited);
     worker.unref();
     this.worker = worker;
     return worker;
@@ -134,12 +141,27 @@ class SqliteReaderWorker {
     const pending = this.pending.get(answer.id);
     if (pending === undefined) return;
     this.pending.delete(answer.id);
-    if (this.pending.size === 0) this.worker?.unref();
+    if (this.pending.size === 0) this.idle();
     if ('error' in answer) {
       pending.reject(rebuildError(answer.error));
     } else {
       pending.resolve(answer.changes === undefined ? { rows: answer.rows } : { rows: answer.rows, numAffectedRows: BigInt(answer.changes) });
     }
+  }
+
+  /** No query out: the worker no longer keeps the process alive, and closes if none comes within idleMs. */
+  private idle(): void {
+    const worker = this.worker;
+    if (worker === undefined) return;
+    worker.unref();
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.worker !== worker || this.pending.size > 0) return;
+      // Forgotten first: the next query starts another, while this one closes its connection and exits.
+      this.worker = undefined;
+      worker.postMessage('close');
+    }, this.options.idleMs ?? 60_000);
+    this.idleTimer.unref();
   }
 
   private failAll(worker: Worker, error: unknown): void {
@@ -153,12 +175,11 @@ class SqliteReaderWorker {
   /** Waits for the queries out, closes the worker's connection and resolves when the thread has exited. */
   async close(): Promise<void> {
     this.closed = true;
-    const worker = this.worker;
-    if (worker !== undefined) {
-      worker.ref();
-      worker.postMessage('close');
-    }
-    await this.exited;
+    clearTimeout(this.idleTimer);
+    this.worker?.postMessage('close');
+    // Whoever awaits the close is kept alive until every connection is closed.
+    for (const worker of this.running.keys()) worker.ref();
+    await Promise.all(this.running.values());
   }
 }
 
