@@ -4,7 +4,9 @@
  * `GET /api/log/self/stat`, as the repository runs them, on 2 M rows of which one user (id 1) has 1 M.
  * User 1's rows are spread over four tokens (ids 1–4: 70 %, 20 %, 9 %, 1 %); the other 999 users have
  * ~1,000 rows each and a token each. One row in 1,000 is a task refund (negative quota). Times are the
- * median of 5 runs after a warm-up, in ms.
+ * median of 5 runs after a warm-up, in ms, with the main thread's longest block during those runs (a 2 ms
+ * timer's longest gap). The reads go through `handle.reader` as the gateway's (on a SQLite file: the reader
+ * worker thread); LOG_QUERIES_ON=serving runs them on the serving connection instead, as before it.
  * Needs `npm run build`. Usage: node bench/micro/log-queries.mjs DATABASE_URL
  * (sqlite:/tmp/x.db, postgres://…/db, mysql://…/db; the database is migrated and filled once, if `logs`
  * is empty; a server database must exist). (Imports dist/ internals.)
@@ -69,7 +71,8 @@ if (Number(count) === 0) {
   console.log(`filled ${totalRows} rows in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-const logs = new LogsRepository(db);
+const onServing = process.env.LOG_QUERIES_ON === 'serving';
+const logs = new LogsRepository(db, onServing ? db : handle.reader);
 const now = base + totalRows * 1000;
 const day = 86_400_000;
 const page = { page: 1, pageSize: 20 };
@@ -77,13 +80,25 @@ const page = { page: 1, pageSize: 20 };
 async function time(label, run) {
   await run();
   const times = [];
+  let last = performance.now();
+  let longestBlock = 0;
+  const ticker = setInterval(() => {
+    const tick = performance.now();
+    longestBlock = Math.max(longestBlock, tick - last);
+    last = tick;
+  }, 2);
   for (let round = 0; round < 5; round += 1) {
+    // A pause between runs lets the timer tick: otherwise runs on the serving connection, whose promises
+    // settle in microtasks, would count as one block.
+    await new Promise((resolve) => setTimeout(resolve, 10));
     const started = process.hrtime.bigint();
     await run();
     times.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
+  longestBlock = Math.max(longestBlock, performance.now() - last);
+  clearInterval(ticker);
   times.sort((a, b) => a - b);
-  console.log(`${dialect} ${label}: ${times[2].toFixed(1)} ms (${times.map((value) => value.toFixed(0)).join(', ')})`);
+  console.log(`${dialect} ${label}: ${times[2].toFixed(1)} ms (${times.map((value) => value.toFixed(0)).join(', ')}); main thread's longest block ${longestBlock.toFixed(1)} ms`);
 }
 
 const only = process.argv[3];
