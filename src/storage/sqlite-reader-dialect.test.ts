@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -6,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
+import { runScriptToExit } from '../../test/support/run-script-to-exit.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { logRow } from '../../test/support/log-row.js';
 import { createDatabase, type DatabaseHandle } from './create-database.js';
@@ -181,13 +181,7 @@ describe('the SQLite reader worker (console log reads off the event loop)', () =
           closes ? `await handle.close();` : '',
         ].join('\n'),
       );
-      const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: repositoryRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-      const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
-      const outcome = await Promise.race([exited, sleep(20_000).then(() => 'still running' as const)]);
-      if (outcome === 'still running') child.kill('SIGKILL');
+      const { outcome, output } = await runScriptToExit(script, repositoryRoot);
       expect(outcome, output).toBe(0);
       expect(output).toContain('read 42');
     }, 30_000);
