@@ -7,12 +7,15 @@
  * `duplicate_key`) and never sent upstream (a repeated `model` was checked as its last value and relayed
  * with both, for an upstream that keeps the first to run a model the session was not admitted for); a
  * frame over the size limit — 1009. Nothing is charged, no hold stays open. And the `error` event that ends
- * a session (its key withdrawn) has an id of its own in each session.
+ * a session (its key withdrawn) has an id of its own in each session. A raw client that pipelines refused
+ * updates with its upgrade request (before it read anything) still gets the upstream's `session.created`
+ * first, the gateway's `error` events after it, in order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { TestGateway } from '../support/start-test-gateway.js';
 import { callAdmin } from '../admin/admin-client.js';
+import { openPipelinedSession } from './pipelined-realtime-socket.js';
 import { openSdkSession, startRealtimeSdkGateway, type RealtimeEvent, type RealtimeSdkGateway } from './realtime-sdk-gateway.js';
 
 const key = `sk-${'f'.repeat(48)}`;
@@ -141,4 +144,29 @@ it('the error events that end two sessions (their keys withdrawn) have different
   expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
   expect(new Set(ids).size).toBe(2);
   await gateway.settled();
+});
+
+describe('refused updates sent with the upgrade request, before anything was read', () => {
+  it('the upstream\'s session.created comes first, then the gateway\'s errors in order, then what the upstream answers', async () => {
+    const before = await spent();
+    const connections = stack.upstream.connections.length;
+    const session = openPipelinedSession(gateway.url, '/v1/realtime?model=gpt-realtime', [`Authorization: Bearer ${key}`], [
+      JSON.stringify({ type: 'session.update', event_id: 'evt_bad_1', session: { model: 5 } }),
+      '{"type":"session.update","event_id":"evt_bad_2","session":{"model":"gpt-realtime-pro","model":"gpt-realtime"}}',
+      JSON.stringify({ type: 'session.update', event_id: 'evt_good', session: { instructions: 'hi' } }),
+    ]);
+    try {
+      await expect.poll(() => session.events.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(4);
+      expect(session.status()).toMatch(/^HTTP\/1\.1 101 /);
+      expect(session.events.map((event) => event.type)).toEqual(['session.created', 'error', 'error', 'session.updated']);
+      const errors = session.events.filter((event) => event.type === 'error') as unknown as Array<{ error: Record<string, unknown> }>;
+      expect(errors.map(({ error }) => [error.code, error.event_id])).toEqual([['invalid_type', 'evt_bad_1'], ['duplicate_key', 'evt_bad_2']]);
+      expect(session.closeCode()).toBeUndefined();
+      const received = stack.upstream.connections[connections]!.received;
+      expect(received.map((event) => event.event_id)).toEqual(['evt_good']);
+    } finally {
+      session.end();
+    }
+    expect(await spent()).toEqual(before);
+  });
 });

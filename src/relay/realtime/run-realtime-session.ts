@@ -13,6 +13,7 @@ import { redactSecret } from '../redact-secret.js';
 import { runFailover, type FailoverResult } from '../run-failover.js';
 import { connectRealtimeUpstream, maxBufferedRealtimeBytes } from './connect-realtime-upstream.js';
 import { formatResponseCancels } from './format-response-cancels.js';
+import { GatewayEventQueue } from './gateway-event-queue.js';
 import { audioDeltaOf, readAudioDeltaFrame, responseOutputAudioRate, sessionOutputAudioRate } from './read-realtime-audio.js';
 import { conversationItemAdded, conversationItemDeleted } from './read-conversation-input.js';
 import { readRealtimeUsage, refusedEventIdOf, responseIdOf, textDeltaOf } from './read-realtime-usage.js';
@@ -207,11 +208,19 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
     let cancelling = false;
     /** The id of the next server event the gateway makes up (each its own). */
     const nextEventId = serverEventIds(requestId);
+    /** The gateway's own events wait for the upstream's first one (its `session.created`) to reach the client. */
+    const ownEvents = new GatewayEventQueue(maxBufferedRealtimeBytes);
+    const toClient = (text: string) => {
+      if (client.readyState === WebSocket.OPEN) client.send(text);
+    };
+    /** Sends (or holds) an event the gateway made; false when the client made it hold more than it may. */
+    const sendOwnEvent = (event: Record<string, unknown>): boolean => ownEvents.offer(JSON.stringify(event), toClient);
 
     let closeCode = 1000;
     const finish = (reason: string | undefined) => {
       if (ending !== undefined) return;
       ending = reason ?? 'closed';
+      ownEvents.drop();
       void (async () => {
         // A client that left mid-response: ask the upstream to stop and wait (briefly) for the response's usage.
         if (billing.responses.any && upstream.readyState === WebSocket.OPEN && client.readyState !== WebSocket.OPEN) {
@@ -239,6 +248,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       const frame = data as Buffer;
       if (client.readyState === WebSocket.OPEN) {
         client.send(isBinary ? frame : withoutSecret(frame, channelKey), { binary: isBinary });
+        if (ownEvents.waiting) ownEvents.release(toClient);
         // A client that does not read: cut off (a close frame would queue behind what it does not read),
         // as one that left — the responses under way are cancelled and billed.
         if (client.bufferedAmount > maxBufferedRealtimeBytes) {
@@ -285,7 +295,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         void billing.responseDone(readRealtimeUsage(event), responseIdOf(event), readCreatedResponse(event)).then(
           (heldAgain) => {
             if (!billing.responses.any) onResponsesDone?.();
-            if (!heldAgain && ending === undefined) endRefused(client, requestId, nextEventId(), billing.refusal, finish);
+            if (!heldAgain && ending === undefined) endRefused(client, sendOwnEvent, requestId, nextEventId(), billing.refusal, finish);
           },
           () => {
             // The database failed the next hold: the gateway cannot go on serving the session (1011).
@@ -300,7 +310,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         if (usage === undefined) return;
         void billing.transcriptionDone(usage).then(
           (heldAgain) => {
-            if (!heldAgain && ending === undefined) endRefused(client, requestId, nextEventId(), billing.refusal, finish);
+            if (!heldAgain && ending === undefined) endRefused(client, sendOwnEvent, requestId, nextEventId(), billing.refusal, finish);
           },
           () => {
             // The database failed the next hold: the gateway cannot go on serving the session (1011).
@@ -343,7 +353,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       if (ending === undefined) {
         const refusal = billing.checkAccess();
         if (refusal !== undefined) {
-          endRefused(client, requestId, nextEventId(), refusal, finish);
+          endRefused(client, sendOwnEvent, requestId, nextEventId(), refusal, finish);
           return;
         }
       }
@@ -355,7 +365,12 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         // OpenAI answers a bad update (an `error` event) and not sent on.
         const refused = event === undefined ? undefined : refuseSessionUpdate(event, models, () => frame.toString('utf8'));
         if (refused !== undefined) {
-          if (client.readyState === WebSocket.OPEN) client.send(JSON.stringify(sessionUpdateError(refused, event?.event_id, requestId, nextEventId())));
+          // Before the upstream's first event reached the client this waits for it (the gateway's queue):
+          // a client that made it hold more than it may hold unsent (bytes) is closed with 1008.
+          if (!sendOwnEvent(sessionUpdateError(refused, event?.event_id, requestId, nextEventId()))) {
+            closeCode = 1008;
+            finish('the client sent too many refused events before the session started');
+          }
           return;
         }
         upstream.send(frame, { binary: isBinary });
@@ -409,15 +424,16 @@ function withoutSecret(frame: Buffer, secret: string): Buffer {
 
 /**
  * The key or the wallet cannot hold the next response, or the caller was refused since the session opened
- * (`refusal`): the client is told, in the session (an `error` event of id `eventId`), and it ends.
+ * (`refusal`): the client is told, in the session (an `error` event of id `eventId`, sent by `send`: held,
+ * and so dropped, when the upstream's first event has not reached the client), and it ends.
  */
-function endRefused(client: WebSocket, requestId: string, eventId: string, refusal: GatewayError | undefined, end: (reason: string) => void): void {
+function endRefused(client: WebSocket, send: (event: Record<string, unknown>) => boolean, requestId: string, eventId: string, refusal: GatewayError | undefined, end: (reason: string) => void): void {
   if (client.readyState === WebSocket.OPEN) {
     const error =
       refusal === undefined
         ? { type: 'insufficient_quota', code: 'insufficient_quota', message: `Insufficient quota: this API key or your account cannot cover another response (request id: ${requestId}). The session is closed.` }
         : { type: refusal.status === 401 ? 'invalid_request_error' : 'permission_error', code: refusal.code, message: `${refusal.message} (request id: ${requestId}). The session is closed.` };
-    client.send(JSON.stringify({ type: 'error', event_id: eventId, error: { ...error, param: null, event_id: null } }));
+    send({ type: 'error', event_id: eventId, error: { ...error, param: null, event_id: null } });
   }
   const reason = refusal === undefined ? 'insufficient quota' : 'access withdrawn';
   closeSocket(client, 1008, reason);
