@@ -83,12 +83,13 @@ export function formatOpenaiResponsesRequest(request: CanonicalRequest, upstream
   }
   if (request.tools.length > 0) {
     if (request.toolChoice !== undefined) body.tool_choice = formatToolChoice(request.toolChoice);
-    if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   } else if (request.toolChoice !== undefined && request.toolChoice.type !== 'none' && request.toolChoice.type !== 'auto') {
     // Without tools a choice means nothing (an Anthropic or Gemini client may send `tools: []` beside one),
     // and one that forces a call cannot be met: left out, as the Chat and Anthropic formatters leave it.
     warnings.push(`tool choice '${request.toolChoice.type}' without tools is not sent`);
   }
+  // `parallel_tool_calls` stands on its own in the Responses API (every response carries it), unlike Chat's.
+  if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   if (request.maxOutputTokens !== undefined) {
     if (request.maxOutputTokens < minimumMaxOutputTokens) warnings.push(`max output tokens ${request.maxOutputTokens} raised to ${minimumMaxOutputTokens}, the Responses minimum`);
     body.max_output_tokens = Math.max(request.maxOutputTokens, minimumMaxOutputTokens);
