@@ -119,6 +119,8 @@ describe('paging and log filters', () => {
     ['start=abc', /start must be an integer/],
     ['user_id=1.5', /user_id must be an integer/],
     ['user_id=1&user_id=2', /user_id is given more than once/],
+    ['model=gpt-4o-mini&model=gpt-4o', /model is given more than once/],
+    ['request_id=a&request_id=b', /request_id is given more than once/],
     ['status=bogus', /status must be an integer/],
     ['channel_id=1e400', /channel_id must be an integer/],
     ['end=99999999999999999999', /end must be an integer/],

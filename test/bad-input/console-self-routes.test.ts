@@ -117,6 +117,8 @@ describe('hostile query parameters on the own-user lists', () => {
     ['/api/log/self/stat', 'status=weird', /status must be an integer/],
     ['/api/log/self', 'token_id=1&token_id=2', /token_id is given more than once/],
     ['/api/log/self/stat', 'start=1&start=2', /start is given more than once/],
+    ['/api/log/self', 'model=a&model=b', /model is given more than once/],
+    ['/api/log/self/stat', 'request_id=a&request_id=b', /request_id is given more than once/],
     ['/api/log/self', 'start_timestamp=1e12', /start_timestamp must be an integer/],
     ['/api/log/self', 'start=1&start_timestamp=1', /give the same bound/],
     ['/api/task/self', 'kind=bogus', /kind must be one of/],

@@ -2,6 +2,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { OwnTaskFilter } from '../../storage/tasks-repository.js';
 import { publicTaskIdPattern } from '../../tasks/public-task-id.js';
 import { parseIntegerQuery } from './admin/parse-integer-query.js';
+import { parseTextQuery } from './admin/parse-text-query.js';
 
 /**
  * The filters of `GET /api/mj/self`, new-api's names and units: `mj_id` (here the public id the gateway
@@ -11,9 +12,7 @@ import { parseIntegerQuery } from './admin/parse-integer-query.js';
  * → 400 naming it, in the `/api` envelope.
  */
 export function parseOwnMjTaskFilter(query: unknown): Omit<OwnTaskFilter, 'kind'> {
-  const value = (query as Record<string, unknown> | undefined)?.mj_id;
-  if (value !== undefined && typeof value !== 'string') throw new GatewayError('invalid_request', 'Query parameter mj_id is given more than once.', { param: 'mj_id' });
-  const publicId = value === '' ? undefined : value;
+  const publicId = parseTextQuery(query, 'mj_id');
   if (publicId !== undefined && !publicTaskIdPattern.test(publicId)) {
     throw new GatewayError('invalid_request', 'Query parameter mj_id must be a task id as the gateway answered it (task_ and 32 letters or digits).', { param: 'mj_id' });
   }

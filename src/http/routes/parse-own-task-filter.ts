@@ -2,6 +2,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { OwnTaskFilter } from '../../storage/tasks-repository.js';
 import { publicTaskIdPattern } from '../../tasks/public-task-id.js';
 import type { TaskStatus } from '../../tasks/task-status.js';
+import { parseTextQuery } from './admin/parse-text-query.js';
 import { parseTimeRange } from './admin/parse-time-range.js';
 
 const statuses: readonly TaskStatus[] = ['not_start', 'submitted', 'queued', 'in_progress', 'success', 'failure'];
@@ -16,21 +17,15 @@ const kinds = ['video', 'suno', 'mj'] as const;
  * it, in the `/api` envelope; an upstream id given as `task_id` says so.
  */
 export function parseOwnTaskFilter(query: unknown): OwnTaskFilter {
-  const text = (name: string) => {
-    const value = (query as Record<string, unknown> | undefined)?.[name];
-    if (value === undefined || value === '') return undefined;
-    if (typeof value !== 'string') throw new GatewayError('invalid_request', `Query parameter ${name} is given more than once.`, { param: name });
-    return value;
-  };
-  const publicId = text('task_id');
+  const publicId = parseTextQuery(query, 'task_id');
   if (publicId !== undefined && !publicTaskIdPattern.test(publicId)) {
     throw new GatewayError('invalid_request', 'Query parameter task_id must be a task id as the gateway answered it (task_ and 32 letters or digits).', { param: 'task_id' });
   }
-  const status = text('status')?.toLowerCase();
+  const status = parseTextQuery(query, 'status')?.toLowerCase();
   if (status !== undefined && !(statuses as readonly string[]).includes(status)) {
     throw new GatewayError('invalid_request', `Query parameter status must be one of ${statuses.map((name) => name.toUpperCase()).join(', ')}.`, { param: 'status' });
   }
-  const kind = text('kind');
+  const kind = parseTextQuery(query, 'kind');
   if (kind !== undefined && !(kinds as readonly string[]).includes(kind)) throw new GatewayError('invalid_request', `Query parameter kind must be one of ${kinds.join(', ')}.`, { param: 'kind' });
   const { from, to } = parseTimeRange(query);
   return { publicId, status: status as TaskStatus | undefined, kind, from, to };

@@ -3,6 +3,7 @@ import { GatewayError } from '../../../errors/gateway-error.js';
 import { testChannel } from '../../../relay/test-channel.js';
 import type { AppServices } from '../../app-services.js';
 import { parseIdParameter } from './parse-id-parameter.js';
+import { parseTextQuery } from './parse-text-query.js';
 
 /**
  * `POST /api/admin/channels/{id}/test` (registered inside the authenticated admin plugin): a tiny request
@@ -15,11 +16,10 @@ export async function channelTestRoutes(admin: FastifyInstance, services: AppSer
     async (request) => {
       // A path id that is not an id is a malformed request (400), as on every other `:id` route, not a missing channel.
       const id = parseIdParameter(request.params);
-      const model = request.query.model;
-      if (Array.isArray(model)) throw new GatewayError('invalid_request', 'Query parameter model is given more than once.', { param: 'model' });
+      const model = parseTextQuery(request.query, 'model');
       const channel = services.catalog.snapshot.channelsById.get(id);
       if (channel === undefined) throw new GatewayError('not_found', `Channel ${id} does not exist.`);
-      const result = await testChannel(services.relay, channel, typeof model === 'string' && model !== '' ? model : undefined);
+      const result = await testChannel(services.relay, channel, model);
       let reenabled = false;
       if (result.ok) {
         services.relay.health.reset(channel.id);

@@ -3,6 +3,7 @@ import { GatewayError } from '../../../errors/gateway-error.js';
 import type { LogFilter, OwnLogFilter } from '../../../storage/logs-repository.js';
 import type { JsonSchema } from './describe-zod-schema.js';
 import { parseIntegerQuery } from './parse-integer-query.js';
+import { parseTextQuery } from './parse-text-query.js';
 import { parseTimeRange } from './parse-time-range.js';
 
 /** The log filters of the admin API, for the OpenAPI document. */
@@ -19,20 +20,16 @@ export const logFilterQuerystring: Record<string, JsonSchema> = {
   request_id: { type: 'string' },
 };
 
-/** The request log's filters (a bad value → 400 naming it), its time range in either spelling (parseTimeRange). */
+/** The request log's filters (a bad value or one given twice → 400 naming it), its time range in either spelling (parseTimeRange). */
 export function parseLogFilter(query: unknown): LogFilter {
-  const text = (name: string) => {
-    const value = (query as Record<string, unknown> | undefined)?.[name];
-    return typeof value === 'string' && value !== '' ? value : undefined;
-  };
   return {
     ...parseTimeRange(query),
     userId: parseColumnQuery(query, 'user_id'),
     tokenId: parseColumnQuery(query, 'token_id'),
     channelId: parseColumnQuery(query, 'channel_id'),
-    model: text('model'),
+    model: parseTextQuery(query, 'model'),
     status: parseColumnQuery(query, 'status'),
-    requestId: text('request_id'),
+    requestId: parseTextQuery(query, 'request_id'),
   };
 }
 
