@@ -12,6 +12,7 @@ import { playgroundRoutes } from './routes/playground-routes.js';
 import { realtimeRoutes } from './routes/realtime-routes.js';
 import { selfRoutes } from './routes/self-routes.js';
 import { sessionRoutes } from './routes/session-routes.js';
+import { storedResponseRoutes } from './routes/stored-response-routes.js';
 import { sunoRoutes } from './routes/suno-routes.js';
 import { textRelayRoutes } from './routes/text-relay-routes.js';
 import { uploadRoutes } from './routes/upload-routes.js';
@@ -24,6 +25,7 @@ export async function registerRoutes(app: FastifyInstance, services: AppServices
   await textRelayRoutes(app, services);
   await openaiRelayRoutes(app, services);
   await conversationRoutes(app, services);
+  await storedResponseRoutes(app, services);
   await imageRelayRoutes(app, services);
   await videoRoutes(app, services);
   await sunoRoutes(app, services);

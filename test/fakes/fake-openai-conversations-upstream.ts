@@ -2,6 +2,8 @@
  * A fake OpenAI account holder for the Conversations API and the Responses turns that use it, with OpenAI's
  * shapes (openai-openapi.yaml: ConversationResource, ConversationItemList, DeletedConversationResource,
  * ConversationItem; a `conversation` on `POST /v1/responses` reads its items back and appends the turn;
+ * a response is stored on its key's account unless `store: false`, and read back, deleted, cancelled (a
+ * foreground one: OpenAI's 400) and its input items listed on `/v1/responses/{id}…`;
  * `POST /v1/responses/compact` answers a CompactedResponse, of the conversation's items when the body names
  * one — the gateway routes a compaction's `conversation` as a turn's, so the fake reads it as a turn does).
  * Each key is an account of its own: a conversation made with one key is OpenAI's 404 to any other, as a
@@ -31,7 +33,14 @@ export interface FakeConversationsOptions {
   name: string;
 }
 
-export type FakeOpenaiConversationsUpstream = FakeUpstream<FakeConversationsOptions> & { conversations: Map<string, StoredConversation> };
+export interface StoredResponse {
+  key: string;
+  response: Record<string, unknown>;
+  inputItems: ConversationItem[];
+  deleted: boolean;
+}
+
+export type FakeOpenaiConversationsUpstream = FakeUpstream<FakeConversationsOptions> & { conversations: Map<string, StoredConversation>; responses: Map<string, StoredResponse> };
 
 const json = (status: number, value: unknown): WireReply => ({ kind: 'whole', status, headers: { 'content-type': 'application/json' }, text: JSON.stringify(value) });
 const openaiError = (status: number, message: string, param: string | null = null, code: string | null = null) => json(status, { error: { message, type: 'invalid_request_error', param, code } });
@@ -39,6 +48,7 @@ const notFound = (id: string) => openaiError(404, `Conversation with id '${id}' 
 
 export async function startFakeOpenaiConversationsUpstream(options: FakeConversationsOptions): Promise<FakeOpenaiConversationsUpstream> {
   const conversations = new Map<string, StoredConversation>();
+  const responses = new Map<string, StoredResponse>();
   let made = 0;
   const nextId = (prefix: string) => `${prefix}_${options.name}_${String(++made).padStart(6, '0')}`;
   const createdAt = () => 1_765_000_000 + made;
@@ -71,6 +81,7 @@ export async function startFakeOpenaiConversationsUpstream(options: FakeConversa
 
       if (url.pathname === '/v1/responses' && method === 'POST') return respond(body, key);
       if (url.pathname === '/v1/responses/compact' && method === 'POST') return compact(body, key);
+      if (segments[0] === 'v1' && segments[1] === 'responses' && segments.length >= 3) return storedResponse(method, segments, url.searchParams, key);
       if (segments[0] !== 'v1' || segments[1] !== 'conversations') return openaiError(404, `Invalid URL (${method} ${url.pathname})`);
       if (segments.length === 2 && method === 'POST') {
         const items = Array.isArray(body.items) ? (body.items as Record<string, unknown>[]) : [];
@@ -133,6 +144,26 @@ export async function startFakeOpenaiConversationsUpstream(options: FakeConversa
     return { conversation };
   }
 
+  /** `/v1/responses/{id}[/cancel|/input_items]` on a response this key's account stores. */
+  function storedResponse(method: string, segments: string[], query: URLSearchParams, key: string): WireReply {
+    const id = segments[2] ?? '';
+    const held = responses.get(id);
+    if (held === undefined || held.key !== key || held.deleted) return openaiError(404, `Response with id '${id}' not found.`);
+    if (segments.length === 3 && method === 'GET') return json(200, held.response);
+    if (segments.length === 3 && method === 'DELETE') {
+      held.deleted = true;
+      return json(200, { id, object: 'response', deleted: true });
+    }
+    if (segments[3] === 'cancel' && method === 'POST') return openaiError(400, 'Cannot cancel a synchronous response.');
+    if (segments[3] === 'input_items' && method === 'GET') {
+      const limit = Number(query.get('limit') ?? 20);
+      const ordered = query.get('order') === 'asc' ? [...held.inputItems] : [...held.inputItems].reverse();
+      const page = ordered.slice(0, limit);
+      return json(200, list(page, limit < ordered.length));
+    }
+    return openaiError(404, `Invalid URL (${method} /${segments.join('/')})`);
+  }
+
   /** A compaction (CompactedResponse): the conversation's user messages and the input's, then one compaction item. */
   function compact(body: Record<string, unknown>, key: string): WireReply {
     const found = namedConversation(body, key);
@@ -167,6 +198,7 @@ export async function startFakeOpenaiConversationsUpstream(options: FakeConversa
       conversation: conversation === undefined ? null : { id: conversation.id },
       usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 4, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 14 },
     };
+    if (body.store !== false) responses.set(response.id, { key, response, inputItems: input.map(stored), deleted: false });
     if (body.stream !== true) return json(200, response);
     let sequence = 0;
     const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`;
@@ -184,5 +216,5 @@ export async function startFakeOpenaiConversationsUpstream(options: FakeConversa
   }
 
   const server = await startFakeServer(options, dialect);
-  return Object.assign(server, { conversations });
+  return Object.assign(server, { conversations, responses });
 }

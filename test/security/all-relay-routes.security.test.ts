@@ -1,6 +1,6 @@
 /**
  * From the auth audit: the shared relay security suite (relay-security-suite.ts) on every relay route it
- * did not cover yet — Messages (and its count_tokens), Responses, Conversations, Completions, Images, Videos, Gemini
+ * did not cover yet — Messages (and its count_tokens), Responses (and a stored response's routes), Conversations, Completions, Images, Videos, Gemini
  * native — in each style's envelope, with every way its key can be sent.
  */
 import { runRelaySecuritySuite } from '../security/relay-security-suite.js';
@@ -28,5 +28,7 @@ runRelaySecuritySuite({ name: 'video generations', method: 'POST', path: '/v1/vi
 runRelaySecuritySuite({ name: 'seedance asset get', method: 'GET', path: '/api/asset/get?id=asset-20260327164915-cj6zh', style: 'openai' }, gw);
 runRelaySecuritySuite({ name: 'conversation get', method: 'GET', path: '/v1/conversations/conv_68ac7d3b1c8c8196a0a7d2c1', style: 'openai' }, gw);
 runRelaySecuritySuite({ name: 'conversation items', method: 'GET', path: '/v1/conversations/conv_68ac7d3b1c8c8196a0a7d2c1/items?limit=5', style: 'openai' }, gw);
+runRelaySecuritySuite({ name: 'stored response get', method: 'GET', path: '/v1/responses/resp_68ac7d3b1c8c8196a0a7d2c1', style: 'openai' }, gw);
+runRelaySecuritySuite({ name: 'stored response input items', method: 'GET', path: '/v1/responses/resp_68ac7d3b1c8c8196a0a7d2c1/input_items?limit=5', style: 'openai' }, gw);
 runRelaySecuritySuite({ name: 'billing subscription', method: 'GET', path: '/v1/dashboard/billing/subscription', style: 'openai' }, gw);
 runRelaySecuritySuite({ name: 'pg is session only; chat via v1', method: 'POST', path: '/v1/chat/completions', style: 'openai', body: chat }, gw);

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createConversation, relayOwnedConversation, type ConversationCall } from '../../relay/conversations/relay-conversation-request.js';
 import { requireObjectBody } from '../../relay/validate-body.js';
 import type { AppServices } from '../app-services.js';
+import { readClientQuery } from '../read-client-query.js';
 import { authenticateCaller } from '../middleware/authenticate-caller.js';
 import { refreshCaller } from '../refresh-caller.js';
 
@@ -25,7 +26,7 @@ export async function conversationRoutes(app: FastifyInstance, services: AppServ
     // A request with a body: the caller as it is once the body has arrived (refresh-caller.ts).
     if (withBody) refreshCaller(services, request);
     const body = withBody ? bytesOf(request) : undefined;
-    const subpath = `/${encodeURIComponent(request.params.id)}${suffix(request.params)}${queryOf(request.url)}`;
+    const subpath = `/${encodeURIComponent(request.params.id)}${suffix(request.params)}${readClientQuery(request.url)}`;
     const deletesConversation = method === 'DELETE' && suffix === none;
     return relayOwnedConversation(relay, request, reply, request.params.id, { method, subpath, body, deletesConversation });
   };
@@ -46,10 +47,4 @@ export async function conversationRoutes(app: FastifyInstance, services: AppServ
 function bytesOf(request: FastifyRequest): Buffer | string {
   const body = requireObjectBody(request.body);
   return request.rawBody ?? JSON.stringify(body);
-}
-
-/** The client's query (`?limit=…&include=…`) as it sent it: the upstream reads it. */
-function queryOf(url: string): string {
-  const at = url.indexOf('?');
-  return at < 0 ? '' : url.slice(at);
 }

@@ -13,6 +13,7 @@ import { conversationChannels } from './conversation-channels.js';
 /** A page of items is at most 100 of them: generous, but a bound (the answer is held to be relayed whole). */
 const conversationsService: AskedService = { name: 'Conversations API', noChannel: 'No Responses channel of your group can hold conversations.', maxAnswerBytes: 32 * 1024 * 1024 };
 const logStyle = 'openai-conversations';
+const conversationsRoot = '/v1/conversations';
 
 /** One Conversations API call: its method, and its path below `/v1/conversations` (with the query, as the client sent it). */
 export interface ConversationCall {
@@ -25,11 +26,13 @@ export interface ConversationCall {
   deletesConversation: boolean;
 }
 
-const channelsOf = (services: RelayServices, caller: AuthenticatedCaller) =>
+/** The caller's channels that hold conversations and stored responses (conversation-channels.ts), best first. */
+export const statefulChannelsOf = (services: RelayServices, caller: AuthenticatedCaller) =>
   conversationChannels(services.catalog.snapshot.channels, { group: caller.group, pinnedChannelId: caller.pinnedChannelId, allowsModel: (model) => tokenAllowsModel(caller, model) });
 
-const upstreamRequest = (call: ConversationCall) => (channel: { baseUrl: string }, key: string, signal: AbortSignal) => ({
-  url: `${channel.baseUrl}/v1/conversations${call.subpath}`,
+/** A call below `root` (`/v1/conversations`, `/v1/responses`) on a channel, with its key, the client's bytes as sent. */
+export const statefulUpstreamRequest = (root: string, call: Pick<ConversationCall, 'method' | 'subpath' | 'body'>) => (channel: { baseUrl: string }, key: string, signal: AbortSignal) => ({
+  url: `${channel.baseUrl}${root}${call.subpath}`,
   method: call.method,
   headers: { authorization: `Bearer ${key}`, accept: 'application/json', ...(call.body === undefined ? {} : { 'content-type': 'application/json' }) },
   body: call.body,
@@ -51,7 +54,7 @@ export function createConversation(services: RelayServices, request: FastifyRequ
     request,
     reply,
     async (caller) => {
-      const answer = await askAssetChannels(services, channelsOf(services, caller), (channel) => services.health.pickKey(channel), upstreamRequest({ method: 'POST', subpath: '', body, deletesConversation: false }), conversationsService);
+      const answer = await askAssetChannels(services, statefulChannelsOf(services, caller), (channel) => services.health.pickKey(channel), statefulUpstreamRequest(conversationsRoot, { method: 'POST', subpath: '', body }), conversationsService);
       const id = answer.status < 300 ? conversationIdOf(answer.text) : undefined;
       if (id !== undefined) {
         await services.conversations.recordMade(id, { channelId: answer.channel.id, keyFingerprint: keyFingerprint(answer.key), userId: caller.user.id }, estimateTextTokens(body.toString()));
@@ -82,8 +85,8 @@ export function relayOwnedConversation(services: RelayServices, request: Fastify
       if (owner === undefined || owner.userId !== caller.user.id) {
         throw new GatewayError('not_found', `Conversation with id '${conversationId.slice(0, maxRememberedIdLength)}' not found.`);
       }
-      const holder = channelsOf(services, caller).filter((channel) => channel.id === owner.channelId);
-      const answer = await askAssetChannels(services, holder, (channel) => keyByFingerprint(channel.keys, owner.keyFingerprint ?? null), upstreamRequest(call), conversationsService);
+      const holder = statefulChannelsOf(services, caller).filter((channel) => channel.id === owner.channelId);
+      const answer = await askAssetChannels(services, holder, (channel) => keyByFingerprint(channel.keys, owner.keyFingerprint ?? null), statefulUpstreamRequest(conversationsRoot, call), conversationsService);
       if (answer.status < 300 && call.deletesConversation) {
         await services.conversations.forget(conversationId);
       } else if (answer.status < 300) {
