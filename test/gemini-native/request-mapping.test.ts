@@ -127,6 +127,35 @@ describe('a full Gemini request reaches each upstream style', () => {
   });
 });
 
+describe('OpenAPI nullable (Type + nullable: true, as @google/genai writes it)', () => {
+  // Gemini lets such a value be null; OpenAI and Anthropic read JSON Schema, which has no `nullable`.
+  const nullableSchema = { type: Type.OBJECT, properties: { note: { type: Type.STRING, nullable: true }, tags: { type: Type.ARRAY, nullable: true, items: { type: Type.STRING } } }, required: ['note'] };
+  const nullableJson = { type: 'object', properties: { note: { type: ['string', 'null'] }, tags: { type: ['array', 'null'], items: { type: 'string' } } }, required: ['note'] };
+  const nullableConfig = {
+    tools: [{ functionDeclarations: [{ name: 'save_note', parameters: nullableSchema }] }],
+    responseMimeType: 'application/json',
+    responseSchema: nullableSchema,
+  };
+
+  it('openai-chat: a "null" type in the function parameters and the response_format schema', async () => {
+    const { upstream } = await viaSdk('openai-chat', { contents: 'Save it', config: nullableConfig });
+    expect(upstream.tools[0].function.parameters).toEqual(nullableJson);
+    expect(upstream.response_format.json_schema.schema).toEqual(nullableJson);
+  });
+
+  it('openai-responses: a "null" type in the function parameters and the text.format schema', async () => {
+    const { upstream } = await viaSdk('openai-responses', { contents: 'Save it', config: nullableConfig });
+    expect(upstream.tools[0].parameters).toEqual(nullableJson);
+    expect(upstream.text.format.schema).toEqual(nullableJson);
+  });
+
+  it('anthropic: a "null" type in the tool input_schema (the output schema had one already)', async () => {
+    const { upstream } = await viaSdk('anthropic', { contents: 'Save it', config: nullableConfig });
+    expect(upstream.tools[0].input_schema).toEqual(nullableJson);
+    expect(upstream.output_config.format.schema).toEqual({ ...nullableJson, additionalProperties: false });
+  });
+});
+
 describe('toolConfig modes', () => {
   const tools = [{ functionDeclarations: [weatherDecl, timeDecl] }];
   it('NONE → chat tool_choice "none", anthropic {type:none}', async () => {

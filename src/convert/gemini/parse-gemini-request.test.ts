@@ -129,6 +129,34 @@ describe('parseGeminiRequest', () => {
     expect(value.responseFormat).toEqual({ type: 'json_schema', schema: { type: 'object', properties: { type: { type: 'string', enum: ['A'] } } } });
   });
 
+  it('reads OpenAPI nullable as a "null" type, in tool parameters and the response schema, at any depth', () => {
+    const schema = {
+      type: 'OBJECT',
+      properties: {
+        note: { type: 'STRING', nullable: true },
+        kind: { type: 'STRING', enum: ['a', 'b'], nullable: true },
+        list: { type: 'ARRAY', nullable: true, items: { type: 'INTEGER', nullable: false } },
+        nullable: { anyOf: [{ type: 'STRING' }], nullable: true },
+      },
+    };
+    const json = {
+      type: 'object',
+      properties: {
+        note: { type: ['string', 'null'] },
+        kind: { type: ['string', 'null'], enum: ['a', 'b', null] },
+        list: { type: ['array', 'null'], items: { type: 'integer' } },
+        nullable: { anyOf: [{ anyOf: [{ type: 'string' }] }, { type: 'null' }] },
+      },
+    };
+    const { value } = parse({
+      contents: [userText('q')],
+      tools: [{ functionDeclarations: [{ name: 'f', parameters: schema }] }],
+      generationConfig: { responseMimeType: 'application/json', responseSchema: schema },
+    });
+    expect(value.tools[0]?.parameters).toEqual(json);
+    expect(value.responseFormat).toEqual({ type: 'json_schema', schema: json });
+  });
+
   it('names every setting it cannot carry in a warning', () => {
     const { warnings } = parse({
       contents: [userText('q')],
