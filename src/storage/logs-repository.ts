@@ -150,8 +150,9 @@ export class LogsRepository {
   /**
    * One user's rows, newest request first (`created_at`, then the row id among equal times), through the
    * admin list's filters, in the user's view (ownLogColumns). That order is the index's (user_id,
-   * created_at; migration 025, whose entries end with the row id on SQLite and MySQL): a page is read from
-   * it in order, with or without a time range, where ordering by id alone sorted all the user's rows.
+   * created_at, id, token_id, model, quota; migration 026): a page is read from it in order, with or without
+   * a time range, where ordering by id alone sorted all the user's rows; the count of a list filtered by
+   * `token_id` or `model` reads the index alone.
    */
   async listForUser(userId: number, filter: OwnLogFilter, request: PageRequest): Promise<Page<OwnLogEntry>> {
     const query = this.filtered({ ...filter, userId });
@@ -169,7 +170,8 @@ export class LogsRepository {
 
   /**
    * One user's `OwnLogStat` in two queries, both on the user's rows within their times (index
-   * logs_user_id_created_at, migration 025: only the rows in the time range are read): the quota over the filter,
+   * logs_user_covering, migration 026: only the rows in the time range are read, and the quota's sum — under
+   * a `token_id` or `model` filter too — from the index's entries, not the rows): the quota over the filter,
    * as `listForUser` counts its rows; the requests and tokens of the last `statWindowMs` before `now`, over
    * the filter less its time bounds (new-api's rpm and tpm are always the current minute's).
    */

@@ -25,6 +25,7 @@ import { mysqlExactIdKeysMigration } from './migrations/022-mysql-exact-id-keys.
 import { conversationClaimHoldersMigration } from './migrations/023-conversation-claim-holders.js';
 import { tasksUserIdMigration } from './migrations/024-tasks-user-id.js';
 import { logsUserIdCreatedAtMigration } from './migrations/025-logs-user-id-created-at.js';
+import { logsUserCoveringMigration } from './migrations/026-logs-user-covering.js';
 
 /** Migrations live in code (not files on disk) so the built package carries them. */
 function migrationsFor(dialect: DialectName): Record<string, Migration> {
@@ -54,6 +55,7 @@ function migrationsFor(dialect: DialectName): Record<string, Migration> {
     '023-conversation-claim-holders': conversationClaimHoldersMigration(),
     '024-tasks-user-id': tasksUserIdMigration(),
     '025-logs-user-id-created-at': logsUserIdCreatedAtMigration(dialect),
+    '026-logs-user-covering': logsUserCoveringMigration(dialect),
   };
 }
 
