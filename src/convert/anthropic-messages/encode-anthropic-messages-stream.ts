@@ -4,7 +4,7 @@ import type { CanonicalStreamPart } from '../../canonical/canonical-stream-part.
 import { mapErrorKind } from '../../errors/map-error-kind.js';
 import { readErrorKind } from '../../errors/read-error-kind.js';
 import { encodeSseEvent } from '../../streaming/encode-sse.js';
-import { formatAnthropicStopReason } from './map-anthropic-messages-finish-reason.js';
+import { finishReasonOfTurn, formatAnthropicStopReason } from './map-anthropic-messages-finish-reason.js';
 import { formatAnthropicMessagesUsage } from './read-anthropic-messages-usage.js';
 import { formatAnthropicRedactedData, formatAnthropicThinkingSignature } from './map-anthropic-opaque-reasoning.js';
 
@@ -39,6 +39,7 @@ export function createAnthropicMessagesStreamEncoder(context: ConversionContext)
   let finished = false;
   let failed = false;
   let sawToolCall = false;
+  let sawRefusal = false;
   let latestUsage: NormalizedUsage | undefined;
 
   const event = (type: string, data: Record<string, unknown>): string => encodeSseEvent(JSON.stringify({ type, ...data }), type);
@@ -99,6 +100,7 @@ export function createAnthropicMessagesStreamEncoder(context: ConversionContext)
     if (part.type !== 'text-delta') heldWhitespace = '';
     switch (part.type) {
       case 'text-delta':
+        if (part.refusal === true) sawRefusal = true;
         return writeText(part.text);
       case 'reasoning-delta':
         return part.text === '' ? '' : ensureBlock('thinking') + delta({ type: 'thinking_delta', thinking: part.text });
@@ -164,8 +166,7 @@ export function createAnthropicMessagesStreamEncoder(context: ConversionContext)
   function finish(part: Extract<CanonicalStreamPart, { type: 'finish' }>): string {
     let text = closeEverything();
     finished = true;
-    const turnEndsInToolCalls = sawToolCall && part.finishReason.unified === 'stop';
-    const stopReason = formatAnthropicStopReason(turnEndsInToolCalls ? { unified: 'tool_calls', raw: part.finishReason.raw } : part.finishReason);
+    const stopReason = formatAnthropicStopReason(finishReasonOfTurn(part.finishReason, { toolCalls: sawToolCall, refusal: sawRefusal }));
     stopReason.warnings.forEach(warn);
     const usage = part.usage ?? latestUsage;
     if (usage === undefined) warn('the stream carried no usage: message_delta reports zeros');

@@ -1,15 +1,15 @@
 import { emptyUsage } from '../../billing/normalized-usage.js';
 import type { ConversionContext, Converted } from '../../canonical/conversion.js';
 import type { CanonicalResponse } from '../../canonical/canonical-response.js';
-import { formatAnthropicStopReason } from './map-anthropic-messages-finish-reason.js';
+import { finishReasonOfTurn, formatAnthropicStopReason } from './map-anthropic-messages-finish-reason.js';
 import { parseToolCallArguments } from './parse-tool-call-arguments.js';
 import { formatAnthropicMessagesUsage } from './read-anthropic-messages-usage.js';
 import { formatAnthropicRedactedData, formatAnthropicThinkingSignature } from './map-anthropic-opaque-reasoning.js';
 
 /**
  * Canonical response → the Message a /v1/messages client receives: a fresh `msg_` id, the model the client
- * asked for, and `tool_use` as the stop reason whenever the turn ends in tool calls (Anthropic SDK agent
- * loops key on it, while Gemini reports STOP for function calls).
+ * asked for, and the stop reason of what the turn held (`tool_use` for tool calls, `refusal` for an OpenAI
+ * refusal: finishReasonOfTurn).
  */
 export function formatAnthropicMessagesResponse(response: CanonicalResponse, context: ConversionContext): Converted<Record<string, unknown>> {
   const warnings: string[] = [];
@@ -45,8 +45,10 @@ export function formatAnthropicMessagesResponse(response: CanonicalResponse, con
     }
   }
 
-  const hasToolCalls = response.content.some((part) => part.type === 'tool-call');
-  const finishReason = hasToolCalls && response.finishReason.unified === 'stop' ? { unified: 'tool_calls' as const, raw: response.finishReason.raw } : response.finishReason;
+  const finishReason = finishReasonOfTurn(response.finishReason, {
+    toolCalls: response.content.some((part) => part.type === 'tool-call'),
+    refusal: response.content.some((part) => part.type === 'text' && part.refusal === true),
+  });
   const stopReason = formatAnthropicStopReason(finishReason);
   warnings.push(...stopReason.warnings);
 

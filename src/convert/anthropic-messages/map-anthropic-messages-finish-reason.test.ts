@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAnthropicStopReason, mapAnthropicStopReason } from './map-anthropic-messages-finish-reason.js';
+import { finishReasonOfTurn, formatAnthropicStopReason, mapAnthropicStopReason } from './map-anthropic-messages-finish-reason.js';
 
 describe('mapAnthropicStopReason', () => {
   it.each([
@@ -46,5 +46,20 @@ describe('formatAnthropicStopReason', () => {
     const result = formatAnthropicStopReason({ unified: 'error', raw: 'error' });
     expect(result.value).toBe('end_turn');
     expect(result.warnings).toHaveLength(1);
+  });
+});
+
+describe('finishReasonOfTurn', () => {
+  const stop = { unified: 'stop', raw: 'stop' } as const;
+  it('says tool_calls for a stopped turn with tool calls, content_filter for one with an OpenAI refusal, tool calls first', () => {
+    expect(finishReasonOfTurn(stop, { toolCalls: true, refusal: false })).toEqual({ unified: 'tool_calls', raw: 'stop' });
+    expect(finishReasonOfTurn(stop, { toolCalls: false, refusal: true })).toEqual({ unified: 'content_filter', raw: 'stop' });
+    expect(finishReasonOfTurn(stop, { toolCalls: true, refusal: true }).unified).toBe('tool_calls');
+    expect(formatAnthropicStopReason(finishReasonOfTurn(stop, { toolCalls: false, refusal: true })).value).toBe('refusal');
+  });
+
+  it('keeps any reason but stop, and a plain stop', () => {
+    expect(finishReasonOfTurn({ unified: 'length', raw: 'length' }, { toolCalls: false, refusal: true })).toEqual({ unified: 'length', raw: 'length' });
+    expect(finishReasonOfTurn(stop, { toolCalls: false, refusal: false })).toEqual(stop);
   });
 });

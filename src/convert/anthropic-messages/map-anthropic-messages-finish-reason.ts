@@ -26,6 +26,19 @@ export function mapAnthropicStopReason(stopReason: string | null | undefined): C
   return { unified: isAnthropicStopReason(stopReason) ? unifiedByStopReason[stopReason] : 'other', raw: stopReason };
 }
 
+/**
+ * The reason an Anthropic client is told a turn ended, from what the turn held: a turn that ends in tool
+ * calls says `tool_use` (Anthropic SDK agent loops key on it, while Gemini reports STOP for function calls);
+ * one whose text is an OpenAI refusal (Chat `message.refusal`, a Responses `refusal` part: the model
+ * declined, and the upstream still says `stop` / `completed`) says `refusal`, as Claude's own refusals do.
+ */
+export function finishReasonOfTurn(finishReason: CanonicalFinishReason, turn: { toolCalls: boolean; refusal: boolean }): CanonicalFinishReason {
+  if (finishReason.unified !== 'stop') return finishReason;
+  if (turn.toolCalls) return { unified: 'tool_calls', raw: finishReason.raw };
+  if (turn.refusal) return { unified: 'content_filter', raw: finishReason.raw };
+  return finishReason;
+}
+
 /** Keeps an Anthropic raw value when it agrees with `unified` (so `stop_sequence`, `pause_turn` survive), else maps `unified`. */
 export function formatAnthropicStopReason(finishReason: CanonicalFinishReason): Converted<AnthropicStopReason> {
   const { unified, raw } = finishReason;
