@@ -114,13 +114,22 @@ export function buildParsedInbound(style: 'anthropic-messages' | 'openai-respons
   // What the canonical form drops still reaches a same-style upstream on passthrough, which bills it:
   // Anthropic's blocks and definitions, a Responses compaction item.
   addPromptText(promptText, style === 'anthropic-messages' ? collectDroppedAnthropicPromptText(body) : collectDroppedResponsesPromptText(body));
-  const warnings = [...parsed.warnings];
+  // The parser's warnings say what a conversion loses: a passthrough loses none of it (cache_control,
+  // server tools reach a same-style upstream), so they reach the log only once a conversion reads the form.
+  const warnings: string[] = [];
+  let conversionWarned = false;
   const passthroughSource = withoutForeignReasoning(style, body, rawBody, warnings);
   return {
     style,
     model: parsed.value.model,
     stream: body.stream === true,
-    canonical: () => parsed.value,
+    canonical() {
+      if (!conversionWarned) {
+        conversionWarned = true;
+        warnings.push(...parsed.warnings);
+      }
+      return parsed.value;
+    },
     ...promptTokensOf(promptText),
     maxOutputTokens: parsed.value.maxOutputTokens,
     warnings,
