@@ -7,6 +7,7 @@ import { billsPriorityTier } from '../billing/bills-priority-tier.js';
 import type { NormalizedUsage } from '../billing/normalized-usage.js';
 import type { ChannelRecord, PriceRecord } from '../catalog/catalog-records.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import { quoteClientText } from '../errors/quote-client-text.js';
 import { ClientAbortSignal } from '../providers/client-abort-signal.js';
 import type { UpstreamSignal } from '../providers/upstream-client.js';
 import { refusesChannelCredentials } from '../routing/refuses-channel-credentials.js';
@@ -302,13 +303,13 @@ function answerFailure(
  */
 export function authorizeModel(services: RelayServices, caller: AuthenticatedCaller, query: Omit<ChannelQuery, 'excluded' | 'coolingDown'>): void {
   const { model } = query;
-  if (!tokenAllowsModel(caller, model)) throw new GatewayError('model_not_allowed', `This API key may not use model ${model}.`, { param: 'model' });
+  if (!tokenAllowsModel(caller, model)) throw new GatewayError('model_not_allowed', `This API key may not use model ${quoteClientText(model)}.`, { param: 'model' });
   const channels = services.catalog.snapshot.channels;
   if (candidateChannels(channels, query).length > 0) return;
   if (channels.some((channel) => channel.models.includes(query.model))) {
     throw new GatewayError('no_available_channel', `No available channel for model ${query.model} under group ${caller.group}.`);
   }
-  throw new GatewayError('model_not_found', `The model \`${query.model}\` does not exist or you do not have access to it.`, { param: 'model' });
+  throw new GatewayError('model_not_found', `The model \`${quoteClientText(query.model)}\` does not exist or you do not have access to it.`, { param: 'model' });
 }
 
 /**

@@ -116,6 +116,21 @@ describe('realtime session.update: models the session was not admitted for', () 
     expect((connection?.received ?? []).map((event) => event.type)).not.toContain('session.update');
   });
 
+  it('quotes a huge refused model name cut short in the error frame, saying how much was cut', async () => {
+    const huge = `gpt-4o-transcribe-${'x'.repeat(1_000_000)}`;
+    const { rt, events, closed } = await openSdkSession(stack.front, limitedKey);
+    const frames: number[] = [];
+    rt.socket.on('message', (data: Buffer) => frames.push(data.length));
+    rt.send({ type: 'session.update', event_id: 'evt_client_huge', session: { type: 'realtime', audio: { input: { transcription: { model: huge } } } } } as never);
+    await expect.poll(() => events.some((event) => event.type === 'error'), { timeout: 5_000 }).toBe(true);
+    rt.close();
+    await closed;
+    const error = events.find((event) => event.type === 'error')?.error as Record<string, unknown>;
+    expect(error).toMatchObject({ code: 'model_not_allowed', param: 'session.audio.input.transcription.model', event_id: 'evt_client_huge' });
+    expect(error.message).toContain(`This API key may not use model ${huge.slice(0, 128)}… (${(huge.length - 128).toLocaleString('en-US')} more characters).`);
+    expect(Math.max(...frames)).toBeLessThan(1_024);
+  });
+
   it('control: a transcription model within model_limits, or any for an unlimited key, is set and billed', async () => {
     const before = await transcriptionRows();
     for (const key of [transcribingKey, unlimitedKey]) {

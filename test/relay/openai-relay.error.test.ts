@@ -61,6 +61,18 @@ describe('OpenAI-style relay: bad input gets a clear error and loses nothing', (
     await expectRefused(await post(JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] })), 400, 'model_not_found');
   });
 
+  it('quotes a long unknown or forbidden model cut to 128 characters, saying how much was cut', async () => {
+    const model = `gpt-${'x'.repeat(20_000)}`;
+    const quoted = `${model.slice(0, 128)}… (19,876 more characters)`;
+    for (const [key, status, words] of [[clientKey, 400, `The model \`${quoted}\` does not exist`], [restrictedKey, 403, `This API key may not use model ${quoted}.`]] as const) {
+      const client = key === clientKey ? fixture.client : fixture.client.withOptions({ apiKey: key });
+      const error = (await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught)) as APIError;
+      expect(error.status).toBe(status);
+      expect(error.message).toContain(words);
+      expect(error.message.length).toBeLessThan(400);
+    }
+  });
+
   it('refuses a model without a price with 400 and takes no quota', async () => {
     const before = await fixture.token();
     const error = (await fixture.client.chat.completions.create({ model: 'alias-model', messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught)) as APIError;

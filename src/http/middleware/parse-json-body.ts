@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
+import { quoteClientText } from '../../errors/quote-client-text.js';
 import { findRepeatedKey } from './find-repeated-key.js';
 
 /**
@@ -34,7 +35,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       // reserved and priced. Such a body has no one meaning, so it is refused.
       const repeated = findRepeatedKey(text);
       if (repeated !== undefined) {
-        const key = shortened(repeated);
+        const key = quoteClientText(repeated);
         done(new GatewayError('invalid_json', `Request body names the key "${key}" more than once in one object; each key may appear once.`, { param: key }));
         return;
       }
@@ -61,11 +62,6 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
  */
 function withoutByteOrderMark(body: Buffer): Buffer {
   return body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body;
-}
-
-/** A key as a message quotes it: a huge one cut short. */
-function shortened(key: string): string {
-  return key.length > 64 ? `${key.slice(0, 64)}…` : key;
 }
 
 // Fastify's own JSON parser (secure-json-parse) refuses prototype-poisoning keys; this parser replaces it, so

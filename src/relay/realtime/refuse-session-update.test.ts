@@ -37,4 +37,13 @@ describe('refuseSessionUpdate', () => {
     expect(refuseSessionUpdate(JSON.parse(other), session, () => ((read = true), other))).toBeUndefined();
     expect(read).toBe(false);
   });
+
+  it('quotes a long model name cut to its first 128 characters, saying how much was cut', () => {
+    const huge = `gpt-${'x'.repeat(1_000_000)}`;
+    const sessionModel = refuseSessionUpdate({ type: 'session.update', session: { model: huge } }, session);
+    expect(sessionModel?.message).toContain(`changed to ${huge.slice(0, 128)}… (999,876 more characters) (open`);
+    expect(sessionModel?.message.length).toBeLessThan(400);
+    const transcription = refuseSessionUpdate({ type: 'session.update', session: { input_audio_transcription: { model: huge } } }, session);
+    expect(transcription?.message).toBe(`This API key may not use model ${huge.slice(0, 128)}… (999,876 more characters).`);
+  });
 });

@@ -1,4 +1,5 @@
 import { isRecord } from '../../convert/shared/is-record.js';
+import { quoteClientText } from '../../errors/quote-client-text.js';
 import { findRepeatedKey } from '../../http/middleware/find-repeated-key.js';
 
 /** Why a client's `session.update` is not sent upstream: the field at fault, the error's code and what the client is told. */
@@ -29,12 +30,12 @@ export function refuseSessionUpdate(event: Record<string, unknown>, session: Ses
   // last value (JSON.parse) while an upstream that keeps the first would run the other. No one meaning: refused.
   const repeated = frameText === undefined ? undefined : findRepeatedKey(frameText());
   if (repeated !== undefined) {
-    const key = repeated.length > 64 ? `${repeated.slice(0, 64)}…` : repeated;
+    const key = quoteClientText(repeated);
     return { param: key, code: 'duplicate_key', message: `The event names the key "${key}" more than once in one object; each key may appear once.` };
   }
   const update = event.session;
   if (typeof update.model === 'string' && !session.sessionModels.includes(update.model)) {
-    return { param: 'session.model', code: 'model_not_allowed', message: `This session was opened for model ${session.sessionModels[0] ?? ''}; it cannot be changed to ${update.model} (open a new session with ?model=).` };
+    return { param: 'session.model', code: 'model_not_allowed', message: `This session was opened for model ${session.sessionModels[0] ?? ''}; it cannot be changed to ${quoteClientText(update.model)} (open a new session with ?model=).` };
   }
   const audioInput = isRecord(update.audio) && isRecord(update.audio.input) ? update.audio.input : undefined;
   const candidates: [string, unknown][] = [
@@ -46,7 +47,7 @@ export function refuseSessionUpdate(event: Record<string, unknown>, session: Ses
     if (model !== undefined && model !== null && typeof model !== 'string') return { param, code: 'invalid_type', message: `Invalid type for '${param}': expected a string, but got ${describeType(model)} instead.` };
   }
   for (const [param, model] of candidates) {
-    if (typeof model === 'string' && model !== '' && !session.allowsModel(model)) return { param, code: 'model_not_allowed', message: `This API key may not use model ${model}.` };
+    if (typeof model === 'string' && model !== '' && !session.allowsModel(model)) return { param, code: 'model_not_allowed', message: `This API key may not use model ${quoteClientText(model)}.` };
   }
   return undefined;
 }

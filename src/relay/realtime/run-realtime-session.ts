@@ -4,6 +4,7 @@ import WebSocket, { type RawData, type WebSocketServer } from 'ws';
 import { authenticateToken } from '../../auth/authenticate-token.js';
 import { tokenAllowsModel } from '../../auth/authorize-model.js';
 import { assertNever, GatewayError } from '../../errors/gateway-error.js';
+import { quoteClientText } from '../../errors/quote-client-text.js';
 import { generateRequestId } from '../../http/generate-request-id.js';
 import { resolveModelMapping } from '../../routing/resolve-model-mapping.js';
 import { admitRequest } from '../admit-request.js';
@@ -454,7 +455,7 @@ function callerRefusalReader(services: RelayServices, key: string | undefined, m
     if (snapshot === checkedSnapshot && nowSeconds < validUntilSeconds) return undefined;
     const again = authenticateToken(snapshot, key, nowSeconds);
     if (!again.ok) return new GatewayError(again.code, again.message);
-    if (!tokenAllowsModel(again.caller, model)) return new GatewayError('model_not_allowed', `This API key may not use model ${model}.`);
+    if (!tokenAllowsModel(again.caller, model)) return new GatewayError('model_not_allowed', `This API key may not use model ${quoteClientText(model)}.`);
     checkedSnapshot = snapshot;
     validUntilSeconds = again.caller.token.expiresAt > 0 ? again.caller.token.expiresAt : Number.POSITIVE_INFINITY;
     return undefined;
