@@ -9,7 +9,8 @@
  * `audio.input.transcription`, beta `input_audio_transcription`), `input_audio_buffer.commit` is answered with
  * `input_audio_buffer.committed`, the user item and `conversation.item.input_audio_transcription.completed`
  * carrying the transcription's usage (`duration` for whisper-1, else `tokens`). Ids are numbered per server (`event_<n>`, `sess_<n>`, `resp_<n>`, `item_<n>`),
- * usage comes from the test. It never imports gateway code.
+ * usage comes from the test. `holdFirstFrames` makes new sessions hold `session.created` (and every answer behind
+ * it) until `releaseFirstFrames`. It never imports gateway code.
  */
 import { createServer, STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -55,6 +56,13 @@ export interface FakeRealtimeUpstream {
   refuseNextUpgrade(status: number, body?: unknown): void;
   /** What the next transcription reports: audio tokens in, text tokens out, or seconds (whisper-1). Default 16 in, 4 out, 2.5 s. */
   setTranscriptionUsage(usage: TranscriptionUsage): void;
+  /**
+   * When true, each session opened from now on holds its first frame (`session.created`) and every answer
+   * after it until `releaseFirstFrames()` (client events are still received and recorded): a session that
+   * ends before the upstream said anything.
+   */
+  holdFirstFrames(hold: boolean): void;
+  releaseFirstFrames(): void;
   /** Closes every open upstream socket from the server side (code 1011). */
   dropAll(): void;
   close(): Promise<void>;
@@ -108,6 +116,9 @@ export async function startFakeRealtimeUpstream(options: { expectedKeys: string[
   let deltas: string[] = [...defaultDeltas];
   let hold = false;
   let refusal: { status: number; body: unknown } | undefined;
+  let holdingFirstFrames = false;
+  /** Each held session's gate: called, its frames go. */
+  const firstFrameGates = new Set<() => void>();
   let transcription = defaultTranscription;
   const counters = { event: 0, session: 0, response: 0, item: 0 };
 
@@ -161,7 +172,8 @@ export async function startFakeRealtimeUpstream(options: { expectedKeys: string[
         record,
         socket: ws,
         session: { id: `sess_${++counters.session}`, object: 'realtime.session', model, type: 'realtime', output_modalities: ['text'] },
-        chain: Promise.resolve(),
+        // Every frame is queued on the chain: a held first frame holds the rest behind it.
+        chain: holdingFirstFrames ? new Promise<void>((resolve) => firstFrameGates.add(resolve)) : Promise.resolve(),
         held: undefined,
         lastItemId: null,
       };
@@ -354,6 +366,13 @@ export async function startFakeRealtimeUpstream(options: { expectedKeys: string[
     },
     refuseNextUpgrade: (status, body) => {
       refusal = { status, body };
+    },
+    holdFirstFrames: (next) => {
+      holdingFirstFrames = next;
+    },
+    releaseFirstFrames: () => {
+      for (const open of firstFrameGates) open();
+      firstFrameGates.clear();
     },
     dropAll: () => {
       for (const connection of live) {

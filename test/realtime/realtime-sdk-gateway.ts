@@ -44,17 +44,31 @@ export async function startRealtimeSdkGateway(options: { channelKey: string; mod
 
 export type RealtimeEvent = { type: string } & Record<string, unknown>;
 
+export interface SdkSession {
+  rt: OpenAIRealtimeWS;
+  /** Every server event, in order, error events too. */
+  events: RealtimeEvent[];
+  /** Resolves with the close frame's code and reason once the socket closed. */
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+/** A `gpt-realtime` session dialled with `key` through the SDK, not waited for: events and the close are recorded from the start. */
+export function dialSdkSession(front: { url: string }, key: string): SdkSession {
+  const client = new OpenAI({ apiKey: key, baseURL: `${front.url}/v1` });
+  const rt = new OpenAIRealtimeWS({ model: 'gpt-realtime', options: { rejectUnauthorized: false } }, client);
+  const events: RealtimeEvent[] = [];
+  rt.on('event', (event) => events.push(event as never));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => rt.socket.on('close', (code: number, reason: Buffer) => resolve({ code, reason: reason.toString('utf8') })));
+  return { rt, events, closed };
+}
+
 /**
  * A `gpt-realtime` session opened with `key` through the SDK: resolves once `session.created` came (rejects
  * when an error comes first). Every server event is kept in `events`, error events too: one after
  * `session.created` (a refused update) is not thrown.
  */
-export async function openSdkSession(front: { url: string }, key: string): Promise<{ rt: OpenAIRealtimeWS; events: RealtimeEvent[]; closed: Promise<void> }> {
-  const client = new OpenAI({ apiKey: key, baseURL: `${front.url}/v1` });
-  const rt = new OpenAIRealtimeWS({ model: 'gpt-realtime', options: { rejectUnauthorized: false } }, client);
-  const events: RealtimeEvent[] = [];
-  rt.on('event', (event) => events.push(event as never));
-  const closed = new Promise<void>((resolve) => rt.socket.on('close', () => resolve()));
+export async function openSdkSession(front: { url: string }, key: string): Promise<SdkSession> {
+  const { rt, events, closed } = dialSdkSession(front, key);
   await new Promise<void>((resolve, reject) => {
     rt.on('session.created', () => resolve());
     rt.on('error', reject);

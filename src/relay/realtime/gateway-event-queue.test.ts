@@ -17,15 +17,28 @@ describe('GatewayEventQueue', () => {
     expect(sent).toEqual(['released a', 'released b', 'c']);
   });
 
-  it('drops what it holds when the session ends first, and sends nothing after', () => {
+  it('sends what it holds when the session ends first, in order, and nothing after', () => {
     const sent: string[] = [];
     const queue = new GatewayEventQueue(1_000);
     queue.offer('a', (text) => sent.push(text));
-    queue.drop();
+    queue.offer('b', (text) => sent.push(text));
+    queue.end((text) => sent.push(`ending ${text}`));
+    expect(sent).toEqual(['ending a', 'ending b']);
     expect(queue.waiting).toBe(false);
-    expect(queue.offer('b', (text) => sent.push(text))).toBe(true);
+    expect(queue.offer('c', (text) => sent.push(text))).toBe(true);
     queue.release((text) => sent.push(text));
-    expect(sent).toEqual([]);
+    queue.end((text) => sent.push(text));
+    expect(sent).toEqual(['ending a', 'ending b']);
+  });
+
+  it('sends nothing more once ended after its release', () => {
+    const sent: string[] = [];
+    const queue = new GatewayEventQueue(1_000);
+    queue.release((text) => sent.push(text));
+    queue.offer('a', (text) => sent.push(text));
+    queue.end((text) => sent.push(`ending ${text}`));
+    queue.offer('b', (text) => sent.push(text));
+    expect(sent).toEqual(['a']);
   });
 
   it('refuses to hold past its bound in bytes (what it held is kept)', () => {

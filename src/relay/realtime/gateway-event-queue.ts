@@ -5,12 +5,14 @@
  * helpers among them) may take the first event for the session: a client that sends a bad update before it
  * read anything would otherwise get the gateway's `error` first. Once released, events go as they are made.
  * The queue is bounded (its bytes): a client that makes the gateway hold more is told so by `offer`'s false.
- * When the session ends before the upstream said anything, what is held is dropped. No I/O: `send` does it.
+ * When the session ends before the upstream said anything, what is held goes then, before the close frame:
+ * the `error` saying why the session ended is what a client SDK shows (the close's reason it does not).
+ * No I/O: `send` does it.
  */
 export class GatewayEventQueue {
   private held: string[] = [];
   private heldBytes = 0;
-  private state: 'waiting' | 'released' | 'dropped' = 'waiting';
+  private state: 'waiting' | 'released' | 'ended' = 'waiting';
 
   constructor(private readonly maxHeldBytes: number) {}
 
@@ -20,7 +22,7 @@ export class GatewayEventQueue {
   }
 
   /**
-   * `text` sent now (by `send`) once released, held while waiting, discarded once dropped; false only when
+   * `text` sent now (by `send`) once released, held while waiting, discarded once ended; false only when
    * holding it would pass the bound (it is then not kept).
    */
   offer(text: string, send: (text: string) => void): boolean {
@@ -28,7 +30,7 @@ export class GatewayEventQueue {
       send(text);
       return true;
     }
-    if (this.state === 'dropped') return true;
+    if (this.state === 'ended') return true;
     const bytes = Buffer.byteLength(text, 'utf8');
     if (this.heldBytes + bytes > this.maxHeldBytes) return false;
     this.held.push(text);
@@ -40,17 +42,23 @@ export class GatewayEventQueue {
   release(send: (text: string) => void): void {
     if (this.state !== 'waiting') return;
     this.state = 'released';
+    this.sendHeld(send);
+  }
+
+  /**
+   * The session ends (its close frame follows): what is still held goes now, in the order it was made,
+   * though the upstream's first event never came; nothing is sent after.
+   */
+  end(send: (text: string) => void): void {
+    const wasWaiting = this.state === 'waiting';
+    this.state = 'ended';
+    if (wasWaiting) this.sendHeld(send);
+  }
+
+  private sendHeld(send: (text: string) => void): void {
     const held = this.held;
     this.held = [];
     this.heldBytes = 0;
     for (const text of held) send(text);
-  }
-
-  /** The session ended: what is still held is never sent. */
-  drop(): void {
-    if (this.state !== 'waiting') return;
-    this.state = 'dropped';
-    this.held = [];
-    this.heldBytes = 0;
   }
 }

@@ -216,12 +216,21 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
     };
     /** Sends (or holds) an event the gateway made; false when the client made it hold more than it may. */
     const sendOwnEvent = (event: Record<string, unknown>): boolean => ownEvents.offer(JSON.stringify(event), toClient);
+    /**
+     * Closes the client. The gateway's events still held go first: a session that ends before the
+     * upstream's first event (its key disabled, the upstream gone) still tells the client why in an `error`
+     * event, which a client SDK shows (a close frame's reason it does not).
+     */
+    const closeClient = (code: number, reason: string) => {
+      ownEvents.end(toClient);
+      closeSocket(client, code, reason);
+    };
 
     let closeCode = 1000;
+    let closeReason = '';
     const finish = (reason: string | undefined) => {
       if (ending !== undefined) return;
       ending = reason ?? 'closed';
-      ownEvents.drop();
       void (async () => {
         // A client that left mid-response: ask the upstream to stop and wait (briefly) for the response's usage.
         if (billing.responses.any && upstream.readyState === WebSocket.OPEN && client.readyState !== WebSocket.OPEN) {
@@ -236,7 +245,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
           });
         }
         closeSocket(upstream, 1000, '');
-        closeSocket(client, closeCode, '');
+        closeClient(closeCode, closeReason);
         // What the upstream sent before it saw the close (a response.done, a transcription) still arrives
         // and is billed: the session's end is settled once the upstream has closed (or the grace is over).
         await closedOrAfter(upstream, cancelGraceMs);
@@ -296,7 +305,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         void billing.responseDone(readRealtimeUsage(event), responseIdOf(event), readCreatedResponse(event)).then(
           (heldAgain) => {
             if (!billing.responses.any) onResponsesDone?.();
-            if (!heldAgain && ending === undefined) endRefused(client, sendOwnEvent, requestId, nextEventId(), billing.refusal, finish);
+            if (!heldAgain && ending === undefined) endRefused(client, { send: sendOwnEvent, close: closeClient }, requestId, nextEventId(), billing.refusal, finish);
           },
           () => {
             // The database failed the next hold: the gateway cannot go on serving the session (1011).
@@ -311,7 +320,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         if (usage === undefined) return;
         void billing.transcriptionDone(usage).then(
           (heldAgain) => {
-            if (!heldAgain && ending === undefined) endRefused(client, sendOwnEvent, requestId, nextEventId(), billing.refusal, finish);
+            if (!heldAgain && ending === undefined) endRefused(client, { send: sendOwnEvent, close: closeClient }, requestId, nextEventId(), billing.refusal, finish);
           },
           () => {
             // The database failed the next hold: the gateway cannot go on serving the session (1011).
@@ -354,7 +363,7 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
       if (ending === undefined) {
         const refusal = billing.checkAccess();
         if (refusal !== undefined) {
-          endRefused(client, sendOwnEvent, requestId, nextEventId(), refusal, finish);
+          endRefused(client, { send: sendOwnEvent, close: closeClient }, requestId, nextEventId(), refusal, finish);
           return;
         }
       }
@@ -367,10 +376,15 @@ function relayFrames(client: WebSocket, upstream: WebSocket, billing: RealtimeBi
         const refused = event === undefined ? undefined : refuseSessionUpdate(event, models, () => frame.toString('utf8'));
         if (refused !== undefined) {
           // Before the upstream's first event reached the client this waits for it (the gateway's queue):
-          // a client that made it hold more than it may hold unsent (bytes) is closed with 1008.
-          if (!sendOwnEvent(sessionUpdateError(refused, event?.event_id, requestId, nextEventId()))) {
+          // a client that made it hold more than it may hold unsent (bytes) is closed with 1008, after what
+          // was held and this one's own error (closeClient).
+          const answer = sessionUpdateError(refused, event?.event_id, requestId, nextEventId());
+          if (!sendOwnEvent(answer)) {
+            ownEvents.end(toClient);
+            toClient(JSON.stringify(answer));
             closeCode = 1008;
-            finish('the client sent too many refused events before the session started');
+            closeReason = 'too many refused events before the session started';
+            finish(closeReason);
           }
           return;
         }
@@ -423,21 +437,27 @@ function withoutSecret(frame: Buffer, secret: string): Buffer {
   return Buffer.from(redactSecret(frame.toString('utf8'), secret), 'utf8');
 }
 
+/** How the gateway answers its client in a session: its own events (sent, or held until the upstream's first), and the close (after what is held). */
+interface OwnEvents {
+  send(event: Record<string, unknown>): boolean;
+  close(code: number, reason: string): void;
+}
+
 /**
  * The key or the wallet cannot hold the next response, or the caller was refused since the session opened
- * (`refusal`): the client is told, in the session (an `error` event of id `eventId`, sent by `send`: held,
- * and so dropped, when the upstream's first event has not reached the client), and it ends.
+ * (`refusal`): the client is told, in the session (an `error` event of id `eventId`: held when the upstream's
+ * first event has not reached the client, and sent before the close all the same), and it ends.
  */
-function endRefused(client: WebSocket, send: (event: Record<string, unknown>) => boolean, requestId: string, eventId: string, refusal: GatewayError | undefined, end: (reason: string) => void): void {
+function endRefused(client: WebSocket, own: OwnEvents, requestId: string, eventId: string, refusal: GatewayError | undefined, end: (reason: string) => void): void {
   if (client.readyState === WebSocket.OPEN) {
     const error =
       refusal === undefined
         ? { type: 'insufficient_quota', code: 'insufficient_quota', message: `Insufficient quota: this API key or your account cannot cover another response (request id: ${requestId}). The session is closed.` }
         : { type: refusal.status === 401 ? 'invalid_request_error' : 'permission_error', code: refusal.code, message: `${refusal.message} (request id: ${requestId}). The session is closed.` };
-    send({ type: 'error', event_id: eventId, error: { ...error, param: null, event_id: null } });
+    own.send({ type: 'error', event_id: eventId, error: { ...error, param: null, event_id: null } });
   }
   const reason = refusal === undefined ? 'insufficient quota' : 'access withdrawn';
-  closeSocket(client, 1008, reason);
+  own.close(1008, reason);
   end(reason);
 }
 
