@@ -6,6 +6,7 @@ import { runChatRelay } from '../../relay/text/run-chat-relay.js';
 import { runOpenaiRelay } from '../../relay/openai/run-openai-relay.js';
 import { runTextRelay } from '../../relay/text/run-text-relay.js';
 import { runAnthropicCountTokens } from '../../relay/text/run-anthropic-count-tokens.js';
+import { runResponsesInputTokens } from '../../relay/text/run-responses-input-tokens.js';
 import { runGeminiCountTokens } from '../../relay/gemini/run-gemini-count-tokens.js';
 import { runGeminiEmbeddingRelay } from '../../relay/gemini/run-gemini-embedding-relay.js';
 import { requireObjectBody as requireObject } from '../../relay/validate-body.js';
@@ -45,6 +46,13 @@ export async function textRelayRoutes(app: FastifyInstance, services: AppService
     refreshCaller(services, request);
     const inbound = buildParsedInbound('openai-responses', requireObject(request.body), request.rawBody);
     return track(() => runTextRelay(services.relay, inbound, request, reply));
+  });
+
+  // OpenAI's input token count: counted here on every channel type, never charged (run-responses-input-tokens.ts).
+  app.post('/v1/responses/input_tokens', openaiKeyed, (request, reply) => {
+    refreshCaller(services, request);
+    const body = requireObject(request.body);
+    return track(() => runResponsesInputTokens(services.relay, body, request, reply));
   });
 
   // Compaction is not streamed and only OpenAI Responses upstreams perform it: bytes through, priced apart.
