@@ -44,6 +44,32 @@ describe('a length stop reaches the Responses client as status "incomplete" and 
   });
 });
 
+describe('a Gemini length stop seen by a non-streaming Responses client: the message it cut is "incomplete"', () => {
+  // Gemini sends the thought signature on the answer's last part, after the text: a signature-only
+  // reasoning item then follows the message, and must not take the message's "incomplete" from it.
+  it.each([
+    ['with a thought summary', 'Counting words.'],
+    ['with the signature alone', ''],
+  ])('%s', async (_name, thought) => {
+    const reply = replyFor('gemini', { thinking: { text: thought, signature: 'c2lnbmF0dXJl' }, text: ['Once', ' upon', ' a'], stop: 'length', usage }, false);
+    fixture.primary.gemini.enqueue(reply);
+    const { result, error } = await booked(fixture, () => ask(modelOf.gemini, false));
+    expect(error).toBeUndefined();
+    expect(result!.status).toBe('incomplete');
+    const message = result!.output.find((item) => item.type === 'message');
+    expect(message).toMatchObject({ type: 'message', status: 'incomplete' });
+    expect(result!.output.at(-1)).toMatchObject({ type: 'reasoning', summary: [], encrypted_content: expect.any(String) });
+    expect(result!.output_text).toBe('Once upon a');
+  });
+
+  it('a Gemini answer that stopped by itself keeps its message "completed"', async () => {
+    fixture.primary.gemini.enqueue(replyFor('gemini', { thinking: { text: '', signature: 'c2lnbmF0dXJl' }, text: ['Once', ' upon', ' a'], usage }, false));
+    const { result } = await booked(fixture, () => ask(modelOf.gemini, false));
+    expect(result!.status).toBe('completed');
+    expect(result!.output.find((item) => item.type === 'message')).toMatchObject({ status: 'completed' });
+  });
+});
+
 /** The upstream's way of saying its content filter stopped the answer. */
 function contentFiltered(up: WireStyle, stream: boolean): ScriptedReply {
   const answer = { text: ['Some', ' text'], stop: 'length' as const, usage };

@@ -48,7 +48,8 @@ function withoutText(part: CanonicalReasoningPart): Partial<CanonicalReasoningPa
  * Canonical assistant content → Responses output items: runs of text become one `message` (one `output_text`
  * per part), reasoning a `reasoning` item with its text as summary, tool calls `function_call` items (a call
  * of one of the client's custom tools a `custom_tool_call` with the text of its `input` argument). Item ids
- * are fresh; the last item of an incomplete response is marked incomplete, as OpenAI does.
+ * are fresh; the last item of an incomplete response is marked incomplete, as OpenAI does (past a trailing
+ * signature-only reasoning item: lastItemWithContent).
  */
 export function formatOpenaiResponsesOutput(content: CanonicalAssistantPart[], context: ConversionContext, incomplete: boolean): Converted<WireItem[]> {
   const warnings: string[] = [];
@@ -95,7 +96,21 @@ export function formatOpenaiResponsesOutput(content: CanonicalAssistantPart[], c
     }
   }
   flushTexts();
-  const last = items[items.length - 1];
-  if (incomplete && last !== undefined && 'status' in last) last.status = 'incomplete';
+  const cut = incomplete ? lastItemWithContent(items) : undefined;
+  if (cut !== undefined && 'status' in cut) cut.status = 'incomplete';
   return { value: items, warnings };
+}
+
+/**
+ * The item a stop cut: the last one, less a trailing reasoning item that holds only opaque data (Gemini
+ * sends its `thoughtSignature` on the answer's last part, after the text: ai.google.dev/gemini-api/docs/
+ * thought-signatures), which was not cut and, as reasoning, carries no status to mark.
+ */
+function lastItemWithContent(items: WireItem[]): WireItem | undefined {
+  for (let index = items.length - 1; index >= 0; index -= 1) {
+    const item = items[index]!;
+    const signatureOnly = item.type === 'reasoning' && Array.isArray(item.summary) && item.summary.length === 0;
+    if (!signatureOnly) return item;
+  }
+  return undefined;
 }
