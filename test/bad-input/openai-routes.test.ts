@@ -16,7 +16,7 @@ interface Case {
 }
 
 const cases: Case[] = [];
-for (const path of ['/v1/chat/completions', '/v1/completions', '/v1/responses', '/v1/embeddings', '/v1/moderations', '/v1/rerank', '/v1/responses/compact', '/v1/images/generations', '/v1/images/edits', '/v1/web-reader/read', '/v1/web-search/search']) {
+for (const path of ['/v1/chat/completions', '/v1/completions', '/v1/responses', '/v1/embeddings', '/v1/moderations', '/v1/rerank', '/v1/responses/compact', '/v1/responses/input_tokens', '/v1/images/generations', '/v1/images/edits', '/v1/web-reader/read', '/v1/web-search/search']) {
   cases.push(
     { name: `${path}: malformed JSON`, path, body: '{"model": "x", ', status: 400, code: 'invalid_json' },
     { name: `${path}: JSON array body`, path, body: '[]', status: 400 },

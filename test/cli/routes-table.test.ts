@@ -27,6 +27,7 @@ const documented = new Set([
   'POST /v1/models/*',
   'POST /v1/responses',
   'POST /v1/responses/compact',
+  'POST /v1/responses/input_tokens',
   'GET /v1/responses/:id',
   'DELETE /v1/responses/:id',
   'POST /v1/responses/:id/cancel',

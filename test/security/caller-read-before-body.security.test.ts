@@ -22,6 +22,7 @@ const keyedBodyRoutes: ReadonlyArray<{ path: string; body: object }> = [
   { path: '/v1/messages/count_tokens', body: [{ role: 'user', content: 'hi' }] },
   { path: '/v1/responses', body: { input: 'hi' } },
   { path: '/v1/responses/compact', body: { input: 'hi' } },
+  { path: '/v1/responses/input_tokens', body: { input: 'hi' } },
   { path: '/v1beta/models/gemini-2.5-flash:generateContent', body: { contents: 'not a list' } },
   { path: '/v1/completions', body: { prompt: 'hi' } },
   { path: '/v1/engines/text-embedding-3-small/embeddings', body: { input: 42 } },
