@@ -1,4 +1,8 @@
-import { backslash, closeBrace, closeBracket, comma, openBrace, openBracket, quote } from '../../streaming/json-char-codes.js';
+import * as jsonCodes from '../../streaming/json-char-codes.js';
+
+// This module's own constants, not the imported bindings: TurboFan (node 20) reloads an imported binding
+// (a live one) at every use where it folds a module's own const (BENCHMARKS.md, session 38).
+const { backslash, closeBrace, closeBracket, comma, openBrace, openBracket, quote } = jsonCodes;
 
 /** Per open container: where its keys start in the key stacks; `inArray` for an array, `inSet` for an object whose keys moved to a Set. */
 const inArray = -1;

@@ -1,5 +1,10 @@
 import { lastIndexOfQuoted } from '../../streaming/find-quoted-key.js';
-import { backslash, closeBrace, closeBracket, isJsonWhitespace, openBrace, openBracket, quote } from '../../streaming/json-char-codes.js';
+import * as jsonCodes from '../../streaming/json-char-codes.js';
+
+// This module's own constants, not the imported bindings: TurboFan (node 20) reloads an imported binding
+// (a live one) at every use where it folds a module's own const, and in the byte loop below that was about
+// half of its instructions (BENCHMARKS.md, session 38).
+const { backslash, closeBrace, closeBracket, isJsonWhitespace, openBrace, openBracket, quote } = jsonCodes;
 
 const usageKey = Buffer.from('"usage":');
 /** The key without its opening quote: what lastIndexOfQuoted searches for. */
@@ -28,12 +33,13 @@ export function findTopLevelUsage(bytes: Buffer): Record<string, unknown> | unde
   let start = keyAt + usageKey.length;
   while (isJsonWhitespace(bytes[start])) start += 1;
   if (bytes[start] !== openBrace) return undefined;
-  const end = endOfValue(bytes, start);
-  if (end === undefined) return undefined;
+  const usageCloseAt = closingIndex(bytes, start + 1, 1);
+  if (usageCloseAt === -1) return undefined;
+  const end = usageCloseAt + 1;
 
   // The rest must close the object holding the key, and that object must be the root.
   const closeAt = closingIndex(bytes, end, 1);
-  if (closeAt === undefined || bytes[closeAt] !== closeBrace) return undefined;
+  if (closeAt === -1 || bytes[closeAt] !== closeBrace) return undefined;
   for (let index = closeAt + 1; index < bytes.length; index += 1) if (!isJsonWhitespace(bytes[index])) return undefined;
 
   try {
@@ -44,23 +50,22 @@ export function findTopLevelUsage(bytes: Buffer): Record<string, unknown> | unde
   }
 }
 
-/** Index just past the object or array opening at `start`; undefined when the bytes end first. */
-function endOfValue(bytes: Buffer, start: number): number | undefined {
-  const closeAt = closingIndex(bytes, start + 1, 1);
-  return closeAt === undefined ? undefined : closeAt + 1;
-}
-
 /**
  * From `from`, `depth` brackets deep, the index of the bracket that closes the outermost of them (strings
- * skipped); undefined when the bytes end first.
+ * skipped: UTF-8 continuation bytes are never `"` or `\`); -1 when the bytes end first. One loop with the
+ * length read once: a function per string and `bytes.length` at every byte doubled its instructions.
  */
-function closingIndex(bytes: Buffer, from: number, depth: number): number | undefined {
-  for (let index = from; index < bytes.length; index += 1) {
+function closingIndex(bytes: Buffer, from: number, depth: number): number {
+  const length = bytes.length;
+  for (let index = from; index < length; index += 1) {
     const byte = bytes[index];
     if (byte === quote) {
-      const after = endOfString(bytes, index);
-      if (after === undefined) return undefined;
-      index = after - 1;
+      // Past the string's closing quote; an escape's next byte is skipped whatever it is.
+      for (index += 1; index < length; index += 1) {
+        const inner = bytes[index];
+        if (inner === quote) break;
+        if (inner === backslash) index += 1;
+      }
     } else if (byte === openBrace || byte === openBracket) {
       depth += 1;
     } else if (byte === closeBrace || byte === closeBracket) {
@@ -68,15 +73,5 @@ function closingIndex(bytes: Buffer, from: number, depth: number): number | unde
       if (depth === 0) return index;
     }
   }
-  return undefined;
-}
-
-/** Index just past the string whose opening quote is at `start` (UTF-8 continuation bytes are never `"` or `\`). */
-function endOfString(bytes: Buffer, start: number): number | undefined {
-  for (let index = start + 1; index < bytes.length; index += 1) {
-    const byte = bytes[index];
-    if (byte === backslash) index += 1;
-    else if (byte === quote) return index + 1;
-  }
-  return undefined;
+  return -1;
 }
