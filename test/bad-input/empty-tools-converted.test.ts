@@ -1,9 +1,10 @@
 /**
- * `tools: []` sent by a client whose API takes it (Anthropic, Gemini; Chat and Responses refuse it
- * themselves), converted to a channel of another style: the upstream must not be sent an empty `tools`, nor
- * a tool choice with no tools (Chat refuses one, and a forced choice with no tools cannot be met). The fakes
- * record what each upstream received; the clients are the official SDKs. A same-style channel is passed the
- * client's body as sent.
+ * `tools: []` sent by a client whose API takes it (Anthropic, Gemini, Responses; Chat refuses it itself),
+ * converted to a channel of another style: the upstream must not be sent an empty `tools`, nor a tool
+ * choice with no tools (Chat and Anthropic refuse one, Responses a forced one, Gemini a calling config
+ * beside no function). The fakes refuse what their vendors refuse and record what each upstream received;
+ * the clients are the official SDKs. A same-style channel is passed the client's body as sent, and its
+ * vendor's refusal reaches the client.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { FunctionCallingConfigMode, GoogleGenAI } from '@google/genai';
@@ -73,8 +74,13 @@ describe('an Anthropic client (Anthropic accepts tools: [])', () => {
     }
   }
 
-  it('a Claude channel is passed the client body as sent (tools: [] and all)', async () => {
-    const request = await received('claude', () => client().messages.create({ model: models.claude, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }], tools: [], tool_choice: { type: 'auto' } }));
+  it("a Claude channel is passed the client body as sent (tools: [] and all), and Anthropic's refusal of the choice reaches the client", async () => {
+    const request = await received('claude', () =>
+      expect(client().messages.create({ model: models.claude, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }], tools: [], tool_choice: { type: 'auto' } })).rejects.toMatchObject({
+        status: 400,
+        error: { error: { type: 'invalid_request_error', message: 'tool_choice may only be specified while providing tools.' } },
+      }),
+    );
     expect(request.body).toMatchObject({ tools: [], tool_choice: { type: 'auto' } });
   });
 });
@@ -105,5 +111,27 @@ describe('an OpenAI Chat client (the SDK sends tools: [] as given; OpenAI itself
       const request = await received(target, () => client().chat.completions.create({ model: models[target], max_tokens: 16, messages: [{ role: 'user', content: 'hi' }], tools: [], tool_choice: 'none' }));
       expect(sentToolFields(request)).toEqual([]);
     });
+  }
+
+  it("an OpenAI channel is passed tools: [] as sent, and OpenAI's refusal reaches the client", async () => {
+    const request = await received('chat', () =>
+      expect(client().chat.completions.create({ model: models.chat, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }], tools: [] })).rejects.toMatchObject({ status: 400, code: 'empty_array', param: 'tools' }),
+    );
+    expect(request.body).toMatchObject({ tools: [] });
+  });
+});
+
+describe('an OpenAI Responses client (the Responses API takes tools: [], not a forced choice beside it)', () => {
+  const client = () => new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+  const choices = [undefined, 'auto', 'none', 'required'] as const;
+  for (const target of ['chat', 'claude', 'gemini'] as const) {
+    for (const toolChoice of choices) {
+      it(`tools: [] ${toolChoice === undefined ? '' : `tool_choice ${toolChoice} `}parallel_tool_calls false → ${target}: no tool field is sent`, async () => {
+        const request = await received(target, () =>
+          client().responses.create({ model: models[target], max_output_tokens: 16, input: 'hi', tools: [], parallel_tool_calls: false, ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }) }),
+        );
+        expect(sentToolFields(request)).toEqual([]);
+      });
+    }
   }
 });

@@ -16,6 +16,12 @@
  * - OpenAI Responses: `function_call` arguments are JSON objects, each output follows its call, and a call
  *   made after reasoning comes back right after that reasoning item with its `encrypted_content`
  *   (`emittedReasoning`: call id → the encrypted content the upstream gave with it).
+ *
+ * And the tool declarations each takes (the fakes in test/fakes refuse the same, with the vendors' words):
+ * Chat refuses an empty `tools` or `tool_calls` array, and `tool_choice` / `parallel_tool_calls` without
+ * tools; Responses takes `tools: []` but not a `required` or named function choice with no such function;
+ * Anthropic takes `tools: []` but no `tool_choice` beside it; Gemini takes `tools: []` but not a tool
+ * entry declaring nothing, nor a function-calling config without function declarations.
  */
 
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -32,6 +38,7 @@ export function validateAnthropic(body: any): string[] {
   const errors: string[] = [];
   const messages: any[] = body.messages ?? [];
   if (messages[0]?.role !== 'user') errors.push('anthropic: first message must be user');
+  if (body.tool_choice != null && !(Array.isArray(body.tools) && body.tools.length > 0)) errors.push('anthropic: tool_choice may only be specified while providing tools');
   const thinking = body.thinking?.type === 'enabled';
   if (thinking && body.tool_choice !== undefined && !['auto', 'none'].includes(body.tool_choice.type)) errors.push(`anthropic: tool_choice ${body.tool_choice.type} with thinking`);
   if (thinking && !(body.max_tokens > body.thinking.budget_tokens)) errors.push('anthropic: max_tokens must exceed budget_tokens');
@@ -96,6 +103,10 @@ export function validateGemini(body: any, path: string): string[] {
   const errors: string[] = [];
   const contents: any[] = body.contents ?? [];
   const gemini3 = /gemini-3/.test(path);
+  const tools: any[] = Array.isArray(body.tools) ? body.tools : [];
+  const declares = (tool: any) => Array.isArray(tool?.functionDeclarations) && tool.functionDeclarations.length > 0;
+  if (tools.some((tool) => !isObj(tool) || Object.keys(tool).every((key) => key === 'functionDeclarations' && !declares(tool)))) errors.push('gemini: a tools entry declares nothing');
+  if (body.toolConfig?.functionCallingConfig !== undefined && !tools.some(declares)) errors.push('gemini: Function calling config is set without function_declarations');
   // The current turn starts after the last user content with a text part.
   let currentTurnStart = 0;
   contents.forEach((c, i) => {
@@ -125,7 +136,10 @@ export function validateGemini(body: any, path: string): string[] {
 export function validateChat(body: any): string[] {
   const errors: string[] = [];
   const messages: any[] = body.messages ?? [];
+  if (Array.isArray(body.tools) && body.tools.length === 0) errors.push("chat: Invalid 'tools': empty array");
+  if (body.tools == null) for (const field of ['tool_choice', 'parallel_tool_calls']) if (body[field] != null) errors.push(`chat: '${field}' is only allowed when 'tools' are specified`);
   messages.forEach((m, i) => {
+    if (Array.isArray(m.tool_calls) && m.tool_calls.length === 0) errors.push(`chat: Invalid 'messages[${i}].tool_calls': empty array`);
     if (m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0) {
       const ids = m.tool_calls.map((c: any) => c.id);
       for (const c of m.tool_calls) {
@@ -149,6 +163,9 @@ export function validateChat(body: any): string[] {
 export function validateResponses(body: any, emittedReasoning: Map<string, string>): string[] {
   const errors: string[] = [];
   const input: any[] = Array.isArray(body.input) ? body.input : [];
+  const functions: any[] = (Array.isArray(body.tools) ? body.tools : []).filter((tool: any) => tool?.type === 'function');
+  if (body.tool_choice === 'required' && !(Array.isArray(body.tools) && body.tools.length > 0)) errors.push("responses: Tool choice 'required' must be specified with 'tools' parameter");
+  if (body.tool_choice?.type === 'function' && !functions.some((tool) => tool.name === body.tool_choice.name)) errors.push("responses: Tool choice 'function' not found in 'tools' parameter");
   const seen = new Set<string>();
   input.forEach((item, i) => {
     if (item.type === 'function_call') {

@@ -102,6 +102,11 @@ function answer({ request, recorded, parsed, options, sequence }: FakeExchange<F
   // API version 2026-10-21 removed the sampling parameters: sending one is a 400, even at its default value.
   const removed = version === '2026-10-21' ? samplingParameters.find((name) => name in body) : undefined;
   if (removed !== undefined) return anthropicError(400, 'invalid_request_error', `${removed}: Extra inputs are not permitted`, sequence);
+  // Anthropic takes `tools: []`, but not a tool choice beside no tools (`tools: []` or none at all), as quoted
+  // by clients that drop it (anomalyco/opencode#38553; Bedrock relays the same words).
+  if (body.tool_choice != null && !(Array.isArray(body.tools) && body.tools.length > 0)) {
+    return anthropicError(400, 'invalid_request_error', 'tool_choice may only be specified while providing tools.', sequence);
+  }
   return answerMessage({ options, sequence, body });
 }
 

@@ -96,6 +96,8 @@ function answer({ request, recorded, parsed, options, sequence }: FakeExchange<F
   if (!Array.isArray(body.contents) || body.contents.length === 0) {
     return googleError(400, '* GenerateContentRequest.contents: contents is not specified\n', 'INVALID_ARGUMENT');
   }
+  const toolRefusal = refuseToolFields(body);
+  if (toolRefusal !== undefined) return toolRefusal;
   const context: Context = { options, sequence, body, model };
   if (method === 'generateContent') return { kind: 'json', status: 200, body: answerWhole(context) };
   return { kind: 'stream', framing: url.searchParams.get('alt') === 'sse' ? 'sse' : 'array', payloads: answerStream(context) };
@@ -190,6 +192,30 @@ function usage(options: FakeGeminiOptions, candidatesTokens: number): Json {
     ...(options.cachedTokens > 0 ? { cacheTokensDetails: [{ modality: 'TEXT', tokenCount: options.cachedTokens }] } : {}),
     ...(thoughts > 0 ? { thoughtsTokenCount: thoughts } : {}),
   };
+}
+
+/** A tool entry's declarations, as the REST API takes them (camelCase or snake_case). */
+function declarationsOf(tool: Json): Json[] {
+  const declarations = tool?.functionDeclarations ?? tool?.function_declarations;
+  return Array.isArray(declarations) ? declarations : [];
+}
+
+/**
+ * What Gemini refuses about tools. `tools: []` is an empty repeated field, the same as none, and is taken.
+ * A tool entry that declares nothing (`{functionDeclarations: []}`, `{}`) is a bare "Request contains an
+ * invalid argument." (zed-industries/zed#28747 sent one), and a function-calling config beside no function
+ * declarations is refused by Gemini 2.5 and earlier on the Developer API (pydantic/pydantic-ai#5791).
+ */
+function refuseToolFields(body: Json): Reply | undefined {
+  const tools: Json[] = Array.isArray(body.tools) ? body.tools : [];
+  const declaresNothing = (tool: Json) => typeof tool !== 'object' || tool === null
+    || Object.keys(tool).every((key) => (key === 'functionDeclarations' || key === 'function_declarations') && declarationsOf(tool).length === 0);
+  if (tools.some(declaresNothing)) return googleError(400, 'Request contains an invalid argument.', 'INVALID_ARGUMENT');
+  const calling = (body.toolConfig ?? body.tool_config)?.functionCallingConfig ?? (body.toolConfig ?? body.tool_config)?.function_calling_config;
+  if (calling != null && !tools.some((tool) => declarationsOf(tool).length > 0)) {
+    return googleError(400, 'Function calling config is set without function_declarations.', 'INVALID_ARGUMENT');
+  }
+  return undefined;
 }
 
 /**

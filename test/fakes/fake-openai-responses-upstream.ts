@@ -45,6 +45,8 @@ export function startFakeOpenaiResponsesUpstream(expectedKey: string): Promise<F
       }
       if (path === '/v1/responses/compact') return json(200, JSON.stringify(compactedResponse));
       if (path !== '/v1/responses') return json(404, JSON.stringify({ error: { message: `Invalid URL (POST ${path})`, type: 'invalid_request_error', param: null, code: null } }));
+      const refusal = parsed.ok ? refuseToolChoice(parsed.value) : undefined;
+      if (refusal !== undefined) return json(400, JSON.stringify({ error: { message: refusal, type: 'invalid_request_error', param: 'tool_choice', code: null } }));
       if (!parsed.ok || (parsed.value as { stream?: unknown } | undefined)?.stream !== true) return json(200, body);
       // The whole recording in one write, as the recorded stream arrives from a replay: no pacing between events.
       const text = stream.map((line) => `event: ${(JSON.parse(line) as { type: string }).type}\ndata: ${line}\n\n`).join('');
@@ -54,6 +56,23 @@ export function startFakeOpenaiResponsesUpstream(expectedKey: string): Promise<F
     answerInternalError: (message) => ({ headers: { 'content-type': 'application/json' }, text: JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } }) }),
   };
   return startFakeServer({ expectedKey }, dialect);
+}
+
+/**
+ * The Responses API takes `tools: []` (OpenAI's Agents SDK sends one for an agent without tools, and every
+ * response echoes `tools`) and `parallel_tool_calls` or a `none`/`auto` choice without tools, but refuses a
+ * choice that cannot be met: "Tool choice 'required' must be specified with 'tools' parameter." (ChatGPT's
+ * Codex Responses backend, quoted in lidge-jun/ima2-gen), and a named function not declared (vLLM's
+ * Responses validator copies both messages).
+ */
+function refuseToolChoice(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { tools, tool_choice: choice } = body as { tools?: unknown; tool_choice?: unknown };
+  const declared = Array.isArray(tools) ? tools : [];
+  if (choice === 'required' && declared.length === 0) return "Tool choice 'required' must be specified with 'tools' parameter.";
+  if (typeof choice !== 'object' || choice === null || (choice as { type?: unknown }).type !== 'function') return undefined;
+  const name = (choice as { name?: unknown }).name;
+  return declared.some((tool) => (tool as { type?: unknown; name?: unknown } | null)?.type === 'function' && (tool as { name?: unknown }).name === name) ? undefined : "Tool choice 'function' not found in 'tools' parameter.";
 }
 
 const compactedResponse = {

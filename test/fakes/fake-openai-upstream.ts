@@ -109,6 +109,8 @@ function answer({ request, recorded, parsed }: FakeExchange<FakeOptions>, base: 
 function answerChatCompletion(context: Context): Reply {
   const { body, options } = context;
   if (!Array.isArray(body.messages)) return openaiError(400, "Missing required parameter: 'messages'.", 'invalid_request_error', 'messages', 'missing_required_parameter');
+  const refusal = refuseToolFields(body);
+  if (refusal !== undefined) return refusal;
   const id = `chatcmpl-FakeUpstream${String(context.sequence).padStart(12, '0')}`;
   const tool = selectToolToCall(body);
   const text = truncateToWords(options.reply, body.max_completion_tokens ?? body.max_tokens);
@@ -168,6 +170,23 @@ function chatUsage(options: FakeOptions, completionTokens: number): Json {
     prompt_tokens_details: { cached_tokens: options.cachedTokens, audio_tokens: 0 },
     completion_tokens_details: { reasoning_tokens: options.reasoningTokens, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
+}
+
+/**
+ * What OpenAI refuses about tools in a Chat request, with its wording: an empty array ("Invalid 'tools':
+ * empty array…", code `empty_array`; continuedev/continue#3403, vllm-project/vllm#39780), an empty
+ * `tool_calls` on an assistant message (openai/openai-node#1341), and `tool_choice` or
+ * `parallel_tool_calls` without tools ("… is only allowed when 'tools' are specified").
+ */
+function refuseToolFields(body: Json): Reply | undefined {
+  const emptyArray = (path: string) => openaiError(400, `Invalid '${path}': empty array. Expected an array with minimum length 1, but got an empty array instead.`, 'invalid_request_error', path, 'empty_array');
+  if (Array.isArray(body.tools) && body.tools.length === 0) return emptyArray('tools');
+  const emptyCalls = body.messages.findIndex((message: Json) => Array.isArray(message?.tool_calls) && message.tool_calls.length === 0);
+  if (emptyCalls !== -1) return emptyArray(`messages[${emptyCalls}].tool_calls`);
+  if (body.tools != null) return undefined;
+  const alone = ['tool_choice', 'parallel_tool_calls'].find((field) => body[field] != null);
+  if (alone === undefined) return undefined;
+  return openaiError(400, `Invalid value for '${alone}': '${alone}' is only allowed when 'tools' are specified.`, 'invalid_request_error', alone, null);
 }
 
 /** A tool call is answered when tools are offered and the user spoke last (not a tool result). */
