@@ -1,9 +1,11 @@
 /**
- * `tools: []` (and a tool choice beside no tools) converted to another style. OpenAI Chat and Responses
- * refuse an empty tools array ("Invalid 'tools': empty array"), and a choice with no tools means nothing
- * (Chat refuses it: "'tool_choice' is only allowed when 'tools' are specified"); an Anthropic or Gemini
- * client may send either. Every formatter leaves `tools` and the choice out rather than make the upstream
- * refuse what its client sent validly.
+ * `tools: []` (and a tool choice beside no tools) converted to another style. OpenAI Chat refuses an empty
+ * tools array ("Invalid 'tools': empty array"; Responses, Anthropic and Gemini take one), and a choice with
+ * no tools means nothing: Chat refuses any ("'tool_choice' is only allowed when 'tools' are specified"),
+ * Anthropic too ("tool_choice may only be specified while providing tools."), Responses a forced one, Gemini
+ * a calling config beside no function. An Anthropic, Gemini or Responses client may send either. Every
+ * formatter leaves `tools` and the choice out rather than make the upstream refuse what its client sent
+ * validly.
  */
 import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest } from '../canonical/canonical-request.js';

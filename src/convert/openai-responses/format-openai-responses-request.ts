@@ -85,7 +85,9 @@ export function formatOpenaiResponsesRequest(request: CanonicalRequest, upstream
     if (request.toolChoice !== undefined) body.tool_choice = formatToolChoice(request.toolChoice);
   } else if (request.toolChoice !== undefined && request.toolChoice.type !== 'none' && request.toolChoice.type !== 'auto') {
     // Without tools a choice means nothing (an Anthropic or Gemini client may send `tools: []` beside one),
-    // and one that forces a call cannot be met: left out, as the Chat and Anthropic formatters leave it.
+    // and OpenAI refuses one that forces a call ("Tool choice 'required' must be specified with 'tools'
+    // parameter.", "Tool choice 'function' not found in 'tools' parameter."; `auto` and `none` it takes):
+    // left out, as the Chat and Anthropic formatters leave it.
     warnings.push(`tool choice '${request.toolChoice.type}' without tools is not sent`);
   }
   // `parallel_tool_calls` stands on its own in the Responses API (every response carries it), unlike Chat's.
