@@ -11,7 +11,8 @@ import { parseAnthropicRedactedData, parseAnthropicThinkingSignature } from './m
  * vendor's unsigned reasoning): Anthropic refuses them ("Invalid signature in thinking block"). When the assistant turn whose tool calls the request answers is left without thinking,
  * thinking is turned off for this request, as a converted request is (final-tool-turn-lacks-thinking.ts).
  * Anthropic's own signature or redacted data the gateway tagged (`signature:anthropic:X`,
- * `redacted:anthropic:X`, or without an issuer) goes as `X`: Anthropic cannot read the tag.
+ * `redacted:anthropic:X`, or without an issuer) goes as `X`: Anthropic cannot read the tag; one that carries
+ * the thinking it signs (`thinking:anthropic:X:<base64 text>`) goes as `X` with that text as the block's.
  * Undefined when nothing had to change, so the client's bytes are sent unchanged.
  */
 export function dropForeignAnthropicReasoning(body: Record<string, unknown>): Converted<Record<string, unknown>> | undefined {
@@ -60,7 +61,9 @@ function withoutOwnTag(block: unknown): unknown {
   if (!isRecord(block)) return block;
   if (block.type === 'thinking' && typeof block.signature === 'string') {
     const opaque = parseAnthropicThinkingSignature(block.signature);
-    return opaque.kind === 'signature' && opaque.value !== block.signature ? { ...block, signature: opaque.value } : block;
+    if (opaque.kind !== 'signature' || opaque.value === block.signature) return block;
+    // A signature that carries the thinking it signs (`thinking:anthropic:…`) restores that text, which Anthropic checks.
+    return { ...block, ...(opaque.thinking === undefined ? {} : { thinking: opaque.thinking }), signature: opaque.value };
   }
   if (block.type === 'redacted_thinking' && typeof block.data === 'string') {
     const opaque = parseAnthropicRedactedData(block.data);

@@ -29,6 +29,8 @@ export function createGeminiStreamEncoder(context: ConversionContext): StreamEnc
   let responseId: string | undefined;
   let usage: NormalizedUsage | undefined;
   let lastWasReasoning = false;
+  /** The thinking text since the last signature: the text an Anthropic signature signs, which travels with it. */
+  let reasoningText = '';
   let pendingSignature: { signature: string; afterReasoning: boolean } | undefined;
   let finished = false;
 
@@ -74,8 +76,10 @@ export function createGeminiStreamEncoder(context: ConversionContext): StreamEnc
           return '';
         case 'text-delta':
           lastWasReasoning = false;
+          reasoningText = '';
           return frame([{ text: part.text, ...takeSignature() }]);
         case 'reasoning-delta': {
+          reasoningText += part.text;
           // Without includeThoughts Gemini sends no thought text; a signature still follows (takeSignature).
           if (context.omitReasoningText === true) {
             lastWasReasoning = true;
@@ -88,13 +92,15 @@ export function createGeminiStreamEncoder(context: ConversionContext): StreamEnc
         case 'reasoning-signature':
         case 'reasoning-redacted': {
           // Redacted reasoning travels as a signature the client hands back (map-gemini-thought-signature.ts).
-          const signature = formatGeminiOpaque(part.type === 'reasoning-signature' ? { kind: 'signature', value: part.signature, issuer: part.issuer } : { kind: 'redacted', value: part.data, issuer: part.issuer });
+          const signature = formatGeminiOpaque(part.type === 'reasoning-signature' ? { kind: 'signature', value: part.signature, issuer: part.issuer, thinking: reasoningText } : { kind: 'redacted', value: part.data, issuer: part.issuer });
+          reasoningText = '';
           const flushed = pendingSignature === undefined ? '' : frame(signaturePart());
           pendingSignature = { signature, afterReasoning: lastWasReasoning };
           return flushed;
         }
         case 'tool-call-start':
           lastWasReasoning = false;
+          reasoningText = '';
           calls.set(part.index, { id: part.id, name: part.name, arguments: '', signature: takeSignature() });
           return '';
         case 'tool-call-delta': {

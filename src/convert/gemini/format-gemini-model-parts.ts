@@ -17,8 +17,11 @@ export type GeminiWirePart = Record<string, unknown>;
  * signatures are carried as tagged signatures (map-gemini-thought-signature.ts) toward a Gemini client
  * (`destination: 'client'`), which hands them back on its next turn, and dropped toward a Gemini upstream
  * (`'upstream'`), which could not read them (it refuses a signature it did not issue).
+ *
+ * `omitThoughtText` (a client that did not ask for includeThoughts) leaves the thought text out, as Gemini
+ * does, but not from the signature of Anthropic thinking, which carries the text it signs.
  */
-export function formatGeminiModelParts(content: CanonicalAssistantPart[], warnings: string[], options: { destination: 'client' | 'upstream' }): GeminiWirePart[] {
+export function formatGeminiModelParts(content: CanonicalAssistantPart[], warnings: string[], options: { destination: 'client' | 'upstream'; omitThoughtText?: boolean }): GeminiWirePart[] {
   const parts: GeminiWirePart[] = [];
   let carried: string | undefined;
   const takeCarried = () => {
@@ -41,7 +44,8 @@ export function formatGeminiModelParts(content: CanonicalAssistantPart[], warnin
           }
         } else signature = formatGeminiThoughtSignature(part, warnings);
         const signedPartFollows = signature !== undefined && (next?.type === 'text' || next?.type === 'tool-call');
-        if (part.text === '') {
+        const text = options.omitThoughtText === true ? '' : part.text;
+        if (text === '') {
           if (signature === undefined) break;
           if (carried !== undefined) parts.push({ text: '', ...takeCarried() });
           if (next !== undefined) carried = signature;
@@ -50,7 +54,7 @@ export function formatGeminiModelParts(content: CanonicalAssistantPart[], warnin
         }
         const own = signedPartFollows || signature === undefined ? {} : { thoughtSignature: signature };
         if (carried !== undefined && 'thoughtSignature' in own) parts.push({ text: '', ...takeCarried() });
-        parts.push({ text: part.text, thought: true, ...takeCarried(), ...own });
+        parts.push({ text, thought: true, ...takeCarried(), ...own });
         if (signedPartFollows) carried = signature;
         break;
       }

@@ -13,8 +13,7 @@ import { formatGeminiUsage } from './read-gemini-usage.js';
 export function formatGeminiResponse(response: CanonicalResponse, context: ConversionContext): Converted<Record<string, unknown>> {
   const warnings: string[] = [];
   // Without includeThoughts Gemini sends no thought text, only the signatures (on the parts that follow).
-  const content = context.omitReasoningText === true ? response.content.map((part) => (part.type === 'reasoning' && part.text !== '' ? { ...part, text: '' } : part)) : response.content;
-  const parts = formatGeminiModelParts(content, warnings, { destination: 'client' });
+  const parts = formatGeminiModelParts(response.content, warnings, { destination: 'client', omitThoughtText: context.omitReasoningText === true });
   const usage = formatGeminiUsage(response.usage ?? emptyUsage());
   warnings.push(...usage.warnings);
   return {

@@ -11,12 +11,14 @@ import { formatOpaqueReasoning, parseOpaqueReasoning, type NativeOpaque, type Op
  * (`redacted:openai:…`, `signature:anthropic:…`: convert/shared/map-opaque-reasoning.ts), so a Gemini client
  * replaying its turn returns each to its own field, and each goes only to the vendor that issued it.
  * `redacted:…` without an issuer is how the gateway wrote redacted data before it tagged issuers.
+ * An Anthropic signature carries the thinking it signs (`thinking:anthropic:…`), as the `thought` text the
+ * client may hand back (or, without includeThoughts, never had) is not what Anthropic verifies.
  */
 const native: NativeOpaque = { kind: 'signature', issuer: 'google' };
 
 /** The `thoughtSignature` for a reasoning part, or undefined when it has no opaque data. */
-export function formatGeminiThoughtSignature(part: { signature?: string; redactedData?: string; issuer?: ReasoningIssuer }, warnings: string[]): string | undefined {
-  if (part.redactedData === undefined) return part.signature === undefined ? undefined : formatGeminiOpaque({ kind: 'signature', value: part.signature, issuer: part.issuer });
+export function formatGeminiThoughtSignature(part: { text: string; signature?: string; redactedData?: string; issuer?: ReasoningIssuer }, warnings: string[]): string | undefined {
+  if (part.redactedData === undefined) return part.signature === undefined ? undefined : formatGeminiOpaque({ kind: 'signature', value: part.signature, issuer: part.issuer, thinking: part.text });
   if (part.signature !== undefined) warnings.push('a reasoning part with both a signature and redacted data keeps only the redacted data');
   return formatGeminiOpaque({ kind: 'redacted', value: part.redactedData, issuer: part.issuer });
 }

@@ -1,5 +1,5 @@
-import type { CanonicalReasoningPart, ReasoningIssuer } from '../../canonical/canonical-request.js';
-import { formatOpaqueReasoning, parseOpaqueReasoning, toReasoningFields, type NativeOpaque } from '../shared/map-opaque-reasoning.js';
+import type { ReasoningIssuer } from '../../canonical/canonical-request.js';
+import { formatOpaqueReasoning, parseOpaqueReasoning, toReasoningFields, type NativeOpaque, type ReasoningFields } from '../shared/map-opaque-reasoning.js';
 
 /**
  * Chat Completions has no field for a reasoning signature. Google's OpenAI-compatible Gemini endpoint writes
@@ -16,7 +16,7 @@ export function formatOpenaiChatThoughtSignature(signature: string, issuer: Reas
 }
 
 /** A replayed tool call's thought signature, if it carries one, as canonical reasoning fields. */
-export function parseOpenaiChatThoughtSignature(call: Record<string, unknown>): Pick<CanonicalReasoningPart, 'signature' | 'redactedData' | 'issuer'> | undefined {
+export function parseOpenaiChatThoughtSignature(call: Record<string, unknown>): ReasoningFields | undefined {
   const extra = call.extra_content;
   if (extra === null || typeof extra !== 'object') return undefined;
   const google = (extra as Record<string, unknown>).google;

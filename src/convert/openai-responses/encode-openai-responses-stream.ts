@@ -140,9 +140,10 @@ export function createOpenaiResponsesStreamEncoder(context: ConversionContext): 
   }
 
   function attachOpaque(part: { signature?: string; redactedData?: string; issuer?: ReasoningIssuer }): string {
-    const encrypted = formatOpenaiResponsesEncryptedContent(part);
-    warnings.push(...encrypted.warnings);
     const { frames, item } = reasoningItem();
+    // The item's text so far is the thinking a signature signs (Anthropic's: it travels with it).
+    const encrypted = formatOpenaiResponsesEncryptedContent({ ...part, text: item.text });
+    warnings.push(...encrypted.warnings);
     item.encryptedContent = encrypted.value;
     return frames;
   }

@@ -23,10 +23,11 @@ describe('formatOpenaiResponsesResponse', () => {
     expect(value.output).toMatchObject([{ type: 'message', status: 'incomplete' }]);
   });
 
-  it("carries Anthropic's thinking signature and redacted thinking as encrypted_content of their own reasoning items, tagged with their issuer", () => {
+  it("carries Anthropic's thinking signature (with the thinking it signs) and redacted thinking as encrypted_content of their own reasoning items, tagged with their issuer", () => {
     const { value, warnings } = format('thinking-with-signature');
+    const thinking = Buffer.from('The user asks for 2+2. That is 4.').toString('base64');
     expect(value.output).toMatchObject([
-      { type: 'reasoning', encrypted_content: 'signature:anthropic:EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds', summary: [{ type: 'summary_text', text: 'The user asks for 2+2. That is 4.' }] },
+      { type: 'reasoning', encrypted_content: `thinking:anthropic:EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds:${thinking}`, summary: [{ type: 'summary_text', text: 'The user asks for 2+2. That is 4.' }] },
       { type: 'reasoning', encrypted_content: 'redacted:anthropic:EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP', summary: [] },
       { type: 'message', content: [{ type: 'output_text', text: '2 + 2 = 4.' }] },
     ]);

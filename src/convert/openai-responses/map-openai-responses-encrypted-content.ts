@@ -10,16 +10,18 @@ import { formatOpaqueReasoning, parseOpaqueReasoning, type NativeOpaque, type Op
  * convert/shared/map-opaque-reasoning.ts), which neither base64 nor OpenAI's Fernet tokens (`gAAAA…`) can
  * start with, so a Responses client echoing the item back returns each to its own field and vendor.
  * `signature:…` without an issuer is how the gateway wrote signatures before it tagged issuers.
+ * An Anthropic signature carries the thinking it signs (`thinking:anthropic:…`): the client holds that text
+ * as the item's summary, which OpenAI does not verify and a client may hand back changed or not at all.
  */
 const native: NativeOpaque = { kind: 'redacted', issuer: 'openai' };
 
 /** The `encrypted_content` for a reasoning part, or undefined when it has no opaque data. */
-export function formatOpenaiResponsesEncryptedContent(part: { signature?: string; redactedData?: string; issuer?: ReasoningIssuer }): Converted<string | undefined> {
+export function formatOpenaiResponsesEncryptedContent(part: { text: string; signature?: string; redactedData?: string; issuer?: ReasoningIssuer }): Converted<string | undefined> {
   if (part.redactedData !== undefined) {
     const warnings = part.signature === undefined ? [] : ['a reasoning part with both a signature and redacted data keeps only the redacted data'];
     return { value: formatOpaqueReasoning({ kind: 'redacted', value: part.redactedData, issuer: part.issuer }, native), warnings };
   }
-  return { value: part.signature === undefined ? undefined : formatOpaqueReasoning({ kind: 'signature', value: part.signature, issuer: part.issuer }, native), warnings: [] };
+  return { value: part.signature === undefined ? undefined : formatOpaqueReasoning({ kind: 'signature', value: part.signature, issuer: part.issuer, thinking: part.text }, native), warnings: [] };
 }
 
 /** `encrypted_content` → what it carries. */
