@@ -200,6 +200,23 @@ describe('fake Anthropic upstream: tools and thinking', () => {
     expect(final.content[1]).toMatchObject({ name: 'get_weather', input: { location: 'Paris' } });
     expect(final.stop_reason).toBe('tool_use');
   });
+
+  it('takes its thinking back as it gave it, and refuses it with its text changed as Anthropic does', async () => {
+    fake.setOptions({ thinking: true });
+    const params = { model: 'm', max_tokens: 2000, thinking: { type: 'enabled' as const, budget_tokens: 1024 }, tools: [weatherTool] };
+    const call = await client.messages.stream({ ...params, messages: hi }).finalMessage();
+    const [thinking, toolUse] = call.content as [Anthropic.ThinkingBlock, Anthropic.ToolUseBlock];
+    const next = (replayed: Anthropic.ThinkingBlock) =>
+      client.messages.create({ ...params, messages: [...hi, { role: 'assistant', content: [replayed, toolUse] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: 'sunny' }] }] });
+    expect((await next(thinking)).content.map((block) => block.type)).toEqual(['thinking', 'text']);
+    for (const altered of [`${thinking.thinking} `, '']) {
+      const error = await next({ ...thinking, thinking: altered }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+      expect(error).toMatchObject({ status: 400, error: { type: 'error', error: { type: 'invalid_request_error', message: 'messages.1.content.0: Invalid `signature` in `thinking` block' } } });
+    }
+    // A signature it did not give (another test's made-up one) is not checked.
+    expect((await next({ ...thinking, thinking: 'other', signature: 'EqQBCgIYAh==' })).stop_reason).toBe('end_turn');
+  });
 });
 
 describe('fake Anthropic upstream: keys and request errors', () => {

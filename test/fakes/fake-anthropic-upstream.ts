@@ -6,6 +6,7 @@
  * the OpenAI fake. Stream framing is written by hand on purpose: the fake must not share code with the
  * gateway's own SSE encoder it helps to test.
  */
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { startFakeServer, type FakeDialect, type FakeExchange, type FakeUpstream, type WireReply } from './fake-server.js';
 import { sampleArguments, splitEvenly, truncateToWords } from './fake-reply-helpers.js';
@@ -107,6 +108,8 @@ function answer({ request, recorded, parsed, options, sequence }: FakeExchange<F
   if (body.tool_choice != null && !(Array.isArray(body.tools) && body.tools.length > 0)) {
     return anthropicError(400, 'invalid_request_error', 'tool_choice may only be specified while providing tools.', sequence);
   }
+  const altered = findAlteredThinking(body.messages);
+  if (altered !== undefined) return anthropicError(400, 'invalid_request_error', `${altered}: Invalid \`signature\` in \`thinking\` block`, sequence);
   return answerMessage({ options, sequence, body });
 }
 
@@ -140,7 +143,7 @@ function answerMessage(context: Context): Reply {
   const outputTokens = (text.truncated && tool === undefined ? text.tokens : options.outputTokens) + (options.thinking ? options.reasoningTokens : 0);
 
   const blocks: Block[] = [];
-  if (options.thinking) blocks.push({ type: 'thinking', thinking: thinkingText, signature: fakeSignature(sequence) });
+  if (options.thinking) blocks.push({ type: 'thinking', thinking: thinkingText, signature: fakeSignature(sequence, thinkingText) });
   if (tool !== undefined) blocks.push({ type: 'tool_use', id: `toolu_01FakeUpstream${String(sequence).padStart(10, '0')}`, name: tool.name, input: tool.input });
   else blocks.push({ type: 'text', text: text.value });
 
@@ -222,8 +225,34 @@ function claudeJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function fakeSignature(sequence: number): string {
-  return Buffer.from(`fake-upstream-thinking-signature-${String(sequence).padStart(6, '0')}`).toString('base64');
+const signaturePrefix = 'fake-upstream-thinking-signature-';
+
+/** A signature that names the thinking it signs (a hash of its text), so a replayed block can be verified. */
+function fakeSignature(sequence: number, thinking: string): string {
+  return Buffer.from(`${signaturePrefix}${String(sequence).padStart(6, '0')}-${thinkingHash(thinking)}`).toString('base64');
+}
+
+function thinkingHash(thinking: string): string {
+  return createHash('sha256').update(thinking).digest('hex').slice(0, 16);
+}
+
+/**
+ * The path (`messages.N.content.M`) of the first replayed thinking block this fake signed whose text is not
+ * the text it signed. Anthropic refuses a thinking block that differs in any way from what it returned
+ * (edited, re-serialized, merged or emptied text: anthropics/anthropic-sdk-python#1598), 400 "Invalid
+ * `signature` in `thinking` block". Signatures of any other form are not checked, as before.
+ */
+function findAlteredThinking(messages: Json[]): string | undefined {
+  for (const [index, message] of messages.entries()) {
+    if (message?.role !== 'assistant' || !Array.isArray(message.content)) continue;
+    for (const [blockIndex, block] of (message.content as Json[]).entries()) {
+      if (block?.type !== 'thinking' || typeof block.signature !== 'string') continue;
+      const signed = Buffer.from(block.signature, 'base64').toString('utf8');
+      if (!signed.startsWith(signaturePrefix)) continue;
+      if (typeof block.thinking !== 'string' || !signed.endsWith(`-${thinkingHash(block.thinking)}`)) return `messages.${index}.content.${blockIndex}`;
+    }
+  }
+  return undefined;
 }
 
 // ---- Errors and auth (bodies as Anthropic sends them, see protocols.md §6.3) ----
