@@ -2,7 +2,7 @@
  * A Chat client's tool history sent to a Chat channel (passthrough, no conversion). The Chat field for a
  * thought signature, `tool_calls[i].extra_content.google.thought_signature`, is Google's: Google's
  * OpenAI-compatible endpoint verifies what it finds there. Another vendor's value there is tagged
- * (`signature:anthropic:…`) — a client that carries a Gemini history over to Chat (Gemini
+ * (`thinking:anthropic:…`, Claude's signature with its text) — a client that carries a Gemini history over to Chat (Gemini
  * `thoughtSignature` ↔ `extra_content.google.thought_signature`, as OpenAI-compatible wrappers of Gemini do)
  * hands the gateway what it gave a Gemini client. Such a value must not reach the Chat upstream, as it does
  * not reach a Gemini one; Google's own, untagged, passes through with the client's bytes.
@@ -58,7 +58,7 @@ function chatHistory(signature: string): any[] {
 describe('an OpenAI Chat client replaying a history to a Chat channel (passthrough)', () => {
   it.each([false, true])("does not relay Claude's tagged signature in extra_content.google.thought_signature (stream=%s)", async (stream) => {
     const tagged = await claudeSignatureGivenToGemini();
-    expect(tagged).toBe('signature:anthropic:EqQBClaudeSig1');
+    expect(tagged).toBe(`thinking:anthropic:EqQBClaudeSig1:${Buffer.from('I need the weather.').toString('base64')}`);
     fixture.upstream.enqueue(answer('openai-chat', finalAnswer));
     const messages = chatHistory(tagged);
     const text = stream

@@ -25,6 +25,8 @@ describe('withoutForeignReasoning', () => {
     ['openai-chat', { messages: [{ role: 'assistant', tool_calls: [{ id: 'c', type: 'function', function: { name: 'w', arguments: '{}' }, extra_content: { google: { thought_signature: 'signature:google:CiQB' } } }] }] }, (body) => body.messages[0].tool_calls[0].extra_content.google.thought_signature, 'CiQB'],
     ['anthropic-messages', toolTurn([{ type: 'thinking', thinking: 'x', signature: 'signature:anthropic:EqQB' }, { type: 'redacted_thinking', data: 'redacted:anthropic:EmwK' }]), (body) => [body.messages[1].content[0].signature, body.messages[1].content[1].data, body.thinking], ['EqQB', 'EmwK', { type: 'enabled', budget_tokens: 1024 }]],
     ['openai-responses', { input: [{ type: 'reasoning', id: 'rs', summary: [], encrypted_content: 'redacted:openai:gAAAAABx' }] }, (body) => body.input[0].encrypted_content, 'gAAAAABx'],
+    // Claude's signature with the text it signs (as a Gemini client is given it): the block gets that text back.
+    ['anthropic-messages', toolTurn([{ type: 'thinking', thinking: 'edited', signature: `thinking:anthropic:EqQB:${Buffer.from('Signed thought.').toString('base64')}` }]), (body) => body.messages[1].content[0], { type: 'thinking', thinking: 'Signed thought.', signature: 'EqQB' }],
   ])("sends the %s channel its own vendor's value without the gateway's tag, with no warning", (style, body, read, expected) => {
     const warnings: string[] = [];
     const source = withoutForeignReasoning(style, body, raw, warnings)();
